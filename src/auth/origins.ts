@@ -1,0 +1,35 @@
+// Origins as the allowlists hold them: scheme://host[:port], lower-case host, no path.
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * Parses an origin string strictly. https origins are accepted for any host; http only for
+ * localhost and 127.0.0.1 with an explicit port (SPEC.md 5.4: local dev origins include the port).
+ * Returns the canonical form, or null.
+ */
+export function parseOrigin(value: string): string | null {
+  if (typeof value !== 'string' || value.length > 2048 || value !== value.trim()) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password) return null;
+  if (url.pathname !== '/' || url.search || url.hash) return null;
+  // new URL() adds a trailing slash: the input must not carry any path at all.
+  if (value.endsWith('/')) return null;
+  if (url.protocol === 'https:') return url.origin;
+  if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname) && url.port !== '') return url.origin;
+  return null;
+}
+
+/** The origin (scheme://host[:port]) of an absolute URL, or null. */
+export function originOf(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.origin === 'null' ? null : url.origin;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,23 @@
+// The scopes a client may hold, and the cap that applies to publishable keys (SPEC.md 5.4).
+
+export const ALL_SCOPES = [
+  'events:read',
+  'checkout_sessions:write',
+  'checkout_sessions:read',
+  'orders:read',
+  'orders:write',
+] as const;
+
+export type Scope = (typeof ALL_SCOPES)[number];
+
+/** Whatever the client holds, a publishable key can do no more than this. */
+export const PUBLISHABLE_SCOPES: readonly Scope[] = ['events:read', 'checkout_sessions:write'];
+
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/** Effective scopes: what was granted, limited to what the client holds now. */
+export function intersectScopes(granted: readonly string[], held: readonly string[]): Scope[] {
+  return ALL_SCOPES.filter((s) => granted.includes(s) && held.includes(s));
+}

@@ -1,0 +1,16 @@
+// What every module receives: configuration, database, clock, limiter, logger and service keys.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Clock } from './platform/clock.ts';
+import type { Database } from './platform/db.ts';
+import type { ServiceKeys } from './platform/keys.ts';
+import type { RateLimiter } from './platform/rate-limit.ts';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  limiter: RateLimiter;
+  log: Logger;
+  keys: ServiceKeys;
+}

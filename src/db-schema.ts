@@ -1,0 +1,5 @@
+// Every table of the service, for Drizzle's typed queries and drizzle-kit's migration generator.
+export * from './platform/platform.schema.ts';
+export * from './organizations/organizations.schema.ts';
+export * from './events/events.schema.ts';
+export * from './auth/auth.schema.ts';

@@ -1,0 +1,136 @@
+// The demo organization seeded on first start of an empty embedded database (DESIGN.md section 5):
+// paid and free events, an API client with every scope, a publishable key for localhost:5173.
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { createApiClient } from '../auth/clients.ts';
+import { ALL_SCOPES } from '../auth/scopes.ts';
+import type { AppContext } from '../context.ts';
+import { createEvent, type EventInput } from '../events/events.ts';
+import { createOrganization } from '../organizations/organizations.ts';
+
+const DAY = 24 * 3600 * 1000;
+
+export interface DemoCredentials {
+  organization_id: string;
+  client_id: string;
+  client_secret: string;
+  publishable_key: string;
+  admin_api_key: string | null;
+  event_ids: string[];
+}
+
+function demoEvents(now: Date): EventInput[] {
+  const at = (days: number, hour: number) => {
+    const d = new Date(now.getTime() + days * DAY);
+    d.setUTCHours(hour, 0, 0, 0);
+    return d.toISOString();
+  };
+  const common = {
+    status: 'open',
+    visibility: 'public',
+    timezone: 'Africa/Kampala',
+    currency: 'UGX',
+    reg_opens_at: new Date(now.getTime() - DAY).toISOString(),
+    organizer_name: 'Demo Running Club',
+    support_email: 'support@demo-running.example',
+  };
+  return [
+    {
+      ...common,
+      name: 'Kampala City Half Marathon',
+      handle: 'kampala-city-half',
+      short_code: 'KCH',
+      description: 'A fast loop through the city centre at sunrise.',
+      venue: 'Kololo Independence Grounds, Kampala',
+      event_type: 'road_race',
+      starts_at: at(30, 3),
+      ends_at: at(30, 9),
+      reg_closes_at: at(29, 18),
+      waiver_required: true,
+      waiver_version: '2026-01-15',
+      waiver_text: 'I take part at my own risk and am fit to run the distance I enter.',
+      additional_questions: [
+        {
+          key: 'tshirt_size',
+          label: 'T-shirt size',
+          type: 'select',
+          required: true,
+          options: ['XS', 'S', 'M', 'L', 'XL'],
+          help: '',
+        },
+      ],
+      ticket_types: [
+        { name: '21 km', price_minor: 50000, capacity: 500, distance_km: 21.1, min_age: 18 },
+        { name: '10 km', price_minor: 30000, capacity: 800, distance_km: 10 },
+        { name: '5 km fun run', price_minor: 0, capacity: 300, distance_km: 5 },
+      ],
+    },
+    {
+      ...common,
+      name: 'Entebbe Lakeside 10K',
+      handle: 'entebbe-lakeside-10k',
+      short_code: 'ELK',
+      description: 'Flat and scenic along Lake Victoria.',
+      venue: 'Entebbe Botanical Gardens',
+      event_type: 'road_race',
+      starts_at: at(45, 4),
+      ends_at: at(45, 8),
+      reg_closes_at: at(44, 18),
+      ticket_types: [{ name: '10 km', price_minor: 25000, capacity: 400, distance_km: 10 }],
+    },
+    {
+      ...common,
+      name: 'Community Park Run',
+      handle: 'community-park-run',
+      short_code: 'CPR',
+      description: 'Free weekly 5 km in the park.',
+      venue: 'Centenary Park, Kampala',
+      event_type: 'fun_run',
+      starts_at: at(7, 5),
+      ends_at: at(7, 7),
+      reg_closes_at: at(6, 18),
+      ticket_types: [{ name: '5 km', price_minor: 0, capacity: 200, distance_km: 5 }],
+    },
+  ];
+}
+
+/** Seeds once: only when the database has no organization yet. Returns null when it did nothing. */
+export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Promise<DemoCredentials | null> {
+  const [{ n }] = (await ctx.database.rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM organizations`,
+  )) as [{ n: number }];
+  if (n > 0) return null;
+  const now = ctx.clock.now();
+  const result = await ctx.database.db.transaction(async (tx) => {
+    const org = await createOrganization(tx, {
+      name: 'Demo Running Club',
+      paymentsEnabled: true,
+      supportEmail: 'support@demo-running.example',
+    });
+    const eventIds: string[] = [];
+    for (const input of demoEvents(now)) eventIds.push((await createEvent(tx, org.id, input)).id);
+    const { client, clientSecret } = await createApiClient(tx, {
+      organizationId: org.id,
+      name: 'Demo partner',
+      scopes: [...ALL_SCOPES],
+      allowedDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
+      returnUrlDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
+    });
+    return {
+      organization_id: org.id,
+      client_id: client.id,
+      client_secret: clientSecret,
+      publishable_key: client.publishableKey,
+      admin_api_key: adminApiKey,
+      event_ids: eventIds,
+    };
+  });
+  if (!ctx.config.dataDir.startsWith('memory://')) {
+    mkdirSync(ctx.config.dataDir, { recursive: true });
+    writeFileSync(join(ctx.config.dataDir, 'demo.json'), JSON.stringify(result, null, 2) + '\n', {
+      mode: 0o600,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,183 @@
+// GET /v1/events and GET /v1/events/{eventId}: bearer token or publishable key, scope events:read.
+import { Type } from 'typebox';
+import { guard } from '../auth/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import { ApiError, notFound } from '../platform/errors.ts';
+import { envelope, type Host } from '../platform/http.ts';
+import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
+import { findEventOnSale, listEventsOnSale, toEventDetail, toEventListItem } from './events.ts';
+
+const MethodPrice = Type.Object({ laces_fee_minor: Type.Integer(), total_minor: Type.Integer() });
+
+const eventFields = {
+  event_id: Type.String({ examples: ['evt_3kTzQ8bN1cV7xY2wR5mP0aLd'] }),
+  name: Type.String({ examples: ['Kampala City Half Marathon'] }),
+  handle: Type.String({ examples: ['kampala-city-half'] }),
+  short_code: Type.String({ examples: ['KCH26'] }),
+  description: Type.String(),
+  cover: Type.String({ description: 'Cover image URL (empty when none)' }),
+  venue: Type.String(),
+  event_type: Type.String({ examples: ['road_race'] }),
+  status: Type.String({ examples: ['open'] }),
+  visibility: Type.String({ examples: ['public'] }),
+  starts_at: Timestamp,
+  ends_at: Timestamp,
+  timezone: Type.String({ examples: ['Africa/Kampala'] }),
+  currency: Type.String({ examples: ['UGX'] }),
+  reg_opens_at: Timestamp,
+  reg_closes_at: Timestamp,
+  payments_enabled: Type.Boolean(),
+};
+
+export const EventListItemOut = Type.Object(eventFields);
+
+export const TicketTypeOut = Type.Object({
+  ticket_type_id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  currency: Type.String(),
+  price_minor: Type.Integer({ description: 'Price before fee, minor units' }),
+  laces_fee_minor: Type.Integer({ description: 'Service fee for the default method (momo)' }),
+  total_minor: Type.Integer({ description: 'price_minor + laces_fee_minor' }),
+  card: Type.Null({ description: 'Card is not yet enabled' }),
+  airtel: Type.Union([MethodPrice, Type.Null()], {
+    description: 'Fee and total when paying with Airtel Money',
+  }),
+  is_free: Type.Boolean(),
+  capacity: Type.Integer(),
+  distance_km: Type.Number(),
+  remaining: Type.Integer(),
+  sales_start: Timestamp,
+  sales_end: Timestamp,
+  min_age: Type.Integer({ description: '0 when there is no minimum age' }),
+});
+
+export const AdditionalQuestionOut = Type.Object({
+  key: Type.String(),
+  label: Type.String(),
+  type: Type.String({ examples: ['select'] }),
+  required: Type.Boolean(),
+  options: Type.Array(Type.String()),
+  help: Type.String(),
+});
+
+export const EventDetailOut = Type.Object({
+  ...eventFields,
+  organizer_name: Type.String(),
+  support_email: Type.String(),
+  payment_methods: Type.Array(Type.String(), { examples: [['momo', 'airtel']] }),
+  ticket_types: Type.Array(TicketTypeOut),
+  additional_questions: Type.Array(AdditionalQuestionOut),
+  waiver_required: Type.Boolean(),
+  waiver_version: Type.String({ examples: ['2026-01-15'] }),
+});
+
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        description: 'Page size, 1 to 50 (larger is clamped to 50, smaller to 1). Default 20.',
+      }),
+    ),
+    cursor: Type.Optional(Type.String({ description: 'next_cursor from the previous page, unchanged' })),
+  },
+  { additionalProperties: false },
+);
+
+export const EventListOut = Type.Object({
+  events: Type.Array(EventListItemOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  has_more: Type.Boolean(),
+});
+
+export function clampLimit(limit: number | undefined): number {
+  if (limit === undefined) return 20;
+  return Math.min(50, Math.max(1, limit));
+}
+
+interface EventCursorKey {
+  s: number;
+  i: string;
+}
+
+export async function registerEventRoutes(app: Host, ctx: AppContext) {
+  const security: Array<Record<string, string[]>> = [{ bearer: [] }, { publishableKey: [] }];
+  app.get(
+    '/v1/events',
+    {
+      config: { cors: true },
+      preHandler: guard(ctx, { scope: 'events:read', publishable: true }),
+      schema: {
+        tags: ['Events'],
+        summary: 'List events on sale',
+        description:
+          "The organization's public events on sale, soonest first. Pass next_cursor back unchanged as cursor.",
+        security,
+        querystring: ListQuery,
+        response: { 200: Envelope(EventListOut, 'Events retrieved'), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const limit = clampLimit(request.query.limit);
+      const scope = { organizationId: auth.organizationId, resource: 'events', filters: {} };
+      let after = null;
+      if (request.query.cursor !== undefined) {
+        const key = decodeCursor(ctx.keys.cursor, scope, request.query.cursor) as EventCursorKey | null;
+        if (!key || typeof key.s !== 'number' || typeof key.i !== 'string') {
+          throw new ApiError('invalid_cursor', 'The cursor is malformed or was not issued for this list.');
+        }
+        after = { startsAt: new Date(key.s), id: key.i };
+      }
+      const page = await listEventsOnSale(ctx.database.db, {
+        organizationId: auth.organizationId,
+        now: ctx.clock.now(),
+        limit,
+        after,
+      });
+      const last = page.rows.at(-1);
+      const next_cursor =
+        page.hasMore && last
+          ? encodeCursor(ctx.keys.cursor, scope, {
+              s: last.startsAt.getTime(),
+              i: last.id,
+            } satisfies EventCursorKey)
+          : null;
+      return envelope(200, 'Events retrieved', {
+        events: page.rows.map((row) => toEventListItem(row, page.paymentsEnabled)),
+        next_cursor,
+        has_more: page.hasMore,
+      });
+    },
+  );
+
+  app.get(
+    '/v1/events/:eventId',
+    {
+      config: { cors: true },
+      preHandler: guard(ctx, { scope: 'events:read', publishable: true }),
+      schema: {
+        tags: ['Events'],
+        summary: 'Get an event with ticket types and fees',
+        security,
+        params: Type.Object({ eventId: Type.String() }),
+        response: { 200: Envelope(EventDetailOut, 'Event retrieved'), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const auth = request.auth!;
+      const found = await findEventOnSale(ctx.database.db, {
+        organizationId: auth.organizationId,
+        eventId: request.params.eventId,
+        now: ctx.clock.now(),
+      });
+      if (!found) throw notFound('event');
+      return envelope(
+        200,
+        'Event retrieved',
+        toEventDetail(found.event, found.ticketTypes, found.organization),
+      );
+    },
+  );
+}

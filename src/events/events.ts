@@ -1,0 +1,510 @@
+// Events and ticket types: creation and updates (admin), partner reads (on sale only), wire shapes.
+import { and, asc, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db.ts';
+import { newId, randomString } from '../platform/ids.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { type OrganizationRow } from '../organizations/organizations.ts';
+import { organizations } from '../organizations/organizations.schema.ts';
+import { type AdditionalQuestion, events, ticketTypes } from './events.schema.ts';
+import { PAYMENT_METHODS, priceByMethod } from './fees.ts';
+
+export type EventRow = typeof events.$inferSelect;
+export type TicketTypeRow = typeof ticketTypes.$inferSelect;
+
+export const EVENT_STATUSES = ['draft', 'open', 'closed', 'cancelled'] as const;
+export const EVENT_VISIBILITIES = ['public', 'unlisted', 'private'] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes (SPEC.md section 2)
+
+export interface EventListItemOut {
+  event_id: string;
+  name: string;
+  handle: string;
+  short_code: string;
+  description: string;
+  cover: string;
+  venue: string;
+  event_type: string;
+  status: string;
+  visibility: string;
+  starts_at: string;
+  ends_at: string;
+  timezone: string;
+  currency: string;
+  reg_opens_at: string;
+  reg_closes_at: string;
+  payments_enabled: boolean;
+}
+
+export interface MethodPriceOut {
+  laces_fee_minor: number;
+  total_minor: number;
+}
+
+export interface TicketTypeOut {
+  ticket_type_id: string;
+  name: string;
+  description: string;
+  currency: string;
+  price_minor: number;
+  laces_fee_minor: number;
+  total_minor: number;
+  card: null;
+  airtel: MethodPriceOut | null;
+  is_free: boolean;
+  capacity: number;
+  distance_km: number;
+  remaining: number;
+  sales_start: string;
+  sales_end: string;
+  min_age: number;
+}
+
+export interface EventDetailOut extends EventListItemOut {
+  organizer_name: string;
+  support_email: string;
+  payment_methods: string[];
+  ticket_types: TicketTypeOut[];
+  additional_questions: AdditionalQuestion[];
+  waiver_required: boolean;
+  waiver_version: string;
+}
+
+export function toEventListItem(row: EventRow, paymentsEnabled: boolean): EventListItemOut {
+  return {
+    event_id: row.id,
+    name: row.name,
+    handle: row.handle,
+    short_code: row.shortCode,
+    description: row.description,
+    cover: row.cover,
+    venue: row.venue,
+    event_type: row.eventType,
+    status: row.status,
+    visibility: row.visibility,
+    starts_at: row.startsAt.toISOString(),
+    ends_at: row.endsAt.toISOString(),
+    timezone: row.timezone,
+    currency: row.currency,
+    reg_opens_at: row.regOpensAt.toISOString(),
+    reg_closes_at: row.regClosesAt.toISOString(),
+    payments_enabled: paymentsEnabled,
+  };
+}
+
+export function remainingOf(tt: Pick<TicketTypeRow, 'capacity' | 'paidCount' | 'heldCount'>): number {
+  return Math.max(0, tt.capacity - tt.paidCount - tt.heldCount);
+}
+
+export function toTicketTypeOut(tt: TicketTypeRow, currency: string, org: OrganizationRow): TicketTypeOut {
+  const prices = priceByMethod(tt.priceMinor, org.fees);
+  return {
+    ticket_type_id: tt.id,
+    name: tt.name,
+    description: tt.description,
+    currency,
+    price_minor: tt.priceMinor,
+    laces_fee_minor: prices.momo.laces_fee_minor,
+    total_minor: prices.momo.total_minor,
+    card: null,
+    airtel: prices.airtel,
+    is_free: tt.priceMinor === 0,
+    capacity: tt.capacity,
+    distance_km: tt.distanceKm,
+    remaining: remainingOf(tt),
+    sales_start: tt.salesStart.toISOString(),
+    sales_end: tt.salesEnd.toISOString(),
+    min_age: tt.minAge,
+  };
+}
+
+export function toEventDetail(row: EventRow, tts: TicketTypeRow[], org: OrganizationRow): EventDetailOut {
+  return {
+    ...toEventListItem(row, org.paymentsEnabled),
+    organizer_name: row.organizerName || org.name,
+    support_email: row.supportEmail || org.supportEmail,
+    payment_methods: org.paymentsEnabled ? [...PAYMENT_METHODS] : [],
+    ticket_types: tts.map((tt) => toTicketTypeOut(tt, row.currency, org)),
+    additional_questions: row.additionalQuestions,
+    waiver_required: row.waiverRequired,
+    waiver_version: row.waiverVersion,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partner reads: only what is on sale, only the caller's organization.
+
+/** On sale: status open, not yet ended, not private. */
+function onSale(now: Date) {
+  return and(eq(events.status, 'open'), gt(events.endsAt, now), ne(events.visibility, 'private'));
+}
+
+export interface EventPageKey {
+  startsAt: Date;
+  id: string;
+}
+
+/** One page of the organization's public events on sale, soonest first, after `after`. */
+export async function listEventsOnSale(
+  db: Executor,
+  options: { organizationId: string; now: Date; limit: number; after: EventPageKey | null },
+): Promise<{ rows: EventRow[]; paymentsEnabled: boolean; hasMore: boolean }> {
+  const { organizationId, now, limit, after } = options;
+  const rows = await db
+    .select()
+    .from(events)
+    .where(
+      and(
+        eq(events.organizationId, organizationId),
+        onSale(now),
+        eq(events.visibility, 'public'),
+        after
+          ? or(
+              gt(events.startsAt, after.startsAt),
+              and(eq(events.startsAt, after.startsAt), gt(events.id, after.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(asc(events.startsAt), asc(events.id))
+    .limit(limit + 1);
+  const [org] = await db
+    .select({ paymentsEnabled: organizations.paymentsEnabled })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
+  return {
+    rows: rows.slice(0, limit),
+    paymentsEnabled: org?.paymentsEnabled ?? false,
+    hasMore: rows.length > limit,
+  };
+}
+
+export interface EventWithTickets {
+  event: EventRow;
+  ticketTypes: TicketTypeRow[];
+  organization: OrganizationRow;
+}
+
+/** The event if it is the organization's and on sale (public or unlisted); else undefined. */
+export async function findEventOnSale(
+  db: Executor,
+  options: { organizationId: string; eventId: string; now: Date },
+): Promise<EventWithTickets | undefined> {
+  const [found] = await db
+    .select({ event: events, organization: organizations })
+    .from(events)
+    .innerJoin(organizations, eq(organizations.id, events.organizationId))
+    .where(
+      and(
+        eq(events.id, options.eventId),
+        eq(events.organizationId, options.organizationId),
+        onSale(options.now),
+      ),
+    );
+  if (!found) return undefined;
+  const tts = await db
+    .select()
+    .from(ticketTypes)
+    .where(eq(ticketTypes.eventId, found.event.id))
+    .orderBy(asc(ticketTypes.position), asc(ticketTypes.id));
+  return { event: found.event, ticketTypes: tts, organization: found.organization };
+}
+
+/** Registration open: now inside [reg_opens_at, reg_closes_at). */
+export function isRegistrationOpen(event: Pick<EventRow, 'regOpensAt' | 'regClosesAt'>, now: Date): boolean {
+  return event.regOpensAt.getTime() <= now.getTime() && now.getTime() < event.regClosesAt.getTime();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin writes
+
+export interface TicketTypeInput {
+  name: string;
+  description?: string;
+  price_minor: number;
+  capacity: number;
+  distance_km?: number;
+  sales_start?: string;
+  sales_end?: string;
+  min_age?: number;
+}
+
+export interface EventInput {
+  name: string;
+  handle?: string;
+  short_code?: string;
+  description?: string;
+  cover?: string;
+  venue?: string;
+  event_type?: string;
+  status?: string;
+  visibility?: string;
+  starts_at: string;
+  ends_at: string;
+  timezone: string;
+  currency: string;
+  reg_opens_at: string;
+  reg_closes_at: string;
+  organizer_name?: string;
+  support_email?: string;
+  waiver_required?: boolean;
+  waiver_version?: string;
+  waiver_text?: string;
+  additional_questions?: AdditionalQuestion[];
+  ticket_types: TicketTypeInput[];
+}
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/g, '');
+  return slug || 'event';
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Cross-field rules the schema cannot state. Returns every problem, not just the first. */
+export function checkEventRules(
+  input: Partial<EventInput>,
+  merged: {
+    startsAt: Date;
+    endsAt: Date;
+    regOpensAt: Date;
+    regClosesAt: Date;
+    waiverRequired: boolean;
+    waiverVersion: string;
+  },
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (merged.endsAt.getTime() <= merged.startsAt.getTime()) {
+    errors.push({ field: 'ends_at', message: 'must be after starts_at' });
+  }
+  if (merged.regClosesAt.getTime() <= merged.regOpensAt.getTime()) {
+    errors.push({ field: 'reg_closes_at', message: 'must be after reg_opens_at' });
+  }
+  if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
+    errors.push({ field: 'timezone', message: 'must be an IANA time zone name such as Africa/Kampala' });
+  }
+  if (merged.waiverRequired && !merged.waiverVersion) {
+    errors.push({ field: 'waiver_version', message: 'is required when waiver_required is true' });
+  }
+  const keys = new Set<string>();
+  (input.additional_questions ?? []).forEach((q, i) => {
+    if (keys.has(q.key)) errors.push({ field: `additional_questions[${i}].key`, message: 'is used twice' });
+    keys.add(q.key);
+    if (q.type === 'select' && q.options.length === 0) {
+      errors.push({
+        field: `additional_questions[${i}].options`,
+        message: 'must list at least one option for select',
+      });
+    }
+  });
+  (input.ticket_types ?? []).forEach((tt, i) => {
+    if (tt.sales_start && tt.sales_end && Date.parse(tt.sales_end) <= Date.parse(tt.sales_start)) {
+      errors.push({ field: `ticket_types[${i}].sales_end`, message: 'must be after sales_start' });
+    }
+  });
+  return errors;
+}
+
+function ticketTypeValues(
+  tt: TicketTypeInput,
+  position: number,
+  event: Pick<EventRow, 'id' | 'organizationId' | 'regOpensAt' | 'regClosesAt'>,
+) {
+  return {
+    id: newId('tt'),
+    eventId: event.id,
+    organizationId: event.organizationId,
+    position,
+    name: tt.name,
+    description: tt.description ?? '',
+    priceMinor: tt.price_minor,
+    capacity: tt.capacity,
+    distanceKm: tt.distance_km ?? 0,
+    salesStart: tt.sales_start ? new Date(tt.sales_start) : event.regOpensAt,
+    salesEnd: tt.sales_end ? new Date(tt.sales_end) : event.regClosesAt,
+    minAge: tt.min_age ?? 0,
+  };
+}
+
+/** Inserts an event and its ticket types; the caller wraps it in a transaction. */
+export async function createEvent(
+  db: Executor,
+  organizationId: string,
+  input: EventInput,
+): Promise<EventRow> {
+  const [event] = await db
+    .insert(events)
+    .values({
+      id: newId('evt'),
+      organizationId,
+      name: input.name,
+      handle: input.handle ?? `${slugify(input.name)}-${randomString(4, 'abcdefghijkmnpqrstuvwxyz23456789')}`,
+      shortCode: input.short_code ?? randomString(6, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'),
+      description: input.description ?? '',
+      cover: input.cover ?? '',
+      venue: input.venue ?? '',
+      eventType: input.event_type ?? '',
+      status: input.status ?? 'draft',
+      visibility: input.visibility ?? 'public',
+      startsAt: new Date(input.starts_at),
+      endsAt: new Date(input.ends_at),
+      timezone: input.timezone,
+      currency: input.currency,
+      regOpensAt: new Date(input.reg_opens_at),
+      regClosesAt: new Date(input.reg_closes_at),
+      organizerName: input.organizer_name ?? '',
+      supportEmail: input.support_email ?? '',
+      waiverRequired: input.waiver_required ?? false,
+      waiverVersion: input.waiver_version ?? '',
+      waiverText: input.waiver_text ?? '',
+      additionalQuestions: input.additional_questions ?? [],
+    })
+    .returning();
+  if (input.ticket_types.length > 0) {
+    await db.insert(ticketTypes).values(input.ticket_types.map((tt, i) => ticketTypeValues(tt, i, event!)));
+  }
+  return event!;
+}
+
+export async function addTicketType(
+  db: Executor,
+  event: EventRow,
+  input: TicketTypeInput,
+): Promise<TicketTypeRow> {
+  const [{ n }] = (await db
+    .select({ n: sql<number>`coalesce(max(${ticketTypes.position}) + 1, 0)::int` })
+    .from(ticketTypes)
+    .where(eq(ticketTypes.eventId, event.id))) as [{ n: number }];
+  const [row] = await db
+    .insert(ticketTypes)
+    .values(ticketTypeValues(input, n, event))
+    .returning();
+  return row!;
+}
+
+export async function findEvent(db: Executor, eventId: string): Promise<EventWithTickets | undefined> {
+  const [found] = await db
+    .select({ event: events, organization: organizations })
+    .from(events)
+    .innerJoin(organizations, eq(organizations.id, events.organizationId))
+    .where(eq(events.id, eventId));
+  if (!found) return undefined;
+  const tts = await db
+    .select()
+    .from(ticketTypes)
+    .where(eq(ticketTypes.eventId, eventId))
+    .orderBy(asc(ticketTypes.position), asc(ticketTypes.id));
+  return { event: found.event, ticketTypes: tts, organization: found.organization };
+}
+
+export async function listEventsOfOrganization(db: Executor, organizationId: string): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(eq(events.organizationId, organizationId))
+    .orderBy(asc(events.startsAt), asc(events.id));
+}
+
+export async function ticketTypesOf(db: Executor, eventIds: string[]): Promise<TicketTypeRow[]> {
+  if (eventIds.length === 0) return [];
+  return db.select().from(ticketTypes).where(inArray(ticketTypes.eventId, eventIds));
+}
+
+export type EventPatch = Partial<Omit<EventInput, 'ticket_types'>>;
+
+export async function updateEvent(
+  db: Executor,
+  eventId: string,
+  patch: EventPatch,
+  now: Date,
+): Promise<EventRow | undefined> {
+  const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
+  const values = {
+    name: patch.name,
+    handle: patch.handle,
+    shortCode: patch.short_code,
+    description: patch.description,
+    cover: patch.cover,
+    venue: patch.venue,
+    eventType: patch.event_type,
+    status: patch.status,
+    visibility: patch.visibility,
+    startsAt: date(patch.starts_at),
+    endsAt: date(patch.ends_at),
+    timezone: patch.timezone,
+    currency: patch.currency,
+    regOpensAt: date(patch.reg_opens_at),
+    regClosesAt: date(patch.reg_closes_at),
+    organizerName: patch.organizer_name,
+    supportEmail: patch.support_email,
+    waiverRequired: patch.waiver_required,
+    waiverVersion: patch.waiver_version,
+    waiverText: patch.waiver_text,
+    additionalQuestions: patch.additional_questions,
+  };
+  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  const [row] = await db
+    .update(events)
+    .set({ ...set, updatedAt: now })
+    .where(eq(events.id, eventId))
+    .returning();
+  return row;
+}
+
+export type TicketTypePatch = Partial<TicketTypeInput>;
+
+/**
+ * Updates a ticket type. Capacity may not drop below what is already paid or held; that case
+ * returns 'capacity_below_sold' and changes nothing.
+ */
+export async function updateTicketType(
+  db: Executor,
+  ticketTypeId: string,
+  patch: TicketTypePatch,
+): Promise<TicketTypeRow | 'capacity_below_sold' | undefined> {
+  const values = {
+    name: patch.name,
+    description: patch.description,
+    priceMinor: patch.price_minor,
+    capacity: patch.capacity,
+    distanceKm: patch.distance_km,
+    salesStart: patch.sales_start === undefined ? undefined : new Date(patch.sales_start),
+    salesEnd: patch.sales_end === undefined ? undefined : new Date(patch.sales_end),
+    minAge: patch.min_age,
+  };
+  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) {
+    const [row] = await db.select().from(ticketTypes).where(eq(ticketTypes.id, ticketTypeId));
+    return row;
+  }
+  const guard =
+    patch.capacity === undefined
+      ? undefined
+      : sql`${ticketTypes.paidCount} + ${ticketTypes.heldCount} <= ${patch.capacity}`;
+  const [row] = await db
+    .update(ticketTypes)
+    .set(set)
+    .where(and(eq(ticketTypes.id, ticketTypeId), guard))
+    .returning();
+  if (row) return row;
+  const [exists] = await db
+    .select({ id: ticketTypes.id })
+    .from(ticketTypes)
+    .where(eq(ticketTypes.id, ticketTypeId));
+  return exists ? 'capacity_below_sold' : undefined;
+}

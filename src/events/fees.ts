@@ -1,0 +1,26 @@
+// Fee arithmetic (DESIGN.md section 3): fee = round_half_up(price * percent) + fixed, per method.
+import type { FeeSchedule, MethodFee } from '../organizations/organizations.schema.ts';
+
+export const PAYMENT_METHODS = ['momo', 'airtel'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** Fee in minor units for one ticket at `priceMinor`. Free tickets carry no fee. */
+export function feeFor(priceMinor: number, fee: MethodFee): number {
+  if (priceMinor <= 0) return 0;
+  // Integer round-half-up of price * bp / 10000, exact for any safe integer price.
+  return Math.floor((priceMinor * fee.percent_bp + 5000) / 10000) + fee.fixed_minor;
+}
+
+export interface MethodPrice {
+  laces_fee_minor: number;
+  total_minor: number;
+}
+
+export function priceFor(priceMinor: number, fee: MethodFee): MethodPrice {
+  const laces_fee_minor = feeFor(priceMinor, fee);
+  return { laces_fee_minor, total_minor: priceMinor + laces_fee_minor };
+}
+
+export function priceByMethod(priceMinor: number, fees: FeeSchedule): Record<PaymentMethod, MethodPrice> {
+  return { momo: priceFor(priceMinor, fees.momo), airtel: priceFor(priceMinor, fees.airtel) };
+}

@@ -1,0 +1,80 @@
+// Builds each host's Fastify instance without listening (main.ts listens; tests inject or listen).
+import swagger from '@fastify/swagger';
+import { registerCors } from './auth/cors.ts';
+import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
+import { registerTokenRoute } from './auth/token.routes.ts';
+import { registerAdminRoutes } from './admin/admin.routes.ts';
+import type { AppContext } from './context.ts';
+import { registerEventRoutes } from './events/events.routes.ts';
+import { createHost, type Host } from './platform/http.ts';
+import { ErrorOut } from './platform/schemas.ts';
+import type { Logger } from 'pino';
+
+/** Browser-callable paths (publishable key) and their methods, for CORS. */
+export const PUBLISHABLE_PATHS: Record<string, string[]> = {
+  '/v1/events': ['GET'],
+  '/v1/events/:eventId': ['GET'],
+  '/v1/checkout-sessions': ['POST'],
+};
+
+export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Host> {
+  const app = createHost(ctx, { name: 'api', logger });
+  app.addSchema(ErrorOut);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Partner Ticketing API',
+        version: '1.0.0',
+        description:
+          'List running events, start hosted or embedded checkouts, and read orders. Success responses use the envelope {code, message, data}; errors use {code, message, error_code, request_id}. The token endpoint answers in the bare OAuth 2.0 shape.',
+      },
+      servers: [{ url: ctx.config.apiUrl.origin }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /v1/oauth/token' },
+          publishableKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Service-Publishable-Key',
+            description: "Browser key; the request Origin must be one of the key's allowed domains",
+          },
+          clientCredentials: {
+            type: 'oauth2',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${ctx.config.apiUrl.origin}/v1/oauth/token`,
+                scopes: {
+                  'events:read': 'List and read events',
+                  'checkout_sessions:write': 'Create checkout sessions',
+                  'checkout_sessions:read': 'Read checkout sessions',
+                  'orders:read': 'Read orders (personal data)',
+                  'orders:write': 'Create and pay orders',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  registerCors(app, ctx, PUBLISHABLE_PATHS);
+  await registerTokenRoute(app, ctx);
+  await registerEventRoutes(app, ctx);
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+export async function buildSiteHost(ctx: AppContext, logger: Logger): Promise<Host> {
+  const app = createHost(ctx, { name: 'site', logger });
+  refusePartnerCredentials(app);
+  return app;
+}
+
+export async function buildAppHost(ctx: AppContext, logger: Logger): Promise<Host> {
+  const app = createHost(ctx, { name: 'app', logger });
+  refusePartnerCredentials(app);
+  await registerAdminRoutes(app, ctx);
+  return app;
+}

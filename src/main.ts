@@ -1,0 +1,67 @@
+// Start: config -> database -> migrations -> listeners; SIGTERM/SIGINT stop it in order.
+import { ConfigError, loadConfig } from './config.ts';
+import { ensureAdminKey } from './admin/admin-auth.ts';
+import { seedDemo } from './demo/seed-demo.ts';
+import { createLogger } from './platform/logger.ts';
+import { createService } from './service.ts';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger(config.logLevel);
+  const service = await createService(config, { logger: log });
+  const adminKey = await ensureAdminKey(service.ctx);
+  if (config.seedDemo) {
+    const demo = await seedDemo(service.ctx, adminKey);
+    if (demo) {
+      // Printed once, on the first start: these secrets are not shown again (see DATA_DIR/demo.json).
+      process.stdout.write(
+        [
+          '',
+          'Demo organization created. Keep these; they are not shown again:',
+          `  organization_id  ${demo.organization_id}`,
+          `  client_id        ${demo.client_id}`,
+          `  client_secret    ${demo.client_secret}`,
+          `  publishable_key  ${demo.publishable_key}`,
+          `  admin_api_key    ${demo.admin_api_key ?? '(from ADMIN_API_KEY)'}`,
+          `  saved to         ${config.dataDir}/demo.json`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+  } else if (adminKey) {
+    process.stdout.write(`\nAdmin API key (shown once): ${adminKey}\n\n`);
+  }
+  const urls = await service.listen();
+  log.info({ ...urls, database: service.ctx.database.kind }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      log.error('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    force.unref();
+    await service.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

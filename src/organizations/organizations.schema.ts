@@ -1,0 +1,22 @@
+// Organizations: the tenants. Every other row hangs off one.
+import { boolean, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** Per payment method: fee = round_half_up(price * percent_bp / 10000) + fixed_minor. */
+export interface MethodFee {
+  percent_bp: number;
+  fixed_minor: number;
+}
+export interface FeeSchedule {
+  momo: MethodFee;
+  airtel: MethodFee;
+}
+
+export const organizations = pgTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  paymentsEnabled: boolean('payments_enabled').notNull().default(false),
+  supportEmail: text('support_email').notNull().default(''),
+  fees: jsonb('fees').$type<FeeSchedule>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});

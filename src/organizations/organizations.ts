@@ -1,0 +1,80 @@
+// Organizations: create, read, update. Fee schedules default to DESIGN.md's 3.5% per method.
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../platform/db.ts';
+import { newId } from '../platform/ids.ts';
+import { type FeeSchedule, organizations } from './organizations.schema.ts';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+
+export const DEFAULT_FEES: FeeSchedule = {
+  momo: { percent_bp: 350, fixed_minor: 0 },
+  airtel: { percent_bp: 350, fixed_minor: 0 },
+};
+
+export interface OrganizationOut {
+  id: string;
+  name: string;
+  payments_enabled: boolean;
+  support_email: string;
+  fees: FeeSchedule;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
+  return {
+    id: row.id,
+    name: row.name,
+    payments_enabled: row.paymentsEnabled,
+    support_email: row.supportEmail,
+    fees: row.fees,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export async function createOrganization(
+  db: Executor,
+  input: { name: string; paymentsEnabled?: boolean; supportEmail?: string; fees?: FeeSchedule },
+): Promise<OrganizationRow> {
+  const [row] = await db
+    .insert(organizations)
+    .values({
+      id: newId('org'),
+      name: input.name,
+      paymentsEnabled: input.paymentsEnabled ?? false,
+      supportEmail: input.supportEmail ?? '',
+      fees: input.fees ?? DEFAULT_FEES,
+    })
+    .returning();
+  return row!;
+}
+
+export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
+  return row;
+}
+
+export async function listOrganizations(db: Executor): Promise<OrganizationRow[]> {
+  return db.select().from(organizations).orderBy(organizations.createdAt, organizations.id);
+}
+
+export async function updateOrganization(
+  db: Executor,
+  id: string,
+  input: { name?: string; paymentsEnabled?: boolean; supportEmail?: string; fees?: FeeSchedule },
+  now: Date,
+): Promise<OrganizationRow | undefined> {
+  const [row] = await db
+    .update(organizations)
+    .set({
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.paymentsEnabled !== undefined && { paymentsEnabled: input.paymentsEnabled }),
+      ...(input.supportEmail !== undefined && { supportEmail: input.supportEmail }),
+      ...(input.fees !== undefined && { fees: input.fees }),
+      updatedAt: now,
+    })
+    .where(eq(organizations.id, id))
+    .returning();
+  return row;
+}

@@ -1,0 +1,126 @@
+// The database: embedded PGlite by default, PostgreSQL (postgres.js) when a URL is given.
+// One Drizzle query layer over both; one set of SQL migrations applied at start.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import postgres from 'postgres';
+import * as schema from '../db-schema.ts';
+
+type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything that can run a query: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** Runs raw SQL and returns its rows, the same shape on both drivers. */
+  rows<T = Record<string, unknown>>(query: SQL, executor?: Executor): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres:// URL; absent means PGlite */
+  url?: string | undefined;
+  /** PGlite directory, or 'memory://' */
+  dataDir?: string;
+  /** postgres.js pool size */
+  maxConnections?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const client = postgres(options.url, {
+      max: options.maxConnections ?? 20,
+      onnotice: () => {},
+      // Timestamps come back as Date; bigint counts as numbers.
+      types: { bigint: postgres.BigInt },
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    return {
+      kind: 'postgres',
+      db,
+      async rows<T>(query: SQL, executor: Executor = db) {
+        return (await executor.execute(query)) as unknown as T[];
+      },
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const dataDir = options.dataDir ?? 'memory://';
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    async rows<T>(query: SQL, executor: Executor = db) {
+      const result = (await executor.execute(query)) as unknown as { rows: T[] };
+      return result.rows;
+    },
+    close: () => client.close(),
+  };
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** drizzle/ at the repository root, from src/platform or dist/src/platform. */
+export function migrationsDir(): string {
+  for (const candidate of [resolve(here, '../../drizzle'), resolve(here, '../../../drizzle')]) {
+    try {
+      readdirSync(candidate);
+      return candidate;
+    } catch {
+      // try the next layout
+    }
+  }
+  throw new Error('drizzle/ migrations folder not found');
+}
+
+// Any constant: the advisory lock that serialises migrations across processes.
+const MIGRATION_LOCK = 724_100_113;
+
+/**
+ * Applies every drizzle/NNNN_*.sql file not yet recorded, in order, each in its own transaction,
+ * under an advisory lock so several processes starting at once migrate exactly once.
+ */
+export async function migrate(database: Database): Promise<string[]> {
+  const dir = migrationsDir();
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+    .sort();
+  const applied: string[] = [];
+  await database.db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await tx.execute(sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const done = new Set(
+      (await database.rows<{ name: string }>(sql`SELECT name FROM schema_migrations`, tx)).map((r) => r.name),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const statements = readFileSync(join(dir, file), 'utf8')
+        .split('--> statement-breakpoint')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const statement of statements) await tx.execute(sql.raw(statement));
+      await tx.execute(sql`INSERT INTO schema_migrations (name) VALUES (${file})`);
+      applied.push(file);
+    }
+  });
+  return applied;
+}
+
+/** True when every migration file is recorded as applied (readiness). */
+export async function migrationsCurrent(database: Database): Promise<boolean> {
+  const files = readdirSync(migrationsDir()).filter((f) => /^\d{4}_.*\.sql$/.test(f));
+  const rows = await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM schema_migrations`);
+  return (rows[0]?.n ?? 0) >= files.length;
+}

@@ -1,0 +1,67 @@
+// The one registry of error codes. Code throws ApiError(code, message); one handler renders the envelope.
+
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_cursor: 400,
+  invalid_embed_origin: 400,
+  invalid_token: 401,
+  invalid_key: 401,
+  partner_credential_not_accepted: 401,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  origin_not_allowed: 403,
+  payments_disabled: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  sale_closed: 409,
+  sold_out: 409,
+  order_not_payable: 409,
+  idempotency_key_in_use: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function validationError(errors: FieldError[], message?: string): ApiError {
+  const first = errors[0];
+  return new ApiError(
+    'validation_failed',
+    message ?? (first ? `${first.field}: ${first.message}` : 'The request is not valid.'),
+    { errors },
+  );
+}
+
+export function notFound(what = 'resource'): ApiError {
+  return new ApiError('not_found', `No such ${what}.`);
+}

@@ -1,0 +1,260 @@
+// The HTTP plumbing every host shares: request ids, the success and error envelopes, validation
+// with field errors, 404/413/415 and malformed JSON in the envelope, health routes.
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifySchemaCompiler,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { AppContext } from '../context.ts';
+import { migrationsCurrent } from './db.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
+import { newId } from './ids.ts';
+
+export type HostName = 'api' | 'site' | 'app';
+export type Host = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** errors on this route use the OAuth 2.0 shape (RFC 6749 section 5.2), not the envelope */
+    oauthErrors?: boolean;
+  }
+}
+
+/** The success envelope of SPEC.md section 1. */
+export function envelope<T>(
+  code: number,
+  message: string,
+  data: T,
+): { code: number; message: string; data: T } {
+  return { code, message, data };
+}
+
+export function send<T>(reply: FastifyReply, code: number, message: string, data: T) {
+  return reply.code(code).send(envelope(code, message, data));
+}
+
+// ajv-formats is published as CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+// Bodies are taken as typed JSON (a "5" is not a number); query strings and paths are text, so coerce.
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+  return ajv.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+};
+
+/** ajv errors -> [{field, message}] with dotted field paths a person can read. */
+export function fieldErrors(errors: ErrorObject[], part?: string): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let path = e.instancePath
+      .replace(/^\//, '')
+      .replace(/\//g, '.')
+      .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+    let message = e.message ?? 'is not valid';
+    if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      path = path ? `${path}.${missing}` : missing;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty;
+      path = path ? `${path}.${extra}` : extra;
+      message = 'is not a recognised field';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      continue; // the branch errors say more
+    }
+    if (!path) path = part === 'querystring' ? 'query' : part === 'body' ? 'body' : (part ?? 'request');
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: path, message });
+  }
+  return out;
+}
+
+interface ErrorBody {
+  code: number;
+  message: string;
+  error_code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+/** Maps anything thrown to an ApiError; the only place error bodies are decided. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
+  if (e && Array.isArray(e.validation)) {
+    const errors = fieldErrors(e.validation, e.validationContext);
+    const first = errors[0];
+    return new ApiError(
+      'validation_failed',
+      first ? `${first.field} ${first.message}` : 'The request is not valid.',
+      {
+        errors,
+      },
+    );
+  }
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('validation_failed', 'The request body is empty; send a JSON object.', {
+        errors: [{ field: 'body', message: 'is empty' }],
+      });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('validation_failed', 'The request body is not valid JSON.', {
+        errors: [{ field: 'body', message: 'is not valid JSON' }],
+      });
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new ApiError('not_found', 'No such route.');
+  }
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (e instanceof SyntaxError && status === 400) {
+    return new ApiError('validation_failed', 'The request body is not valid JSON.', {
+      errors: [{ field: 'body', message: 'is not valid JSON' }],
+    });
+  }
+  if (status === 404) return new ApiError('not_found', 'No such route.');
+  if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this route.');
+  if (status === 413)
+    return new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
+  if (status === 415)
+    return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
+  if (status >= 400 && status < 500) return new ApiError('validation_failed', 'The request is not valid.');
+  return new ApiError('internal_error', 'Something went wrong on our side. Quote the request id to support.');
+}
+
+const REALM = 'Bearer realm="service-partner"';
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  reply.header('X-Request-Id', request.id);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', REALM);
+  const body: ErrorBody = {
+    code: error.status,
+    message: error.message,
+    error_code: error.code,
+    request_id: request.id,
+  };
+  if (error.errors) body.errors = error.errors;
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** OAuth 2.0 error response (RFC 6749 section 5.2), used by the token endpoint. */
+export function sendOAuthError(
+  reply: FastifyReply,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+) {
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  return reply
+    .code(status)
+    .header('Cache-Control', 'no-store')
+    .header('Pragma', 'no-cache')
+    .type('application/json; charset=utf-8')
+    .send({ error, error_description: description });
+}
+
+export interface CreateHostOptions {
+  name: HostName;
+  logger: Logger;
+}
+
+export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
+  const app = Fastify({
+    loggerInstance: options.logger.child({ host: options.name }),
+    genReqId: () => newId('req'),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    frameworkErrors: (error, request, reply) => {
+      void sendError(request, reply, toApiError(error));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Host;
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies on the API; the token endpoint adds its own parsers in its own scope.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ error_code: apiError.code }, apiError.message);
+    if (request.routeOptions.config?.oauthErrors) {
+      const status = apiError.status >= 500 ? 500 : apiError.status === 429 ? 429 : 400;
+      const code = status === 500 ? 'server_error' : status === 429 ? 'rate_limited' : 'invalid_request';
+      return sendOAuthError(reply, status, code, apiError.message, apiError.headers);
+    }
+    return sendError(request, reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new ApiError('not_found', 'No such route.')),
+  );
+
+  app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await ctx.database.rows(sql`SELECT 1`);
+      if (!(await migrationsCurrent(ctx.database))) throw new Error('migrations pending');
+      return envelope(200, 'ready', { status: 'ready', database: ctx.database.kind });
+    } catch {
+      return sendError(_request, reply, new ApiError('service_unavailable', 'The database is not ready.'));
+    }
+  });
+  return app;
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return code in ERROR_STATUS;
+}

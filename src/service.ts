@@ -1,0 +1,84 @@
+// The whole service in one object: database, migrations, keys, the three hosts, and an orderly
+// stop. main.ts runs it; tests build it with their own config and clock.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import { migrate, openDatabase, type Database } from './platform/db.ts';
+import type { Host } from './platform/http.ts';
+import { loadServiceKeys } from './platform/keys.ts';
+import { createLogger } from './platform/logger.ts';
+import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
+
+export interface Service {
+  ctx: AppContext;
+  api: Host;
+  site: Host;
+  app: Host;
+  /** binds each host to the port of its URL (or the given ports, 0 = any free port) */
+  listen(ports?: {
+    api?: number;
+    site?: number;
+    app?: number;
+  }): Promise<{ api: string; site: string; app: string }>;
+  /** stop accepting, finish in-flight requests, then close the database */
+  close(): Promise<void>;
+}
+
+export interface CreateServiceOptions {
+  clock?: Clock;
+  logger?: Logger;
+  database?: Database;
+  limiter?: RateLimiter;
+}
+
+export async function createService(config: Config, options: CreateServiceOptions = {}): Promise<Service> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const database =
+    options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+  await migrate(database);
+  const ctx: AppContext = {
+    config,
+    database,
+    clock: options.clock ?? systemClock,
+    limiter: options.limiter ?? createRateLimiter(config.redisUrl),
+    log,
+    keys: await loadServiceKeys(database),
+  };
+  const api = await buildApiHost(ctx, log);
+  const site = await buildSiteHost(ctx, log);
+  const app = await buildAppHost(ctx, log);
+  await Promise.all([api.ready(), site.ready(), app.ready()]);
+
+  let closed = false;
+  return {
+    ctx,
+    api,
+    site,
+    app,
+    async listen(ports = {}) {
+      const bind = async (host: Host, url: URL, port: number | undefined) => {
+        const address = await host.listen({
+          host: url.hostname.replace(/^\[|\]$/g, ''),
+          port: port ?? Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+        });
+        return address.replace('[::1]', 'localhost');
+      };
+      const [a, s, p] = await Promise.all([
+        bind(api, config.apiUrl, ports.api),
+        bind(site, config.siteUrl, ports.site),
+        bind(app, config.appUrl, ports.app),
+      ]);
+      return { api: a, site: s, app: p };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
+      await Promise.all([api.close(), site.close(), app.close()]);
+      await ctx.limiter.close();
+      await database.close();
+    },
+  };
+}
