@@ -40,3 +40,9 @@ export function readAccessToken(key: Buffer, token: string): AccessTokenClaims |
     expiresAt: new Date(Number(parts[3]) * 1000),
   };
 }
+
+/**
+ * Organizer app sign-in tokens carry this prefix and are sealed with a different key, so a
+ * sign-in token presented as a partner bearer token fails readAccessToken (401 invalid_token).
+ */
+export const APP_SESSION_TOKEN_PREFIX = 'ast_';

@@ -226,6 +226,17 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     reply.header('X-Request-Id', request.id);
   });
 
+  // While shutting down, in-flight requests finish and their connections are not kept alive,
+  // so the listener can close as soon as the last response is written.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('Connection', 'close');
+    return payload;
+  });
+
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,0 +1,209 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { Type } from 'typebox';
+import { createHost, envelope, type Host } from '../../src/platform/http.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { ApiError } from '../../src/platform/errors.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+let h: Harness;
+let host: Host;
+const lines: Record<string, unknown>[] = [];
+
+before(async () => {
+  h = await startHarness();
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  // A host built by the same platform code, with routes that exercise bodies and failures.
+  host = createHost(h.service.ctx, { name: 'api', logger: createLogger('info', sink) });
+  host.post(
+    '/things',
+    {
+      schema: {
+        body: Type.Object(
+          { name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 1 }) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => envelope(201, 'created', request.body),
+  );
+  host.get('/boom', async () => {
+    throw new Error('database password=hunter2 exploded');
+  });
+  host.get('/teapot', async () => {
+    throw new ApiError('sale_closed', 'Registration is closed.');
+  });
+  host.get('/secret-log', async (request) => {
+    request.log.info({ client_secret: 'sk_should_not_appear', access_token: 'pat_nope' }, 'credentials seen');
+    return envelope(200, 'ok', {});
+  });
+  await host.ready();
+});
+after(async () => {
+  await host.close();
+  await h.close();
+});
+
+function assertErrorEnvelope(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  status: number,
+  code: string,
+) {
+  assert.equal(res.statusCode, status);
+  const body = res.json();
+  assert.equal(body.code, status);
+  assert.equal(body.error_code, code);
+  assert.equal(typeof body.message, 'string');
+  assert.ok(body.message.length > 0);
+  assert.match(body.request_id, /^req_[A-Za-z0-9]{24}$/);
+  assert.equal(res.headers['x-request-id'], body.request_id);
+}
+
+describe('HTTP platform', () => {
+  test('success uses the envelope {code, message, data}', async () => {
+    const res = await host.inject({ method: 'POST', url: '/things', payload: { name: 'a', count: 2 } });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { code: 201, message: 'created', data: { name: 'a', count: 2 } });
+  });
+
+  test('unknown routes are 404 not_found in the envelope on every host', async () => {
+    for (const app of [h.service.api, h.service.site, h.service.app, host]) {
+      assertErrorEnvelope(await app.inject({ url: '/nope/nothing' }), 404, 'not_found');
+    }
+  });
+
+  test('every response on every host carries X-Request-Id, each one new', async () => {
+    const ids = new Set<string>();
+    for (const app of [h.service.api, h.service.site, h.service.app]) {
+      for (const url of ['/healthz', '/readyz', '/missing']) {
+        const res = await app.inject({ url });
+        const id = String(res.headers['x-request-id']);
+        assert.match(id, /^req_/);
+        ids.add(id);
+      }
+    }
+    assert.equal(ids.size, 9);
+  });
+
+  test('an incoming X-Request-Id is not trusted as ours', async () => {
+    const res = await host.inject({ url: '/healthz', headers: { 'x-request-id': 'forged' } });
+    assert.notEqual(res.headers['x-request-id'], 'forged');
+  });
+
+  test('malformed JSON is 400 validation_failed', async () => {
+    const res = await host.inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
+    assertErrorEnvelope(res, 400, 'validation_failed');
+  });
+
+  test('an empty JSON body is 400 validation_failed', async () => {
+    const res = await host.inject({
+      method: 'POST',
+      url: '/things',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertErrorEnvelope(res, 400, 'validation_failed');
+  });
+
+  test('schema violations list every field error', async () => {
+    const res = await host.inject({
+      method: 'POST',
+      url: '/things',
+      payload: { name: '', count: '3', extra: 1 },
+    });
+    assertErrorEnvelope(res, 400, 'validation_failed');
+    const fields = res
+      .json()
+      .errors.map((e: { field: string }) => e.field)
+      .sort();
+    assert.deepEqual(fields, ['count', 'extra', 'name']);
+  });
+
+  test('a body over 64 KB is 413 payload_too_large', async () => {
+    const res = await host.inject({
+      method: 'POST',
+      url: '/things',
+      payload: JSON.stringify({ name: 'x'.repeat(70_000), count: 1 }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assertErrorEnvelope(res, 413, 'payload_too_large');
+  });
+
+  test('a body that is not JSON is 415 unsupported_media_type', async () => {
+    for (const type of [
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
+      const res = await host.inject({
+        method: 'POST',
+        url: '/things',
+        payload: 'name=a',
+        headers: { 'content-type': type },
+      });
+      assertErrorEnvelope(res, 415, 'unsupported_media_type');
+    }
+  });
+
+  test('an unexpected failure is a 500 in the envelope that shows no internals', async () => {
+    const res = await host.inject({ url: '/boom' });
+    assertErrorEnvelope(res, 500, 'internal_error');
+    assert.doesNotMatch(res.body, /hunter2|exploded|stack/);
+    const logged = lines.find((l) => l.request_id === res.json().request_id && l.level === 50);
+    assert.ok(logged, 'the failure is logged with its request id');
+  });
+
+  test('ApiError renders its registered status', async () => {
+    assertErrorEnvelope(await host.inject({ url: '/teapot' }), 409, 'sale_closed');
+  });
+
+  test('every log line of a request carries its request id; credentials are redacted', async () => {
+    const res = await host.inject({
+      url: '/secret-log',
+      headers: { authorization: 'Bearer pat_supersecret', 'x-service-publishable-key': 'pk_visible_not' },
+    });
+    const id = res.headers['x-request-id'];
+    const mine = lines.filter((l) => l.request_id === id);
+    assert.ok(mine.length >= 3, 'incoming, handler and completed lines');
+    const text = JSON.stringify(mine);
+    assert.doesNotMatch(text, /pat_supersecret|pk_visible_not|sk_should_not_appear|pat_nope/);
+    assert.match(text, /\[redacted\]/);
+  });
+
+  test('healthz and readyz answer on every host', async () => {
+    for (const app of [h.service.api, h.service.site, h.service.app]) {
+      const live = await app.inject({ url: '/healthz' });
+      assert.equal(live.statusCode, 200);
+      assert.equal(live.json().data.status, 'ok');
+      const ready = await app.inject({ url: '/readyz' });
+      assert.equal(ready.statusCode, 200);
+      assert.equal(ready.json().data.status, 'ready');
+      assert.equal(ready.json().data.database, h.service.ctx.database.kind);
+    }
+  });
+
+  test('odd URLs never reach a 500', async () => {
+    for (const url of [
+      '/%',
+      '/v1/events/%E0%A4%A',
+      `/v1/events/${'x'.repeat(5000)}`,
+      '/v1/events?limit=1&limit=2',
+      '/v1//events',
+    ]) {
+      const res = await h.service.api.inject({ url });
+      assert.ok(res.statusCode < 500, `${url}: ${res.statusCode}`);
+      assert.match(String(res.headers['x-request-id']), /^req_/);
+    }
+  });
+});
