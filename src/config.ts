@@ -23,6 +23,10 @@ export interface Config {
   /** seed the demo organization on an empty database */
   seedDemo: boolean;
   tokenTtlSeconds: number;
+  /** how long a pending order holds its tickets */
+  holdMinutes: number;
+  /** run background jobs (hold and session expiry, later payments and webhooks) in this process */
+  runJobs: boolean;
   rateLimits: {
     tokenEndpoint: RateLimitSetting;
     bearer: RateLimitSetting;
@@ -103,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     seedDemo: flag(env, 'SEED_DEMO', !databaseUrl && nodeEnv !== 'test'),
     tokenTtlSeconds: 3600,
+    holdMinutes: positive(env, 'HOLD_MINUTES', 15),
+    runJobs: flag(env, 'RUN_JOBS', true),
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.
       tokenEndpoint: limit(env, 'RATE_LIMIT_TOKEN', 10 / 60, 10),

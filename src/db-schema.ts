@@ -3,3 +3,7 @@ export * from './platform/platform.schema.ts';
 export * from './organizations/organizations.schema.ts';
 export * from './events/events.schema.ts';
 export * from './auth/auth.schema.ts';
+export * from './platform/jobs.schema.ts';
+export * from './checkout/checkout.schema.ts';
+export * from './orders/orders.schema.ts';
+export * from './webhooks/webhooks.schema.ts';

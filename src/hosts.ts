@@ -6,6 +6,8 @@ import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
+import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
+import { registerOrderRoutes } from './orders/orders.routes.ts';
 import { createHost, type Host } from './platform/http.ts';
 import { ErrorOut } from './platform/schemas.ts';
 import type { Logger } from 'pino';
@@ -62,6 +64,8 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
   registerCors(app, ctx, PUBLISHABLE_PATHS);
   await registerTokenRoute(app, ctx);
   await registerEventRoutes(app, ctx);
+  await registerCheckoutRoutes(app, ctx);
+  await registerOrderRoutes(app, ctx);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

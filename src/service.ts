@@ -10,12 +10,17 @@ import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
+import { enqueueJob, JobRunner } from './platform/jobs.ts';
+import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
+import { orderJobHandlers, SESSION_SWEEP_JOB } from './orders/order-jobs.ts';
 
 export interface Service {
   ctx: AppContext;
   api: Host;
   site: Host;
   app: Host;
+  /** background work; started by listen() when config.runJobs */
+  jobs: JobRunner;
   /** binds each host to the port of its URL (or the given ports, 0 = any free port) */
   listen(ports?: {
     api?: number;
@@ -51,12 +56,24 @@ export async function createService(config: Config, options: CreateServiceOption
   const app = await buildAppHost(ctx, log);
   await Promise.all([api.ready(), site.ready(), app.ready()]);
 
+  const jobs = new JobRunner({
+    database,
+    clock: ctx.clock,
+    log: log.child({ component: 'jobs' }),
+    handlers: { ...orderJobHandlers, ...idempotencyJobHandlers },
+  });
+  // Recurring sweeps: one row each (dedupe key), whichever process runs it.
+  for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
+    await enqueueJob(database.db, { kind, runAt: ctx.clock.now(), dedupeKey: `recurring:${kind}` });
+  }
+
   let closed = false;
   return {
     ctx,
     api,
     site,
     app,
+    jobs,
     async listen(ports = {}) {
       const bind = async (host: Host, url: URL, port: number | undefined) => {
         const address = await host.listen({
@@ -70,6 +87,7 @@ export async function createService(config: Config, options: CreateServiceOption
         bind(site, config.siteUrl, ports.site),
         bind(app, config.appUrl, ports.app),
       ]);
+      if (config.runJobs) jobs.start();
       return { api: a, site: s, app: p };
     },
     async close() {
@@ -77,6 +95,7 @@ export async function createService(config: Config, options: CreateServiceOption
       closed = true;
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close()]);
+      await jobs.stop();
       await ctx.limiter.close();
       await database.close();
     },

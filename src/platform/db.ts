@@ -40,8 +40,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const client = postgres(options.url, {
       max: options.maxConnections ?? 20,
       onnotice: () => {},
-      // Timestamps come back as Date; bigint counts as numbers.
-      types: { bigint: postgres.BigInt },
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return {

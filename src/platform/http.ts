@@ -145,6 +145,7 @@ export function toApiError(error: unknown): ApiError {
         errors: [{ field: 'body', message: 'is not valid JSON' }],
       });
     case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH': // a path parameter too long for the router names nothing
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new ApiError('not_found', 'No such route.');
   }

@@ -1,0 +1,66 @@
+// Checkout sessions and the idempotency records that protect their creation (and order creation).
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { apiClients } from '../auth/auth.schema.ts';
+import { events } from '../events/events.schema.ts';
+import { organizations } from '../organizations/organizations.schema.ts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export interface Prefill {
+  buyer_name?: string;
+  buyer_email?: string;
+  buyer_phone?: string;
+}
+
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    apiClientId: text('api_client_id')
+      .notNull()
+      .references(() => apiClients.id),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id),
+    uiMode: text('ui_mode').notNull(),
+    /** open | complete | expired (expired is also derived from expires_at on read) */
+    status: text('status').notNull().default('open'),
+    /** 'bearer' or 'publishable': how the session was created */
+    createdWith: text('created_with').notNull(),
+    embedOrigin: text('embed_origin'),
+    /** where the buyer lands after paying: placeholder replaced / session_id added */
+    successUrl: text('success_url'),
+    /** as given */
+    cancelUrl: text('cancel_url'),
+    clientReferenceId: text('client_reference_id'),
+    prefill: jsonb('prefill').$type<Prefill>().notNull().default({}),
+    expiresAt: ts('expires_at').notNull(),
+    completedAt: ts('completed_at'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('checkout_sessions_org_idx').on(t.organizationId, t.createdAt)],
+);
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    apiClientId: text('api_client_id')
+      .notNull()
+      .references(() => apiClients.id),
+    key: text('key').notNull(),
+    /** method + route: a key is scoped to the operation it was first used for */
+    operation: text('operation').notNull(),
+    /** SHA-256 of the canonical request body */
+    requestHash: text('request_hash').notNull(),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: jsonb('response_body').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.apiClientId, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
+);

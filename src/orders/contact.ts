@@ -1,0 +1,29 @@
+// Buyer contact rules: e-mail shape and Ugandan mobile numbers (DESIGN.md section 3, "Phone numbers").
+
+/** A plain shape check: something@domain.tld, no spaces, at most 254 characters. */
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value);
+}
+
+/**
+ * Normalises a phone number to 256XXXXXXXXX: non-digits are stripped; 0 + 9 digits or 9 digits
+ * starting with 7 get 256; 256 + 9 digits is kept. Anything else is null (invalid_phone_number).
+ */
+export function normalizePhone(value: string): string | null {
+  if (value.length > 32) return null;
+  const digits = value.replace(/\D/g, '');
+  if (/^0\d{9}$/.test(digits)) return `256${digits.slice(1)}`;
+  if (/^7\d{8}$/.test(digits)) return `256${digits}`;
+  if (/^256\d{9}$/.test(digits)) return digits;
+  return null;
+}
+
+export type MobileNetwork = 'momo' | 'airtel';
+
+/** MTN 76/77/78/79, Airtel 70/74/75, from a normalised number; null when neither. */
+export function networkOf(normalized: string): MobileNetwork | null {
+  const prefix = normalized.slice(3, 5);
+  if (['76', '77', '78', '79'].includes(prefix)) return 'momo';
+  if (['70', '74', '75'].includes(prefix)) return 'airtel';
+  return null;
+}

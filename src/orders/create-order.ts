@@ -1,0 +1,280 @@
+// Creating an order: the one domain function behind POST /v1/orders and the hosted checkout page.
+// Validates everything, holds the tickets, and pays free orders at once, in the caller's transaction.
+import { and, eq } from 'drizzle-orm';
+import { checkoutSessions } from '../checkout/checkout.schema.ts';
+import { sessionStatus, type CheckoutSessionRow } from '../checkout/sessions.ts';
+import type { AppContext } from '../context.ts';
+import type { AdditionalQuestion } from '../events/events.schema.ts';
+import {
+  findEventOnSale,
+  isRegistrationOpen,
+  type EventWithTickets,
+  type TicketTypeRow,
+} from '../events/events.ts';
+import { feeFor, type PaymentMethod } from '../events/fees.ts';
+import type { Tx } from '../platform/db.ts';
+import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
+import { newId, randomString } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs.ts';
+import { isEmail, normalizePhone } from './contact.ts';
+import { holdTickets, quantitiesOf } from './inventory.ts';
+import { cancelPendingOrder, confirmOrderPaid, expireLapsedHolds } from './order-lifecycle.ts';
+import type { OrderRow } from './order-out.ts';
+import { orders, registrations } from './orders.schema.ts';
+
+export const MAX_TICKETS_PER_ORDER = 10;
+export const MAX_DONATION_MINOR = 100_000_000;
+export const HOLD_EXPIRY_JOB = 'order.expire_hold';
+const ORDER_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+export interface OrderItemInput {
+  ticket_type_id: string;
+  participant_name: string;
+  answers?: Record<string, string>;
+  date_of_birth?: string;
+}
+
+export interface CreateOrderInput {
+  event_id: string;
+  items: OrderItemInput[];
+  buyer: { name: string; email: string; phone: string };
+  waiver_accepted?: boolean;
+  donation_minor?: number;
+  client_reference_id?: string;
+  /** the method whose fee applies; momo when not chosen yet */
+  payment_method?: PaymentMethod;
+}
+
+export interface CreateOrderOptions {
+  organizationId: string;
+  apiClientId: string;
+  /** the hosted checkout's session; null for headless orders */
+  session: CheckoutSessionRow | null;
+  input: CreateOrderInput;
+}
+
+/** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
+export function ageOn(dateOfBirth: string, on: string): number {
+  const [by, bm, bd] = dateOfBirth.split('-').map(Number) as [number, number, number];
+  const [oy, om, od] = on.split('-').map(Number) as [number, number, number];
+  return oy - by - (om < bm || (om === bm && od < bd) ? 1 : 0);
+}
+
+/** The calendar date of an instant in a time zone, as YYYY-MM-DD. */
+export function localDate(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(instant);
+}
+
+function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+}
+
+function checkAnswers(
+  errors: FieldError[],
+  path: string,
+  questions: AdditionalQuestion[],
+  answers: Record<string, string>,
+) {
+  const known = new Set(questions.map((q) => q.key));
+  for (const key of Object.keys(answers)) {
+    if (!known.has(key)) errors.push({ field: `${path}.${key}`, message: 'is not a question of this event' });
+  }
+  for (const q of questions) {
+    const value = answers[q.key];
+    if (value === undefined || value.trim() === '') {
+      if (q.required) errors.push({ field: `${path}.${q.key}`, message: `is required (${q.label})` });
+      continue;
+    }
+    if (value.length > 500)
+      errors.push({ field: `${path}.${q.key}`, message: 'must be at most 500 characters' });
+    if (q.type === 'select' && !q.options.includes(value)) {
+      errors.push({ field: `${path}.${q.key}`, message: `must be one of: ${q.options.join(', ')}` });
+    }
+  }
+}
+
+/** Every input rule that needs the event but not inventory; all problems at once. */
+function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date): Map<number, TicketTypeRow> {
+  const errors: FieldError[] = [];
+  const { event } = found;
+  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  const chosen = new Map<number, TicketTypeRow>();
+  if (input.items.length === 0) errors.push({ field: 'items', message: 'must contain at least one ticket' });
+  if (input.items.length > MAX_TICKETS_PER_ORDER) {
+    errors.push({ field: 'items', message: `must contain at most ${MAX_TICKETS_PER_ORDER} tickets` });
+  }
+  const raceDay = localDate(event.startsAt, event.timezone);
+  const today = localDate(now, event.timezone);
+  input.items.forEach((item, i) => {
+    const path = `items[${i}]`;
+    const tt = byId.get(item.ticket_type_id);
+    if (!tt) errors.push({ field: `${path}.ticket_type_id`, message: 'is not a ticket type of this event' });
+    else chosen.set(i, tt);
+    if (item.participant_name.trim() === '')
+      errors.push({ field: `${path}.participant_name`, message: 'is required' });
+    checkAnswers(errors, `${path}.answers`, event.additionalQuestions, item.answers ?? {});
+    if (item.date_of_birth !== undefined) {
+      if (!isCalendarDate(item.date_of_birth) || item.date_of_birth > today) {
+        errors.push({ field: `${path}.date_of_birth`, message: 'must be a past date as YYYY-MM-DD' });
+      } else if (tt && tt.minAge > 0 && ageOn(item.date_of_birth, raceDay) < tt.minAge) {
+        errors.push({
+          field: `${path}.date_of_birth`,
+          message: `the participant must be at least ${tt.minAge} on race day for ${tt.name}`,
+        });
+      }
+    } else if (tt && tt.minAge > 0) {
+      errors.push({
+        field: `${path}.date_of_birth`,
+        message: `is required: ${tt.name} has a minimum age of ${tt.minAge}`,
+      });
+    }
+  });
+  if (input.buyer.name.trim() === '') errors.push({ field: 'buyer.name', message: 'is required' });
+  if (!isEmail(input.buyer.email))
+    errors.push({ field: 'buyer.email', message: 'must be an e-mail address' });
+  if (normalizePhone(input.buyer.phone) === null) {
+    errors.push({ field: 'buyer.phone', message: 'must be a Ugandan mobile number such as 0772 123456' });
+  }
+  if (event.waiverRequired && input.waiver_accepted !== true) {
+    errors.push({
+      field: 'waiver_accepted',
+      message: `the waiver (version ${event.waiverVersion}) must be accepted`,
+    });
+  }
+  const donation = input.donation_minor ?? 0;
+  if (!Number.isInteger(donation) || donation < 0 || donation > MAX_DONATION_MINOR) {
+    errors.push({
+      field: 'donation_minor',
+      message: `must be a whole number from 0 to ${MAX_DONATION_MINOR}`,
+    });
+  }
+  if (input.client_reference_id !== undefined && input.client_reference_id.length > 256) {
+    errors.push({ field: 'client_reference_id', message: 'must be at most 256 characters' });
+  }
+  if (errors.length > 0) throw validationError(errors);
+  return chosen;
+}
+
+/** Locks the session and settles its previous attempt: at most one pending order per session. */
+async function prepareSession(tx: Tx, session: CheckoutSessionRow, now: Date): Promise<void> {
+  const [locked] = await tx
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, session.id))
+    .for('update');
+  const status = sessionStatus(locked!, now);
+  if (status === 'complete') throw new ApiError('conflict', 'This checkout session is already complete.');
+  if (status === 'expired') throw new ApiError('conflict', 'This checkout session has expired.');
+  const pending = await tx
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.checkoutSessionId, session.id), eq(orders.status, 'pending')));
+  for (const { id } of pending) await cancelPendingOrder(tx, id, now);
+}
+
+export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderOptions): Promise<OrderRow> {
+  const { input, session } = options;
+  const now = ctx.clock.now();
+  const eventId = session ? session.eventId : input.event_id;
+  const found = await findEventOnSale(tx, { organizationId: options.organizationId, eventId, now });
+  if (!found) throw notFound('event');
+  const chosen = checkInput(found, input, now);
+  const { event, organization } = found;
+  if (!isRegistrationOpen(event, now))
+    throw new ApiError('sale_closed', 'Registration for this event is not open.');
+  for (const tt of new Set(chosen.values())) {
+    if (now.getTime() < tt.salesStart.getTime() || now.getTime() >= tt.salesEnd.getTime()) {
+      throw new ApiError('sale_closed', `Sales for ${tt.name} are not open.`);
+    }
+  }
+  const method: PaymentMethod = input.payment_method ?? 'momo';
+  const lines = input.items.map((item, i) => {
+    const tt = chosen.get(i)!;
+    return { item, tt, fee: feeFor(tt.priceMinor, organization.fees[method]) };
+  });
+  const subtotal = lines.reduce((sum, l) => sum + l.tt.priceMinor, 0);
+  const lacesFee = lines.reduce((sum, l) => sum + l.fee, 0);
+  const donation = input.donation_minor ?? 0;
+  const total = subtotal + donation + lacesFee;
+  if (total > 0 && !organization.paymentsEnabled) {
+    throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
+  }
+
+  if (session) await prepareSession(tx, session, now);
+
+  for (const [ticketTypeId, n] of quantitiesOf(lines.map((l) => l.tt.id))) {
+    if (await holdTickets(tx, ticketTypeId, n)) continue;
+    // Seats held by lapsed orders not yet swept are free in truth: release them and try once more.
+    if ((await expireLapsedHolds(tx, ticketTypeId, now)) > 0 && (await holdTickets(tx, ticketTypeId, n)))
+      continue;
+    const tt = found.ticketTypes.find((t) => t.id === ticketTypeId)!;
+    throw new ApiError('sold_out', `${tt.name} is sold out: not enough tickets left for ${n} more.`);
+  }
+
+  const holdExpiresAt = new Date(now.getTime() + ctx.config.holdMinutes * 60_000);
+  const [order] = await tx
+    .insert(orders)
+    .values({
+      id: newId('ord'),
+      organizationId: options.organizationId,
+      eventId: event.id,
+      checkoutSessionId: session?.id ?? null,
+      apiClientId: options.apiClientId,
+      channel: 'partner_api',
+      partnerReference: session ? session.clientReferenceId : (input.client_reference_id ?? null),
+      orderCode: randomString(8, ORDER_CODE_ALPHABET),
+      status: 'pending',
+      currency: event.currency,
+      subtotal,
+      discountTotal: 0,
+      donationTotal: donation,
+      lacesFee,
+      total,
+      paymentMethod: total > 0 ? (input.payment_method ?? null) : null,
+      buyerName: input.buyer.name.trim(),
+      buyerEmail: input.buyer.email.trim(),
+      buyerPhone: normalizePhone(input.buyer.phone)!,
+      waiverVersion: event.waiverRequired ? event.waiverVersion : null,
+      waiverAcceptedAt: event.waiverRequired ? now : null,
+      holdExpiresAt,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  await tx.insert(registrations).values(
+    lines.map((l, i) => ({
+      id: newId('reg'),
+      orderId: order!.id,
+      organizationId: options.organizationId,
+      ticketTypeId: l.tt.id,
+      position: i,
+      ticketLabel: l.tt.name,
+      distanceKm: l.tt.distanceKm,
+      priceMinor: l.tt.priceMinor,
+      feeMinor: l.fee,
+      participantName: l.item.participant_name.trim(),
+      dateOfBirth: l.item.date_of_birth ?? null,
+      answers: l.item.answers ?? {},
+      status: 'pending',
+      createdAt: now,
+    })),
+  );
+  if (total === 0) {
+    const outcome = await confirmOrderPaid(tx, order!.id, now);
+    return outcome.order;
+  }
+  await enqueueJob(tx, {
+    kind: HOLD_EXPIRY_JOB,
+    payload: { order_id: order!.id },
+    runAt: holdExpiresAt,
+    dedupeKey: `hold:${order!.id}`,
+  });
+  return order!;
+}

@@ -1,0 +1,85 @@
+// Inventory holds. The paid plus held count of a ticket type never exceeds its capacity: every
+// change is one conditional UPDATE on the ticket type row inside the order's transaction (never
+// read-then-write), rows are always touched in id order so concurrent orders cannot deadlock,
+// and a CHECK constraint backs it up.
+import { and, eq, sql } from 'drizzle-orm';
+import { ticketTypes } from '../events/events.schema.ts';
+import type { Executor } from '../platform/db.ts';
+
+/** ticket type id -> quantity, in id order */
+export type Quantities = Map<string, number>;
+
+export function quantitiesOf(ticketTypeIds: readonly string[]): Quantities {
+  const counts = new Map<string, number>();
+  for (const id of ticketTypeIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return new Map([...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Holds `n` tickets if capacity allows; false when it does not (nothing changed). */
+export async function holdTickets(db: Executor, ticketTypeId: string, n: number): Promise<boolean> {
+  const rows = await db
+    .update(ticketTypes)
+    .set({ heldCount: sql`${ticketTypes.heldCount} + ${n}` })
+    .where(
+      and(
+        eq(ticketTypes.id, ticketTypeId),
+        sql`${ticketTypes.paidCount} + ${ticketTypes.heldCount} + ${n} <= ${ticketTypes.capacity}`,
+      ),
+    )
+    .returning({ id: ticketTypes.id });
+  return rows.length === 1;
+}
+
+/** Gives held tickets back (hold expired, order cancelled). */
+export async function releaseTickets(db: Executor, quantities: Quantities): Promise<void> {
+  for (const [id, n] of quantities) {
+    await db
+      .update(ticketTypes)
+      .set({ heldCount: sql`${ticketTypes.heldCount} - ${n}` })
+      .where(eq(ticketTypes.id, id));
+  }
+}
+
+/** Turns held tickets into paid ones (payment confirmed). */
+export async function convertHeldToPaid(db: Executor, quantities: Quantities): Promise<void> {
+  for (const [id, n] of quantities) {
+    await db
+      .update(ticketTypes)
+      .set({
+        heldCount: sql`${ticketTypes.heldCount} - ${n}`,
+        paidCount: sql`${ticketTypes.paidCount} + ${n}`,
+      })
+      .where(eq(ticketTypes.id, id));
+  }
+}
+
+/**
+ * Counts tickets as paid without a hold (a late payment honoured after its hold lapsed), only if
+ * capacity remains for all of them; false changes nothing.
+ */
+export async function takePaidIfAvailable(db: Executor, quantities: Quantities): Promise<boolean> {
+  const done: Quantities = new Map();
+  for (const [id, n] of quantities) {
+    const rows = await db
+      .update(ticketTypes)
+      .set({ paidCount: sql`${ticketTypes.paidCount} + ${n}` })
+      .where(
+        and(
+          eq(ticketTypes.id, id),
+          sql`${ticketTypes.paidCount} + ${ticketTypes.heldCount} + ${n} <= ${ticketTypes.capacity}`,
+        ),
+      )
+      .returning({ id: ticketTypes.id });
+    if (rows.length === 0) {
+      for (const [doneId, doneN] of done) {
+        await db
+          .update(ticketTypes)
+          .set({ paidCount: sql`${ticketTypes.paidCount} - ${doneN}` })
+          .where(eq(ticketTypes.id, doneId));
+      }
+      return false;
+    }
+    done.set(id, n);
+  }
+  return true;
+}

@@ -1,0 +1,77 @@
+// Reading orders: one by id, or a page newest first with filters and an opaque cursor.
+import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import type { Executor } from '../platform/db.ts';
+import { registrationsOf, toOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
+import { orders } from './orders.schema.ts';
+
+export interface OrderListFilters {
+  event_id?: string;
+  status?: string;
+  created_after?: string;
+  created_before?: string;
+}
+
+export async function findOrder(
+  db: Executor,
+  organizationId: string,
+  orderId: string,
+): Promise<OrderRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), eq(orders.organizationId, organizationId)));
+  return row;
+}
+
+interface OrderCursorKey {
+  c: number;
+  i: string;
+}
+
+export async function listOrders(
+  ctx: AppContext,
+  options: { organizationId: string; filters: OrderListFilters; limit: number; cursor: string | undefined },
+): Promise<{ orders: OrderOut[]; next_cursor: string | null; has_more: boolean } | 'invalid_cursor'> {
+  const { organizationId, filters, limit } = options;
+  const scope = { organizationId, resource: 'orders', filters: { ...filters } };
+  const conditions: (SQL | undefined)[] = [eq(orders.organizationId, organizationId)];
+  if (filters.event_id !== undefined) conditions.push(eq(orders.eventId, filters.event_id));
+  if (filters.status !== undefined) conditions.push(eq(orders.status, filters.status));
+  if (filters.created_after !== undefined)
+    conditions.push(gte(orders.createdAt, new Date(filters.created_after)));
+  if (filters.created_before !== undefined)
+    conditions.push(lt(orders.createdAt, new Date(filters.created_before)));
+  if (options.cursor !== undefined) {
+    const key = decodeCursor(ctx.keys.cursor, scope, options.cursor) as OrderCursorKey | null;
+    if (!key || typeof key.c !== 'number' || typeof key.i !== 'string') return 'invalid_cursor';
+    const at = new Date(key.c);
+    conditions.push(or(lt(orders.createdAt, at), and(eq(orders.createdAt, at), lt(orders.id, key.i))));
+  }
+  const db = ctx.database.db;
+  const rows = await db
+    .select()
+    .from(orders)
+    .where(and(...conditions))
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const regs = await registrationsOf(
+    db,
+    page.map((o) => o.id),
+  );
+  const last = page.at(-1);
+  const hasMore = rows.length > limit;
+  return {
+    orders: page.map((o) => toOrderOut(o, regs.get(o.id) ?? [])),
+    next_cursor:
+      hasMore && last
+        ? encodeCursor(ctx.keys.cursor, scope, {
+            c: last.createdAt.getTime(),
+            i: last.id,
+          } satisfies OrderCursorKey)
+        : null,
+    has_more: hasMore,
+  };
+}

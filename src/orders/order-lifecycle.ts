@@ -1,0 +1,159 @@
+// Order status changes after creation: paid, hold expired, cancelled. Each one locks the order row,
+// asks the pure state machine, and moves inventory in the same transaction.
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { checkoutSessions } from '../checkout/checkout.schema.ts';
+import type { Executor } from '../platform/db.ts';
+import { newId } from '../platform/ids.ts';
+import { outboxEvents } from '../webhooks/webhooks.schema.ts';
+import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from './inventory.ts';
+import { loadOrderOut, type OrderRow } from './order-out.ts';
+import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
+import { orders, registrations } from './orders.schema.ts';
+
+export async function lockOrder(db: Executor, orderId: string): Promise<OrderRow | undefined> {
+  const [row] = await db.select().from(orders).where(eq(orders.id, orderId)).for('update');
+  return row;
+}
+
+function stateOf(order: OrderRow): OrderState {
+  return {
+    status: order.status as OrderState['status'],
+    failureKind: order.failureKind as FailureKind | null,
+  };
+}
+
+async function ticketQuantities(db: Executor, orderId: string) {
+  const rows = await db
+    .select({ ticketTypeId: registrations.ticketTypeId })
+    .from(registrations)
+    .where(eq(registrations.orderId, orderId));
+  return quantitiesOf(rows.map((r) => r.ticketTypeId));
+}
+
+async function applyState(
+  db: Executor,
+  order: OrderRow,
+  event: OrderEvent,
+  now: Date,
+  extra: Partial<OrderRow> = {},
+) {
+  const result = transition(stateOf(order), event);
+  if (!result.ok) return null;
+  const [row] = await db
+    .update(orders)
+    .set({ status: result.next.status, failureKind: result.next.failureKind, updatedAt: now, ...extra })
+    .where(eq(orders.id, order.id))
+    .returning();
+  return row!;
+}
+
+export type PayOutcome =
+  | { kind: 'paid'; order: OrderRow }
+  | { kind: 'already_paid'; order: OrderRow }
+  /** confirmed after the hold lapsed with no capacity left: recorded for refund */
+  | { kind: 'paid_after_expiry'; order: OrderRow }
+  | { kind: 'not_payable'; order: OrderRow };
+
+/**
+ * The order-paying transaction: order paid, registrations confirmed, session complete and an
+ * order.paid outbox row, all in the caller's transaction. Safe to call twice (already_paid).
+ * A payment confirmed after the hold expired is honoured if capacity remains, else recorded as
+ * paid_after_expiry for refund; it is never dropped.
+ */
+export async function confirmOrderPaid(db: Executor, orderId: string, now: Date): Promise<PayOutcome> {
+  const order = await lockOrder(db, orderId);
+  if (!order) throw new Error(`order ${orderId} not found`);
+  if (order.status === 'paid' || order.status === 'refunded') return { kind: 'already_paid', order };
+  const quantities = await ticketQuantities(db, order.id);
+  let paid: OrderRow | null = null;
+  if (order.status === 'pending') {
+    await convertHeldToPaid(db, quantities);
+    paid = await applyState(db, order, { type: 'payment_confirmed' }, now, {
+      paidAt: now,
+      holdExpiresAt: null,
+    });
+  } else if (order.status === 'expired') {
+    if (await takePaidIfAvailable(db, quantities)) {
+      paid = await applyState(db, order, { type: 'late_payment_honoured' }, now, {
+        paidAt: now,
+        closedAt: null,
+      });
+    } else {
+      const [flagged] = await db
+        .update(orders)
+        .set({ paidAfterExpiry: true, updatedAt: now })
+        .where(eq(orders.id, order.id))
+        .returning();
+      return { kind: 'paid_after_expiry', order: flagged! };
+    }
+  }
+  if (!paid) return { kind: 'not_payable', order };
+  await db.update(registrations).set({ status: 'confirmed' }).where(eq(registrations.orderId, order.id));
+  if (paid.checkoutSessionId) {
+    await db
+      .update(checkoutSessions)
+      .set({ status: 'complete', completedAt: now })
+      .where(and(eq(checkoutSessions.id, paid.checkoutSessionId), ne(checkoutSessions.status, 'complete')));
+  }
+  const data = await loadOrderOut(db, paid);
+  await db.insert(outboxEvents).values({
+    id: newId('msg'),
+    organizationId: paid.organizationId,
+    type: 'order.paid',
+    payload: { type: 'order.paid', timestamp: now.toISOString(), data },
+    createdAt: now,
+  });
+  return { kind: 'paid', order: paid };
+}
+
+/**
+ * Expires a pending order whose hold has lapsed, releasing its tickets. Returns the time to look
+ * again when the hold was extended, 'done' otherwise (including when there was nothing to do).
+ */
+export async function expireOrderHold(
+  db: Executor,
+  orderId: string,
+  now: Date,
+): Promise<'done' | { retryAt: Date }> {
+  const order = await lockOrder(db, orderId);
+  if (!order || order.status !== 'pending') return 'done';
+  if (order.holdExpiresAt && order.holdExpiresAt.getTime() > now.getTime())
+    return { retryAt: order.holdExpiresAt };
+  await releaseTickets(db, await ticketQuantities(db, order.id));
+  await applyState(db, order, { type: 'hold_expired' }, now, { closedAt: now });
+  await db.update(registrations).set({ status: 'cancelled' }).where(eq(registrations.orderId, order.id));
+  return 'done';
+}
+
+/** Cancels a pending order and releases its tickets; false when the order was not pending. */
+export async function cancelPendingOrder(db: Executor, orderId: string, now: Date): Promise<boolean> {
+  const order = await lockOrder(db, orderId);
+  if (!order || order.status !== 'pending') return false;
+  await releaseTickets(db, await ticketQuantities(db, order.id));
+  await applyState(db, order, { type: 'cancel' }, now, { closedAt: now });
+  await db.update(registrations).set({ status: 'cancelled' }).where(eq(registrations.orderId, order.id));
+  return true;
+}
+
+/**
+ * Expires every pending order holding this ticket type whose hold has lapsed, so a buyer is never
+ * refused for seats that are free in truth but not yet swept. Orders locked by someone else are
+ * skipped (they are being settled right now).
+ */
+export async function expireLapsedHolds(db: Executor, ticketTypeId: string, now: Date): Promise<number> {
+  const lapsed = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(
+      and(
+        eq(orders.status, 'pending'),
+        sql`${orders.holdExpiresAt} <= ${now.toISOString()}::timestamptz`,
+        sql`EXISTS (SELECT 1 FROM ${registrations} WHERE ${registrations.orderId} = ${orders.id} AND ${registrations.ticketTypeId} = ${ticketTypeId})`,
+      ),
+    )
+    .limit(200)
+    .for('update', { skipLocked: true });
+  let expired = 0;
+  for (const { id } of lapsed) if ((await expireOrderHold(db, id, now)) === 'done') expired++;
+  return expired;
+}

@@ -1,0 +1,199 @@
+// Orders API: POST /v1/orders (headless checkout), GET /v1/orders/{orderId}, GET /v1/orders.
+// Bearer tokens only: a publishable key never creates, pays or reads orders.
+import { Type } from 'typebox';
+import { guard } from '../auth/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError, notFound } from '../platform/errors.ts';
+import { envelope, type Host } from '../platform/http.ts';
+import { idempotencyKeyOf, runIdempotent } from '../platform/idempotency.ts';
+import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
+import { clampLimit } from '../events/events.routes.ts';
+import { createOrder } from './create-order.ts';
+import { findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
+import { loadOrderOut } from './order-out.ts';
+import { ORDER_STATUSES } from './order-state.ts';
+
+const CREATED_MESSAGE = 'Order created';
+
+const RegistrationOut = Type.Object({
+  id: Type.String(),
+  ticket_type_id: Type.String(),
+  distance_km: Type.Number(),
+  ticket_label: Type.String(),
+  participant_name: Type.String(),
+  status: Type.String({ examples: ['confirmed'] }),
+});
+
+export const OrderOut = Type.Object({
+  id: Type.String({ examples: ['ord_7hYt2LmQ9xWc4RbN1sKp3VzA'] }),
+  order_code: Type.String({ examples: ['K7M2Q9XP'] }),
+  event_id: Type.String(),
+  status: Type.String({ description: 'pending, paid, expired, cancelled or refunded', examples: ['paid'] }),
+  currency: Type.String({ examples: ['UGX'] }),
+  subtotal: Type.Integer(),
+  discount_total: Type.Integer(),
+  donation_total: Type.Integer(),
+  laces_fee: Type.Integer(),
+  total: Type.Integer(),
+  failure_kind: Type.Union([Type.String(), Type.Null()]),
+  ticket_count: Type.Integer(),
+  buyer: Type.Object({ name: Type.String(), email: Type.String(), phone: Type.String() }),
+  attribution: Type.Object({
+    channel: Type.String({ examples: ['partner_api'] }),
+    api_client_id: Type.String(),
+    checkout_session_id: Type.Union([Type.String(), Type.Null()]),
+    partner_reference: Type.String(),
+  }),
+  hold_expires_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  registrations: Type.Array(RegistrationOut),
+});
+
+export const OrderIn = Type.Object(
+  {
+    event_id: Type.String({ maxLength: 200 }),
+    items: Type.Array(
+      Type.Object(
+        {
+          ticket_type_id: Type.String({ maxLength: 200 }),
+          participant_name: Type.String({ maxLength: 200 }),
+          answers: Type.Optional(Type.Record(Type.String(), Type.String())),
+          date_of_birth: Type.Optional(
+            Type.String({ description: 'YYYY-MM-DD; required when the ticket type has a minimum age' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 50 },
+    ),
+    buyer: Type.Object(
+      {
+        name: Type.String({ maxLength: 200 }),
+        email: Type.String({ maxLength: 254 }),
+        phone: Type.String({ maxLength: 32 }),
+      },
+      { additionalProperties: false },
+    ),
+    waiver_accepted: Type.Optional(Type.Boolean()),
+    donation_minor: Type.Optional(Type.Integer()),
+    client_reference_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const OrderListOut = Type.Object({
+  orders: Type.Array(OrderOut),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  has_more: Type.Boolean(),
+});
+
+export async function registerOrderRoutes(app: Host, ctx: AppContext) {
+  const security = [{ bearer: [] as string[] }];
+  app.post(
+    '/v1/orders',
+    {
+      preHandler: guard(ctx, { scope: 'orders:write' }),
+      schema: {
+        tags: ['Orders'],
+        summary: 'Create an order (headless checkout)',
+        description:
+          'For partners with their own checkout UI. Holds the tickets and returns a pending order with hold_expires_at, or a paid order at once when the total is 0. Send an Idempotency-Key header to retry safely.',
+        security,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+        body: OrderIn,
+        response: {
+          201: Envelope(OrderOut, CREATED_MESSAGE),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const result = await runIdempotent(
+        ctx,
+        {
+          clientId: auth.clientId,
+          key: idempotencyKeyOf(request.headers['idempotency-key']),
+          operation: 'POST /v1/orders',
+          body: request.body,
+        },
+        async (tx) => {
+          const order = await createOrder(ctx, tx, {
+            organizationId: auth.organizationId,
+            apiClientId: auth.clientId,
+            session: null,
+            input: request.body,
+          });
+          return { status: 201, body: envelope(201, CREATED_MESSAGE, await loadOrderOut(tx, order)) };
+        },
+      );
+      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(result.status as 201).send(result.body);
+    },
+  );
+
+  app.get(
+    '/v1/orders/:orderId',
+    {
+      preHandler: guard(ctx, { scope: 'orders:read' }),
+      schema: {
+        tags: ['Orders'],
+        summary: 'Get an order with its registrations',
+        description: 'Returns personal data: server side only.',
+        security,
+        params: Type.Object({ orderId: Type.String() }),
+        response: { 200: Envelope(OrderOut, 'Order retrieved'), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const order = await findOrder(ctx.database.db, request.auth!.organizationId, request.params.orderId);
+      if (!order) throw notFound('order');
+      return envelope(200, 'Order retrieved', await loadOrderOut(ctx.database.db, order));
+    },
+  );
+
+  app.get(
+    '/v1/orders',
+    {
+      preHandler: guard(ctx, { scope: 'orders:read' }),
+      schema: {
+        tags: ['Orders'],
+        summary: 'List orders',
+        description: 'Newest first. Pass next_cursor back unchanged as cursor, with the same filters.',
+        security,
+        querystring: Type.Object(
+          {
+            event_id: Type.Optional(Type.String({ maxLength: 200 })),
+            status: Type.Optional(Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)))),
+            created_after: Type.Optional(Type.String({ format: 'date-time' })),
+            created_before: Type.Optional(Type.String({ format: 'date-time' })),
+            limit: Type.Optional(Type.Integer({ description: '1 to 50 (clamped); default 20' })),
+            cursor: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(OrderListOut, 'Orders retrieved'), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, limit, ...rest } = request.query;
+      const filters: OrderListFilters = rest;
+      const page = await listOrders(ctx, {
+        organizationId: request.auth!.organizationId,
+        filters,
+        limit: clampLimit(limit),
+        cursor,
+      });
+      if (page === 'invalid_cursor') {
+        throw new ApiError(
+          'validation_failed',
+          'The cursor is malformed or was not issued for this list and filters.',
+          {
+            errors: [{ field: 'cursor', message: 'is not a cursor issued for this list and these filters' }],
+          },
+        );
+      }
+      return envelope(200, 'Orders retrieved', page);
+    },
+  );
+}

@@ -1,0 +1,97 @@
+// Orders and their registrations (one per ticket).
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  doublePrecision,
+} from 'drizzle-orm/pg-core';
+import { apiClients } from '../auth/auth.schema.ts';
+import { checkoutSessions } from '../checkout/checkout.schema.ts';
+import { events, ticketTypes } from '../events/events.schema.ts';
+import { organizations } from '../organizations/organizations.schema.ts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id),
+    checkoutSessionId: text('checkout_session_id').references(() => checkoutSessions.id),
+    apiClientId: text('api_client_id').references(() => apiClients.id),
+    channel: text('channel').notNull().default('partner_api'),
+    partnerReference: text('partner_reference'),
+    orderCode: text('order_code').notNull(),
+    /** pending | paid | expired | cancelled | refunded */
+    status: text('status').notNull(),
+    failureKind: text('failure_kind'),
+    currency: text('currency').notNull(),
+    subtotal: integer('subtotal').notNull(),
+    discountTotal: integer('discount_total').notNull().default(0),
+    donationTotal: integer('donation_total').notNull().default(0),
+    lacesFee: integer('laces_fee').notNull(),
+    total: integer('total').notNull(),
+    /** momo | airtel; null until chosen, and for free orders */
+    paymentMethod: text('payment_method'),
+    buyerName: text('buyer_name').notNull(),
+    buyerEmail: text('buyer_email').notNull(),
+    buyerPhone: text('buyer_phone').notNull(),
+    waiverVersion: text('waiver_version'),
+    waiverAcceptedAt: ts('waiver_accepted_at'),
+    holdExpiresAt: ts('hold_expires_at'),
+    /** a payment confirmed after the hold lapsed with no capacity left: to be refunded */
+    paidAfterExpiry: boolean('paid_after_expiry').notNull().default(false),
+    paidAt: ts('paid_at'),
+    closedAt: ts('closed_at'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('orders_order_code_key').on(t.orderCode),
+    index('orders_org_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('orders_session_idx').on(t.checkoutSessionId),
+    index('orders_pending_hold_idx')
+      .on(t.holdExpiresAt)
+      .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+export const registrations = pgTable(
+  'registrations',
+  {
+    id: text('id').primaryKey(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    ticketTypeId: text('ticket_type_id')
+      .notNull()
+      .references(() => ticketTypes.id),
+    position: integer('position').notNull(),
+    ticketLabel: text('ticket_label').notNull(),
+    distanceKm: doublePrecision('distance_km').notNull(),
+    priceMinor: integer('price_minor').notNull(),
+    feeMinor: integer('fee_minor').notNull(),
+    participantName: text('participant_name').notNull(),
+    dateOfBirth: date('date_of_birth', { mode: 'string' }),
+    answers: jsonb('answers').$type<Record<string, string>>().notNull().default({}),
+    /** pending | confirmed | cancelled */
+    status: text('status').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('registrations_order_idx').on(t.orderId, t.position)],
+);

@@ -1,0 +1,112 @@
+// Idempotency-Key for POST routes (DESIGN.md section 3): the same client and key within 24 hours
+// replays the first response; the same key with another body is 422 idempotency_key_reused; a
+// duplicate while the first is still running is 409 idempotency_key_in_use. The key is claimed in
+// the same transaction as the insert it protects, so a failure stores nothing.
+import { createHash } from 'node:crypto';
+import { and, eq, lte, sql } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { idempotencyKeys } from '../checkout/checkout.schema.ts';
+import type { Tx } from './db.ts';
+import type { JobHandler } from './jobs.ts';
+import { ApiError } from './errors.ts';
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+export function requestHash(body: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body ?? null)))
+    .digest('hex');
+}
+
+/** Reads and checks the Idempotency-Key header: 1 to 255 printable ASCII characters. */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (Array.isArray(header) || header.length === 0 || header.length > 255 || !/^[\x21-\x7e]+$/.test(header)) {
+    throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 printable characters.', {
+      errors: [
+        { field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters without spaces' },
+      ],
+    });
+  }
+  return header;
+}
+
+export interface IdempotentResult<T> {
+  status: number;
+  body: T;
+  replayed: boolean;
+}
+
+export async function runIdempotent<T>(
+  ctx: AppContext,
+  options: { clientId: string; key: string | undefined; operation: string; body: unknown },
+  work: (tx: Tx) => Promise<{ status: number; body: T }>,
+): Promise<IdempotentResult<T>> {
+  const { clientId, key, operation } = options;
+  return ctx.database.db.transaction(async (tx) => {
+    if (key === undefined) return { ...(await work(tx)), replayed: false };
+    const [claimed] = await ctx.database.rows<{ ok: boolean }>(
+      sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${clientId}:${key}`}, 0)) AS ok`,
+      tx,
+    );
+    if (!claimed?.ok) {
+      throw new ApiError(
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still in progress.',
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
+    }
+    const now = ctx.clock.now();
+    const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+    const mine = and(eq(idempotencyKeys.apiClientId, clientId), eq(idempotencyKeys.key, key));
+    const [previous] = await tx.select().from(idempotencyKeys).where(mine);
+    const hash = requestHash(options.body);
+    if (previous && previous.createdAt.getTime() > cutoff.getTime()) {
+      if (previous.operation !== operation || previous.requestHash !== hash) {
+        throw new ApiError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+        );
+      }
+      return { status: previous.responseStatus, body: previous.responseBody as T, replayed: true };
+    }
+    if (previous) await tx.delete(idempotencyKeys).where(and(mine, lte(idempotencyKeys.createdAt, cutoff)));
+    const result = await work(tx);
+    await tx.insert(idempotencyKeys).values({
+      apiClientId: clientId,
+      key,
+      operation,
+      requestHash: hash,
+      responseStatus: result.status,
+      responseBody: result.body as object,
+      createdAt: now,
+    });
+    return { ...result, replayed: false };
+  });
+}
+
+export const IDEMPOTENCY_SWEEP_JOB = 'idempotency.sweep';
+
+/** Recurring: forgets keys past their 24 hours. */
+export const idempotencyJobHandlers: Record<string, JobHandler> = {
+  [IDEMPOTENCY_SWEEP_JOB]: async ({ tx, now }) => {
+    await tx
+      .delete(idempotencyKeys)
+      .where(lte(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS)));
+    return { retryAt: new Date(now.getTime() + 3600_000) };
+  },
+};

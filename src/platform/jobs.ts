@@ -1,0 +1,187 @@
+// The job runner: background work as rows in `jobs`, claimed with FOR UPDATE SKIP LOCKED under a
+// lease, retried with exponential backoff and jitter. Safe with many processes on one PostgreSQL:
+// a row is worked by one process at a time, and a process that dies mid-job only delays it until
+// its lease runs out. Time comes from the service clock so tests can move it.
+import { hostname } from 'node:os';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
+import type { Database, Executor, Tx } from './db.ts';
+import { randomString } from './ids.ts';
+import { jobs } from './jobs.schema.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+
+export interface JobContext {
+  job: JobRow;
+  tx: Tx;
+  now: Date;
+}
+
+/**
+ * A handler runs inside a transaction together with the job's removal: either its writes and the
+ * job's completion commit together, or neither does. It may return a Date to run again later
+ * (e.g. a hold that was extended), which keeps the row with a new run_at and no attempt counted.
+ */
+export type JobHandler = (ctx: JobContext) => Promise<void | { retryAt: Date }>;
+
+export interface EnqueueOptions {
+  kind: string;
+  payload?: Record<string, unknown>;
+  runAt: Date;
+  /** one live job per key: a second enqueue with the same key moves run_at instead */
+  dedupeKey?: string;
+  maxAttempts?: number;
+}
+
+/** Adds a job in the caller's transaction, so it exists exactly when the caller's writes do. */
+export async function enqueueJob(db: Executor, options: EnqueueOptions): Promise<void> {
+  const values = {
+    kind: options.kind,
+    payload: options.payload ?? {},
+    runAt: options.runAt,
+    dedupeKey: options.dedupeKey ?? null,
+    maxAttempts: options.maxAttempts ?? 10,
+  };
+  if (!options.dedupeKey) {
+    await db.insert(jobs).values(values);
+    return;
+  }
+  await db
+    .insert(jobs)
+    .values(values)
+    .onConflictDoUpdate({
+      target: jobs.dedupeKey,
+      targetWhere: sql`${jobs.failedAt} IS NULL`,
+      set: { runAt: options.runAt, payload: values.payload },
+    });
+}
+
+/** Delay before attempt n+1 (n >= 1): 2^n seconds capped at an hour, with +-20% jitter. */
+export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
+  const base = Math.min(3600_000, 1000 * 2 ** Math.max(1, attempts));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export interface JobRunnerOptions {
+  database: Database;
+  clock: Clock;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  /** how often to look for due jobs when idle */
+  pollMs?: number;
+  /** rows claimed per round */
+  batchSize?: number;
+  /** how long a claim hides a job from other workers */
+  leaseMs?: number;
+}
+
+export class JobRunner {
+  readonly workerId = `${hostname()}:${process.pid}:${randomString(6)}`;
+  private readonly options: Required<JobRunnerOptions>;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(options: JobRunnerOptions) {
+    this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, ...options };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runDue()
+        .catch((error) => this.options.log.error({ err: error }, 'job round failed'))
+        .then((worked) => this.schedule(worked ? 0 : this.options.pollMs));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Claims and runs every job due now; returns how many ran. Tests call this directly. */
+  async runDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.claim();
+      if (claimed.length === 0) return total;
+      for (const job of claimed) await this.work(job);
+      total += claimed.length;
+      if (this.stopped) return total;
+    }
+  }
+
+  private async claim(): Promise<JobRow[]> {
+    const { database, clock, batchSize, leaseMs } = this.options;
+    const now = clock.now();
+    const leaseEnd = new Date(now.getTime() + leaseMs);
+    const rows = await database.rows<JobRow>(sql`
+      UPDATE jobs SET locked_until = ${leaseEnd.toISOString()}::timestamptz, locked_by = ${this.workerId},
+        attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE failed_at IS NULL AND run_at <= ${now.toISOString()}::timestamptz
+          AND (locked_until IS NULL OR locked_until <= ${now.toISOString()}::timestamptz)
+        ORDER BY run_at, id
+        LIMIT ${batchSize}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id, kind, payload, dedupe_key AS "dedupeKey", run_at AS "runAt", attempts,
+        max_attempts AS "maxAttempts", locked_until AS "lockedUntil", locked_by AS "lockedBy",
+        last_error AS "lastError", failed_at AS "failedAt", created_at AS "createdAt"`);
+    // int8 arrives as a string from postgres.js and as a number from PGlite.
+    return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  }
+
+  private async work(job: JobRow): Promise<void> {
+    const { database, clock, log, handlers } = this.options;
+    const handler = handlers[job.kind];
+    const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await database.db.transaction(async (tx) => {
+        const result = await handler({ job, tx, now: clock.now() });
+        if (result && 'retryAt' in result) {
+          await tx
+            .update(jobs)
+            .set({
+              runAt: result.retryAt,
+              lockedUntil: null,
+              lockedBy: null,
+              attempts: sql`${jobs.attempts} - 1`,
+            })
+            .where(mine);
+        } else {
+          await tx.delete(jobs).where(mine);
+        }
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const exhausted = job.attempts >= job.maxAttempts;
+      const now = clock.now();
+      log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed');
+      await database.db
+        .update(jobs)
+        .set({
+          lastError: message.slice(0, 2000),
+          lockedUntil: null,
+          lockedBy: null,
+          runAt: new Date(now.getTime() + retryDelayMs(job.attempts)),
+          ...(exhausted && { failedAt: now }),
+        })
+        .where(mine);
+    }
+  }
+}
