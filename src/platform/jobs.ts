@@ -123,8 +123,10 @@ export class JobRunner {
     }
   }
 
+  /** Claims due jobs of the kinds this runner handles (a runner never takes work it cannot do). */
   private async claim(): Promise<JobRow[]> {
     const { database, clock, batchSize, leaseMs } = this.options;
+    if (Object.keys(this.options.handlers).length === 0) return [];
     const now = clock.now();
     const leaseEnd = new Date(now.getTime() + leaseMs);
     const rows = await database.rows<JobRow>(sql`
@@ -133,6 +135,10 @@ export class JobRunner {
       WHERE id IN (
         SELECT id FROM jobs
         WHERE failed_at IS NULL AND run_at <= ${now.toISOString()}::timestamptz
+          AND kind IN (${sql.join(
+            Object.keys(this.options.handlers).map((k) => sql`${k}`),
+            sql`, `,
+          )})
           AND (locked_until IS NULL OR locked_until <= ${now.toISOString()}::timestamptz)
         ORDER BY run_at, id
         LIMIT ${batchSize}
