@@ -1,0 +1,200 @@
+// The shared security suite: every partner route against every way a caller can be wrong.
+// A new route must be added to ROUTES; the last test fails if one is missing.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Scope } from '../../src/auth/scopes.ts';
+import {
+  bearer,
+  getToken,
+  makeEvent,
+  makePartner,
+  startHarness,
+  type Harness,
+  type TestPartner,
+} from '../helpers/harness.ts';
+
+let h: Harness;
+let owner: TestPartner;
+let stranger: TestPartner;
+const ids: Record<string, string> = {};
+const ORIGIN = 'https://shop.example.org';
+
+interface RouteCase {
+  method: 'GET' | 'POST';
+  /** path with :event, :session, :order filled from the owner's objects */
+  path: string;
+  scope: Scope;
+  publishable: boolean;
+  /** an object path whose other-organization access must be 404 */
+  ownedObject?: boolean;
+  body?: () => Record<string, unknown>;
+}
+
+const buyer = { name: 'Ann', email: 'ann@example.org', phone: '0772123456' };
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/events', scope: 'events:read', publishable: true },
+  { method: 'GET', path: '/v1/events/:event', scope: 'events:read', publishable: true, ownedObject: true },
+  {
+    method: 'POST',
+    path: '/v1/checkout-sessions',
+    scope: 'checkout_sessions:write',
+    publishable: true,
+    ownedObject: true,
+    body: () => ({ event_id: ids.event, on_success_url: `${ORIGIN}/ok`, on_cancel_url: `${ORIGIN}/no` }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/checkout-sessions/:session',
+    scope: 'checkout_sessions:read',
+    publishable: false,
+    ownedObject: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/orders',
+    scope: 'orders:write',
+    publishable: false,
+    ownedObject: true,
+    body: () => ({
+      event_id: ids.event,
+      items: [{ ticket_type_id: ids.ticketType, participant_name: 'Ann' }],
+      buyer,
+    }),
+  },
+  { method: 'GET', path: '/v1/orders', scope: 'orders:read', publishable: false },
+  { method: 'GET', path: '/v1/orders/:order', scope: 'orders:read', publishable: false, ownedObject: true },
+];
+
+function url(path: string) {
+  return path.replace(':event', ids.event!).replace(':session', ids.session!).replace(':order', ids.order!);
+}
+
+function call(route: RouteCase, headers: Record<string, string>) {
+  return h.service.api.inject({
+    method: route.method,
+    url: url(route.path),
+    headers,
+    ...(route.body && { payload: route.body() }),
+  });
+}
+
+before(async () => {
+  h = await startHarness();
+  owner = await makePartner(h);
+  stranger = await makePartner(h);
+  const event = await makeEvent(h, owner, {
+    ticket_types: [{ name: 'Free 5 km', price_minor: 0, capacity: 1000, distance_km: 5 }],
+  });
+  ids.event = event.id;
+  const token = await getToken(h, owner);
+  const detail = await h.service.api.inject({ url: `/v1/events/${event.id}`, headers: bearer(token) });
+  ids.ticketType = detail.json().data.ticket_types[0].ticket_type_id;
+  const session = await h.service.api.inject({
+    method: 'POST',
+    url: '/v1/checkout-sessions',
+    headers: bearer(token),
+    payload: { event_id: event.id, on_success_url: `${ORIGIN}/ok`, on_cancel_url: `${ORIGIN}/no` },
+  });
+  ids.session = session.json().data.id;
+  const order = await h.service.api.inject({
+    method: 'POST',
+    url: '/v1/orders',
+    headers: bearer(token),
+    payload: {
+      event_id: event.id,
+      items: [{ ticket_type_id: ids.ticketType, participant_name: 'Ann' }],
+      buyer,
+    },
+  });
+  ids.order = order.json().data.id;
+});
+after(() => h.close());
+
+function assert401(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): { error_code: string } },
+  code: string,
+) {
+  assert.equal(res.statusCode, 401);
+  assert.equal(res.json().error_code, code);
+  assert.match(String(res.headers['www-authenticate']), /^Bearer realm="service-partner"/);
+  assert.match(String(res.headers['x-request-id']), /^req_/);
+}
+
+describe('security suite over every partner route', () => {
+  for (const route of ROUTES) {
+    const name = `${route.method} ${route.path}`;
+
+    test(`${name}: the owner's own credential works`, async () => {
+      const res = await call(route, bearer(await getToken(h, owner)));
+      assert.ok(res.statusCode === 200 || res.statusCode === 201, `${res.statusCode} ${res.body}`);
+    });
+
+    test(`${name}: no credential is 401 invalid_token`, async () => {
+      assert401(await call(route, {}), 'invalid_token');
+    });
+
+    test(`${name}: a wrong or expired token is 401 invalid_token`, async () => {
+      assert401(await call(route, bearer('pat_wrong')), 'invalid_token');
+      assert401(await call(route, { authorization: 'Basic abc' }), 'invalid_token');
+    });
+
+    test(`${name}: a token without ${route.scope} is 403 insufficient_scope`, async () => {
+      const other = (['events:read', 'orders:read', 'checkout_sessions:read'] as Scope[]).find(
+        (s) => s !== route.scope,
+      )!;
+      const res = await call(route, bearer(await getToken(h, owner, other)));
+      assert.equal(res.statusCode, 403);
+      assert.equal(res.json().error_code, 'insufficient_scope');
+    });
+
+    if (route.ownedObject) {
+      test(`${name}: another organization's object is 404 not_found`, async () => {
+        const res = await call(route, bearer(await getToken(h, stranger)));
+        assert.equal(res.statusCode, 404, res.body);
+        assert.equal(res.json().error_code, 'not_found');
+      });
+    }
+
+    if (route.publishable) {
+      test(`${name}: a publishable key from an allowed Origin works; a wrong Origin is 403`, async () => {
+        const ok = await call(route, { 'x-service-publishable-key': owner.publishableKey, origin: ORIGIN });
+        assert.ok(ok.statusCode === 200 || ok.statusCode === 201, `${ok.statusCode} ${ok.body}`);
+        const wrong = await call(route, {
+          'x-service-publishable-key': owner.publishableKey,
+          origin: 'https://evil.example',
+        });
+        assert.equal(wrong.statusCode, 403);
+        assert.equal(wrong.json().error_code, 'origin_not_allowed');
+        const none = await call(route, { 'x-service-publishable-key': owner.publishableKey });
+        assert.equal(none.statusCode, 403);
+        assert.equal(none.json().error_code, 'origin_not_allowed');
+        assert401(
+          await call(route, { 'x-service-publishable-key': 'pk_wrong', origin: ORIGIN }),
+          'invalid_key',
+        );
+      });
+    } else {
+      test(`${name}: a publishable key is never accepted (401 invalid_token)`, async () => {
+        const res = await call(route, { 'x-service-publishable-key': owner.publishableKey, origin: ORIGIN });
+        assert401(res, 'invalid_token');
+        assert.match((res.json() as unknown as { message: string }).message, /[Pp]ublishable keys cannot/);
+      });
+    }
+  }
+
+  test('every /v1 route of the OpenAPI document is in this suite', async () => {
+    const doc = (await h.service.api.inject({ url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .filter((r) => !r.endsWith('/v1/oauth/token'))
+      .sort();
+    const covered = ROUTES.map(
+      (r) =>
+        `${r.method} ${r.path.replace(/:(\w+)/g, (_m, p: string) => `{${{ event: 'eventId', session: 'sessionId', order: 'orderId' }[p]}}`)}`,
+    ).sort();
+    assert.deepEqual(covered, documented);
+  });
+});
