@@ -96,6 +96,12 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(50, Math.max(1, limit));
 }
 
+/**
+ * Every event id has this shape (DESIGN.md section 3), so anything else names nothing. Checking it
+ * first also keeps a NUL byte away from PostgreSQL, which fails such a query instead of matching none.
+ */
+const EVENT_ID = /^evt_[A-Za-z0-9]+$/;
+
 interface EventCursorKey {
   s: number;
   i: string;
@@ -125,7 +131,13 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
       let after = null;
       if (request.query.cursor !== undefined) {
         const key = decodeCursor(ctx.keys.cursor, scope, request.query.cursor) as EventCursorKey | null;
-        if (!key || typeof key.s !== 'number' || typeof key.i !== 'string') {
+        if (
+          !key ||
+          typeof key.s !== 'number' ||
+          Number.isNaN(new Date(key.s).getTime()) ||
+          typeof key.i !== 'string' ||
+          !EVENT_ID.test(key.i)
+        ) {
           throw new ApiError('invalid_cursor', 'The cursor is malformed or was not issued for this list.');
         }
         after = { startsAt: new Date(key.s), id: key.i };
@@ -167,6 +179,7 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
     },
     async (request) => {
       const auth = request.auth!;
+      if (!EVENT_ID.test(request.params.eventId)) throw notFound('event');
       const found = await findEventOnSale(ctx.database.db, {
         organizationId: auth.organizationId,
         eventId: request.params.eventId,

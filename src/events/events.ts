@@ -466,6 +466,11 @@ export async function updateEvent(
   return row;
 }
 
+export async function findTicketType(db: Executor, ticketTypeId: string): Promise<TicketTypeRow | undefined> {
+  const [row] = await db.select().from(ticketTypes).where(eq(ticketTypes.id, ticketTypeId));
+  return row;
+}
+
 export type TicketTypePatch = Partial<TicketTypeInput>;
 
 /**

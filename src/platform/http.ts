@@ -227,6 +227,20 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     reply.header('X-Request-Id', request.id);
   });
 
+  // PostgreSQL text cannot hold NUL: refuse it up front instead of failing in a query. A path
+  // with NUL names nothing (404); in a body or query it is bad input. Cursors are left to their
+  // route, which refuses anything it did not issue.
+  app.addHook('preValidation', async (request) => {
+    if (nulField(request.params, 'path')) throw new ApiError('not_found', 'No such resource.');
+    const { cursor: _cursor, ...query } = (request.query ?? {}) as Record<string, unknown>;
+    const field = nulField(query, 'query') ?? nulField(request.body, 'body');
+    if (field) {
+      throw new ApiError('validation_failed', `${field} must not contain NUL characters.`, {
+        errors: [{ field, message: 'must not contain NUL characters' }],
+      });
+    }
+  });
+
   // While shutting down, in-flight requests finish and their connections are not kept alive,
   // so the listener can close as soon as the last response is written.
   let closing = false;
@@ -265,6 +279,18 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     }
   });
   return app;
+}
+
+/** The path of the first string holding a NUL character, or null. */
+export function nulField(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('\u0000')) return `${path}.${key.replace(/\u0000/g, '')}`;
+    const found = nulField(inner, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 export function isErrorCode(code: string): code is ErrorCode {

@@ -50,8 +50,19 @@ after(async () => {
   await h.close();
 });
 
+interface ErrorBody {
+  code: number;
+  message: string;
+  error_code: string;
+  request_id: string;
+}
+
 function assertErrorEnvelope(
-  res: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  res: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    json(): ErrorBody & { errors?: { field: string }[] };
+  },
   status: number,
   code: string,
 ) {
@@ -205,5 +216,22 @@ describe('HTTP platform', () => {
       assert.ok(res.statusCode < 500, `${url}: ${res.statusCode}`);
       assert.match(String(res.headers['x-request-id']), /^req_/);
     }
+  });
+});
+
+describe('NUL characters', () => {
+  test('in a body or query is validation_failed and in a path is not_found, before reaching the database', async () => {
+    const body = await host.inject({
+      method: 'POST',
+      url: '/things',
+      payload: { name: 'a\u0000b', count: 1 },
+    });
+    assertErrorEnvelope(body, 400, 'validation_failed');
+    assert.equal(body.json().errors[0].field, 'body.name');
+    const query = await h.service.api.inject({ url: '/v1/orders?event_id=a%00' });
+    assertErrorEnvelope(query, 400, 'validation_failed');
+    assert.equal(query.json().errors?.[0]?.field, 'query.event_id');
+    const path = await h.service.api.inject({ url: '/v1/orders/ord_%00' });
+    assertErrorEnvelope(path, 404, 'not_found');
   });
 });
