@@ -17,8 +17,8 @@ export function parseOrigin(value: string): string | null {
   }
   if (url.username || url.password) return null;
   if (url.pathname !== '/' || url.search || url.hash) return null;
-  // new URL() adds a trailing slash: the input must not carry any path at all.
-  if (value.endsWith('/')) return null;
+  // Nothing beyond the origin itself: no trailing slash, no (even empty) query or fragment.
+  if (value.endsWith('/') || /[?#]/.test(value)) return null;
   if (url.protocol === 'https:') return url.origin;
   if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname) && url.port !== '') return url.origin;
   return null;

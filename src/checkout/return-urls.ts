@@ -29,6 +29,9 @@ export function returnUrlProblem(value: string, allowedOrigins: readonly string[
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
     return 'must use https (http only for a registered http://localhost:<port> or http://127.0.0.1:<port>)';
   }
+  // The URL is stored as given, so the text itself must read scheme://host: browsers forgive
+  // "https:host", "https:///host" and "\" for "/", which other parsers read as another host.
+  if (!/^https?:\/\/[^/\\?#]+(?:[/?#]|$)/i.test(value)) return 'must be an absolute URL (scheme://host/...)';
   if (!allowedOrigins.includes(url.origin)) {
     return `origin ${url.origin} is not one of this client's return URL domains`;
   }
