@@ -33,11 +33,63 @@ export interface Config {
     publishableKey: RateLimitSetting;
     sitePages: RateLimitSetting;
   };
+  payments: PaymentsConfig;
   /** seconds granted for in-flight requests at shutdown */
   shutdownGraceSeconds: number;
 }
 
+export interface PaymentsConfig {
+  /** simulator: the built-in provider simulator, started in-process; live: the real APIs */
+  provider: 'simulator' | 'live';
+  /** multiplies the prompt window and polling schedule, and the simulator's delays (tests: 0.01) */
+  timeScale: number;
+  /** simulator port (0 = any free port) */
+  simulatorPort: number;
+  /** deadline of each call to a provider */
+  httpTimeoutMs: number;
+  mtn?: { baseUrl: string; subscriptionKey: string; apiUser: string; apiKey: string; targetEnvironment: string };
+  airtel?: { baseUrl: string; clientId: string; clientSecret: string };
+}
+
 export class ConfigError extends Error {}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new ConfigError(`${name} is required when PAYMENT_PROVIDER=live`);
+  return value;
+}
+
+function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig {
+  const provider = env.PAYMENT_PROVIDER || (nodeEnv === 'production' ? 'live' : 'simulator');
+  if (provider !== 'simulator' && provider !== 'live') {
+    throw new ConfigError(`PAYMENT_PROVIDER must be simulator or live, got "${provider}"`);
+  }
+  const timeScale = positive(env, 'PAYMENT_TIME_SCALE', positive(env, 'SIMULATOR_TIME_SCALE', 1));
+  const simulatorPort = env.SIMULATOR_PORT ? Number(env.SIMULATOR_PORT) : 0;
+  if (!Number.isInteger(simulatorPort) || simulatorPort < 0 || simulatorPort > 65535) {
+    throw new ConfigError(`SIMULATOR_PORT must be a port number, got "${env.SIMULATOR_PORT}"`);
+  }
+  const httpTimeoutMs = positive(env, 'PAYMENT_HTTP_TIMEOUT_MS', 15_000);
+  if (provider === 'simulator') return { provider, timeScale, simulatorPort, httpTimeoutMs };
+  return {
+    provider,
+    timeScale,
+    simulatorPort,
+    httpTimeoutMs,
+    mtn: {
+      baseUrl: required(env, 'MOMO_BASE_URL'),
+      subscriptionKey: required(env, 'MOMO_SUBSCRIPTION_KEY'),
+      apiUser: required(env, 'MOMO_API_USER'),
+      apiKey: required(env, 'MOMO_API_KEY'),
+      targetEnvironment: env.MOMO_TARGET_ENVIRONMENT || 'mtnuganda',
+    },
+    airtel: {
+      baseUrl: required(env, 'AIRTEL_BASE_URL'),
+      clientId: required(env, 'AIRTEL_CLIENT_ID'),
+      clientSecret: required(env, 'AIRTEL_CLIENT_SECRET'),
+    },
+  };
+}
 
 function url(env: NodeJS.ProcessEnv, name: string, fallback: string): URL {
   const raw = env[name] ?? fallback;
@@ -116,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publishableKey: limit(env, 'RATE_LIMIT_PUBLISHABLE', 20, 40),
       sitePages: limit(env, 'RATE_LIMIT_SITE', 30, 60),
     },
+    payments: paymentsConfig(env, nodeEnv),
     shutdownGraceSeconds: positive(env, 'SHUTDOWN_GRACE_SECONDS', 10),
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from './platform/clock.ts';
 import type { Database } from './platform/db.ts';
 import type { ServiceKeys } from './platform/keys.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
+import type { PaymentGateway } from './payments/collect.ts';
 
 export interface AppContext {
   config: Config;
@@ -13,4 +14,6 @@ export interface AppContext {
   limiter: RateLimiter;
   log: Logger;
   keys: ServiceKeys;
+  /** mobile-money providers; absent when the service runs without payments */
+  payments?: PaymentGateway;
 }

@@ -7,3 +7,4 @@ export * from './platform/jobs.schema.ts';
 export * from './checkout/checkout.schema.ts';
 export * from './orders/orders.schema.ts';
 export * from './webhooks/webhooks.schema.ts';
+export * from './payments/payments.schema.ts';

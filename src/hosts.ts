@@ -8,6 +8,7 @@ import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
 import { registerOrderRoutes } from './orders/orders.routes.ts';
+import { registerPaymentRoutes } from './payments/payments.routes.ts';
 import { createHost, type Host } from './platform/http.ts';
 import { ErrorOut } from './platform/schemas.ts';
 import type { Logger } from 'pino';
@@ -66,6 +67,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
   await registerEventRoutes(app, ctx);
   await registerCheckoutRoutes(app, ctx);
   await registerOrderRoutes(app, ctx);
+  await registerPaymentRoutes(app, ctx);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

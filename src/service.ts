@@ -13,6 +13,8 @@ import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner } from './platform/jobs.ts';
 import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
 import { orderJobHandlers, SESSION_SWEEP_JOB } from './orders/order-jobs.ts';
+import { paymentJobHandlers } from './payments/collect.ts';
+import { createPaymentGateway } from './payments/gateway.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -43,6 +45,7 @@ export async function createService(config: Config, options: CreateServiceOption
   const database =
     options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
   await migrate(database);
+  const payments = await createPaymentGateway(config, log);
   const ctx: AppContext = {
     config,
     database,
@@ -50,6 +53,7 @@ export async function createService(config: Config, options: CreateServiceOption
     limiter: options.limiter ?? createRateLimiter(config.redisUrl),
     log,
     keys: await loadServiceKeys(database),
+    payments: payments.gateway,
   };
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
@@ -60,7 +64,7 @@ export async function createService(config: Config, options: CreateServiceOption
     database,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
-    handlers: { ...orderJobHandlers, ...idempotencyJobHandlers },
+    handlers: { ...orderJobHandlers, ...idempotencyJobHandlers, ...paymentJobHandlers(ctx) },
   });
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
   for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
@@ -96,6 +100,8 @@ export async function createService(config: Config, options: CreateServiceOption
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close()]);
       await jobs.stop();
+      await Promise.allSettled([...payments.gateway.inflight]);
+      await payments.close();
       await ctx.limiter.close();
       await database.close();
     },

@@ -186,6 +186,19 @@ export async function findCheckoutSession(
   return row;
 }
 
+/**
+ * A session by id alone, for the hosted checkout page: the buyer is anonymous, and the
+ * unguessable session id is the capability that opens the page.
+ */
+export async function findCheckoutSessionById(
+  db: Executor,
+  sessionId: string,
+): Promise<CheckoutSessionRow | undefined> {
+  if (!/^cs_[A-Za-z0-9]{16,64}$/.test(sessionId)) return undefined;
+  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
+  return row;
+}
+
 /** The session's order to show: the paid one when complete, else the latest attempt. */
 export async function sessionOrder(db: Executor, sessionId: string) {
   const rows = await db

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  amount_below_minimum: 422,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,

@@ -25,6 +25,17 @@ export interface JobContext {
  */
 export type JobHandler = (ctx: JobContext) => Promise<void | { retryAt: Date }>;
 
+/**
+ * For work that calls out (a payment provider) and manages its own transactions: it runs with no
+ * transaction open, and the job row is removed or rescheduled after it returns.
+ */
+export interface OutsideJobHandler {
+  outsideTransaction: true;
+  run: (ctx: { job: JobRow; now: Date }) => Promise<void | { retryAt: Date }>;
+}
+
+export type JobHandlerEntry = JobHandler | OutsideJobHandler;
+
 export interface EnqueueOptions {
   kind: string;
   payload?: Record<string, unknown>;
@@ -67,7 +78,7 @@ export interface JobRunnerOptions {
   database: Database;
   clock: Clock;
   log: Logger;
-  handlers: Record<string, JobHandler>;
+  handlers: Record<string, JobHandlerEntry>;
   /** how often to look for due jobs when idle */
   pollMs?: number;
   /** rows claimed per round */
@@ -155,24 +166,23 @@ export class JobRunner {
     const { database, clock, log, handlers } = this.options;
     const handler = handlers[job.kind];
     const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
+    const finish = async (db: Executor, result: void | { retryAt: Date }) => {
+      if (result && 'retryAt' in result) {
+        await db
+          .update(jobs)
+          .set({ runAt: result.retryAt, lockedUntil: null, lockedBy: null, attempts: sql`${jobs.attempts} - 1` })
+          .where(mine);
+      } else {
+        await db.delete(jobs).where(mine);
+      }
+    };
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await database.db.transaction(async (tx) => {
-        const result = await handler({ job, tx, now: clock.now() });
-        if (result && 'retryAt' in result) {
-          await tx
-            .update(jobs)
-            .set({
-              runAt: result.retryAt,
-              lockedUntil: null,
-              lockedBy: null,
-              attempts: sql`${jobs.attempts} - 1`,
-            })
-            .where(mine);
-        } else {
-          await tx.delete(jobs).where(mine);
-        }
-      });
+      if (typeof handler === 'function') {
+        await database.db.transaction(async (tx) => finish(tx, await handler({ job, tx, now: clock.now() })));
+      } else {
+        await finish(database.db, await handler.run({ job, now: clock.now() }));
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const exhausted = job.attempts >= job.maxAttempts;

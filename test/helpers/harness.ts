@@ -52,6 +52,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     DATA_DIR: 'memory://',
     SEED_DEMO: 'false',
+    PAYMENT_PROVIDER: 'simulator',
+    // Prompt window, polling and simulator delays a hundred times faster.
+    PAYMENT_TIME_SCALE: '0.01',
+    PAYMENT_HTTP_TIMEOUT_MS: '500',
     ...(pg ? { DATABASE_URL: pg.url } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,

@@ -1,0 +1,233 @@
+// Adapter for the Airtel Money Open API (method `airtel`): OAuth2 client-credentials token, USSD
+// push (POST /merchant/v1/payments/) with our UUID as transaction.id, status enquiry
+// (GET /standard/v1/payments/{id}). Airtel's callback URL is registered with Airtel, not sent.
+import { systemClock } from '../platform/clock.ts';
+import { mapAirtelEnquiry, mapAirtelSubmit } from './airtel-status.ts';
+import {
+  CURRENCY_EXPONENT,
+  PaymentProviderError,
+  checkPaymentRequest,
+  cleanDescription,
+  formatMajorAmount,
+  type PaymentProvider,
+  type PaymentRequest,
+  type StatusResult,
+  type SubmitResult,
+} from './provider.ts';
+import {
+  createTokenCache,
+  describeBody,
+  parseExpiresIn,
+  sendRequest,
+  silentLog,
+  tokenError,
+  type AdapterOptions,
+  type HttpOutcome,
+} from './provider-http.ts';
+
+export interface AirtelConfig {
+  /** e.g. https://openapi.airtel.africa, or the simulator's http://127.0.0.1:PORT/airtel */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** X-Country and subscriber/transaction country: UG */
+  country: string;
+  /** X-Currency: UGX */
+  currency: string;
+  /** deadline of each HTTP call; default 15 000 ms */
+  timeoutMs?: number;
+}
+
+const NAME = 'Airtel Money';
+/** Airtel shows `reference` to the payer; keep it short. */
+const REFERENCE_MAX = 64;
+
+/** 256XXXXXXXXX -> the national number Airtel expects, without the country code (7XXXXXXXX). */
+export function airtelMsisdn(msisdn: string): string {
+  return msisdn.startsWith('256') ? msisdn.slice(3) : msisdn;
+}
+
+export function createAirtelProvider(config: AirtelConfig, options: AdapterOptions = {}): PaymentProvider {
+  const log = options.log ?? silentLog;
+  const timeoutMs = config.timeoutMs ?? 15_000;
+  const base = config.baseUrl.replace(/\/+$/, '');
+  const countryHeaders = { 'X-Country': config.country, 'X-Currency': config.currency };
+
+  const tokens = createTokenCache({
+    clock: options.clock ?? systemClock,
+    fetchToken: async () => {
+      const outcome = await sendRequest(
+        `${base}/auth/oauth2/token`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: JSON.stringify({
+            client_id: config.clientId,
+            client_secret: config.clientSecret,
+            grant_type: 'client_credentials',
+          }),
+        },
+        timeoutMs,
+      );
+      const token = outcome.ok
+        ? (outcome.body as { access_token?: unknown } | undefined)?.access_token
+        : undefined;
+      if (!outcome.ok || outcome.status !== 200 || typeof token !== 'string' || token === '') {
+        const error = tokenError('airtel', NAME, outcome);
+        log.error({ provider: 'airtel', kind: error.kind, status: error.httpStatus }, error.message);
+        throw error;
+      }
+      const expiresIn = (outcome.body as { expires_in?: unknown }).expires_in;
+      return { token, expiresInSeconds: parseExpiresIn(expiresIn) };
+    },
+  });
+
+  /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
+  async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.get();
+      const outcome = await sendRequest(
+        url,
+        {
+          ...init,
+          headers: {
+            ...(init.headers as Record<string, string>),
+            ...countryHeaders,
+            Accept: 'application/json',
+            Authorization: `Bearer ${token}`,
+          },
+        },
+        timeoutMs,
+      );
+      if (outcome.ok && outcome.status === 401 && attempt === 0) {
+        tokens.invalidate(token);
+        continue;
+      }
+      return outcome;
+    }
+  }
+
+  async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
+    const refused = checkPaymentRequest(req);
+    if (refused) return refused;
+    if (req.currency !== config.currency) {
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `this Airtel account takes ${config.currency}, not ${req.currency}`,
+      };
+    }
+    let outcome: HttpOutcome;
+    try {
+      outcome = await authorized(`${base}/merchant/v1/payments/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          reference: cleanDescription(req.description, REFERENCE_MAX),
+          subscriber: {
+            country: config.country,
+            currency: config.currency,
+            msisdn: airtelMsisdn(req.msisdn),
+          },
+          transaction: {
+            amount: Number(formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!)),
+            country: config.country,
+            currency: config.currency,
+            id: req.reference,
+          },
+        }),
+      });
+    } catch (error) {
+      // No token, so the push was never sent: nothing exists at Airtel.
+      const message = error instanceof Error ? error.message : String(error);
+      return { kind: 'rejected', failureKind: 'provider_error', message };
+    }
+    if (!outcome.ok) {
+      log.warn(
+        { provider: 'airtel', reference: req.reference, detail: outcome.message },
+        'payment push: no answer',
+      );
+      return { kind: 'unknown', message: `${NAME} did not answer the payment request: ${outcome.message}` };
+    }
+    const { status, body } = outcome;
+    if (status === 401) {
+      log.error({ provider: 'airtel', status }, 'Airtel Money refused our token twice');
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} refused our credentials (401)${describeBody(body)}`,
+      };
+    }
+    if (status >= 500) {
+      log.warn({ provider: 'airtel', reference: req.reference, status }, 'payment push: provider error');
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} is unavailable (${status}); nothing was created`,
+      };
+    }
+    const mapped = mapAirtelSubmit(body);
+    if (status >= 200 && status < 300) {
+      // A 2xx we cannot read may still have created the payment: poll rather than guess.
+      return mapped ?? { kind: 'unknown', message: `${NAME} answered ${status} without a readable status` };
+    }
+    if (status >= 400 && status < 500) {
+      if (mapped && mapped.kind !== 'submitted') {
+        if (mapped.kind === 'rejected') {
+          log.warn(
+            { provider: 'airtel', reference: req.reference, status, code: mapped.providerCode },
+            'payment refused',
+          );
+        }
+        return mapped;
+      }
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} refused the request (${status})${describeBody(body)}`,
+      };
+    }
+    return { kind: 'unknown', message: `${NAME} answered the payment request with ${status}` };
+  }
+
+  async function getStatus(reference: string): Promise<StatusResult> {
+    const outcome = await authorized(`${base}/standard/v1/payments/${encodeURIComponent(reference)}`, {
+      method: 'GET',
+    });
+    if (!outcome.ok) {
+      throw new PaymentProviderError(
+        'airtel',
+        outcome.timedOut ? 'timeout' : 'unreachable',
+        `${NAME} status enquiry: ${outcome.message}`,
+      );
+    }
+    const { status, body } = outcome;
+    if (status === 401 || status === 403) {
+      throw new PaymentProviderError(
+        'airtel',
+        'auth_failed',
+        `${NAME} refused the status enquiry (${status})${describeBody(body)}; check the credentials`,
+        status,
+      );
+    }
+    if (status >= 500) {
+      throw new PaymentProviderError(
+        'airtel',
+        'server_error',
+        `${NAME} status enquiry answered ${status}`,
+        status,
+      );
+    }
+    const result = mapAirtelEnquiry(body);
+    if (result) return result;
+    if (status === 404) return { status: 'not_found' };
+    throw new PaymentProviderError(
+      'airtel',
+      'bad_response',
+      `${NAME} status enquiry answered ${status} without a readable status${describeBody(body)}`,
+      status,
+    );
+  }
+
+  return { method: 'airtel', requestPayment, getStatus };
+}

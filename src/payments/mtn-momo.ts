@@ -1,0 +1,210 @@
+// Adapter for the MTN MoMo Collection API (method `momo`): access token, request-to-pay with our
+// UUID as X-Reference-Id, status query. MTN calls back with PUT to the X-Callback-Url we send.
+import { systemClock } from '../platform/clock.ts';
+import { MTN_REASONS, mapMtnReason, mapMtnStatus } from './mtn-momo-status.ts';
+import {
+  CURRENCY_EXPONENT,
+  PaymentProviderError,
+  checkPaymentRequest,
+  cleanDescription,
+  formatMajorAmount,
+  type PaymentProvider,
+  type PaymentRequest,
+  type StatusResult,
+  type SubmitResult,
+} from './provider.ts';
+import {
+  createTokenCache,
+  describeBody,
+  parseExpiresIn,
+  sendRequest,
+  silentLog,
+  tokenError,
+  type AdapterOptions,
+  type HttpOutcome,
+} from './provider-http.ts';
+
+export interface MtnConfig {
+  /** e.g. https://proxy.momoapi.mtn.com, or the simulator's http://127.0.0.1:PORT/mtn */
+  baseUrl: string;
+  /** Ocp-Apim-Subscription-Key of the Collection product */
+  subscriptionKey: string;
+  /** API user (a UUID) and its key, sent as Basic credentials to the token endpoint */
+  apiUser: string;
+  apiKey: string;
+  /** X-Target-Environment, e.g. mtnuganda (sandbox: sandbox) */
+  targetEnvironment: string;
+  /** deadline of each HTTP call; default 15 000 ms */
+  timeoutMs?: number;
+}
+
+const NAME = 'MTN MoMo';
+/** MTN refuses long payer messages; 160 characters is within every environment we know of. */
+const NOTE_MAX = 160;
+
+export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions = {}): PaymentProvider {
+  const log = options.log ?? silentLog;
+  const timeoutMs = config.timeoutMs ?? 15_000;
+  const base = config.baseUrl.replace(/\/+$/, '');
+
+  const tokens = createTokenCache({
+    clock: options.clock ?? systemClock,
+    fetchToken: async () => {
+      const basic = Buffer.from(`${config.apiUser}:${config.apiKey}`).toString('base64');
+      const outcome = await sendRequest(
+        `${base}/collection/token/`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Basic ${basic}`, 'Ocp-Apim-Subscription-Key': config.subscriptionKey },
+        },
+        timeoutMs,
+      );
+      const token = outcome.ok
+        ? (outcome.body as { access_token?: unknown } | undefined)?.access_token
+        : undefined;
+      if (!outcome.ok || outcome.status !== 200 || typeof token !== 'string' || token === '') {
+        const error = tokenError('momo', NAME, outcome);
+        log.error({ provider: 'momo', kind: error.kind, status: error.httpStatus }, error.message);
+        throw error;
+      }
+      const expiresIn = (outcome.body as { expires_in?: unknown }).expires_in;
+      return { token, expiresInSeconds: parseExpiresIn(expiresIn) };
+    },
+  });
+
+  /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
+  async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.get();
+      const outcome = await sendRequest(
+        url,
+        {
+          ...init,
+          headers: {
+            ...(init.headers as Record<string, string>),
+            Authorization: `Bearer ${token}`,
+            'X-Target-Environment': config.targetEnvironment,
+            'Ocp-Apim-Subscription-Key': config.subscriptionKey,
+          },
+        },
+        timeoutMs,
+      );
+      if (outcome.ok && outcome.status === 401 && attempt === 0) {
+        tokens.invalidate(token);
+        continue;
+      }
+      return outcome;
+    }
+  }
+
+  async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
+    const refused = checkPaymentRequest(req);
+    if (refused) return refused;
+    const note = cleanDescription(req.description, NOTE_MAX);
+    let outcome: HttpOutcome;
+    try {
+      outcome = await authorized(`${base}/collection/v1_0/requesttopay`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Reference-Id': req.reference,
+          ...(req.callbackUrl ? { 'X-Callback-Url': req.callbackUrl } : {}),
+        },
+        body: JSON.stringify({
+          amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
+          currency: req.currency,
+          externalId: req.reference,
+          payer: { partyIdType: 'MSISDN', partyId: req.msisdn },
+          payerMessage: note,
+          payeeNote: note,
+        }),
+      });
+    } catch (error) {
+      // No token, so the request to pay was never sent: nothing exists at MTN.
+      const message = error instanceof Error ? error.message : String(error);
+      return { kind: 'rejected', failureKind: 'provider_error', message };
+    }
+    if (!outcome.ok) {
+      log.warn(
+        { provider: 'momo', reference: req.reference, detail: outcome.message },
+        'request to pay: no answer',
+      );
+      return { kind: 'unknown', message: `${NAME} did not answer the request to pay: ${outcome.message}` };
+    }
+    const { status, body } = outcome;
+    if (status >= 200 && status < 300) return { kind: 'submitted' };
+    if (status === 409) return { kind: 'already_submitted' };
+    if (status === 401) {
+      log.error({ provider: 'momo', status }, 'MTN MoMo refused our token twice');
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} refused our credentials (401)${describeBody(body)}; check the subscription key`,
+      };
+    }
+    if (status >= 400 && status < 500) {
+      const code = (body as { code?: unknown } | undefined)?.code;
+      log.warn({ provider: 'momo', reference: req.reference, status, code }, 'request to pay refused');
+      if (typeof code === 'string' && MTN_REASONS[code]) return { kind: 'rejected', ...mapMtnReason(code) };
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} refused the request (${status})${describeBody(body)}`,
+      };
+    }
+    if (status >= 500) {
+      log.warn({ provider: 'momo', reference: req.reference, status }, 'request to pay: provider error');
+      return {
+        kind: 'rejected',
+        failureKind: 'provider_error',
+        message: `${NAME} is unavailable (${status}); nothing was created`,
+      };
+    }
+    // 1xx/3xx: not an answer MTN gives; the request may have been taken, so learn by polling.
+    return { kind: 'unknown', message: `${NAME} answered the request to pay with ${status}` };
+  }
+
+  async function getStatus(reference: string): Promise<StatusResult> {
+    const outcome = await authorized(
+      `${base}/collection/v1_0/requesttopay/${encodeURIComponent(reference)}`,
+      {
+        method: 'GET',
+      },
+    );
+    if (!outcome.ok) {
+      throw new PaymentProviderError(
+        'momo',
+        outcome.timedOut ? 'timeout' : 'unreachable',
+        `${NAME} status query: ${outcome.message}`,
+      );
+    }
+    const { status, body } = outcome;
+    if (status === 200) {
+      const result = mapMtnStatus(body);
+      if (result) return result;
+      throw new PaymentProviderError(
+        'momo',
+        'bad_response',
+        `${NAME} status query: no status in the answer`,
+        200,
+      );
+    }
+    if (status === 404) return { status: 'not_found' };
+    if (status === 401 || status === 403) {
+      throw new PaymentProviderError(
+        'momo',
+        'auth_failed',
+        `${NAME} refused the status query (${status})${describeBody(body)}; check the credentials`,
+        status,
+      );
+    }
+    throw new PaymentProviderError(
+      'momo',
+      status >= 500 ? 'server_error' : 'bad_response',
+      `${NAME} status query answered ${status}${describeBody(body)}`,
+      status,
+    );
+  }
+
+  return { method: 'momo', requestPayment, getStatus };
+}

@@ -1,0 +1,72 @@
+// POST /v1/orders/{orderId}/pay (headless checkout) and the providers' callback endpoints.
+import { Type } from 'typebox';
+import { guard } from '../auth/authenticate.ts';
+import type { AppContext } from '../context.ts';
+import { loadOrderOut } from '../orders/order-out.ts';
+import { OrderOut } from '../orders/orders.routes.ts';
+import { ApiError } from '../platform/errors.ts';
+import { envelope, type Host } from '../platform/http.ts';
+import { Envelope, errorResponses } from '../platform/schemas.ts';
+import { noteCallback, startPayment } from './collect.ts';
+
+const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
+
+export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
+  app.post(
+    '/v1/orders/:orderId/pay',
+    {
+      preHandler: guard(ctx, { scope: 'orders:write' }),
+      schema: {
+        tags: ['Orders'],
+        summary: 'Pay a pending order by mobile money',
+        description:
+          'Sends a payment prompt to the phone and answers 202 with the order while the prompt is out. Calling again while a prompt is outstanding sends no second prompt. Confirm the outcome by reading the order (status paid) or with the order.paid webhook.',
+        security: [{ bearer: [] }],
+        params: Type.Object({ orderId: Type.String() }),
+        body: Type.Object(
+          {
+            payment_method: Type.Union([Type.Literal('momo'), Type.Literal('airtel')]),
+            phone: Type.String({ maxLength: 32, examples: ['0772123456'] }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          202: Envelope(OrderOut, PAY_MESSAGE),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const order = await startPayment(ctx, {
+        organizationId: request.auth!.organizationId,
+        orderId: request.params.orderId,
+        method: request.body.payment_method,
+        phone: request.body.phone,
+      });
+      return reply.code(202).send(envelope(202, PAY_MESSAGE, await loadOrderOut(ctx.database.db, order)));
+    },
+  );
+
+  // Providers call back with POST (Airtel) or PUT (MTN); our reference is in the path. A callback
+  // only triggers a status query: it is never taken as proof of payment.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    for (const method of ['POST', 'PUT'] as const) {
+      scope.route({
+        method,
+        url: '/v1/payment-callbacks/:method/:reference',
+        schema: {
+          hide: true,
+          params: Type.Object({ method: Type.String(), reference: Type.String({ maxLength: 64 }) }),
+        },
+        handler: async (request) => {
+          const { method: provider, reference } = request.params as { method: string; reference: string };
+          if (!(await noteCallback(ctx, provider, reference)))
+            throw new ApiError('not_found', 'No such payment.');
+          return envelope(200, 'Callback received', { received: true });
+        },
+      });
+    }
+  });
+}

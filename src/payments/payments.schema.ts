@@ -1,0 +1,46 @@
+// Payment attempts: one row per prompt sent to a buyer's phone. Our reference (UUID v4) is the
+// provider's request id, so a resend or a status query always names the same payment.
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { orders } from '../orders/orders.schema.ts';
+import { organizations } from '../organizations/organizations.schema.ts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+export const paymentAttempts = pgTable(
+  'payment_attempts',
+  {
+    id: text('id').primaryKey(),
+    /** UUID v4: X-Reference-Id for MTN, transaction.id for Airtel */
+    reference: text('reference').notNull(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    method: text('method').notNull(),
+    msisdn: text('msisdn').notNull(),
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    /** submitting | pending | successful | failed */
+    status: text('status').notNull(),
+    failureKind: text('failure_kind'),
+    failureMessage: text('failure_message'),
+    providerTransactionId: text('provider_transaction_id'),
+    /** the buyer's approval window on the phone */
+    promptExpiresAt: ts('prompt_expires_at').notNull(),
+    /** how many status queries have been made (drives the polling schedule) */
+    polls: integer('polls').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    finalizedAt: ts('finalized_at'),
+  },
+  (t) => [
+    uniqueIndex('payment_attempts_reference_key').on(t.reference),
+    index('payment_attempts_order_idx').on(t.orderId, t.createdAt),
+    // At most one prompt outstanding per order: a second pay call cannot send a second prompt.
+    uniqueIndex('payment_attempts_one_open_per_order')
+      .on(t.orderId)
+      .where(sql`${t.status} IN ('submitting', 'pending')`),
+  ],
+);

@@ -1,0 +1,151 @@
+// Plumbing shared by the adapters: one HTTP call with a deadline that never throws, and a cached
+// access token refreshed before it expires (or once after a 401).
+import { systemClock, type Clock } from '../platform/clock.ts';
+import { PaymentProviderError, type PaymentMethod } from './provider.ts';
+
+export type HttpOutcome =
+  | { ok: true; status: number; body: unknown; text: string }
+  /** no HTTP answer: refused, reset, DNS, or the deadline passed */
+  | { ok: false; timedOut: boolean; message: string };
+
+/** Minimal structured logger (pino's Logger fits). Never pass credentials or tokens. */
+export interface ProviderLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const silentLog: ProviderLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+export interface AdapterOptions {
+  log?: ProviderLog;
+  clock?: Clock;
+}
+
+/**
+ * One request with a deadline covering the response body too. Redirects are not followed: a
+ * provider that redirects a payment request is misconfigured, and following could resend it.
+ */
+export async function sendRequest(url: string, init: RequestInit, timeoutMs: number): Promise<HttpOutcome> {
+  try {
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    let body: unknown = undefined;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+    }
+    return { ok: true, status: response.status, body, text };
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    const timedOut = name === 'TimeoutError' || name === 'AbortError';
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const message = timedOut
+      ? `no answer within ${timeoutMs} ms`
+      : `${error instanceof Error ? error.message : String(error)}${cause}`;
+    return { ok: false, timedOut, message };
+  }
+}
+
+/** The provider's expires_in (a number or, for Airtel, a numeric string) in seconds; 60 if absent. */
+export function parseExpiresIn(value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 60;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresInSeconds: number;
+}
+
+export interface TokenCache {
+  /** a token believed valid, fetching one if needed (one fetch at a time) */
+  get(): Promise<string>;
+  /** forget `token` after the provider refused it (a newer token is kept) */
+  invalidate(token: string): void;
+}
+
+/** Refreshes at `refreshAt` (80 %) of the lifetime, so a token never expires between check and use. */
+export function createTokenCache(options: {
+  fetchToken: () => Promise<IssuedToken>;
+  clock?: Clock;
+  refreshAt?: number;
+}): TokenCache {
+  const clock = options.clock ?? systemClock;
+  const refreshAt = options.refreshAt ?? 0.8;
+  let current: { token: string; refreshAfter: number } | null = null;
+  let inFlight: Promise<string> | null = null;
+  return {
+    async get() {
+      if (current && clock.now().getTime() < current.refreshAfter) return current.token;
+      inFlight ??= options
+        .fetchToken()
+        .then((issued) => {
+          current = {
+            token: issued.token,
+            refreshAfter: clock.now().getTime() + issued.expiresInSeconds * 1000 * refreshAt,
+          };
+          return issued.token;
+        })
+        .finally(() => {
+          inFlight = null;
+        });
+      return inFlight;
+    },
+    invalidate(token) {
+      if (current?.token === token) current = null;
+    },
+  };
+}
+
+/** Turns a failed token request into a PaymentProviderError with a message fit for logs. */
+export function tokenError(method: PaymentMethod, name: string, outcome: HttpOutcome): PaymentProviderError {
+  if (!outcome.ok) {
+    return new PaymentProviderError(
+      method,
+      outcome.timedOut ? 'timeout' : 'unreachable',
+      `${name} token endpoint: ${outcome.message}`,
+    );
+  }
+  if (outcome.status === 400 || outcome.status === 401 || outcome.status === 403) {
+    return new PaymentProviderError(
+      method,
+      'auth_failed',
+      `${name} refused our API credentials (${outcome.status} at the token endpoint); check the configured keys`,
+      outcome.status,
+    );
+  }
+  if (outcome.status >= 500) {
+    return new PaymentProviderError(
+      method,
+      'server_error',
+      `${name} token endpoint answered ${outcome.status}`,
+      outcome.status,
+    );
+  }
+  return new PaymentProviderError(
+    method,
+    'bad_response',
+    `${name} token endpoint answered ${outcome.status} without an access token`,
+    outcome.status,
+  );
+}
+
+/** A short, log-safe description of an error body (code and message fields only). */
+export function describeBody(body: unknown): string {
+  if (!body || typeof body !== 'object') return '';
+  const record = body as Record<string, unknown>;
+  const status =
+    record.status && typeof record.status === 'object' ? (record.status as Record<string, unknown>) : {};
+  const parts = [record.code, record.message, status.result_code, status.response_code, status.message]
+    .filter((part) => typeof part === 'string' && part !== '')
+    .map((part) => String(part).slice(0, 120));
+  return parts.length ? ` (${parts.join(': ')})` : '';
+}

@@ -1,0 +1,174 @@
+// The payment provider port: what the rest of the service may ask a mobile-money network, and the
+// answers it can get. Adapters (mtn-momo.ts, airtel.ts) speak the real APIs; the simulator speaks
+// the same contracts, so both are always exercised over real HTTP. Nothing here touches the
+// database: callers record attempts and decide what an answer means for an order.
+import type { FailureKind } from '../orders/order-state.ts';
+
+export type PaymentMethod = 'momo' | 'airtel';
+
+/** Why a payment failed, in the order's own words (order-state.ts); provider_error is retryable. */
+export type ProviderFailureKind = Exclude<FailureKind, 'hold_expired'>;
+
+export const PROVIDER_FAILURE_KINDS: readonly ProviderFailureKind[] = [
+  'payment_declined',
+  'payment_timeout',
+  'insufficient_funds',
+  'invalid_phone_number',
+  'provider_error',
+];
+
+export interface PaymentRequest {
+  /** our UUID v4, unique per attempt: MTN's X-Reference-Id, Airtel's transaction.id */
+  reference: string;
+  /** minor units (UGX has exponent 0) */
+  amount: number;
+  currency: string;
+  /** 256XXXXXXXXX, as normalizePhone returns it */
+  msisdn: string;
+  /** where the provider may call back (MTN takes it per request; Airtel's is registered with Airtel) */
+  callbackUrl: string;
+  /** shown in the payer's history; cleaned and shortened to what each provider accepts */
+  description: string;
+}
+
+export type SubmitResult =
+  /** the prompt is out: learn the outcome with getStatus */
+  | { kind: 'submitted' }
+  /** this reference was already sent (MTN 409, Airtel ESB000041): a resend of ours, so poll */
+  | { kind: 'already_submitted' }
+  /** refused at once and nothing was created: the attempt has failed */
+  | { kind: 'rejected'; failureKind: ProviderFailureKind; message: string; providerCode?: string }
+  /** timeout or lost response: the payment may exist, so poll (never send a new reference) */
+  | { kind: 'unknown'; message: string };
+
+export type StatusResult =
+  | { status: 'pending' }
+  | {
+      status: 'successful';
+      /**
+       * What the provider reports, in minor units, so callers can check it against what they asked
+       * for. Null when the provider does not report it: Airtel's status enquiry names no amount
+       * (the simulator does); an unreadable amount is null too.
+       */
+      amount: number | null;
+      currency: string | null;
+      /** MTN financialTransactionId, Airtel airtel_money_id; null when the provider gave none */
+      providerTransactionId: string | null;
+    }
+  | { status: 'failed'; failureKind: ProviderFailureKind; message: string; providerCode?: string }
+  /** the provider has no payment under this reference (never created, or not recorded yet) */
+  | { status: 'not_found' };
+
+export interface PaymentProvider {
+  readonly method: PaymentMethod;
+  /** Sends the prompt to the payer's phone. Never throws for provider trouble: see SubmitResult. */
+  requestPayment(req: PaymentRequest): Promise<SubmitResult>;
+  /**
+   * Asks the provider for the outcome. Rejects with PaymentProviderError when the provider could
+   * not be asked (unreachable, timeout, 5xx, refused credentials, unreadable answer): that is no
+   * answer about the payment, so the caller asks again later.
+   */
+  getStatus(reference: string): Promise<StatusResult>;
+}
+
+export type ProviderErrorKind = 'auth_failed' | 'unreachable' | 'timeout' | 'server_error' | 'bad_response';
+
+/** The provider could not be asked. Messages never contain credentials or tokens. */
+export class PaymentProviderError extends Error {
+  readonly kind: ProviderErrorKind;
+  readonly method: PaymentMethod;
+  readonly httpStatus: number | undefined;
+
+  constructor(method: PaymentMethod, kind: ProviderErrorKind, message: string, httpStatus?: number) {
+    super(message);
+    this.name = 'PaymentProviderError';
+    this.method = method;
+    this.kind = kind;
+    this.httpStatus = httpStatus;
+  }
+}
+
+/**
+ * The smallest amount an adapter submits, per currency, in minor units. Callers refuse smaller
+ * totals before calling; the adapters refuse them too. A currency missing here is not supported.
+ */
+export const MIN_AMOUNT: Readonly<Record<string, number>> = Object.freeze({ UGX: 500 });
+
+/** ISO 4217 exponents of the currencies we submit: minor units = major units x 10^exponent. */
+export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze({ UGX: 0 });
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Our payment references are UUID v4 (MTN requires it for X-Reference-Id). */
+export function isPaymentReference(value: unknown): value is string {
+  return typeof value === 'string' && UUID_V4.test(value);
+}
+
+/** Minor units -> the provider's decimal string in major units ("1500" for UGX 1500). */
+export function formatMajorAmount(minor: number, exponent: number): string {
+  if (exponent === 0) return String(minor);
+  const digits = String(minor).padStart(exponent + 1, '0');
+  return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+}
+
+/**
+ * A provider's amount in major units (a decimal string or a number) -> minor units; null when it is
+ * not a plain non-negative decimal or has more decimals than the currency allows (beyond zeros).
+ */
+export function parseMajorAmount(value: unknown, exponent: number): number | null {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== 'string') return null;
+  const match = /^(\d{1,15})(?:\.(\d{1,10}))?$/.exec(text.trim());
+  if (!match) return null;
+  const [, whole, fraction = ''] = match;
+  const kept = fraction.slice(0, exponent).padEnd(exponent, '0');
+  if (/[^0]/.test(fraction.slice(exponent))) return null;
+  return Number(`${whole}${kept}`);
+}
+
+/** A provider-neutral check shared by the adapters: refuse before any network call. */
+export function checkPaymentRequest(req: PaymentRequest): Extract<SubmitResult, { kind: 'rejected' }> | null {
+  if (!isPaymentReference(req.reference)) {
+    // A bug in the caller, not a payment outcome: every attempt must carry a fresh UUID v4.
+    throw new TypeError(`payment reference must be a UUID v4, got "${String(req.reference).slice(0, 64)}"`);
+  }
+  const minimum = MIN_AMOUNT[req.currency];
+  const exponent = CURRENCY_EXPONENT[req.currency];
+  if (minimum === undefined || exponent === undefined) {
+    return {
+      kind: 'rejected',
+      failureKind: 'provider_error',
+      message: `currency ${req.currency} is not supported`,
+    };
+  }
+  if (!Number.isSafeInteger(req.amount)) {
+    return {
+      kind: 'rejected',
+      failureKind: 'provider_error',
+      message: 'amount must be a whole number of minor units',
+    };
+  }
+  if (req.amount < minimum) {
+    return { kind: 'rejected', failureKind: 'provider_error', message: 'amount below the provider minimum' };
+  }
+  if (!/^256\d{9}$/.test(req.msisdn)) {
+    return {
+      kind: 'rejected',
+      failureKind: 'invalid_phone_number',
+      message: 'the phone number must be 256 followed by 9 digits',
+    };
+  }
+  return null;
+}
+
+/**
+ * Payer-visible text: providers refuse some characters (MTN rejects "&", for one) and long notes,
+ * so keep letters, digits and plain punctuation, and cut to `max` characters.
+ */
+export function cleanDescription(text: string, max: number): string {
+  const cleaned = text
+    .replace(/[^A-Za-z0-9 .,:;\-_#/()']/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return (cleaned || 'Payment').slice(0, max).trim();
+}

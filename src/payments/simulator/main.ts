@@ -1,0 +1,66 @@
+// `npm run simulator`: the provider simulator on its own. SIMULATOR_PORT (default 4010),
+// SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may contain {reference}).
+import { createLogger } from '../../platform/logger.ts';
+import { SCENARIOS, DEFAULT_SCENARIO, testPhoneNumber } from './scenarios.ts';
+import { startSimulator, timeScaleFrom } from './simulator.ts';
+
+function portFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return 4010;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`SIMULATOR_PORT must be a port number (0 = any), got "${value}"`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const log = createLogger(process.env.LOG_LEVEL || 'info');
+  let options;
+  try {
+    options = {
+      port: portFrom(process.env.SIMULATOR_PORT),
+      timeScale: timeScaleFrom(process.env.SIMULATOR_TIME_SCALE),
+      airtelCallbackUrl: process.env.SIMULATOR_AIRTEL_CALLBACK_URL || undefined,
+      log,
+    };
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+  const sim = await startSimulator(options);
+  // Object.values would put "10".."13" first (integer-like keys), hence the sort.
+  const numbers = Object.values(SCENARIOS)
+    .sort((a, b) => a.code.localeCompare(b.code))
+    .map(
+      (s) =>
+        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  ${s.summary}`,
+    )
+    .concat(`  ${DEFAULT_SCENARIO.summary}`)
+    .join('\n');
+  // Fixed, public test credentials: printing them is the point.
+  process.stdout.write(
+    [
+      `Mobile money simulator listening on ${sim.url} (time scale ${options.timeScale})`,
+      '',
+      `MTN MoMo Collection   baseUrl ${sim.mtn.baseUrl}`,
+      `  subscription key    ${sim.mtn.subscriptionKey}`,
+      `  API user / key      ${sim.mtn.apiUser} / ${sim.mtn.apiKey}`,
+      `  target environment  ${sim.mtn.targetEnvironment}`,
+      `Airtel Money Open API baseUrl ${sim.airtel.baseUrl}`,
+      `  client id / secret  ${sim.airtel.clientId} / ${sim.airtel.clientSecret}`,
+      `  country / currency  ${sim.airtel.country} / ${sim.airtel.currency}`,
+      `  callbacks to        ${options.airtelCallbackUrl ?? '(none: set SIMULATOR_AIRTEL_CALLBACK_URL)'}`,
+      '',
+      'Test numbers (last two digits choose the outcome):',
+      numbers,
+      '',
+    ].join('\n'),
+  );
+  const stop = () => {
+    void sim.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+await main();

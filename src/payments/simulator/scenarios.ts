@@ -1,0 +1,149 @@
+// The simulator's test numbers (DESIGN.md section 3): the last two digits of a test number choose
+// the outcome, the same on both networks. MTN test numbers are 07700000NN, Airtel 07000000NN.
+
+/** MTN's approval window for a prompt; scenario 04 fails at its end. */
+export const PROMPT_WINDOW_MS = 5 * 60_000;
+
+export interface Decline {
+  /** MTN request-to-pay reason */
+  mtnReason: string;
+  /** Airtel transaction status and response code */
+  airtelStatus: 'TF' | 'TE';
+  airtelCode: string;
+  /** transaction.message in Airtel's enquiry and callback */
+  message: string;
+}
+
+export interface Scenario {
+  code: string;
+  summary: string;
+  /** what the submit call gets */
+  submit: 'accept' | 'lose_response' | 'outage';
+  /** unscaled delay until the payment is final; null = never */
+  settleAfterMs: number | null;
+  /** null = success */
+  decline: Decline | null;
+  /** callbacks sent when final (0, 1 or 2) */
+  callbacks: number;
+  /** false: the status query keeps answering pending even after the callback said final */
+  statusShowsFinal: boolean;
+}
+
+const success = (
+  code: string,
+  summary: string,
+  settleAfterMs: number,
+  extra: Partial<Scenario> = {},
+): Scenario => ({
+  code,
+  summary,
+  submit: 'accept',
+  settleAfterMs,
+  decline: null,
+  callbacks: 1,
+  statusShowsFinal: true,
+  ...extra,
+});
+
+const decline = (
+  code: string,
+  summary: string,
+  d: Decline,
+  settleAfterMs = 2_000,
+  callbacks = 1,
+): Scenario => ({
+  code,
+  summary,
+  submit: 'accept',
+  settleAfterMs,
+  decline: d,
+  callbacks,
+  statusShowsFinal: true,
+});
+
+export const SCENARIOS: Readonly<Record<string, Scenario>> = {
+  '01': success('01', 'success after ~2 s', 2_000),
+  '02': success('02', 'success after ~25 s (slow approval)', 25_000),
+  '03': decline(
+    '03',
+    'declined by the payer (callback sent twice)',
+    {
+      mtnReason: 'APPROVAL_REJECTED',
+      airtelStatus: 'TF',
+      airtelCode: 'DP00800001008',
+      message: 'Transaction refused by the payer',
+    },
+    2_000,
+    2,
+  ),
+  '04': decline(
+    '04',
+    'no approval: times out at the end of the 5-minute prompt window',
+    {
+      mtnReason: 'EXPIRED',
+      airtelStatus: 'TF',
+      airtelCode: 'DP00800001024',
+      message: 'Transaction timed out',
+    },
+    PROMPT_WINDOW_MS,
+  ),
+  '05': decline('05', 'insufficient funds', {
+    mtnReason: 'NOT_ENOUGH_FUNDS',
+    airtelStatus: 'TF',
+    airtelCode: 'DP00800001007',
+    message: 'Not enough balance',
+  }),
+  '06': decline('06', 'wrong PIN', {
+    mtnReason: 'NOT_ALLOWED',
+    airtelStatus: 'TF',
+    airtelCode: 'DP00800001002',
+    message: 'Incorrect PIN entered',
+  }),
+  '07': decline('07', "over the payer's limit", {
+    mtnReason: 'PAYER_LIMIT_REACHED',
+    airtelStatus: 'TF',
+    airtelCode: 'DP00800001003',
+    message: 'Exceeds the payer limit',
+  }),
+  '08': decline('08', 'payer not registered for mobile money', {
+    mtnReason: 'PAYER_NOT_FOUND',
+    airtelStatus: 'TF',
+    airtelCode: 'DP00800001010',
+    message: 'Payer is not registered',
+  }),
+  '09': { ...success('09', 'stays pending for ever (no callback)', 0), settleAfterMs: null, callbacks: 0 },
+  '10': success('10', 'final only by callback (the status query stays pending)', 2_000, {
+    statusShowsFinal: false,
+  }),
+  '11': success(
+    '11',
+    'submit response lost (timeout); the payment succeeds; a resend gets "already exists"',
+    2_000,
+    {
+      submit: 'lose_response',
+    },
+  ),
+  '12': {
+    ...success('12', 'provider outage (5xx on submit, nothing created)', 0),
+    submit: 'outage',
+    callbacks: 0,
+  },
+  '13': success('13', 'success with no callback at all', 2_000, { callbacks: 0 }),
+};
+
+export const DEFAULT_SCENARIO: Scenario = success('other', 'any other number: success after ~3 s', 3_000);
+
+/** Test numbers: national (0) + MTN 77 / Airtel 70, five zeros, then NN. */
+const TEST_NUMBER = /^(?:256|0)?7[07]00000(\d\d)$/;
+
+/** The scenario a phone number (256…, national 0…, or Airtel's 9 digits) selects. */
+export function scenarioFor(msisdn: string): Scenario {
+  const match = TEST_NUMBER.exec(msisdn);
+  return (match && SCENARIOS[match[1]!]) || DEFAULT_SCENARIO;
+}
+
+/** A test number in national format: testPhoneNumber('momo', '01') = '0770000001'. */
+export function testPhoneNumber(method: 'momo' | 'airtel', code: string): string {
+  if (!/^\d\d$/.test(code)) throw new TypeError('scenario code must be two digits');
+  return `0${method === 'momo' ? '77' : '70'}00000${code}`;
+}
