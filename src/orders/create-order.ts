@@ -70,6 +70,27 @@ export function localDate(instant: Date, timeZone: string): string {
   }).format(instant);
 }
 
+/** The earliest date_of_birth taken: nobody older runs, and PostgreSQL has no year 0000. */
+const MIN_DATE_OF_BIRTH = '1900-01-01';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Strings PostgreSQL cannot store (a NUL byte fails the query: a 500) or would silently alter (a
+ * lone surrogate becomes U+FFFD), as field errors; checked before any query.
+ */
+function unstorableText(value: unknown, path: string, errors: FieldError[]): FieldError[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) errors.push({ field: path, message: 'must not contain NUL' });
+    else if (LONE_SURROGATE.test(value)) errors.push({ field: path, message: 'must be valid Unicode text' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => unstorableText(item, `${path}[${i}]`, errors));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value))
+      unstorableText(item, path ? `${path}.${key}` : key, errors);
+  }
+  return errors;
+}
+
 function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const d = new Date(`${value}T00:00:00Z`);
@@ -121,8 +142,12 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
       errors.push({ field: `${path}.participant_name`, message: 'is required' });
     checkAnswers(errors, `${path}.answers`, event.additionalQuestions, item.answers ?? {});
     if (item.date_of_birth !== undefined) {
-      if (!isCalendarDate(item.date_of_birth) || item.date_of_birth > today) {
-        errors.push({ field: `${path}.date_of_birth`, message: 'must be a past date as YYYY-MM-DD' });
+      const dob = item.date_of_birth;
+      if (!isCalendarDate(dob) || dob < MIN_DATE_OF_BIRTH || dob > today) {
+        errors.push({
+          field: `${path}.date_of_birth`,
+          message: `must be a date from ${MIN_DATE_OF_BIRTH} to today as YYYY-MM-DD`,
+        });
       } else if (tt && tt.minAge > 0 && ageOn(item.date_of_birth, raceDay) < tt.minAge) {
         errors.push({
           field: `${path}.date_of_birth`,
@@ -181,6 +206,8 @@ async function prepareSession(tx: Tx, session: CheckoutSessionRow, now: Date): P
 
 export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderOptions): Promise<OrderRow> {
   const { input, session } = options;
+  const unstorable = unstorableText(input, '', []);
+  if (unstorable.length > 0) throw validationError(unstorable);
   const now = ctx.clock.now();
   const eventId = session ? session.eventId : input.event_id;
   const found = await findEventOnSale(tx, { organizationId: options.organizationId, eventId, now });

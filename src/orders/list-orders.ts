@@ -3,6 +3,7 @@ import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import type { Executor } from '../platform/db.ts';
+import type { FieldError } from '../platform/errors.ts';
 import { registrationsOf, toOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { orders } from './orders.schema.ts';
 
@@ -13,11 +14,36 @@ export interface OrderListFilters {
   created_before?: string;
 }
 
+/** The shape of every order id; anything else cannot exist (and a NUL byte would fail the query). */
+const ORDER_ID = /^ord_[A-Za-z0-9]+$/;
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * Filter values the query string schema lets through but PostgreSQL cannot take: an event_id with a
+ * NUL byte, a date-time that is no real instant (a leap second) or lies outside years 0001-9999.
+ */
+export function filterProblems(filters: OrderListFilters): FieldError[] {
+  const errors: FieldError[] = [];
+  if (filters.event_id?.includes('\u0000'))
+    errors.push({ field: 'event_id', message: 'must not contain NUL' });
+  for (const field of ['created_after', 'created_before'] as const) {
+    const value = filters[field];
+    if (value === undefined) continue;
+    const ms = Date.parse(value);
+    if (!(ms >= FIRST_INSTANT && ms <= LAST_INSTANT)) {
+      errors.push({ field, message: 'must be a real point in time between the years 0001 and 9999' });
+    }
+  }
+  return errors;
+}
+
 export async function findOrder(
   db: Executor,
   organizationId: string,
   orderId: string,
 ): Promise<OrderRow | undefined> {
+  if (!ORDER_ID.test(orderId)) return undefined;
   const [row] = await db
     .select()
     .from(orders)

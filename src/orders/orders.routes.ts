@@ -3,13 +3,13 @@
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
+import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { idempotencyKeyOf, runIdempotent } from '../platform/idempotency.ts';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
 import { createOrder } from './create-order.ts';
-import { findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
+import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
 import { loadOrderOut } from './order-out.ts';
 import { ORDER_STATUSES } from './order-state.ts';
 
@@ -178,6 +178,8 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     async (request) => {
       const { cursor, limit, ...rest } = request.query;
       const filters: OrderListFilters = rest;
+      const problems = filterProblems(filters);
+      if (problems.length > 0) throw validationError(problems);
       const page = await listOrders(ctx, {
         organizationId: request.auth!.organizationId,
         filters,

@@ -92,7 +92,10 @@ export class JobRunner {
   private readonly options: Required<JobRunnerOptions>;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** not polling on its own (never started, or stopped) */
   private stopped = true;
+  /** stop() was called: finish the job in hand and return */
+  private stopRequested = false;
 
   constructor(options: JobRunnerOptions) {
     this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, ...options };
@@ -101,12 +104,14 @@ export class JobRunner {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopRequested = false;
     this.schedule(0);
   }
 
   /** Stops polling and waits for the round in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopRequested = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -130,7 +135,7 @@ export class JobRunner {
       if (claimed.length === 0) return total;
       for (const job of claimed) await this.work(job);
       total += claimed.length;
-      if (this.stopped) return total;
+      if (this.stopRequested) return total;
     }
   }
 
@@ -170,7 +175,12 @@ export class JobRunner {
       if (result && 'retryAt' in result) {
         await db
           .update(jobs)
-          .set({ runAt: result.retryAt, lockedUntil: null, lockedBy: null, attempts: sql`${jobs.attempts} - 1` })
+          .set({
+            runAt: result.retryAt,
+            lockedUntil: null,
+            lockedBy: null,
+            attempts: sql`${jobs.attempts} - 1`,
+          })
           .where(mine);
       } else {
         await db.delete(jobs).where(mine);

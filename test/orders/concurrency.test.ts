@@ -18,12 +18,18 @@ after(() => h.close());
 const buyer = { name: 'Buyer', email: 'buyer@example.org', phone: '0772123456' };
 
 async function counts(ticketTypeId: string) {
-  const [row] = await h.service.ctx.database.db.select().from(ticketTypes).where(eq(ticketTypes.id, ticketTypeId));
+  const [row] = await h.service.ctx.database.db
+    .select()
+    .from(ticketTypes)
+    .where(eq(ticketTypes.id, ticketTypeId));
   return row!;
 }
 
 async function ticketTypeIdOf(eventId: string) {
-  const rows = await h.service.ctx.database.db.select().from(ticketTypes).where(eq(ticketTypes.eventId, eventId));
+  const rows = await h.service.ctx.database.db
+    .select()
+    .from(ticketTypes)
+    .where(eq(ticketTypes.eventId, eventId));
   return rows[0]!.id;
 }
 
@@ -104,7 +110,10 @@ describe('inventory under concurrency', () => {
                     session: null,
                     input: {
                       event_id: event.id,
-                      items: Array.from({ length: a.quantity }, () => ({ ticket_type_id: ttId, participant_name: 'R' })),
+                      items: Array.from({ length: a.quantity }, () => ({
+                        ticket_type_id: ttId,
+                        participant_name: 'R',
+                      })),
                       buyer,
                     },
                   }),

@@ -20,7 +20,12 @@ const EVENTS: OrderEvent[] = [
 
 // The whole table: every status x every event. A missing or extra arrow fails this test.
 const ALLOWED: Record<OrderStatus, Partial<Record<OrderEvent['type'], OrderStatus>>> = {
-  pending: { payment_confirmed: 'paid', payment_failed: 'pending', hold_expired: 'expired', cancel: 'cancelled' },
+  pending: {
+    payment_confirmed: 'paid',
+    payment_failed: 'pending',
+    hold_expired: 'expired',
+    cancel: 'cancelled',
+  },
   paid: { refund: 'refunded' },
   expired: { late_payment_honoured: 'paid' },
   cancelled: {},
@@ -46,7 +51,10 @@ describe('order state machine', () => {
 
   test('a failed payment keeps the order pending with its failure_kind, for every kind', () => {
     for (const kind of FAILURE_KINDS.filter((k) => k !== 'hold_expired')) {
-      const result = transition({ status: 'pending', failureKind: null }, { type: 'payment_failed', failureKind: kind as never });
+      const result = transition(
+        { status: 'pending', failureKind: null },
+        { type: 'payment_failed', failureKind: kind as never },
+      );
       assert.deepEqual(result, { ok: true, next: { status: 'pending', failureKind: kind } });
     }
   });

@@ -211,7 +211,15 @@ describe('POST /v1/orders/{id}/pay', () => {
   test('a provider amount that differs from the order total is not accepted', async () => {
     const order = await newOrder();
     await pay(order.id, 'momo', '0770000001');
-    // Make our record of the attempt disagree with what was submitted to the provider.
+    // Once the prompt is out, make our record of the attempt disagree with what was submitted.
+    for (let i = 0; i < 200; i++) {
+      const [sent] = await h.service.ctx.database.db
+        .select()
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.orderId, order.id));
+      if (sent!.status !== 'submitting') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await h.service.ctx.database.db
       .update(paymentAttempts)
       .set({ amount: order.total + 1 })
