@@ -1,12 +1,23 @@
-// The admin API on APP_URL under /admin/v1 (DESIGN.md section 5).
+// The admin API on APP_URL under /admin/v1 (DESIGN.md section 5): organizations, events and
+// ticket types, API clients. Every route needs the admin key; envelopes as the partner API.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import { requireAdmin } from './admin-auth.ts';
+import { formatAdminSchemaErrors, rejectBrokenUnicode } from './admin-schemas.ts';
+import { registerClientAdminRoutes } from './clients.admin.ts';
+import { registerEventAdminRoutes } from './events.admin.ts';
+import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
 
 export async function registerAdminRoutes(app: Host, ctx: AppContext) {
   await app.register(
     async (admin) => {
-      admin.addHook('preHandler', async (request) => requireAdmin(ctx, request));
+      // onRequest, before the body is read: without the key nothing else about the request matters.
+      admin.addHook('onRequest', async (request) => requireAdmin(ctx, request));
+      admin.addHook('preValidation', rejectBrokenUnicode);
+      admin.setSchemaErrorFormatter(formatAdminSchemaErrors);
+      await registerOrganizationAdminRoutes(admin, ctx);
+      await registerEventAdminRoutes(admin, ctx);
+      await registerClientAdminRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );
