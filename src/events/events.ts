@@ -151,9 +151,11 @@ export async function listEventsOnSale(
   options: { organizationId: string; now: Date; limit: number; after: EventPageKey | null },
 ): Promise<{ rows: EventRow[]; paymentsEnabled: boolean; hasMore: boolean }> {
   const { organizationId, now, limit, after } = options;
+  // One statement: the organization's payments flag rides along with each row.
   const rows = await db
-    .select()
+    .select({ event: events, paymentsEnabled: organizations.paymentsEnabled })
     .from(events)
+    .innerJoin(organizations, eq(organizations.id, events.organizationId))
     .where(
       and(
         eq(events.organizationId, organizationId),
@@ -169,13 +171,9 @@ export async function listEventsOnSale(
     )
     .orderBy(asc(events.startsAt), asc(events.id))
     .limit(limit + 1);
-  const [org] = await db
-    .select({ paymentsEnabled: organizations.paymentsEnabled })
-    .from(organizations)
-    .where(eq(organizations.id, organizationId));
   return {
-    rows: rows.slice(0, limit),
-    paymentsEnabled: org?.paymentsEnabled ?? false,
+    rows: rows.slice(0, limit).map((r) => r.event),
+    paymentsEnabled: rows[0]?.paymentsEnabled ?? false,
     hasMore: rows.length > limit,
   };
 }

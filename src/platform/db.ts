@@ -41,7 +41,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       max: options.maxConnections ?? 20,
       onnotice: () => {},
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
     return {
       kind: 'postgres',
       db,
@@ -64,6 +64,36 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
     close: () => client.close(),
   };
+}
+
+type Sql = ReturnType<typeof postgres>;
+
+/**
+ * Drizzle asks postgres.js not to prepare statements it was not told to name, which costs every
+ * query an extra round trip (parse/describe, then execute) and a fresh plan. Our SQL text is
+ * stable (values are always parameters), so every statement is prepared once per connection and
+ * reused: one round trip per query. Transactions and savepoints get the same treatment.
+ */
+function preparing<T extends Sql>(client: T): T {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
+          target.unsafe(query, params as never, { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        const original = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          const last = args.length - 1;
+          const fn = args[last] as (inner: Sql) => unknown;
+          args[last] = (inner: Sql) => fn(preparing(inner));
+          return original.apply(target, args);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,0 +1,78 @@
+// Seeds the bench database with the compiled domain functions (the admin API cannot do it yet):
+// one organization, 50 open public events with two ticket types each, one client with every
+// scope. Runs in the bench process and closes the database before the service starts, because
+// a PGlite directory can be open in one process only.
+import type * as ClientsModule from '../../src/auth/clients.ts';
+import type * as ScopesModule from '../../src/auth/scopes.ts';
+import type * as EventsModule from '../../src/events/events.ts';
+import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
+import type * as DbModule from '../../src/platform/db.ts';
+import { importDist } from './paths.ts';
+
+export const EVENT_COUNT = 50;
+const DAY = 24 * 3600 * 1000;
+
+export interface SeededPartner {
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+  eventIds: string[];
+}
+
+export async function seedBenchData(open: { url?: string; dataDir?: string }): Promise<SeededPartner> {
+  const { openDatabase, migrate } = await importDist<typeof DbModule>('platform/db.js');
+  const { createOrganization } = await importDist<typeof OrganizationsModule>(
+    'organizations/organizations.js',
+  );
+  const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
+  const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
+  const { createEvent } = await importDist<typeof EventsModule>('events/events.js');
+
+  const database = await openDatabase({ url: open.url, dataDir: open.dataDir, maxConnections: 2 });
+  try {
+    await migrate(database);
+    const now = Date.now();
+    return await database.db.transaction(async (tx) => {
+      const org = await createOrganization(tx, {
+        name: 'Bench Running Club',
+        paymentsEnabled: true,
+        supportEmail: 'support@bench.example',
+      });
+      const eventIds: string[] = [];
+      for (let i = 0; i < EVENT_COUNT; i++) {
+        const startsAt = now + (i + 7) * DAY;
+        const event = await createEvent(tx, org.id, {
+          name: `Bench City Run ${String(i + 1).padStart(2, '0')}`,
+          description: 'A loop through the city centre at sunrise, with water stations every 2.5 km.',
+          venue: 'Kololo Independence Grounds, Kampala',
+          event_type: 'road_race',
+          status: 'open',
+          visibility: 'public',
+          timezone: 'Africa/Kampala',
+          currency: 'UGX',
+          starts_at: new Date(startsAt).toISOString(),
+          ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
+          reg_opens_at: new Date(now - DAY).toISOString(),
+          reg_closes_at: new Date(startsAt - DAY).toISOString(),
+          organizer_name: 'Bench Running Club',
+          support_email: 'support@bench.example',
+          ticket_types: [
+            { name: '10 km', price_minor: 30000, capacity: 1000, distance_km: 10 },
+            { name: '5 km fun run', price_minor: 0, capacity: 500, distance_km: 5 },
+          ],
+        });
+        eventIds.push(event.id);
+      }
+      const { client, clientSecret } = await createApiClient(tx, {
+        organizationId: org.id,
+        name: 'Bench partner',
+        scopes: [...ALL_SCOPES],
+        allowedDomains: ['http://127.0.0.1:5173'],
+        returnUrlDomains: ['http://127.0.0.1:5173'],
+      });
+      return { organizationId: org.id, clientId: client.id, clientSecret, eventIds };
+    });
+  } finally {
+    await database.close();
+  }
+}
