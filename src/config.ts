@@ -34,6 +34,9 @@ export interface Config {
     sitePages: RateLimitSetting;
   };
   payments: PaymentsConfig;
+  webhooks: WebhooksConfig;
+  /** DEMO_WEBHOOK_URL: the demo organization gets a webhook endpoint for it when seeded */
+  demoWebhookUrl: string | undefined;
   /** seconds granted for in-flight requests at shutdown */
   shutdownGraceSeconds: number;
 }
@@ -47,11 +50,54 @@ export interface PaymentsConfig {
   simulatorPort: number;
   /** deadline of each call to a provider */
   httpTimeoutMs: number;
-  mtn?: { baseUrl: string; subscriptionKey: string; apiUser: string; apiKey: string; targetEnvironment: string };
+  mtn?: {
+    baseUrl: string;
+    subscriptionKey: string;
+    apiUser: string;
+    apiKey: string;
+    targetEnvironment: string;
+  };
   airtel?: { baseUrl: string; clientId: string; clientSecret: string };
 }
 
+export interface WebhooksConfig {
+  /**
+   * Development and tests only (refused in production): http URLs and receivers on loopback or
+   * private addresses, e.g. http://localhost:3000/hooks.
+   */
+  allowPrivateUrls: boolean;
+  /** multiplies the retry schedule and the outbox polling interval (tests: 0.0001) */
+  timeScale: number;
+  /** deadline of one delivery, response included; kept under the job lease (60 s) */
+  timeoutMs: number;
+}
+
 export class ConfigError extends Error {}
+
+function webhooksConfig(env: NodeJS.ProcessEnv, nodeEnv: string): WebhooksConfig {
+  const allowPrivateUrls = flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false);
+  if (allowPrivateUrls && nodeEnv === 'production') {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE_URLS is for development and tests only, not NODE_ENV=production',
+    );
+  }
+  const timeoutMs = positive(env, 'WEBHOOK_TIMEOUT_MS', 15_000);
+  if (timeoutMs > 30_000)
+    throw new ConfigError(`WEBHOOK_TIMEOUT_MS must be at most 30000, got "${timeoutMs}"`);
+  return { allowPrivateUrls, timeScale: positive(env, 'WEBHOOK_TIME_SCALE', 1), timeoutMs };
+}
+
+function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.toString();
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+}
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
@@ -169,6 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sitePages: limit(env, 'RATE_LIMIT_SITE', 30, 60),
     },
     payments: paymentsConfig(env, nodeEnv),
+    webhooks: webhooksConfig(env, nodeEnv),
+    demoWebhookUrl: optionalUrl(env, 'DEMO_WEBHOOK_URL'),
     shutdownGraceSeconds: positive(env, 'SHUTDOWN_GRACE_SECONDS', 10),
   };
 }

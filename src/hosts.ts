@@ -7,10 +7,12 @@ import { registerAdminRoutes } from './admin/admin.routes.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
+import { registerCheckoutJs } from './embed/checkout-js.routes.ts';
 import { registerOrderRoutes } from './orders/orders.routes.ts';
 import { registerPaymentRoutes } from './payments/payments.routes.ts';
 import { createHost, type Host } from './platform/http.ts';
 import { ErrorOut } from './platform/schemas.ts';
+import { registerSiteRoutes } from './site/site.routes.ts';
 import type { Logger } from 'pino';
 
 /** Browser-callable paths (publishable key) and their methods, for CORS. */
@@ -75,6 +77,8 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
 export async function buildSiteHost(ctx: AppContext, logger: Logger): Promise<Host> {
   const app = createHost(ctx, { name: 'site', logger });
   refusePartnerCredentials(app);
+  await registerCheckoutJs(app, ctx);
+  await registerSiteRoutes(app, ctx);
   return app;
 }
 

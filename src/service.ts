@@ -15,6 +15,7 @@ import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempo
 import { orderJobHandlers, SESSION_SWEEP_JOB } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
+import { startWebhookDispatcher, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -64,12 +65,18 @@ export async function createService(config: Config, options: CreateServiceOption
     database,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
-    handlers: { ...orderJobHandlers, ...idempotencyJobHandlers, ...paymentJobHandlers(ctx) },
+    handlers: {
+      ...orderJobHandlers,
+      ...idempotencyJobHandlers,
+      ...paymentJobHandlers(ctx),
+      ...webhookJobHandlers(ctx),
+    },
   });
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
   for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
     await enqueueJob(database.db, { kind, runAt: ctx.clock.now(), dedupeKey: `recurring:${kind}` });
   }
+  await startWebhookDispatcher(ctx);
 
   let closed = false;
   return {

@@ -7,6 +7,7 @@ import { formatAdminSchemaErrors, rejectBrokenUnicode } from './admin-schemas.ts
 import { registerClientAdminRoutes } from './clients.admin.ts';
 import { registerEventAdminRoutes } from './events.admin.ts';
 import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
+import { registerWebhookAdminRoutes } from '../webhooks/webhooks.admin.ts';
 
 export async function registerAdminRoutes(app: Host, ctx: AppContext) {
   await app.register(
@@ -18,6 +19,7 @@ export async function registerAdminRoutes(app: Host, ctx: AppContext) {
       await registerOrganizationAdminRoutes(admin, ctx);
       await registerEventAdminRoutes(admin, ctx);
       await registerClientAdminRoutes(admin, ctx);
+      await registerWebhookAdminRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );

@@ -199,6 +199,23 @@ export async function findCheckoutSessionById(
   return row;
 }
 
+/**
+ * Locks the session row until the transaction ends, so that the hosted page's order attempts
+ * for one session (a double click, a reload) run one after another. NO KEY UPDATE, not UPDATE:
+ * foreign-key checks of rows that point at the session (KEY SHARE) must not wait for it.
+ */
+export async function lockCheckoutSession(
+  tx: Executor,
+  sessionId: string,
+): Promise<CheckoutSessionRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(checkoutSessions)
+    .where(eq(checkoutSessions.id, sessionId))
+    .for('no key update');
+  return row;
+}
+
 /** The session's order to show: the paid one when complete, else the latest attempt. */
 export async function sessionOrder(db: Executor, sessionId: string) {
   const rows = await db

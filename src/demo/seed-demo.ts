@@ -1,5 +1,6 @@
 // The demo organization seeded on first start of an empty embedded database (DESIGN.md section 5):
-// paid and free events, an API client with every scope, a publishable key for localhost:5173.
+// paid and free events, an API client with every scope, a publishable key for localhost:5173, and
+// a webhook endpoint when DEMO_WEBHOOK_URL is set.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -8,6 +9,9 @@ import { ALL_SCOPES } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { createEvent, type EventInput } from '../events/events.ts';
 import { createOrganization } from '../organizations/organizations.ts';
+import { ConfigError } from '../config.ts';
+import { checkEndpointUrl, createWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
+import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -18,6 +22,9 @@ export interface DemoCredentials {
   publishable_key: string;
   admin_api_key: string | null;
   event_ids: string[];
+  /** when DEMO_WEBHOOK_URL is set */
+  webhook_endpoint_id?: string;
+  webhook_secret?: string;
 }
 
 function demoEvents(now: Date): EventInput[] {
@@ -102,6 +109,16 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
   )) as [{ n: number }];
   if (n > 0) return null;
   const now = ctx.clock.now();
+  let webhookUrl: string | undefined;
+  if (ctx.config.demoWebhookUrl) {
+    const checked = await checkEndpointUrl(webhookRuntime(ctx), ctx.config.demoWebhookUrl);
+    if (!checked.ok) {
+      throw new ConfigError(
+        `DEMO_WEBHOOK_URL ${checked.message} (a local receiver needs WEBHOOK_ALLOW_PRIVATE_URLS=true)`,
+      );
+    }
+    webhookUrl = checked.url;
+  }
   const result = await ctx.database.db.transaction(async (tx) => {
     const org = await createOrganization(tx, {
       name: 'Demo Running Club',
@@ -117,6 +134,14 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       allowedDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
       returnUrlDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
     });
+    const webhook = webhookUrl
+      ? await createWebhookEndpoint(tx, {
+          organizationId: org.id,
+          url: webhookUrl,
+          eventTypes: ['order.paid'],
+          now,
+        })
+      : undefined;
     return {
       organization_id: org.id,
       client_id: client.id,
@@ -124,6 +149,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       publishable_key: client.publishableKey,
       admin_api_key: adminApiKey,
       event_ids: eventIds,
+      ...(webhook && { webhook_endpoint_id: webhook.endpoint.id, webhook_secret: webhook.secret }),
     };
   });
   if (!ctx.config.dataDir.startsWith('memory://')) {

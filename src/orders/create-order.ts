@@ -1,6 +1,7 @@
 // Creating an order: the one domain function behind POST /v1/orders and the hosted checkout page.
 // Validates everything, holds the tickets, and pays free orders at once, in the caller's transaction.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
+import { paymentAttempts } from '../payments/payments.schema.ts';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { sessionStatus, type CheckoutSessionRow } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
@@ -193,15 +194,30 @@ async function prepareSession(tx: Tx, session: CheckoutSessionRow, now: Date): P
     .select()
     .from(checkoutSessions)
     .where(eq(checkoutSessions.id, session.id))
-    .for('update');
+    // NO KEY: payment attempts and orders reference the session's neighbours by foreign key, and a
+    // plain FOR UPDATE would deadlock against them.
+    .for('no key update');
   const status = sessionStatus(locked!, now);
   if (status === 'complete') throw new ApiError('conflict', 'This checkout session is already complete.');
   if (status === 'expired') throw new ApiError('conflict', 'This checkout session has expired.');
   const pending = await tx
     .select({ id: orders.id })
     .from(orders)
-    .where(and(eq(orders.checkoutSessionId, session.id), eq(orders.status, 'pending')));
-  for (const { id } of pending) await cancelPendingOrder(tx, id, now);
+    .where(and(eq(orders.checkoutSessionId, session.id), eq(orders.status, 'pending')))
+    .for('update');
+  for (const { id } of pending) {
+    // Never cancel an order whose payment prompt is still on the buyer's phone: an approval would
+    // then pay for a cancelled order.
+    const [prompt] = await tx
+      .select({ id: paymentAttempts.id })
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.orderId, id), inArray(paymentAttempts.status, ['submitting', 'pending'])))
+      .limit(1);
+    if (prompt) {
+      throw new ApiError('conflict', 'A payment for this checkout is waiting for approval on the phone.');
+    }
+    await cancelPendingOrder(tx, id, now);
+  }
 }
 
 export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderOptions): Promise<OrderRow> {

@@ -286,7 +286,7 @@ export function nulField(value: unknown, path: string, depth = 0): string | null
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
   if (depth > 32 || value === null || typeof value !== 'object') return null;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return `${path}.${key.replace(/\u0000/g, '')}`;
+    if (key.includes('\u0000')) return `${path}.${key.split('\u0000').join('')}`;
     const found = nulField(inner, `${path}.${key}`, depth + 1);
     if (found) return found;
   }

@@ -29,6 +29,7 @@ export type IdPrefix =
   | 'pat'
   | 'req'
   | 'whe'
+  | 'whd'
   | 'whsec'
   | 'msg'
   | 'job'

@@ -1,10 +1,13 @@
-// The transactional outbox: each event (order.paid, ...) is written in the transaction that caused
-// it, so a crash can never lose one. Delivery to endpoints reads from here.
-import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+// The webhooks module's tables: the transactional outbox, the endpoints organizations register,
+// one delivery per (endpoint, event), and every attempt made for a delivery.
+import { sql } from 'drizzle-orm';
+import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
+// The transactional outbox: each event (order.paid, ...) is written in the transaction that caused
+// it, so a crash can never lose one. Delivery to endpoints reads from here.
 export const outboxEvents = pgTable(
   'outbox_events',
   {
@@ -20,5 +23,100 @@ export const outboxEvents = pgTable(
     /** set once delivery rows have been made for every subscribed endpoint */
     dispatchedAt: ts('dispatched_at'),
   },
-  (t) => [index('outbox_events_org_idx').on(t.organizationId, t.createdAt)],
+  (t) => [
+    index('outbox_events_org_idx').on(t.organizationId, t.createdAt),
+    // The dispatcher's queue: only rows not yet fanned out.
+    index('outbox_events_undispatched_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.dispatchedAt} IS NULL`),
+  ],
+);
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    /** whe_... */
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    url: text('url').notNull(),
+    /** subscribed event types; `test` events are sent on demand whatever this says */
+    eventTypes: text('event_types').array().notNull(),
+    /** enabled | disabled */
+    status: text('status').notNull().default('enabled'),
+    /** manual | gone (the receiver answered 410) | failing (5 days of failures); null when enabled */
+    disabledReason: text('disabled_reason'),
+    disabledAt: ts('disabled_at'),
+    /**
+     * whsec_...: kept as issued because it must sign (an HMAC key cannot be hashed); never returned
+     * after creation or rotation.
+     */
+    secret: text('secret').notNull(),
+    /** the secret before the last rotation, still signing until previous_secret_expires_at */
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: ts('previous_secret_expires_at'),
+    secretRotatedAt: ts('secret_rotated_at'),
+    /** first failure since the last success; five days of it disables the endpoint */
+    failingSince: ts('failing_since'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_org_idx').on(t.organizationId, t.createdAt)],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** whd_... */
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    /** the outbox event: its id is the webhook-id */
+    eventId: text('event_id')
+      .notNull()
+      .references(() => outboxEvents.id),
+    eventType: text('event_type').notNull(),
+    /** pending | delivered | failed | cancelled */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at'),
+    lastAttemptAt: ts('last_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: ts('delivered_at'),
+    /** a sender's claim: nobody else sends this delivery until lease_until */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: ts('lease_until'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    // One delivery per endpoint and event, however often the dispatcher runs.
+    uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attemptedAt: ts('attempted_at').notNull(),
+    /** HTTP status, or null when there was no answer (timeout, refused, address not allowed) */
+    status: integer('status'),
+    latencyMs: integer('latency_ms').notNull(),
+    error: text('error'),
+    /** the start of the response body, at most 1 KB */
+    responseExcerpt: text('response_excerpt'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt)],
 );

@@ -31,7 +31,11 @@ describe('job runner', () => {
     const seen: string[] = [];
     const r = runner({ [kind]: async ({ job }) => void seen.push(String(job.payload.n)) });
     await enqueueJob(h.service.ctx.database.db, { kind, payload: { n: 1 }, runAt: h.clock.now() });
-    await enqueueJob(h.service.ctx.database.db, { kind, payload: { n: 2 }, runAt: new Date(h.clock.now().getTime() + 60_000) });
+    await enqueueJob(h.service.ctx.database.db, {
+      kind,
+      payload: { n: 2 },
+      runAt: new Date(h.clock.now().getTime() + 60_000),
+    });
     await r.runDue();
     assert.deepEqual(seen, ['1']);
     assert.equal((await jobRows(kind)).length, 1);
@@ -162,7 +166,10 @@ describe('job runner', () => {
       const workers = databases.map((d) => runner({ [kind]: handler }, d));
       await Promise.all(workers.map((w) => w.runDue()));
       assert.equal(seen.length, count, 'no job run twice, none skipped');
-      assert.deepEqual([...new Set(seen)].sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i));
+      assert.deepEqual(
+        [...new Set(seen)].sort((a, b) => a - b),
+        Array.from({ length: count }, (_, i) => i),
+      );
       assert.equal((await jobRows(kind)).length, 0);
     } finally {
       if (url) await Promise.all(databases.map((d) => d.close()));
@@ -170,11 +177,29 @@ describe('job runner', () => {
   });
 
   test('retry delays grow exponentially with jitter and are capped at an hour', () => {
-    assert.equal(retryDelayMs(1, () => 0.5), 2000);
-    assert.equal(retryDelayMs(2, () => 0.5), 4000);
-    assert.equal(retryDelayMs(5, () => 0.5), 32_000);
-    assert.equal(retryDelayMs(30, () => 0.5), 3600_000);
-    assert.equal(retryDelayMs(3, () => 0), 6400);
-    assert.equal(retryDelayMs(3, () => 1), 9600);
+    assert.equal(
+      retryDelayMs(1, () => 0.5),
+      2000,
+    );
+    assert.equal(
+      retryDelayMs(2, () => 0.5),
+      4000,
+    );
+    assert.equal(
+      retryDelayMs(5, () => 0.5),
+      32_000,
+    );
+    assert.equal(
+      retryDelayMs(30, () => 0.5),
+      3600_000,
+    );
+    assert.equal(
+      retryDelayMs(3, () => 0),
+      6400,
+    );
+    assert.equal(
+      retryDelayMs(3, () => 1),
+      9600,
+    );
   });
 });

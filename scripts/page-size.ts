@@ -1,0 +1,235 @@
+// npm run size: the bytes a phone downloads for each page of the hosted checkout, against the
+// 60 KB first-load budget (HTML + CSS + JS, gzip, cold cache, response headers included).
+// Starts the service in-process on an in-memory database, makes a deliberately heavy event
+// (six ticket types, three questions, a long waiver, ten participants), and walks every page.
+// Exits 1 when any page is over budget.
+import type { LightMyRequestResponse } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import { createApiClient } from '../src/auth/clients.ts';
+import { ALL_SCOPES } from '../src/auth/scopes.ts';
+import { loadConfig } from '../src/config.ts';
+import { createEvent } from '../src/events/events.ts';
+import { createOrganization } from '../src/organizations/organizations.ts';
+import { OffsetClock } from '../src/platform/clock.ts';
+import { createService } from '../src/service.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../src/site/assets.ts';
+
+const BUDGET_BYTES = 60 * 1024;
+const DAY = 24 * 3600 * 1000;
+const SHOP = 'https://shop.example.org';
+const GZIP = { 'accept-encoding': 'gzip' };
+
+/** What goes over the wire for a response: status line, headers, blank line, body. */
+function transferred(res: LightMyRequestResponse): number {
+  let bytes = `HTTP/1.1 ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}\r\n`.length + 2;
+  for (const [name, value] of Object.entries(res.headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) bytes += `${name}: ${v}\r\n`.length;
+  }
+  return bytes + res.rawPayload.length;
+}
+
+const config = loadConfig({
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  DATA_DIR: 'memory://',
+  SEED_DEMO: 'false',
+  PAYMENT_PROVIDER: 'simulator',
+  PAYMENT_TIME_SCALE: '0.01',
+  RATE_LIMIT_SITE_RATE: '1000',
+  RATE_LIMIT_SITE_BURST: '1000',
+});
+const clock = new OffsetClock();
+const service = await createService(config, { clock });
+let failed = false;
+try {
+  const db = service.ctx.database.db;
+  const org = await createOrganization(db, {
+    name: 'Kampala Road Runners',
+    paymentsEnabled: true,
+    supportEmail: 'help@example.org',
+  });
+  const { client, clientSecret } = await createApiClient(db, {
+    organizationId: org.id,
+    name: 'Size check',
+    scopes: [...ALL_SCOPES],
+    allowedDomains: [SHOP],
+    returnUrlDomains: [SHOP],
+  });
+  const now = clock.now().getTime();
+  const event = await createEvent(db, org.id, {
+    name: 'Kampala City Marathon and Half Marathon 2026',
+    description: 'A morning of road running through the city.',
+    venue: 'Kololo Independence Grounds, Kampala',
+    status: 'open',
+    visibility: 'public',
+    starts_at: new Date(now + 30 * DAY).toISOString(),
+    ends_at: new Date(now + 30 * DAY + 6 * 3600_000).toISOString(),
+    timezone: 'Africa/Kampala',
+    currency: 'UGX',
+    reg_opens_at: new Date(now - DAY).toISOString(),
+    reg_closes_at: new Date(now + 29 * DAY).toISOString(),
+    waiver_required: true,
+    waiver_version: '2026-03-01',
+    waiver_text: 'I take part at my own risk. '.repeat(60),
+    additional_questions: [
+      {
+        key: 'tshirt',
+        label: 'T-shirt size',
+        type: 'select',
+        required: true,
+        options: ['XS', 'S', 'M', 'L', 'XL', 'XXL'],
+        help: 'Unisex sizes',
+      },
+      { key: 'club', label: 'Running club', type: 'text', required: false, options: [], help: '' },
+      {
+        key: 'emergency',
+        label: 'Emergency contact phone',
+        type: 'text',
+        required: true,
+        options: [],
+        help: 'Someone not running',
+      },
+    ],
+    ticket_types: [
+      { name: 'Marathon (42 km)', price_minor: 80000, capacity: 500, distance_km: 42.195, min_age: 18 },
+      { name: 'Half marathon (21 km)', price_minor: 60000, capacity: 800, distance_km: 21.1, min_age: 16 },
+      { name: '10 km', price_minor: 40000, capacity: 1000, distance_km: 10 },
+      { name: '5 km', price_minor: 25000, capacity: 8, distance_km: 5 },
+      { name: 'Kids 2 km', price_minor: 10000, capacity: 300, distance_km: 2 },
+      { name: 'Fun walk', price_minor: 0, capacity: 300, distance_km: 3 },
+    ],
+  });
+  const types = await service.api
+    .inject({
+      method: 'POST',
+      url: '/v1/oauth/token',
+      payload: { grant_type: 'client_credentials', client_id: client.id, client_secret: clientSecret },
+    })
+    .then((r) => r.json().access_token as string);
+  const token = types;
+  const detail = (
+    await service.api.inject({ url: `/v1/events/${event.id}`, headers: { authorization: `Bearer ${token}` } })
+  ).json().data;
+  const [marathon, , , , , walk] = detail.ticket_types.map(
+    (t: { ticket_type_id: string }) => t.ticket_type_id,
+  ) as string[];
+
+  const newSession = async () =>
+    (
+      await service.api.inject({
+        method: 'POST',
+        url: '/v1/checkout-sessions',
+        headers: { authorization: `Bearer ${token}` },
+        payload: {
+          event_id: event.id,
+          on_success_url: `${SHOP}/thanks`,
+          on_cancel_url: `${SHOP}/race`,
+          prefill: { buyer_name: 'Amina Nakato' },
+        },
+      })
+    ).json().data.id as string;
+
+  /** Ten marathon runners (the most one order takes), valid in every field. */
+  const form = (ticket: string, count: number, extra: Record<string, string>) => {
+    const fields: Record<string, string> = { [`qty.${ticket}`]: String(count) };
+    for (let i = 0; i < count; i++) {
+      Object.assign(fields, {
+        [`items[${i}].ticket_type_id`]: ticket,
+        [`items[${i}].participant_name`]: `Runner Number ${i + 1}`,
+        [`items[${i}].answers.tshirt`]: 'M',
+        [`items[${i}].answers.club`]: 'Kampala Hash Harriers',
+        [`items[${i}].answers.emergency`]: '0772000000',
+        [`items[${i}].date_of_birth`]: '1990-01-01',
+      });
+    }
+    return new URLSearchParams({
+      ...fields,
+      'buyer.name': 'Amina Nakato',
+      'buyer.email': 'amina@example.org',
+      'buyer.phone': '0772123456',
+      waiver_accepted: 'yes',
+      donation_minor: '5000',
+      payment_method: 'momo',
+      payment_phone: '0770000009',
+      ...extra,
+    }).toString();
+  };
+  const post = (id: string, path: string, body: string) =>
+    service.site.inject({
+      method: 'POST',
+      url: `/checkout/${id}${path}`,
+      headers: { ...GZIP, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body,
+    });
+  const get = (url: string) => service.site.inject({ method: 'GET', url, headers: GZIP });
+
+  const pages: [string, LightMyRequestResponse][] = [];
+  const a = await newSession();
+  pages.push(['1 tickets (with script: every step)', await get(`/checkout/${a}`)]);
+  pages.push([
+    '2 details, 10 participants (no script)',
+    await post(a, '/order', form(marathon!, 10, { action: 'tickets' })),
+  ]);
+  pages.push([
+    '2b details with every error (no script)',
+    await post(
+      a,
+      '/order',
+      form(marathon!, 10, { action: 'review', 'buyer.email': 'x', waiver_accepted: '' }),
+    ),
+  ]);
+  pages.push(['3 review (no script)', await post(a, '/order', form(marathon!, 10, { action: 'review' }))]);
+  const paid = await post(a, '/order', form(marathon!, 10, { action: 'pay' }));
+  if (paid.statusCode !== 303) throw new Error(`pay answered ${paid.statusCode}`);
+  pages.push(['4 wait screen', await get(`/checkout/${a}/pay`)]);
+
+  const b = await newSession();
+  await post(b, '/order', form(marathon!, 1, { action: 'pay', payment_phone: '0770000003' }));
+  for (let i = 0; i < 100; i++) {
+    await service.jobs.runDue();
+    const s = (await get(`/checkout/${b}/status.json`)).json();
+    if (s.attempt_status === 'failed') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  pages.push(['5 declined, retry form', await get(`/checkout/${b}/pay`)]);
+
+  const c = await newSession();
+  await post(c, '/order', form(walk!, 10, { action: 'pay', donation_minor: '' }));
+  pages.push(['6 confirmation, 10 registrations', await get(`/checkout/${c}/pay`)]);
+
+  const d = await newSession();
+  clock.advance(DAY + 1000);
+  pages.push(['7 expired', await get(`/checkout/${d}`)]);
+  clock.advance(-(DAY + 1000));
+  pages.push(['8 not found', await get('/checkout/cs_0000000000000000000000')]);
+
+  const css = await get(CHECKOUT_STYLES.path);
+  const js = await get(CHECKOUT_SCRIPT.path);
+  const cssBytes = transferred(css);
+  const jsBytes = transferred(js);
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
+  console.log(
+    `Hosted checkout first load (gzip, cold cache, headers included); budget ${BUDGET_BYTES / 1024} KB per page`,
+  );
+  console.log(
+    `assets: CSS ${kb(cssBytes)} (${CHECKOUT_STYLES.body.length} B raw), JS ${kb(jsBytes)} (${CHECKOUT_SCRIPT.body.length} B raw), cached for a year\n`,
+  );
+  console.log(
+    `${'page'.padEnd(42)} ${'status'.padStart(6)} ${'HTML'.padStart(9)} ${'+CSS+JS'.padStart(9)}  verdict`,
+  );
+  for (const [name, res] of pages) {
+    if (res.headers['content-encoding'] !== 'gzip' && res.rawPayload.length > 1024) {
+      throw new Error(`${name} was not compressed`);
+    }
+    const htmlBytes = transferred(res);
+    const total = htmlBytes + cssBytes + jsBytes;
+    const ok = total <= BUDGET_BYTES;
+    if (!ok) failed = true;
+    console.log(
+      `${name.padEnd(42)} ${String(res.statusCode).padStart(6)} ${kb(htmlBytes)} ${kb(total)}  ${ok ? 'ok' : 'OVER BUDGET'}`,
+    );
+  }
+} finally {
+  await service.close();
+}
+process.exit(failed ? 1 : 0);

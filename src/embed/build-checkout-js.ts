@@ -1,0 +1,112 @@
+// Builds checkout.js (web/checkout-js, DESIGN.md section 2 "Browser") with esbuild: one minified
+// IIFE with two placeholders for the SITE and API origins, which the SITE host fills in when it
+// serves the file (checkout-js.routes.ts). `npm run build:checkout-js` writes it to
+// dist/checkout-js/checkout.js; the SITE host builds it in memory at start when that file is
+// missing or older than the sources, so tests and `npm run dev` need no build step.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The version in the file's first line; each change gets an entry in docs/checkout-js-changelog.md. */
+export const CHECKOUT_JS_VERSION = '1.0.0';
+export const SITE_ORIGIN_TOKEN = '%SERVICE_SITE_ORIGIN%';
+export const API_ORIGIN_TOKEN = '%SERVICE_API_ORIGIN%';
+
+/** The repository root: the nearest folder above this module with a package.json (src/ or dist/src/). */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('checkout.js: no package.json above ' + import.meta.url);
+    dir = parent;
+  }
+  return dir;
+}
+
+export function checkoutJsPaths(root = projectRoot()) {
+  return {
+    sourceDir: join(root, 'web', 'checkout-js'),
+    entry: join(root, 'web', 'checkout-js', 'checkout.ts'),
+    built: join(root, 'dist', 'checkout-js', 'checkout.js'),
+  };
+}
+
+/** Bundles and minifies the script; the result still holds the two origin placeholders. */
+export async function bundleCheckoutJs(root = projectRoot()): Promise<string> {
+  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [checkoutJsPaths(root).entry],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2017',
+    charset: 'utf8',
+    legalComments: 'none',
+    write: false,
+    logLevel: 'silent',
+    banner: { js: `/* ServiceCheckout checkout.js ${CHECKOUT_JS_VERSION} */` },
+    define: {
+      __SITE_ORIGIN__: JSON.stringify(SITE_ORIGIN_TOKEN),
+      __API_ORIGIN__: JSON.stringify(API_ORIGIN_TOKEN),
+    },
+  });
+  const text = result.outputFiles[0]!.text;
+  for (const token of [SITE_ORIGIN_TOKEN, API_ORIGIN_TOKEN]) {
+    if (!text.includes(token)) throw new Error(`checkout.js build lost the placeholder ${token}`);
+  }
+  return text;
+}
+
+const SAFE_ORIGIN = /^https?:\/\/[A-Za-z0-9.\-[\]:]+$/;
+
+/**
+ * The served script: the bundle with the SITE and API origins written in. Origins are checked to
+ * hold only characters that are inert inside any JavaScript string or template literal.
+ */
+export function fillCheckoutJsOrigins(bundle: string, origins: { site: string; api: string }): string {
+  for (const origin of [origins.site, origins.api]) {
+    if (!SAFE_ORIGIN.test(origin))
+      throw new Error(`checkout.js: unexpected origin ${JSON.stringify(origin)}`);
+  }
+  return bundle.replaceAll(SITE_ORIGIN_TOKEN, origins.site).replaceAll(API_ORIGIN_TOKEN, origins.api);
+}
+
+function newestSourceTime(sourceDir: string): number {
+  const files = readdirSync(sourceDir).map((name) => join(sourceDir, name));
+  files.push(fileURLToPath(import.meta.url));
+  return Math.max(...files.map((file) => statSync(file).mtimeMs));
+}
+
+export type BundleOrigin = 'built' | 'memory';
+
+/**
+ * The bundle for the SITE host: dist/checkout-js/checkout.js when present and not older than the
+ * sources (a deployment may ship without web/), else built in memory.
+ */
+export async function loadCheckoutJsBundle(
+  root = projectRoot(),
+): Promise<{ text: string; from: BundleOrigin }> {
+  const paths = checkoutJsPaths(root);
+  const hasSources = existsSync(paths.entry);
+  if (existsSync(paths.built)) {
+    const fresh = !hasSources || statSync(paths.built).mtimeMs >= newestSourceTime(paths.sourceDir);
+    if (fresh) return { text: readFileSync(paths.built, 'utf8'), from: 'built' };
+  }
+  if (!hasSources) throw new Error(`checkout.js: neither ${paths.built} nor its sources in web/checkout-js`);
+  return { text: await bundleCheckoutJs(root), from: 'memory' };
+}
+
+/** `npm run build:checkout-js` */
+export async function writeCheckoutJs(root = projectRoot()): Promise<{ path: string; bytes: number }> {
+  const text = await bundleCheckoutJs(root);
+  const { built } = checkoutJsPaths(root);
+  mkdirSync(dirname(built), { recursive: true });
+  writeFileSync(built, text);
+  return { path: built, bytes: Buffer.byteLength(text) };
+}
+
+if (import.meta.main) {
+  const { path, bytes } = await writeCheckoutJs();
+  process.stdout.write(`checkout.js ${CHECKOUT_JS_VERSION}: ${path} (${bytes} bytes before origins)\n`);
+}

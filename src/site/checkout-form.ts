@@ -1,0 +1,254 @@
+// The checkout form as data: what the buyer typed (parsed from an urlencoded body), the
+// createOrder input it becomes, the payment choice, and where each error is shown. Field names
+// in the form are the paths createOrder names in its errors ('items[0].participant_name',
+// 'buyer.email', 'waiver_accepted'), so an error lands next to its input without a mapping table.
+import type { CheckoutSessionRow } from '../checkout/sessions.ts';
+import type { AdditionalQuestion } from '../events/events.schema.ts';
+import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
+import { feeFor, type PaymentMethod } from '../events/fees.ts';
+import type { CreateOrderInput } from '../orders/create-order.ts';
+import { MAX_TICKETS_PER_ORDER } from '../orders/create-order.ts';
+import { networkOf, normalizePhone } from '../orders/contact.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { METHOD_NAMES } from './format.ts';
+
+export type FormBody = Record<string, string>;
+
+export interface ItemValues {
+  ticket_type_id: string;
+  participant_name: string;
+  answers: Record<string, string>;
+  date_of_birth: string;
+  /** ticket type id + ordinal within the type: keeps values when quantities change */
+  key: string;
+}
+
+export interface FormValues {
+  quantities: Map<string, number>;
+  items: ItemValues[];
+  buyer: { name: string; email: string; phone: string };
+  waiver_accepted: boolean;
+  donation: string;
+  payment_method: string;
+  payment_phone: string;
+}
+
+/** The urlencoded body as a plain record; the first value of a repeated name wins. */
+export function parseUrlEncoded(text: string): FormBody {
+  const out: FormBody = Object.create(null) as FormBody;
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (!(name in out)) out[name] = value;
+  }
+  return out;
+}
+
+/** An element id for a field path: 'items[0].participant_name' -> 'f-items-0-participant_name'. */
+export function fieldId(field: string): string {
+  return `f-${field
+    .replace(/\[(\w+)\]/g, '-$1')
+    .replace(/\./g, '-')
+    .replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+}
+
+export function emptyValues(session: Pick<CheckoutSessionRow, 'prefill'>): FormValues {
+  const prefill = session.prefill ?? {};
+  return {
+    quantities: new Map(),
+    items: [],
+    buyer: {
+      name: prefill.buyer_name ?? '',
+      email: prefill.buyer_email ?? '',
+      phone: prefill.buyer_phone ?? '',
+    },
+    waiver_accepted: false,
+    donation: '',
+    payment_method: '',
+    payment_phone: '',
+  };
+}
+
+const text = (body: FormBody, name: string) => (body[name] ?? '').slice(0, 500);
+
+/**
+ * Reads the form. Participants are rebuilt from the quantities (ticket type order, then ordinal),
+ * taking what was typed for index i only when it was for the same ticket type.
+ */
+export function readForm(
+  body: FormBody,
+  ticketTypes: TicketTypeRow[],
+  questions: AdditionalQuestion[],
+  session: Pick<CheckoutSessionRow, 'prefill'>,
+): FormValues {
+  const initial = emptyValues(session);
+  // A field the form did not send at all (not an emptied one) keeps the session's prefill.
+  const buyerField = (name: 'name' | 'email' | 'phone') =>
+    body[`buyer.${name}`] === undefined ? initial.buyer[name] : text(body, `buyer.${name}`);
+  const quantities = new Map<string, number>();
+  for (const tt of ticketTypes) {
+    const raw = text(body, `qty.${tt.id}`).trim();
+    const n = /^\d{1,2}$/.test(raw) ? Number(raw) : 0;
+    if (n > 0) quantities.set(tt.id, Math.min(n, MAX_TICKETS_PER_ORDER));
+  }
+  const items: ItemValues[] = [];
+  for (const tt of ticketTypes) {
+    for (let k = 0; k < (quantities.get(tt.id) ?? 0); k++) {
+      const i = items.length;
+      const same = body[`items[${i}].ticket_type_id`] === tt.id;
+      const value = (name: string) => (same ? text(body, `items[${i}].${name}`) : '');
+      const answers: Record<string, string> = {};
+      for (const q of questions) answers[q.key] = value(`answers.${q.key}`);
+      items.push({
+        ticket_type_id: tt.id,
+        participant_name: value('participant_name'),
+        answers,
+        date_of_birth: value('date_of_birth').trim(),
+        key: `${tt.id}-${k}`,
+      });
+    }
+  }
+  return {
+    quantities,
+    items,
+    buyer: { name: buyerField('name'), email: buyerField('email'), phone: buyerField('phone') },
+    waiver_accepted: body.waiver_accepted === 'yes',
+    donation: text(body, 'donation_minor'),
+    payment_method: text(body, 'payment_method'),
+    payment_phone: text(body, 'payment_phone'),
+  };
+}
+
+/** True when the participant fields sent were for exactly the tickets chosen. */
+export function itemsMatch(body: FormBody, values: FormValues): boolean {
+  let sent = 0;
+  while (body[`items[${sent}].ticket_type_id`] !== undefined) sent++;
+  return (
+    sent === values.items.length &&
+    values.items.every((it, i) => body[`items[${i}].ticket_type_id`] === it.ticket_type_id)
+  );
+}
+
+export function parseDonation(raw: string): number | null {
+  const digits = raw.replace(/[\s,]/g, '');
+  if (digits === '') return 0;
+  return /^\d{1,12}$/.test(digits) ? Number(digits) : null;
+}
+
+export function isPaymentMethod(value: string): value is PaymentMethod {
+  return value === 'momo' || value === 'airtel';
+}
+
+/** The total the server will compute, for deciding whether payment details are needed. */
+export function estimateTotal(values: FormValues, found: EventWithTickets, method: PaymentMethod): number {
+  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  let total = parseDonation(values.donation) ?? 0;
+  for (const item of values.items) {
+    const tt = byId.get(item.ticket_type_id);
+    if (tt) total += tt.priceMinor + feeFor(tt.priceMinor, found.organization.fees[method]);
+  }
+  return total;
+}
+
+export function toOrderInput(values: FormValues, session: CheckoutSessionRow): CreateOrderInput {
+  const donation = parseDonation(values.donation);
+  return {
+    event_id: session.eventId,
+    items: values.items.map((item) => {
+      const answers = Object.fromEntries(Object.entries(item.answers).filter(([, v]) => v.trim() !== ''));
+      return {
+        ticket_type_id: item.ticket_type_id,
+        participant_name: item.participant_name,
+        ...(Object.keys(answers).length > 0 && { answers }),
+        ...(item.date_of_birth !== '' && { date_of_birth: item.date_of_birth }),
+      };
+    }),
+    buyer: values.buyer,
+    waiver_accepted: values.waiver_accepted,
+    donation_minor: donation ?? 0,
+    ...(isPaymentMethod(values.payment_method) && { payment_method: values.payment_method }),
+  };
+}
+
+export interface PaymentChoice {
+  method: PaymentMethod;
+  phone: string;
+}
+
+/**
+ * The payment method and number, with the problems the page reports before any order exists:
+ * no method, a number that is not a Ugandan mobile number, or a number on the other network.
+ * An empty payment number means the buyer's own.
+ */
+export function checkPayment(
+  methodValue: string,
+  phoneValue: string,
+  fallbackPhone: string,
+): { choice: PaymentChoice | null; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const phoneField = phoneValue.trim() !== '' ? 'payment_phone' : 'buyer.phone';
+  const phone = phoneValue.trim() !== '' ? phoneValue : fallbackPhone;
+  const msisdn = normalizePhone(phone);
+  if (!isPaymentMethod(methodValue)) {
+    errors.push({ field: 'payment_method', message: 'Choose how to pay' });
+  }
+  if (msisdn === null) {
+    if (phoneField === 'payment_phone') {
+      errors.push({ field: 'payment_phone', message: 'Enter a Ugandan mobile number such as 0772 123456' });
+    }
+  } else if (isPaymentMethod(methodValue)) {
+    const network = networkOf(msisdn);
+    if (network !== null && network !== methodValue) {
+      const name = METHOD_NAMES[network]!;
+      errors.push({
+        field: phoneField === 'payment_phone' ? 'payment_phone' : 'payment_method',
+        message: `This is an ${name} number: choose ${name} or enter another number`,
+      });
+    }
+  }
+  if (errors.length > 0 || msisdn === null || !isPaymentMethod(methodValue)) return { choice: null, errors };
+  return { choice: { method: methodValue, phone }, errors };
+}
+
+/** Human labels of the form's fields, for messages and the error summary. */
+export function fieldLabel(field: string, found: EventWithTickets): string {
+  const item = /^items\[(\d+)\]\.(.+)$/.exec(field);
+  if (item) {
+    const n = Number(item[1]) + 1;
+    const rest = item[2]!;
+    if (rest === 'participant_name') return `Participant ${n}: full name`;
+    if (rest === 'date_of_birth') return `Participant ${n}: date of birth`;
+    if (rest === 'ticket_type_id') return `Participant ${n}: ticket`;
+    const answer = /^answers\.(.+)$/.exec(rest);
+    if (answer) {
+      const q = found.event.additionalQuestions.find((x) => x.key === answer[1]);
+      return `Participant ${n}: ${q?.label ?? answer[1]}`;
+    }
+    return `Participant ${n}`;
+  }
+  const labels: Record<string, string> = {
+    items: 'Tickets',
+    'buyer.name': 'Your name',
+    'buyer.email': 'E-mail',
+    'buyer.phone': 'Phone number',
+    waiver_accepted: 'Waiver',
+    donation_minor: 'Donation',
+    payment_method: 'Payment method',
+    payment_phone: 'Mobile money number',
+  };
+  return labels[field] ?? field;
+}
+
+/** createOrder's terse messages ('is required') read as sentences next to their field. */
+export function friendlyMessage(field: string, message: string, found: EventWithTickets): string {
+  if (/^[A-Z]/.test(message)) return message;
+  const label = fieldLabel(field, found).replace(/^Participant \d+: /, '');
+  const subject = label.charAt(0).toUpperCase() + label.slice(1);
+  if (/^is required( \(.*\))?$/.test(message)) return `${subject} is required`;
+  if (/^(is|must) /.test(message)) return `${subject} ${message}`;
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+/** Where an error is shown: item ticket errors belong to the tickets list. */
+export function errorAnchor(field: string): string {
+  if (/^items\[\d+\]\.ticket_type_id$/.test(field)) return 'items';
+  return field;
+}

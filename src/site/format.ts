@@ -1,0 +1,83 @@
+// Display formatting for the checkout pages: money in minor units, dates in the event's zone,
+// phone numbers and payment method names. Pure functions.
+
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+function moneyFormat(currency: string): Intl.NumberFormat {
+  let format = moneyFormats.get(currency);
+  if (!format) {
+    format = new Intl.NumberFormat('en-GB', { style: 'currency', currency, currencyDisplay: 'code' });
+    moneyFormats.set(currency, format);
+  }
+  return format;
+}
+
+/** The ISO 4217 exponent Intl knows for the currency (UGX: 0). */
+export function currencyExponent(currency: string): number {
+  return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 0;
+}
+
+/** 30000 UGX (exponent 0) -> "UGX 30,000" (with a no-break space after the code). */
+export function formatMoney(minor: number, currency: string): string {
+  const amount = minor / 10 ** currencyExponent(currency);
+  return moneyFormat(currency).format(amount).replace(/\s/g, '\u00a0');
+}
+
+/** "Saturday 12 July 2026, 06:30" in the event's time zone. */
+export function formatDateTime(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(instant);
+}
+
+/** "12 July 2026" in the event's time zone. */
+export function formatDate(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  }).format(instant);
+}
+
+/** "East Africa Time" style label of the zone, for the event date line. */
+export function zoneName(instant: Date, timeZone: string): string {
+  const part = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' })
+    .formatToParts(instant)
+    .find((p) => p.type === 'timeZoneName');
+  return part?.value ?? timeZone;
+}
+
+/** 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it. */
+export function maskPhone(msisdn: string): string {
+  const national = msisdn.startsWith('256') ? `0${msisdn.slice(3)}` : msisdn;
+  if (national.length < 7) return '•••';
+  return `${national.slice(0, 4)} ••• ${national.slice(-3)}`;
+}
+
+/** 256772123456 -> 0772123456, for a form field the buyer edits. */
+export function nationalPhone(msisdn: string): string {
+  return /^256\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
+}
+
+export const METHOD_NAMES: Record<string, string> = {
+  momo: 'MTN Mobile Money',
+  airtel: 'Airtel Money',
+};
+
+export function methodName(method: string | null | undefined): string {
+  return (method && METHOD_NAMES[method]) || 'mobile money';
+}
+
+/** Whole minutes and seconds: 754 -> "12:34". */
+export function formatCountdown(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,156 @@
+// What the hosted checkout does to orders, through the orders and payments modules' functions:
+// place (or dry-run) the session's order, read its payment state, and cancel. At most one order
+// of a session is pending, and an order whose payment prompt is out is never replaced or
+// cancelled: the session row is locked first, then the pending order, then its attempts are read.
+import {
+  lockCheckoutSession,
+  sessionOrder,
+  sessionStatus,
+  type CheckoutSessionRow,
+} from '../checkout/sessions.ts';
+import type { AppContext } from '../context.ts';
+import type { EventWithTickets } from '../events/events.ts';
+import { createOrder } from '../orders/create-order.ts';
+import { findOrder } from '../orders/list-orders.ts';
+import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
+import type { OrderRow } from '../orders/order-out.ts';
+import { latestAttempt, type PaymentAttemptRow } from '../payments/collect.ts';
+import type { Executor } from '../platform/db.ts';
+import { ApiError, type FieldError } from '../platform/errors.ts';
+import {
+  checkPayment,
+  estimateTotal,
+  isPaymentMethod,
+  parseDonation,
+  toOrderInput,
+  type FormValues,
+  type PaymentChoice,
+} from './checkout-form.ts';
+
+export type PlaceOutcome =
+  | { kind: 'invalid'; errors: FieldError[] }
+  /** sold_out, sale_closed, payments_disabled, not_found: nothing the buyer can fix in a field */
+  | { kind: 'refused'; code: string; message: string }
+  /** the session is complete or expired */
+  | { kind: 'session_closed' }
+  /** a prompt for this session's order is on the buyer's phone: no second order */
+  | { kind: 'payment_in_progress' }
+  /** dry run: the order as it would be, written to nothing */
+  | { kind: 'checked'; order: OrderRow }
+  | { kind: 'created'; order: OrderRow; payment: PaymentChoice | null };
+
+/** Carries an outcome out of a transaction that must not commit. */
+class Rollback extends Error {
+  readonly outcome: PlaceOutcome;
+  constructor(outcome: PlaceOutcome) {
+    super('rollback');
+    this.outcome = outcome;
+  }
+}
+
+const REFUSALS = new Set([
+  'sold_out',
+  'sale_closed',
+  'payments_disabled',
+  'not_found',
+  'amount_below_minimum',
+]);
+
+export function isOpenAttempt(attempt: PaymentAttemptRow | undefined): boolean {
+  return attempt !== undefined && (attempt.status === 'submitting' || attempt.status === 'pending');
+}
+
+export function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | null;
+  return e?.code === '40P01' || e?.cause?.code === '40P01';
+}
+
+/** Locks the session's pending order and tells whether a prompt for it is outstanding. */
+async function promptOutstanding(tx: Executor, sessionId: string): Promise<boolean> {
+  const current = await sessionOrder(tx, sessionId);
+  if (!current || current.status !== 'pending') return false;
+  await lockOrder(tx, current.id);
+  return isOpenAttempt(await latestAttempt(tx, current.id));
+}
+
+/**
+ * Validates the whole form with createOrder itself (the authority), then keeps the order, or
+ * with dryRun rolls it back (the review page shows the server's own totals without holding
+ * anything). Payment details are checked only when the order will cost something.
+ */
+export async function placeOrder(
+  ctx: AppContext,
+  options: { session: CheckoutSessionRow; found: EventWithTickets; values: FormValues; dryRun: boolean },
+): Promise<PlaceOutcome> {
+  const { session, found, values } = options;
+  const extra: FieldError[] = [];
+  if (parseDonation(values.donation) === null) {
+    extra.push({ field: 'donation_minor', message: 'Enter a whole number of UGX, such as 5000' });
+  }
+  const method = isPaymentMethod(values.payment_method) ? values.payment_method : 'momo';
+  let payment: PaymentChoice | null = null;
+  if (estimateTotal(values, found, method) > 0) {
+    const checked = checkPayment(values.payment_method, values.payment_phone, values.buyer.phone);
+    extra.push(...checked.errors);
+    payment = checked.choice;
+  }
+  try {
+    return await ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
+      const locked = await lockCheckoutSession(tx, session.id);
+      if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
+      if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
+      let order: OrderRow;
+      try {
+        order = await createOrder(ctx, tx, {
+          organizationId: session.organizationId,
+          apiClientId: session.apiClientId,
+          session: locked,
+          input: toOrderInput(values, session),
+        });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'validation_failed') {
+          throw new Rollback({ kind: 'invalid', errors: [...(error.errors ?? []), ...extra] });
+        }
+        throw error;
+      }
+      if (extra.length > 0) throw new Rollback({ kind: 'invalid', errors: extra });
+      if (options.dryRun) throw new Rollback({ kind: 'checked', order });
+      return { kind: 'created', order, payment: order.total > 0 ? payment : null };
+    });
+  } catch (error) {
+    if (error instanceof Rollback) return error.outcome;
+    if (error instanceof ApiError) {
+      if (error.code === 'conflict') return { kind: 'session_closed' };
+      if (REFUSALS.has(error.code)) return { kind: 'refused', code: error.code, message: error.message };
+    }
+    // Only when a payment for this session is being settled at this very moment.
+    if (isDeadlock(error)) return { kind: 'payment_in_progress' };
+    throw error;
+  }
+}
+
+export interface SessionPayment {
+  order: OrderRow | null;
+  attempt: PaymentAttemptRow | null;
+}
+
+/** The session's order to show (the paid one, else the latest) and its latest payment attempt. */
+export async function loadSessionPayment(db: Executor, session: CheckoutSessionRow): Promise<SessionPayment> {
+  const ref = await sessionOrder(db, session.id);
+  const order = ref ? ((await findOrder(db, session.organizationId, ref.id)) ?? null) : null;
+  const attempt = order ? ((await latestAttempt(db, order.id)) ?? null) : null;
+  return { order, attempt };
+}
+
+/**
+ * The buyer gave up: release the pending order's tickets, unless a prompt is on the phone (an
+ * approval must still find its order payable; the hold then lapses on its own).
+ */
+export async function cancelCheckout(ctx: AppContext, session: CheckoutSessionRow): Promise<void> {
+  await ctx.database.db.transaction(async (tx) => {
+    await lockCheckoutSession(tx, session.id);
+    if (await promptOutstanding(tx, session.id)) return;
+    const current = await sessionOrder(tx, session.id);
+    if (current?.status === 'pending') await cancelPendingOrder(tx, current.id, ctx.clock.now());
+  });
+}

@@ -1,0 +1,61 @@
+// Response headers of every checkout page: a Content-Security-Policy that allows only our own
+// script and styles, pins who may frame the page (the session's embed origin, else nobody) and
+// where forms may lead (ourselves and the session's return URLs), plus no-store, no referrer,
+// nosniff. The pages never set cookies.
+import type { FastifyReply } from 'fastify';
+
+export interface FramePolicy {
+  /** the embedded session's origin; null = the page may not be framed */
+  embedOrigin: string | null;
+  /** origins a form post may be redirected to (the session's on_success_url / on_cancel_url) */
+  formTargets: string[];
+}
+
+export const NO_FRAMING: FramePolicy = { embedOrigin: null, formTargets: [] };
+
+function originOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+export function framePolicyFor(session: {
+  uiMode: string;
+  embedOrigin: string | null;
+  successUrl: string | null;
+  cancelUrl: string | null;
+}): FramePolicy {
+  const embedOrigin = session.uiMode === 'embedded' ? originOf(session.embedOrigin) : null;
+  const formTargets = [originOf(session.successUrl), originOf(session.cancelUrl)].filter(
+    (o): o is string => o !== null,
+  );
+  return { embedOrigin, formTargets: [...new Set(formTargets)] };
+}
+
+export function contentSecurityPolicy(policy: FramePolicy): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' https: data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    `form-action ${["'self'", ...policy.formTargets].join(' ')}`,
+    `frame-ancestors ${policy.embedOrigin ?? "'none'"}`,
+  ].join('; ');
+}
+
+/** Headers for an HTML page (or the status JSON) of the checkout. */
+export function setPageHeaders(reply: FastifyReply, policy: FramePolicy): void {
+  reply.header('Content-Security-Policy', contentSecurityPolicy(policy));
+  if (policy.embedOrigin === null) reply.header('X-Frame-Options', 'DENY');
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Cache-Control', 'no-store');
+}

@@ -1,0 +1,87 @@
+// Form field markup shared by the checkout pages: label, hint and error tied to the control with
+// aria-describedby and aria-invalid, in the order a screen reader should meet them.
+import { attr, html, type Html } from '../html.ts';
+
+export interface FieldErrors {
+  /** friendly message per anchor field */
+  byField: Map<string, string>;
+}
+
+export function errorId(id: string): string {
+  return `err-${id}`;
+}
+
+/** id, aria-describedby and aria-invalid for a control of field box `boxId`. */
+export function controlAria(boxId: string, hintId: string | null, error: string | undefined): Html {
+  const describedBy = [hintId, error ? errorId(boxId) : null].filter(Boolean).join(' ');
+  return html`${attr('aria-describedby', describedBy || null)}${attr('aria-invalid', error ? 'true' : null)}`;
+}
+
+export function errorNote(boxId: string, error: string | undefined): Html {
+  return error ? html`<p class="error" id="${errorId(boxId)}">Error: ${error}</p>` : html``;
+}
+
+export interface TextFieldOptions {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  error?: string | undefined;
+  hint?: string | Html;
+  type?: 'text' | 'email' | 'tel' | 'date' | 'number';
+  /** extra attributes for the input (autocomplete, inputmode, data-*) */
+  extra?: Html;
+}
+
+export function textField(o: TextFieldOptions): Html {
+  const hintId = o.hint ? `hint-${o.id}` : null;
+  return html`<div class="field${o.error ? ' invalid' : ''}" data-field="${o.id}">
+    <label for="${o.id}">${o.label}</label>
+    ${o.hint ? html`<p class="hint" id="${hintId}">${o.hint}</p>` : ''} ${errorNote(o.id, o.error)}
+    <input
+      type="${o.type ?? 'text'}"
+      id="${o.id}"
+      name="${o.name}"
+      value="${o.value}"
+      ${controlAria(o.id, hintId, o.error)}${o.extra ?? ''}
+    />
+  </div>`;
+}
+
+export interface SelectFieldOptions {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  options: string[];
+  error?: string | undefined;
+  hint?: string;
+  extra?: Html;
+}
+
+export function selectField(o: SelectFieldOptions): Html {
+  const hintId = o.hint ? `hint-${o.id}` : null;
+  return html`<div class="field${o.error ? ' invalid' : ''}" data-field="${o.id}">
+    <label for="${o.id}">${o.label}</label>
+    ${o.hint ? html`<p class="hint" id="${hintId}">${o.hint}</p>` : ''} ${errorNote(o.id, o.error)}
+    <select id="${o.id}" name="${o.name}" ${controlAria(o.id, hintId, o.error)}${o.extra ?? ''}>
+      <option value="">Choose…</option>
+      ${o.options.map((option) => html`<option value="${option}" ${attr('selected', option === o.value)}>${option}</option>`)}
+    </select>
+  </div>`;
+}
+
+export interface ErrorSummaryItem {
+  href: string;
+  message: string;
+}
+
+export function errorSummary(items: ErrorSummaryItem[]): Html {
+  if (items.length === 0) return html``;
+  return html`<div class="error-summary" role="alert" tabindex="-1" aria-labelledby="error-summary-title">
+    <h2 id="error-summary-title">There is a problem</h2>
+    <ul>
+      ${items.map((item) => html`<li><a href="#${item.href}">${item.message}</a></li>`)}
+    </ul>
+  </div>`;
+}

@@ -1,0 +1,256 @@
+// Deliveries: one per (endpoint, event), made from the outbox by the dispatcher, each sent by its
+// own job on the retry schedule. Also the on-demand test event, replays, and the attempt log.
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Executor, Tx } from '../platform/db.ts';
+import { newId, randomString } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs.ts';
+import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
+import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
+
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed', 'cancelled'];
+
+/** One job per delivery; it sends, and reschedules itself on the retry schedule. */
+export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
+
+export function newDeliveryId(): string {
+  // 'whd' is not among the platform's IdPrefix names yet; same shape as newId.
+  return `whd_${randomString(24)}`;
+}
+
+/** Schedules (or brings forward) the one job that sends this delivery. */
+export async function enqueueDelivery(db: Executor, deliveryId: string, runAt: Date): Promise<void> {
+  await enqueueJob(db, {
+    kind: WEBHOOK_DELIVER_JOB,
+    payload: { delivery_id: deliveryId },
+    runAt,
+    dedupeKey: `${WEBHOOK_DELIVER_JOB}:${deliveryId}`,
+    // Failures of the send itself are handled by the delivery's own schedule; this only bounds
+    // unexpected errors (a database outage) before the job is parked for inspection.
+    maxAttempts: 30,
+  });
+}
+
+/**
+ * Fans outbox events out: for each event not yet dispatched, one delivery per enabled endpoint of
+ * its organization subscribed to its type, and a job for each; then marks the event dispatched.
+ * All in the caller's transaction, with the events locked (SKIP LOCKED), so two dispatchers never
+ * take the same event and the unique (endpoint, event) index makes a second delivery impossible.
+ * Returns how many events it took.
+ */
+export async function dispatchOutbox(tx: Tx, now: Date, batchSize = 100): Promise<number> {
+  const events = await tx
+    .select({ id: outboxEvents.id, organizationId: outboxEvents.organizationId, type: outboxEvents.type })
+    .from(outboxEvents)
+    .where(isNull(outboxEvents.dispatchedAt))
+    .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id))
+    .limit(batchSize)
+    .for('update', { skipLocked: true });
+  for (const event of events) {
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.organizationId, event.organizationId),
+          eq(webhookEndpoints.status, 'enabled'),
+          sql`${event.type} = ANY(${webhookEndpoints.eventTypes})`,
+        ),
+      );
+    if (endpoints.length > 0) {
+      const made = await tx
+        .insert(webhookDeliveries)
+        .values(
+          endpoints.map((endpoint) => ({
+            id: newDeliveryId(),
+            endpointId: endpoint.id,
+            organizationId: event.organizationId,
+            eventId: event.id,
+            eventType: event.type,
+            status: 'pending',
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
+        .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
+        .returning({ id: webhookDeliveries.id });
+      for (const delivery of made) await enqueueDelivery(tx, delivery.id, now);
+    }
+    await tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, event.id));
+  }
+  return events.length;
+}
+
+/** A `test` event for one endpoint, delivered like any other (signed, retried, logged). */
+export async function createTestDelivery(
+  db: Executor,
+  endpoint: WebhookEndpointRow,
+  now: Date,
+): Promise<WebhookDeliveryRow> {
+  const eventId = newId('msg');
+  await db.insert(outboxEvents).values({
+    id: eventId,
+    organizationId: endpoint.organizationId,
+    type: TEST_EVENT_TYPE,
+    payload: {
+      type: TEST_EVENT_TYPE,
+      timestamp: now.toISOString(),
+      data: {
+        endpoint_id: endpoint.id,
+        message: 'A test event sent on request. Verify its signature and answer with a 2xx status.',
+      },
+    },
+    createdAt: now,
+    dispatchedAt: now, // addressed to this endpoint only, never fanned out
+  });
+  const [delivery] = await db
+    .insert(webhookDeliveries)
+    .values({
+      id: newDeliveryId(),
+      endpointId: endpoint.id,
+      organizationId: endpoint.organizationId,
+      eventId,
+      eventType: TEST_EVENT_TYPE,
+      status: 'pending',
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  await enqueueDelivery(db, delivery!.id, now);
+  return delivery!;
+}
+
+/**
+ * Puts a delivery back in the queue, due now: a replay of a delivered one (same webhook-id, so a
+ * receiver that deduplicates ignores it), or another try of a failed or cancelled one. If that
+ * attempt fails, the rest of the retry schedule follows (none when it was used up).
+ */
+export async function retryDelivery(
+  db: Executor,
+  delivery: WebhookDeliveryRow,
+  now: Date,
+): Promise<WebhookDeliveryRow> {
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
+    .where(eq(webhookDeliveries.id, delivery.id))
+    .returning();
+  await enqueueDelivery(db, delivery.id, now);
+  return row!;
+}
+
+export async function findDelivery(
+  db: Executor,
+  endpoint: WebhookEndpointRow,
+  deliveryId: string,
+): Promise<WebhookDeliveryRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.endpointId, endpoint.id),
+        eq(webhookDeliveries.organizationId, endpoint.organizationId),
+      ),
+    );
+  return row;
+}
+
+/** A page of an endpoint's deliveries, newest first, after the (created_at, id) position given. */
+export async function listDeliveries(
+  db: Executor,
+  endpoint: WebhookEndpointRow,
+  options: {
+    limit: number;
+    after?: { createdAt: string; id: string } | undefined;
+    status?: DeliveryStatus | undefined;
+  },
+): Promise<{ rows: WebhookDeliveryRow[]; hasMore: boolean }> {
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpoint.id),
+        eq(webhookDeliveries.organizationId, endpoint.organizationId),
+        options.status ? eq(webhookDeliveries.status, options.status) : undefined,
+        options.after
+          ? sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${options.after.createdAt}::timestamptz, ${options.after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(options.limit + 1);
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+}
+
+/** The attempts of the given deliveries, oldest first, grouped by delivery. */
+export async function attemptsOf(
+  db: Executor,
+  deliveryIds: string[],
+): Promise<Map<string, WebhookAttemptRow[]>> {
+  const byDelivery = new Map<string, WebhookAttemptRow[]>(deliveryIds.map((id) => [id, []]));
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows = await db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
+  for (const row of rows) byDelivery.get(row.deliveryId)?.push(row);
+  return byDelivery;
+}
+
+export interface WebhookAttemptOut {
+  attempted_at: string;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface WebhookDeliveryOut {
+  id: string;
+  endpoint_id: string;
+  webhook_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  attempts: WebhookAttemptOut[];
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toDeliveryOut(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]): WebhookDeliveryOut {
+  return {
+    id: row.id,
+    endpoint_id: row.endpointId,
+    webhook_id: row.eventId,
+    event_type: row.eventType,
+    status: row.status as DeliveryStatus,
+    attempt_count: row.attempts,
+    next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    last_attempt_at: iso(row.lastAttemptAt),
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    delivered_at: iso(row.deliveredAt),
+    created_at: row.createdAt.toISOString(),
+    attempts: attempts.map((a) => ({
+      attempted_at: a.attemptedAt.toISOString(),
+      status: a.status,
+      latency_ms: a.latencyMs,
+      error: a.error,
+      response_excerpt: a.responseExcerpt,
+    })),
+  };
+}

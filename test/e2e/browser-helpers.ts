@@ -1,0 +1,150 @@
+// Browser tests of the hosted checkout: Debian's Chromium driven by playwright-core (never a
+// downloaded browser), the service on real loopback ports, a tiny partner site that records where
+// the buyer lands, axe-core run inside each page, and a screenshot of each step.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { freePort } from '../helpers/process.ts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
+export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** A harness whose three hosts listen on the ports of their configured URLs (SITE_URL checks hold). */
+export async function startListeningHarness(): Promise<{ h: Harness; api: string; site: string }> {
+  const [api, site, app] = [await freePort(), await freePort(), await freePort()];
+  const urls = {
+    API_URL: `http://127.0.0.1:${api}`,
+    SITE_URL: `http://127.0.0.1:${site}`,
+    APP_URL: `http://127.0.0.1:${app}`,
+  };
+  const h = await startHarness({ env: urls });
+  await h.service.listen();
+  return { h, api: urls.API_URL, site: urls.SITE_URL };
+}
+
+export interface PartnerSite {
+  origin: string;
+  /** every URL requested, in order */
+  visits: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The partner's web site: records each landing URL and answers a small page. /embed?src=<url>
+ * is a page that frames the checkout and records the messages it receives in window.received.
+ */
+export async function startPartnerSite(): Promise<PartnerSite> {
+  const visits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://partner.test');
+    visits.push(req.url ?? '/');
+    if (url.pathname === '/embed') {
+      const src = url.searchParams.get('src') ?? '';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html lang="en"><head><title>Partner</title></head><body>
+<h1>Partner page</h1>
+<iframe title="Checkout" src="${src.replace(/"/g, '&quot;')}" style="width:360px;height:700px" allow="payment"></iframe>
+<script>
+window.received = [];
+window.addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }));
+</script></body></html>`);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html lang="en"><head><title>Partner</title></head><body><h1>Partner landing</h1></body></html>`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    visits,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read API bodies loosely
+type Json = any;
+
+/** Calls the partner API over HTTP with a bearer token, as a partner server would. */
+export async function apiCall(
+  api: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
+  const res = await fetch(`${api}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core in the page and fails on serious or critical violations. The library goes in
+ * through the DevTools protocol (page.evaluate): an added <script> tag would be refused by the
+ * page's own Content-Security-Policy, which these tests keep switched on.
+ */
+export async function expectAccessible(page: Page, label: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } })
+      .axe;
+    const result = await axe.run({ resultTypes: ['violations'] });
+    return result.violations;
+  })) as AxeViolation[];
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
+    [],
+    `axe on ${label}`,
+  );
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+}
+
+/** Collects script errors and CSP violations reported by the page, to assert none happened. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // Error statuses of pages (the expired page is a 410) are expected; refusals are not.
+    if (message.type() === 'error' && /Content Security Policy|Refused to|Uncaught/i.test(message.text())) {
+      problems.push(`console: ${message.text()}`);
+    }
+  });
+  return problems;
+}

@@ -1,0 +1,587 @@
+// The hosted checkout in a real browser (Chromium, 360x740, JavaScript on): a redirect session
+// created through the partner API, the buyer going through every step, paying with simulator
+// numbers, and landing on the partner's on_success_url; then the partner API confirms it.
+// Every step is screenshotted and checked with axe-core.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
+import {
+  apiCall,
+  expectAccessible,
+  launchBrowser,
+  screenshot,
+  startListeningHarness,
+  startPartnerSite,
+  watchProblems,
+  type PartnerSite,
+} from './browser-helpers.ts';
+
+const DAY = 24 * 3600 * 1000;
+const VIEWPORT = { width: 360, height: 740 };
+/** A stuck browser fails the suite instead of stalling the run. */
+const SUITE_TIMEOUT_MS = 240_000;
+
+let h: Harness;
+let api: string;
+let browser: Browser;
+let partnerSite: PartnerSite;
+let partner: TestPartner;
+let token: string;
+let eventId: string;
+let paidTicket: string;
+let freeTicket: string;
+
+before(
+  async () => {
+    ({ h, api } = await startListeningHarness());
+    partnerSite = await startPartnerSite();
+    browser = await launchBrowser();
+    partner = await makePartner(h, {
+      returnUrlDomains: [partnerSite.origin],
+      allowedDomains: [partnerSite.origin],
+    });
+    const event = await makeEvent(h, partner, {
+      name: 'Kampala City 10K',
+      venue: 'Kololo Airstrip, Kampala',
+      waiver_required: true,
+      waiver_version: '2026-03-01',
+      waiver_text: 'I take part at my own risk and I am fit to run.',
+      additional_questions: [
+        {
+          key: 'tshirt',
+          label: 'T-shirt size',
+          type: 'select',
+          required: true,
+          options: ['S', 'M', 'L'],
+          help: '',
+        },
+      ],
+      ticket_types: [
+        { name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10, min_age: 16 },
+        { name: '5 km fun run', price_minor: 0, capacity: 5, distance_km: 5 },
+      ],
+    });
+    eventId = event.id;
+    const detail = await h.service.api.inject({
+      method: 'GET',
+      url: `/v1/events/${eventId}`,
+      headers: { authorization: `Bearer ${await getToken(h, partner)}` },
+    });
+    const types = detail.json().data.ticket_types as { ticket_type_id: string; price_minor: number }[];
+    paidTicket = types.find((t) => t.price_minor > 0)!.ticket_type_id;
+    freeTicket = types.find((t) => t.price_minor === 0)!.ticket_type_id;
+  },
+  { timeout: 60_000 },
+);
+
+after(async () => {
+  await browser?.close();
+  await partnerSite?.close();
+  await h?.close();
+});
+
+async function newSession(overrides: Record<string, unknown> = {}) {
+  token = await getToken(h, partner);
+  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
+    event_id: eventId,
+    on_success_url: `${partnerSite.origin}/thanks?session_id={CHECKOUT_SESSION_ID}`,
+    on_cancel_url: `${partnerSite.origin}/race`,
+    client_reference_id: 'cart-42',
+    prefill: { buyer_name: 'Amina Nakato', buyer_email: 'amina@example.org' },
+    ...overrides,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.json));
+  return res.json.data as { id: string; url: string };
+}
+
+async function openPage(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  return { page, problems: watchProblems(page) };
+}
+
+async function ordersCount(sessionId: string): Promise<number> {
+  const rows = await h.service.ctx.database.rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM orders WHERE checkout_session_id = ${sessionId}`,
+  );
+  return rows[0]!.n;
+}
+
+async function heading(page: Page): Promise<string> {
+  const visible = page.locator('section.step:not([hidden]) h2');
+  return (await visible.textContent())!.trim();
+}
+
+/** Continue from the visible step. */
+async function next(page: Page) {
+  await page.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+}
+
+/** Tickets -> participants -> buyer -> waiver -> donation; stops on the payment step. */
+async function fillUpToPayment(page: Page, options: { shots?: string; free?: boolean } = {}) {
+  const shot = async (name: string) => {
+    if (!options.shots) return;
+    await screenshot(page, `${options.shots}-${name}`);
+    await expectAccessible(page, name);
+  };
+  assert.match(await heading(page), /Step 1 of \d+\s*Tickets/);
+  await shot('01-tickets');
+  // Continuing with nothing chosen is stopped next to the tickets list.
+  await next(page);
+  await page.getByText('Error: Choose at least one ticket').waitFor();
+  await page.selectOption(`select[name="qty.${options.free ? freeTicket : paidTicket}"]`, '1');
+  await next(page);
+
+  assert.match(await heading(page), /Participants/);
+  await next(page);
+  await page.getByText('Error: Full name is required').waitFor();
+  await shot('02-participants-errors');
+  await page.getByLabel('Full name').fill('Okello Brian');
+  await page.getByLabel('T-shirt size').selectOption('M');
+  if (!options.free) await page.getByLabel('Date of birth').fill('1995-04-12');
+  await next(page);
+
+  assert.match(await heading(page), /Your details/);
+  // The prefill is applied and editable.
+  assert.equal(await page.getByLabel('Your name').inputValue(), 'Amina Nakato');
+  await page.getByLabel('Phone number').fill('0772 123456');
+  await shot('03-buyer');
+  await next(page);
+
+  assert.match(await heading(page), /Waiver/);
+  assert.ok(await page.getByText('Version 2026-03-01', { exact: true }).isVisible());
+  await next(page);
+  await page.getByText('Error: Accept the waiver to continue').waitFor();
+  await page.getByLabel(/I accept the waiver \(version 2026-03-01\)/).check();
+  await shot('04-waiver');
+  await next(page);
+
+  assert.match(await heading(page), /Donation/);
+  await shot('05-donation');
+  await next(page);
+}
+
+describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('a buyer pays with MTN (0770000001) and lands on on_success_url; the API shows it paid', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    // Readable at 320 px: nothing wider than the screen.
+    await page.setViewportSize({ width: 320, height: 640 });
+    assert.ok(
+      await page.evaluate(() => document.documentElement.scrollWidth <= 320),
+      'no sideways scroll at 320 px',
+    );
+    await screenshot(page, 'paid-00-tickets-320px');
+    await page.setViewportSize(VIEWPORT);
+    await fillUpToPayment(page, { shots: 'paid' });
+
+    assert.match(await heading(page), /Payment/);
+    // The payment number starts as the buyer's; the network follows its prefix.
+    assert.equal(await page.getByLabel('Mobile money number').inputValue(), '0772 123456');
+    assert.ok(await page.getByLabel('MTN Mobile Money').isChecked());
+    await page.getByLabel('Mobile money number').fill('0700000001');
+    assert.ok(await page.getByLabel('Airtel Money').isChecked(), 'Airtel guessed from 070');
+    assert.ok(await page.getByLabel(/Card/).isDisabled(), 'card is shown as not yet available');
+    await page.getByLabel('Mobile money number').fill('0770000001');
+    assert.ok(await page.getByLabel('MTN Mobile Money').isChecked());
+    await screenshot(page, 'paid-06-payment');
+    await expectAccessible(page, 'payment');
+    await next(page);
+
+    assert.match(await heading(page), /Review and pay/);
+    const review = (await page.locator('[data-review]').textContent())!;
+    assert.match(review, /1 × 10 km\s*UGX\u00a030,000/);
+    assert.match(review, /Service fee \(MTN Mobile Money\)\s*UGX\u00a01,050/);
+    assert.match(review, /Total\s*UGX\u00a031,050/);
+    assert.match(review, /Okello Brian/);
+    await screenshot(page, 'paid-07-review');
+    await expectAccessible(page, 'review');
+
+    await page.getByRole('button', { name: 'Pay UGX 31,050' }).click();
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
+    assert.ok(await page.getByText(/Payment of UGX\u00a031,050 received/).isVisible());
+    assert.ok(await page.getByText('Okello Brian').isVisible());
+    await screenshot(page, 'paid-08-confirmation');
+
+    // Then on to the partner, with the session id in place of the placeholder.
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+    assert.ok(partnerSite.visits.includes(`/thanks?session_id=${session.id}`));
+
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.equal(read.json.data.status, 'complete');
+    assert.equal(read.json.data.order.status, 'paid');
+    assert.equal(read.json.data.client_reference_id, 'cart-42');
+    const order = await apiCall(api, token, 'GET', `/v1/orders/${read.json.data.order.id}`);
+    assert.equal(order.json.data.status, 'paid');
+    assert.equal(order.json.data.total, 31050);
+    assert.equal(order.json.data.buyer.name, 'Amina Nakato');
+    assert.deepEqual(
+      order.json.data.registrations.map((r: { participant_name: string; status: string }) => [
+        r.participant_name,
+        r.status,
+      ]),
+      [['Okello Brian', 'confirmed']],
+    );
+
+    // Coming back shows the confirmation again, without sending the buyer anywhere.
+    await page.goto(session.url);
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor();
+    assert.ok(await page.getByText(read.json.data.order.code).isVisible());
+    await screenshot(page, 'paid-09-confirmation-again');
+    await expectAccessible(page, 'confirmation');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('declined (0770000003), then paid with another number and network (0700000001, Airtel)', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    await fillUpToPayment(page);
+    await page.getByLabel('Mobile money number').fill('0770000003');
+    await next(page);
+    await page.getByRole('button', { name: /^Pay UGX/ }).click();
+
+    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 15_000 });
+    assert.ok(await page.getByText(/Your tickets are held for/).isVisible());
+    await screenshot(page, 'declined-01-outcome');
+    await expectAccessible(page, 'declined outcome');
+
+    // The network follows the new number's prefix...
+    await page.getByLabel('Mobile money number').fill('0700000001');
+    assert.ok(await page.getByLabel(/Airtel Money/).isChecked());
+    // ...and a buyer who overrides it with the wrong one is refused next to the number, by the server.
+    await page.getByLabel(/MTN Mobile Money/).check();
+    await page.getByRole('button', { name: 'Send the payment prompt' }).click();
+    await page.getByText(/Error: This is an Airtel Money number/).waitFor();
+    const phone = page.getByLabel('Mobile money number');
+    assert.equal(await phone.getAttribute('aria-invalid'), 'true');
+    await screenshot(page, 'declined-02-retry-error');
+    await expectAccessible(page, 'retry with an error');
+
+    await page.getByLabel(/Airtel Money/).check();
+    await page.getByRole('button', { name: 'Send the payment prompt' }).click();
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.equal(read.json.data.status, 'complete');
+    const order = await apiCall(api, token, 'GET', `/v1/orders/${read.json.data.order.id}`);
+    assert.equal(order.json.data.status, 'paid');
+    assert.equal(order.json.data.registrations[0].status, 'confirmed');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('a prompt nobody approves (0770000004) times out with a clear outcome and a retry form', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    await fillUpToPayment(page);
+    await page.getByLabel('Mobile money number').fill('0770000004');
+    await next(page);
+    // A double click sends one order and one prompt.
+    await page.getByRole('button', { name: /^Pay UGX/ }).dblclick();
+
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    assert.ok(await page.getByText(/0770 ••• 004/).isVisible());
+    await screenshot(page, 'timeout-01-wait');
+    await expectAccessible(page, 'wait screen');
+    // A reload of the wait screen creates nothing.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+
+    await page.getByRole('heading', { name: 'The payment prompt timed out' }).waitFor({ timeout: 20_000 });
+    assert.ok(await page.getByRole('button', { name: 'Send the payment prompt' }).isVisible());
+    await screenshot(page, 'timeout-02-outcome');
+    assert.equal(await ordersCount(session.id), 1, 'one order for the session');
+    assert.equal(
+      (
+        await h.service.ctx.database.rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM payment_attempts a JOIN orders o ON o.id = a.order_id WHERE o.checkout_session_id = ${session.id}`,
+        )
+      )[0]!.n,
+      1,
+      'one prompt',
+    );
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('the keyboard alone moves through a step, and focus goes to the next step heading', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    const quantity = page.locator(`select[name="qty.${paidTicket}"]`);
+    for (let i = 0; i < 10 && !(await quantity.evaluate((e) => e === document.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    assert.ok(
+      await quantity.evaluate((e) => e === document.activeElement),
+      'the quantity is reachable by Tab',
+    );
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await quantity.inputValue(), '1');
+    await page.keyboard.press('Tab'); // the next quantity
+    await page.keyboard.press('Tab'); // Continue
+    await page.keyboard.press('Enter');
+    await page.locator('#h-participants').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'h-participants');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-items-0-participant_name');
+    // Enter in a field continues (and is stopped by the checks), never submits the order.
+    await page.keyboard.press('Enter');
+    await page.getByText('Error: Full name is required').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-items-0-participant_name');
+    assert.equal(await ordersCount(session.id), 0);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('fees and totals follow the chosen network', async () => {
+    const dear = await makePartner(h, {
+      returnUrlDomains: [partnerSite.origin],
+      fees: { momo: { percent_bp: 350, fixed_minor: 0 }, airtel: { percent_bp: 500, fixed_minor: 100 } },
+    });
+    const event = await makeEvent(h, dear, {
+      ticket_types: [{ name: 'Half', price_minor: 20000, capacity: 50 }],
+    });
+    const dearToken = await getToken(h, dear);
+    const res = await apiCall(api, dearToken, 'POST', '/v1/checkout-sessions', {
+      event_id: event.id,
+      on_success_url: `${partnerSite.origin}/thanks`,
+      on_cancel_url: `${partnerSite.origin}/race`,
+    });
+    const { page, problems } = await openPage();
+    await page.goto(res.json.data.url);
+    const price = page.locator('p.price').first();
+    assert.equal((await price.textContent())!.trim(), 'UGX\u00a020,000 + UGX\u00a0700 fee = UGX\u00a020,700');
+    await page.locator('select[data-qty]').selectOption('2');
+    await page.getByText('2 tickets: UGX\u00a041,400 with fees').waitFor();
+    await next(page);
+    await page.getByLabel('Full name').nth(0).fill('One');
+    await page.getByLabel('Full name').nth(1).fill('Two');
+    await next(page);
+    await page.getByLabel('Your name').fill('One');
+    await page.getByLabel('E-mail').fill('one@example.org');
+    await page.getByLabel('Phone number').fill('0752123456');
+    await next(page);
+    await next(page); // no donation
+    assert.ok(await page.getByLabel('Airtel Money').isChecked(), 'Airtel guessed from 075');
+    await next(page);
+    const review = (await page.locator('[data-review]').textContent())!;
+    assert.match(review, /Service fee \(Airtel Money\)\s*UGX\u00a02,200/);
+    assert.match(review, /Total\s*UGX\u00a042,200/);
+    await page.getByRole('button', { name: 'Back' }).last().click();
+    await page.getByLabel('MTN Mobile Money').check();
+    await page.getByLabel('Mobile money number').fill('0772123456');
+    await next(page);
+    assert.match((await page.locator('[data-review]').textContent())!, /Total\s*UGX\u00a041,400/);
+    assert.equal((await price.textContent())!.trim(), 'UGX\u00a020,000 + UGX\u00a0700 fee = UGX\u00a020,700');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('a free ticket skips payment and confirms at once', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    await fillUpToPayment(page, { free: true });
+    // No payment step for a free order: straight to the review.
+    assert.match(await heading(page), /Review and pay/);
+    assert.match((await page.locator('[data-review]').textContent())!, /Total\s*UGX\u00a00/);
+    await screenshot(page, 'free-01-review');
+    await page.getByRole('button', { name: 'Confirm registration' }).click();
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor();
+    assert.ok(await page.getByText('Your registration is confirmed.').isVisible());
+    await screenshot(page, 'free-02-confirmation');
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.equal(read.json.data.status, 'complete');
+    assert.equal(read.json.data.order.status, 'paid');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('cancel sends the buyer to on_cancel_url as given', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage();
+    await page.goto(session.url);
+    await page.getByRole('button', { name: /Cancel and return to/ }).click();
+    await page.waitForURL(`${partnerSite.origin}/race`);
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.equal(read.json.data.status, 'open');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('an expired session says so and links back to on_cancel_url', async () => {
+    const session = await newSession();
+    h.clock.advance(DAY + 60_000);
+    try {
+      const { page, problems } = await openPage();
+      const res = await page.goto(session.url);
+      assert.equal(res?.status(), 410);
+      await page.getByRole('heading', { name: 'This checkout has expired' }).waitFor();
+      await screenshot(page, 'expired-01');
+      await expectAccessible(page, 'expired');
+      await page.getByRole('link', { name: /Return to/ }).click();
+      await page.waitForURL(`${partnerSite.origin}/race`);
+      assert.deepEqual(problems, []);
+      await page.context().close();
+    } finally {
+      h.clock.advance(-(DAY + 60_000));
+    }
+  });
+});
+
+describe('hosted checkout without its script', { timeout: SUITE_TIMEOUT_MS }, () => {
+  // The page script is blocked, as when it fails to load on a bad connection. (Switching
+  // JavaScript off in the browser would also switch off axe-core, which runs in the page.)
+  test('the plain forms take the buyer through errors, review, payment and confirmation', async () => {
+    const session = await newSession();
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(session.url);
+    await page.selectOption(`select[name="qty.${paidTicket}"]`, '1');
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // Everything else on one page; the server checks it all and puts each error by its field.
+    await page.getByRole('heading', { name: 'Participants' }).waitFor();
+    await page.getByRole('button', { name: 'Review order' }).click();
+    await page.getByRole('heading', { name: 'There is a problem' }).waitFor();
+    assert.ok(await page.getByText('Error: Full name is required').isVisible());
+    assert.equal(await page.getByLabel('Full name').getAttribute('aria-invalid'), 'true');
+    await screenshot(page, 'nojs-01-errors');
+    await expectAccessible(page, 'server errors');
+
+    await page.getByLabel('Full name').fill('Nambi Sarah');
+    await page.getByLabel('T-shirt size').selectOption('L');
+    await page.getByLabel('Date of birth').fill('1990-01-31');
+    await page.getByLabel('Phone number').fill('0772123456');
+    await page.getByLabel(/I accept the waiver/).check();
+    await page.getByLabel('MTN Mobile Money').check();
+    await page.getByLabel('Mobile money number').fill('0770000001');
+    await page.getByRole('button', { name: 'Review order' }).click();
+
+    await page.getByRole('heading', { name: 'Review and pay' }).waitFor();
+    assert.ok(await page.getByText('Nambi Sarah (10 km)').isVisible());
+    await screenshot(page, 'nojs-02-review');
+    await expectAccessible(page, 'server review');
+    await page.getByRole('button', { name: 'Pay UGX 31,050' }).click();
+
+    // Without the script the buyer (or the <noscript> refresh) reloads the wait screen until paid.
+    await page.waitForURL(/\/pay$/);
+    const deadline = Date.now() + 20_000;
+    while (!(await page.getByRole('heading', { name: 'You are registered' }).isVisible())) {
+      assert.ok(Date.now() < deadline, 'paid within 20 s');
+      await page.waitForTimeout(300);
+      await page.reload();
+    }
+    await page.getByRole('link', { name: /Continue to/ }).click();
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`);
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.equal(read.json.data.status, 'complete');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
+describe('hosted checkout in a frame (embedded session)', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('renders inside a page on its embed origin, and posts ready and success to that origin only', async () => {
+    token = await getToken(h, partner);
+    const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
+      event_id: eventId,
+      ui_mode: 'embedded',
+      embed_origin: partnerSite.origin,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.json));
+    const session = res.json.data as { id: string; url: string };
+    const { page, problems } = await openPage();
+    await page.goto(`${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`);
+    const frame = page.frameLocator('iframe');
+    await frame.getByRole('heading', { name: /Tickets/ }).waitFor();
+    const received = () =>
+      page.evaluate(
+        () => (window as unknown as { received: { origin: string; data: { type: string } }[] }).received,
+      );
+    await page.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
+    assert.deepEqual((await received())[0]!.data, { type: 'service:ready' });
+
+    await frame.locator(`select[name="qty.${freeTicket}"]`).selectOption('1');
+    await frame.getByRole('button', { name: 'Continue' }).first().click();
+    await frame.getByLabel('Full name').fill('Achieng Grace');
+    await frame.getByLabel('T-shirt size').selectOption('S');
+    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+    await frame.getByLabel('Your name').fill('Achieng Grace');
+    await frame.getByLabel('E-mail').fill('grace@example.org');
+    await frame.getByLabel('Phone number').fill('0752123456');
+    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+    await frame.getByLabel(/I accept the waiver/).check();
+    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+    await frame.getByRole('button', { name: 'Confirm registration' }).click();
+    await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
+    await page.waitForFunction(() =>
+      (window as unknown as { received: { data: { type: string } }[] }).received.some(
+        (m) => m.data.type === 'service:success',
+      ),
+    );
+    const success = (await received()).find((m) => m.data.type === 'service:success')!;
+    const siteOrigin = new URL(session.url).origin;
+    assert.equal(success.origin, siteOrigin);
+    const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
+    assert.deepEqual(success.data, {
+      type: 'service:success',
+      session_id: session.id,
+      order_id: read.json.data.order.id,
+      order_code: read.json.data.order.code,
+    });
+    // Never a redirect of the host page.
+    assert.equal(page.url(), `${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`);
+    await screenshot(page, 'embedded-01-confirmation');
+    await frame.getByRole('button', { name: 'Done' }).click();
+    await page.waitForFunction(() =>
+      (window as unknown as { received: { data: { type: string } }[] }).received.some(
+        (m) => m.data.type === 'service:close',
+      ),
+    );
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('Cancel posts service:cancel to the embed origin and never moves the host page', async () => {
+    token = await getToken(h, partner);
+    const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
+      event_id: eventId,
+      ui_mode: 'embedded',
+      embed_origin: partnerSite.origin,
+    });
+    const session = res.json.data as { id: string; url: string };
+    const host = `${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`;
+    const { page, problems } = await openPage();
+    await page.goto(host);
+    const frame = page.frameLocator('iframe');
+    await frame.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await frame.getByRole('heading', { name: 'Checkout cancelled' }).waitFor();
+    const types = await page.evaluate(() =>
+      (window as unknown as { received: { origin: string; data: { type: string } }[] }).received.map(
+        (m) => `${m.origin} ${m.data.type}`,
+      ),
+    );
+    const site = new URL(session.url).origin;
+    assert.ok(types.includes(`${site} service:cancel`), types.join(', '));
+    assert.ok(
+      types.every((t) => t.startsWith(`${site} `)),
+      'every message comes from the checkout site',
+    );
+    assert.equal(page.url(), host);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+});

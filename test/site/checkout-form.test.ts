@@ -1,0 +1,375 @@
+// The checkout form without JavaScript, over HTTP (inject): each stage, every validation error
+// next to its field, the review's dry run, paying, free orders, retries, cancel, and the rules
+// that prevent a double charge (one pending order per session, no second prompt).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import {
+  attemptsOf,
+  countRows,
+  createSession,
+  expectFieldError,
+  fullForm,
+  getPage,
+  makeRace,
+  ordersOf,
+  postForm,
+  readOrder,
+  readSession,
+  SHOP,
+  tagWithId,
+  waitForStatus,
+  type Race,
+} from './site-helpers.ts';
+
+let h: Harness;
+let race: Race;
+
+before(async () => {
+  h = await startHarness();
+  race = await makeRace(h);
+});
+after(() => h.close());
+
+const orderUrl = (id: string) => `/checkout/${id}/order`;
+
+function heldCount(ticketTypeId: string): Promise<number> {
+  return countRows(h, sql`SELECT held_count AS n FROM ticket_types WHERE id = ${ticketTypeId}`);
+}
+
+describe('stages without JavaScript', () => {
+  test('continuing with no ticket shows the error next to the tickets list', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), { action: 'tickets' });
+    assert.equal(res.statusCode, 400);
+    expectFieldError(res.body, 'f-items', /Choose at least one ticket/);
+    assert.match(res.body, /<div class="error-summary" role="alert"/);
+    assert.match(res.body, /<a href="#f-items">Choose at least one ticket<\/a>/);
+    assert.match(res.body, /<title>Error: Checkout/);
+  });
+
+  test('choosing tickets shows one participant block per ticket, then everything else, prefill applied', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), {
+      [`qty.${race.paid}`]: '2',
+      [`qty.${race.free}`]: '1',
+      action: 'tickets',
+    });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /data-stage="details"/);
+    assert.equal(res.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 3);
+    assert.match(res.body, /Participant 1: 10 km/);
+    assert.match(res.body, /Participant 3: 5 km fun run/);
+    // Date of birth only where a minimum age applies.
+    tagWithId(res.body, 'f-items-0-date_of_birth');
+    tagWithId(res.body, 'f-items-1-date_of_birth');
+    assert.doesNotMatch(res.body, /id="f-items-2-date_of_birth"/);
+    assert.match(tagWithId(res.body, 'f-buyer-name'), /value="Amina Nakato"/);
+    assert.match(tagWithId(res.body, 'f-buyer-email'), /value="amina@example\.org"/);
+    assert.match(res.body, /name="waiver_accepted"/);
+    assert.match(res.body, /name="donation_minor"/);
+    assert.match(
+      res.body,
+      /<button type="submit" name="action" value="review" class="primary">Review order<\/button>/,
+    );
+    assert.equal(await ordersOf(h, id), 0, 'nothing is written before pay');
+  });
+
+  test('every invalid field is reported next to its input, by the server, and nothing is held', async () => {
+    const id = await createSession(h, race);
+    const heldBefore = await heldCount(race.paid);
+    const res = await postForm(h, orderUrl(id), {
+      [`qty.${race.paid}`]: '1',
+      'items[0].ticket_type_id': race.paid,
+      'items[0].participant_name': '  ',
+      'items[0].answers.tshirt': '',
+      'items[0].date_of_birth': '',
+      'buyer.name': 'Amina',
+      'buyer.email': 'not-an-email',
+      'buyer.phone': '12345',
+      donation_minor: 'lots',
+      payment_method: '',
+      payment_phone: '',
+      action: 'review',
+    });
+    assert.equal(res.statusCode, 400);
+    expectFieldError(res.body, 'f-items-0-participant_name', /Full name is required/);
+    expectFieldError(res.body, 'f-items-0-answers-tshirt', /T-shirt size is required/);
+    expectFieldError(res.body, 'f-items-0-date_of_birth', /minimum age of 16/);
+    expectFieldError(res.body, 'f-buyer-email', /E-mail must be an e-mail address/);
+    expectFieldError(res.body, 'f-buyer-phone', /Phone number must be a Ugandan mobile number/);
+    expectFieldError(res.body, 'f-waiver_accepted', /waiver \(version 2026-03-01\) must be accepted/);
+    expectFieldError(res.body, 'f-donation_minor', /whole number of UGX/);
+    expectFieldError(res.body, 'f-payment_method', /Choose how to pay/);
+    for (const href of [
+      'f-items-0-participant_name',
+      'f-buyer-email',
+      'f-waiver_accepted',
+      'f-payment_method',
+    ]) {
+      assert.match(res.body, new RegExp(`<li><a href="#${href}">`), `summary links to ${href}`);
+    }
+    assert.match(res.body, /<a href="#f-items-0-participant_name">Participant 1: Full name is required<\/a>/);
+    // What the buyer typed is kept.
+    assert.match(tagWithId(res.body, 'f-buyer-email'), /value="not-an-email"/);
+    assert.equal(await ordersOf(h, id), 0);
+    assert.equal(await heldCount(race.paid), heldBefore);
+  });
+
+  test('a participant too young on race day is refused next to the date of birth', async () => {
+    const id = await createSession(h, race);
+    const young = new Date(h.clock.now().getTime() - 10 * 365 * 24 * 3600_000).toISOString().slice(0, 10);
+    const res = await postForm(h, orderUrl(id), { ...fullForm(race), 'items[0].date_of_birth': young });
+    assert.equal(res.statusCode, 400);
+    expectFieldError(res.body, 'f-items-0-date_of_birth', /must be at least 16 on race day/);
+  });
+
+  test('a number on the other network is refused next to the payment number', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), fullForm(race, { method: 'momo', phone: '0700000001' }));
+    assert.equal(res.statusCode, 400);
+    expectFieldError(res.body, 'f-payment_phone', /This is an Airtel Money number: choose Airtel Money/);
+    assert.equal(await ordersOf(h, id), 0);
+  });
+
+  test('participant fields sent for other tickets than chosen are not used: the page asks again', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), { ...fullForm(race), [`qty.${race.paid}`]: '2' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /Your tickets changed: check the participant details below\./);
+    assert.equal(res.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 2);
+    assert.equal(await ordersOf(h, id), 0);
+  });
+
+  test('review shows the server totals for the chosen method and holds nothing; edit goes back', async () => {
+    const id = await createSession(h, race);
+    const heldBefore = await heldCount(race.paid);
+    const res = await postForm(h, orderUrl(id), {
+      ...fullForm(race, { method: 'airtel', phone: '0700000001', action: 'review' }),
+      donation_minor: '5,000',
+    });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<h2 id="h-review" tabindex="-1">Review and pay<\/h2>/);
+    assert.match(res.body, /1 × 10 km<\/th><td class="num">UGX\u00a030,000/);
+    assert.match(res.body, /Service fee \(Airtel Money\)<\/th><td class="num">UGX\u00a01,050/);
+    assert.match(res.body, /Donation<\/th><td class="num">UGX\u00a05,000/);
+    assert.match(res.body, /Total<\/th><td class="num">UGX\u00a036,050/);
+    assert.match(res.body, /Pay UGX\u00a036,050/);
+    assert.match(res.body, /<input type="hidden" name="items\[0\]\.participant_name" value="Okello Brian">/);
+    assert.equal(await ordersOf(h, id), 0, 'the review is a dry run');
+    assert.equal(await heldCount(race.paid), heldBefore);
+    const edit = await postForm(h, orderUrl(id), { ...fullForm(race, { action: 'edit' }) });
+    assert.equal(edit.statusCode, 200);
+    assert.match(tagWithId(edit.body, 'f-items-0-participant_name'), /value="Okello Brian"/);
+  });
+});
+
+describe('paying', () => {
+  test('pay creates one order, sends one prompt and redirects to the wait screen; reloads create nothing', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000009' }));
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/checkout/${id}/pay`);
+    assert.equal(await ordersOf(h, id), 1);
+    assert.equal(await attemptsOf(h, id), 1);
+    const wait = await getPage(h, `/checkout/${id}/pay`);
+    assert.equal(wait.statusCode, 200);
+    assert.match(wait.body, /Approve the payment on your phone/);
+    assert.match(wait.body, /MTN Mobile Money number<strong>0770 ••• 009<\/strong>/);
+    assert.match(wait.body, /data-poll="1"/);
+    assert.match(wait.body, /<noscript><meta http-equiv="refresh" content="5"><\/noscript>/);
+    assert.match(wait.body, /Your tickets are held for<strong data-countdown>1[45]:\d\d<\/strong>/);
+    for (let i = 0; i < 3; i++) assert.equal((await getPage(h, `/checkout/${id}/pay`)).statusCode, 200);
+    assert.equal(await ordersOf(h, id), 1);
+    assert.equal(await attemptsOf(h, id), 1);
+  });
+
+  test('the same form sent again (double click, reload) while the prompt is out creates no second order or prompt', async () => {
+    const id = await createSession(h, race);
+    const form = fullForm(race, { phone: '0770000009' });
+    const first = await postForm(h, orderUrl(id), form);
+    assert.equal(first.statusCode, 303);
+    const again = await postForm(h, orderUrl(id), form);
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, `/checkout/${id}/pay`);
+    assert.equal(await ordersOf(h, id), 1);
+    assert.equal(await attemptsOf(h, id), 1);
+  });
+
+  test('simultaneous submissions leave one payable order and one prompt', async () => {
+    const id = await createSession(h, race);
+    const form = fullForm(race, { phone: '0770000009' });
+    const results = await Promise.all(Array.from({ length: 4 }, () => postForm(h, orderUrl(id), form)));
+    for (const r of results) {
+      assert.equal(r.statusCode, 303, r.body.slice(0, 300));
+      assert.equal(r.headers.location, `/checkout/${id}/pay`);
+    }
+    const rows = await h.service.ctx.database.rows<{ status: string; open: number }>(sql`
+      SELECT o.status, count(a.id) FILTER (WHERE a.status IN ('submitting', 'pending'))::int AS open
+      FROM orders o LEFT JOIN payment_attempts a ON a.order_id = o.id
+      WHERE o.checkout_session_id = ${id} GROUP BY o.id, o.status`);
+    assert.equal(rows.filter((r) => r.status === 'pending').length, 1, JSON.stringify(rows));
+    assert.equal(
+      rows.reduce((n, r) => n + r.open, 0),
+      1,
+      'one prompt in all',
+    );
+    assert.ok(
+      rows.every((r) => r.status === 'pending' || r.open === 0),
+      'no cancelled order has a prompt out',
+    );
+  });
+
+  test('a retry while the prompt is out sends nothing more', async () => {
+    const id = await createSession(h, race);
+    await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000009' }));
+    const retry = await postForm(h, `/checkout/${id}/retry`, {
+      payment_method: 'momo',
+      payment_phone: '0770000009',
+    });
+    assert.equal(retry.statusCode, 303);
+    assert.equal(await attemptsOf(h, id), 1);
+  });
+
+  test('declined, then a retry with another number and network is paid; the session completes', async () => {
+    const id = await createSession(h, race);
+    await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000003' }));
+    const failed = await waitForStatus(h, id, (s) => s.attempt_status === 'failed');
+    assert.equal(failed.order_status, 'pending');
+    assert.equal(failed.failure_kind, 'payment_declined');
+    const page = await getPage(h, `/checkout/${id}/pay`);
+    assert.match(page.body, /The payment was declined/);
+    assert.match(page.body, /action="\/checkout\/[^"]+\/retry"/);
+    assert.match(tagWithId(page.body, 'f-payment_phone'), /value="0770000003"/, 'the same number, editable');
+    assert.match(page.body, /Airtel Money: UGX\u00a031,050/);
+
+    const bad = await postForm(h, `/checkout/${id}/retry`, { payment_method: 'airtel', payment_phone: '12' });
+    assert.equal(bad.statusCode, 400);
+    expectFieldError(bad.body, 'f-payment_phone', /Ugandan mobile number/);
+    const none = await postForm(h, `/checkout/${id}/retry`, { payment_phone: '0700000001' });
+    assert.equal(none.statusCode, 400);
+    expectFieldError(none.body, 'f-payment_method', /Choose how to pay/);
+
+    const retry = await postForm(h, `/checkout/${id}/retry`, {
+      payment_method: 'airtel',
+      payment_phone: '0700000001',
+    });
+    assert.equal(retry.statusCode, 303);
+    await waitForStatus(h, id, (s) => s.order_status === 'paid');
+    const done = await getPage(h, `/checkout/${id}/pay`);
+    assert.match(done.body, /You are registered/);
+    assert.match(done.body, new RegExp(`data-continue-url="${SHOP}/thanks\\?session_id=${id}"`));
+    assert.match(
+      done.body,
+      /<noscript><meta http-equiv="refresh" content="10;url=https:\/\/shop\.example\.org\/thanks\?session_id=/,
+    );
+    const session = await readSession(h, race, id);
+    assert.equal(session.status, 'complete');
+    const order = await readOrder(h, race, session.order!.id);
+    assert.equal(order.status, 'paid');
+    assert.equal(order.registrations[0].status, 'confirmed');
+    // Once paid, the form cannot make another order.
+    const late = await postForm(h, orderUrl(id), fullForm(race));
+    assert.equal(late.statusCode, 303);
+    assert.equal(late.headers.location, `/checkout/${id}`);
+    assert.equal(await ordersOf(h, id), 1);
+  });
+
+  test('a free order confirms at once, without a payment number', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), {
+      ...fullForm(race, { ticket: 'free' }),
+      payment_method: '',
+      payment_phone: '',
+    });
+    assert.equal(res.statusCode, 303);
+    const page = await getPage(h, res.headers.location as string);
+    assert.match(page.body, /Your registration is confirmed\./);
+    assert.equal(await attemptsOf(h, id), 0);
+    assert.equal((await readSession(h, race, id)).status, 'complete');
+  });
+
+  test('sold out is reported next to the tickets', async () => {
+    const small = await makeRace(h, {
+      ticket_types: [{ name: 'Elite', price_minor: 50000, capacity: 1, distance_km: 10 }],
+      waiver_required: false,
+      additional_questions: [],
+    });
+    const first = await createSession(h, small);
+    const second = await createSession(h, small);
+    const form = { ...fullForm(small, { phone: '0770000009' }), 'items[0].date_of_birth': '' };
+    assert.equal((await postForm(h, orderUrl(first), form)).statusCode, 303);
+    const res = await postForm(h, orderUrl(second), form);
+    assert.equal(res.statusCode, 409);
+    assert.match(res.body, /<p class="error" id="err-f-items">Error: Elite is sold out[^<]*<\/p>/);
+    assert.match(res.body, /<li><a href="#f-items">Elite is sold out/);
+    assert.match(res.body, /<p class="soldout">Sold out<\/p>/);
+    tagWithId(res.body, 'f-items');
+  });
+
+  test('when the hold runs out the wait screen says so and offers to start again', async () => {
+    const id = await createSession(h, race);
+    await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000005' }));
+    await waitForStatus(h, id, (s) => s.attempt_status === 'failed');
+    const page = await getPage(h, `/checkout/${id}/pay`);
+    assert.match(page.body, /Not enough money on the account/);
+    h.clock.advance(16 * 60_000);
+    try {
+      const later = await getPage(h, `/checkout/${id}/pay`);
+      assert.match(later.body, /Time ran out/);
+      assert.match(
+        later.body,
+        new RegExp(`<a class="button primary" href="/checkout/${id}">Start again</a>`),
+      );
+      assert.doesNotMatch(later.body, /\/retry"/);
+    } finally {
+      h.clock.advance(-16 * 60_000);
+    }
+  });
+
+  test('the wait screen without an order sends the buyer to the form', async () => {
+    const id = await createSession(h, race);
+    const res = await getPage(h, `/checkout/${id}/pay`);
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/checkout/${id}`);
+  });
+});
+
+describe('cancel', () => {
+  test('releases an unpaid order and sends the buyer to on_cancel_url as given', async () => {
+    const id = await createSession(h, race);
+    await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000003' }));
+    await waitForStatus(h, id, (s) => s.attempt_status === 'failed');
+    const res = await postForm(h, `/checkout/${id}/cancel`, {});
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `${SHOP}/cart`);
+    const status = await getPage(h, `/checkout/${id}/status.json`);
+    assert.equal(status.json().order_status, 'cancelled');
+  });
+
+  test('keeps an order whose prompt is out, so an approval still counts', async () => {
+    const id = await createSession(h, race);
+    await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000009' }));
+    const res = await postForm(h, `/checkout/${id}/cancel`, {});
+    assert.equal(res.statusCode, 303);
+    const status = await getPage(h, `/checkout/${id}/status.json`);
+    assert.equal(status.json().order_status, 'pending');
+  });
+
+  test('an embedded session shows a cancelled page (the frame is closed by the host page)', async () => {
+    const id = await createSession(h, race, {
+      ui_mode: 'embedded',
+      embed_origin: 'https://club.example.org',
+      on_success_url: undefined,
+      on_cancel_url: undefined,
+    });
+    const res = await postForm(h, `/checkout/${id}/cancel`, {});
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /Checkout cancelled/);
+    assert.match(
+      res.headers['content-security-policy'] as string,
+      /frame-ancestors https:\/\/club\.example\.org$/,
+    );
+  });
+});

@@ -1,0 +1,150 @@
+// Pure parts of the hosted checkout: HTML escaping, money and phone formatting, field ids, form
+// reading, payment checks, the security headers and the asset helpers.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { chooseEncoding, compactSource } from '../../src/site/assets.ts';
+import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
+import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
+import { attr, escapeHtml, html, raw } from '../../src/site/html.ts';
+import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
+
+describe('html', () => {
+  test('escapes the five special characters and nothing else', () => {
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&amp;</a>`),
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;',
+    );
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        const out = escapeHtml(s);
+        assert.doesNotMatch(out, /[<>"']/);
+        assert.equal(
+          out.replace(
+            /&(lt|gt|quot|#39|amp);/g,
+            (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!,
+          ),
+          s,
+        );
+      }),
+    );
+  });
+
+  test('the template escapes every interpolation except html fragments; arrays are joined', () => {
+    // Under another name, so that the formatter leaves these templates exactly as written.
+    const t = html;
+    const name = '<b>x</b>';
+    assert.equal(t`<p>${name}</p>`.value, '<p>&lt;b&gt;x&lt;/b&gt;</p>');
+    assert.equal(t`<p>${t`<i>${name}</i>`}</p>`.value, '<p><i>&lt;b&gt;x&lt;/b&gt;</i></p>');
+    assert.equal(
+      t`<ul>${['a', '<'].map((s) => t`<li>${s}</li>`)}</ul>`.value,
+      '<ul><li>a</li><li>&lt;</li></ul>',
+    );
+    assert.equal(t`${null}${undefined}${false}${0}`.value, '0');
+    assert.equal(t`${raw('<br>')}`.value, '<br>');
+    assert.equal(
+      `<input${attr('value', '"x"')}${attr('checked', true)}${attr('hidden', false)}>`,
+      '<input value="&quot;x&quot;" checked>',
+    );
+  });
+});
+
+describe('formatting', () => {
+  test('money in minor units with the currency exponent and thousands separators', () => {
+    assert.equal(formatMoney(30000, 'UGX'), 'UGX\u00a030,000');
+    assert.equal(formatMoney(1234567, 'UGX'), 'UGX\u00a01,234,567');
+    assert.equal(formatMoney(0, 'UGX'), 'UGX\u00a00');
+    assert.equal(formatMoney(1250, 'USD'), 'USD\u00a012.50');
+  });
+
+  test('phones are masked, countdowns are m:ss', () => {
+    assert.equal(maskPhone('256770000001'), '0770 ••• 001');
+    assert.equal(formatCountdown(754), '12:34');
+    assert.equal(formatCountdown(-3), '0:00');
+  });
+});
+
+describe('form', () => {
+  test('field ids are stable, readable and unique per path', () => {
+    assert.equal(fieldId('items[0].participant_name'), 'f-items-0-participant_name');
+    assert.equal(fieldId('items[__I__].answers.tshirt'), 'f-items-__I__-answers-tshirt');
+    assert.equal(fieldId('buyer.email'), 'f-buyer-email');
+    assert.equal(fieldId('items[1].answers.size (EU)'), 'f-items-1-answers-size_20_28EU_29');
+  });
+
+  test('urlencoded bodies: first value wins, no prototype keys', () => {
+    const body = parseUrlEncoded('a=1&a=2&__proto__=x&b=%3Cc%3E');
+    assert.equal(body.a, '1');
+    assert.equal(body.b, '<c>');
+    assert.equal(Object.getPrototypeOf(body), null);
+  });
+
+  test('donations are whole numbers, with separators allowed', () => {
+    assert.equal(parseDonation(''), 0);
+    assert.equal(parseDonation('5,000'), 5000);
+    assert.equal(parseDonation('5 000'), 5000);
+    assert.equal(parseDonation('5.5'), null);
+    assert.equal(parseDonation('-1'), null);
+  });
+
+  test('payment: method required, Ugandan number, network must match a known prefix', () => {
+    assert.deepEqual(checkPayment('momo', '0770000001', '').choice, { method: 'momo', phone: '0770000001' });
+    assert.deepEqual(checkPayment('airtel', '', '0752123456').choice, {
+      method: 'airtel',
+      phone: '0752123456',
+    });
+    assert.deepEqual(
+      checkPayment('', '0770000001', '').errors.map((e) => e.field),
+      ['payment_method'],
+    );
+    assert.deepEqual(
+      checkPayment('momo', '123', '').errors.map((e) => e.field),
+      ['payment_phone'],
+    );
+    assert.match(checkPayment('momo', '0700000001', '').errors[0]!.message, /Airtel Money number/);
+    assert.deepEqual(
+      checkPayment('momo', '', '0700000001').errors.map((e) => e.field),
+      ['payment_method'],
+    );
+    // A prefix of neither network (71x) is the buyer's call.
+    assert.deepEqual(checkPayment('airtel', '0712345678', '').errors, []);
+  });
+});
+
+describe('security headers', () => {
+  const base = {
+    successUrl: 'https://shop.example.org/ok?session_id=cs_1',
+    cancelUrl: 'https://shop.example.org/cart',
+    embedOrigin: null,
+  };
+  test("redirect sessions may not be framed; forms may lead to the return URLs' origins", () => {
+    const csp = contentSecurityPolicy(framePolicyFor({ ...base, uiMode: 'redirect' }));
+    assert.match(csp, /frame-ancestors 'none'$/);
+    assert.match(csp, /form-action 'self' https:\/\/shop\.example\.org;/);
+  });
+  test('embedded sessions may be framed by their embed origin only', () => {
+    const csp = contentSecurityPolicy(
+      framePolicyFor({
+        uiMode: 'embedded',
+        embedOrigin: 'http://localhost:5173',
+        successUrl: null,
+        cancelUrl: null,
+      }),
+    );
+    assert.match(csp, /frame-ancestors http:\/\/localhost:5173$/);
+    assert.match(csp, /form-action 'self';/);
+  });
+});
+
+describe('assets', () => {
+  test('compactSource drops indentation, blank lines and comment lines only', () => {
+    assert.equal(compactSource('  a();\n\n  // note\n  b(); // kept\n'), 'a();\nb(); // kept');
+  });
+  test('encodings follow Accept-Encoding, q=0 refuses', () => {
+    assert.equal(chooseEncoding('gzip, deflate, br'), 'br');
+    assert.equal(chooseEncoding('gzip'), 'gzip');
+    assert.equal(chooseEncoding('br;q=0, gzip'), 'gzip');
+    assert.equal(chooseEncoding(undefined), null);
+    assert.equal(chooseEncoding('identity'), null);
+  });
+});

@@ -1,0 +1,220 @@
+// checkout.js: the embeddable checkout (SPEC.md section 4 "Browser checkout script", section 6
+// "Browser messages", section 7 "Script-side error codes"). Defines one global, ServiceCheckout,
+// with open(options) and close().
+//
+// Where it talks to: the SITE host fills in its own origin and the API origin when it serves this
+// file (src/embed/checkout-js.ts). The script then checks that it really was loaded from
+// {site}/v1/checkout.js, since it trusts messages only from the site it came from; a copy served
+// from anywhere else, or bundled into another file, reports misconfigured and opens nothing.
+import { createModal, type Modal } from './modal.ts';
+
+declare const __SITE_ORIGIN__: string;
+declare const __API_ORIGIN__: string;
+
+export interface CheckoutResult {
+  session_id: string;
+  order_id: string;
+  order_code: string;
+}
+
+export interface CheckoutError {
+  error_code: string;
+  message: string;
+  /** the HTTP status, or 0 when there was no response */
+  status: number;
+}
+
+export interface OpenOptions {
+  publishableKey?: string;
+  eventId?: string;
+  sessionId?: string;
+  prefill?: { buyer_name?: string; buyer_email?: string; buyer_phone?: string };
+  clientReferenceId?: string;
+  onSuccess?: (result: CheckoutResult) => void;
+  onCancel?: () => void;
+  onClose?: () => void;
+  onError?: (error: CheckoutError) => void;
+}
+
+export interface ServiceCheckout {
+  open(options: OpenOptions): void;
+  close(): void;
+}
+
+declare global {
+  interface Window {
+    ServiceCheckout?: ServiceCheckout;
+  }
+}
+
+const SITE = __SITE_ORIGIN__;
+const API = __API_ORIGIN__;
+const SCRIPT_URL = SITE + '/v1/checkout.js';
+/** DESIGN.md section 3: what a checkout session id looks like. */
+const SESSION_ID = /^cs_[A-Za-z0-9]{16,}$/;
+/** SPEC.md section 8: embedded checkout load time-out. */
+const LOAD_TIMEOUT_MS = 25000;
+const CALLBACKS = ['onSuccess', 'onCancel', 'onClose', 'onError'] as const;
+
+// Read while this file runs: document.currentScript is null afterwards, and inside a bundle it is
+// the bundle's own script. A query string (cache busting) is allowed; nothing else is.
+const script = document.currentScript as HTMLScriptElement | null;
+const fromSite = !!script && script.src.split(/[?#]/)[0] === SCRIPT_URL;
+
+interface Checkout {
+  options: OpenOptions;
+  modal: Modal;
+  timer: ReturnType<typeof setTimeout>;
+  onMessage: (event: MessageEvent) => void;
+}
+
+let current: Checkout | null = null;
+
+/** Runs a partner callback; if it throws, the modal carries on and the error surfaces on its own. */
+function call<T>(callback: ((value: T) => void) | undefined, value?: T): void {
+  if (typeof callback !== 'function') return;
+  try {
+    callback(value as T);
+  } catch (error) {
+    setTimeout(() => {
+      throw error;
+    });
+  }
+}
+
+function report(options: OpenOptions, error_code: string, message: string, status: number): void {
+  call(options.onError, { error_code, message, status });
+}
+
+/** Closes the checkout: overlay away first, then onCancel (after a cancel) and onClose. */
+function finish(checkout: Checkout, cancelled?: boolean): void {
+  if (current !== checkout) return;
+  current = null;
+  clearTimeout(checkout.timer);
+  removeEventListener('message', checkout.onMessage);
+  checkout.modal.remove();
+  if (cancelled) call(checkout.options.onCancel);
+  call(checkout.options.onClose);
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function open(options: OpenOptions): void {
+  if (current) return;
+  const o: OpenOptions = options || {};
+  if (!fromSite) {
+    return report(
+      o,
+      'misconfigured',
+      `Load checkout.js from ${SCRIPT_URL}; copies and bundles cannot open.`,
+      0,
+    );
+  }
+  const sessionId = o.sessionId;
+  const byKey = sessionId == null;
+  if (
+    (byKey && !(isText(o.publishableKey) && isText(o.eventId))) ||
+    CALLBACKS.some((name) => o[name] != null && typeof o[name] !== 'function')
+  ) {
+    return report(
+      o,
+      'invalid_options',
+      'Pass sessionId, or publishableKey and eventId; callbacks must be functions.',
+      0,
+    );
+  }
+  if (!byKey && !(typeof sessionId === 'string' && SESSION_ID.test(sessionId))) {
+    return report(o, 'invalid_session', 'sessionId is not a checkout session id (cs_...).', 0);
+  }
+
+  let succeeded = false;
+  const fail = (code: string, message: string, status: number) => {
+    if (current !== checkout) return;
+    clearTimeout(checkout.timer);
+    checkout.modal.fail(message);
+    report(o, code, message, status);
+  };
+  const checkout: Checkout = {
+    options: o,
+    modal: createModal(() => finish(checkout)),
+    timer: setTimeout(
+      () => fail('load_timeout', 'The checkout did not load in time. Please close and try again.', 0),
+      LOAD_TIMEOUT_MS,
+    ),
+    onMessage(event) {
+      const data = event.data;
+      // Only our site, and only our own frame: not another window, not another frame of the site.
+      if (event.origin !== SITE || !checkout.modal.isFrame(event.source) || !data) return;
+      const type = data.type;
+      if (type === 'service:ready' || type === 'service:success') {
+        clearTimeout(checkout.timer);
+        checkout.modal.ready();
+      }
+      if (type === 'service:success') {
+        if (succeeded) return;
+        succeeded = true;
+        call(o.onSuccess, {
+          session_id: data.session_id,
+          order_id: data.order_id,
+          order_code: data.order_code,
+        });
+      } else if (type === 'service:cancel') {
+        finish(checkout, true);
+      } else if (type === 'service:close') {
+        finish(checkout);
+      }
+    },
+  };
+  current = checkout;
+  addEventListener('message', checkout.onMessage);
+  const load = (id: string) => checkout.modal.load(`${SITE}/checkout/${id}`);
+  if (!byKey) return load(sessionId);
+
+  // SPEC.md section 4 item 1: with a publishable key the script creates the embedded session.
+  fetch(API + '/v1/checkout-sessions', {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { 'Content-Type': 'application/json', 'X-Service-Publishable-Key': o.publishableKey! },
+    body: JSON.stringify({
+      event_id: o.eventId,
+      ui_mode: 'embedded',
+      prefill: o.prefill,
+      client_reference_id: o.clientReferenceId,
+    }),
+  }).then(
+    (response) =>
+      response
+        .json()
+        .catch(() => null)
+        .then((body) => {
+          const status = response.status;
+          const id = body && body.data && body.data.id;
+          if (!response.ok) {
+            const code = body && isText(body.error_code) ? body.error_code : 'http_' + status;
+            fail(
+              code,
+              (body && isText(body.message) && body.message) || `The checkout could not start (${code}).`,
+              status,
+            );
+          } else if (typeof id === 'string' && SESSION_ID.test(id)) {
+            if (current === checkout) load(id);
+          } else {
+            fail('invalid_session', 'The checkout service did not return a checkout session.', status);
+          }
+        }),
+    () =>
+      fail(
+        'network_error',
+        'The checkout service could not be reached. Check the connection and try again.',
+        0,
+      ),
+  );
+}
+
+function close(): void {
+  if (current) finish(current);
+}
+
+if (!window.ServiceCheckout) window.ServiceCheckout = Object.freeze({ open, close });
