@@ -30,7 +30,11 @@ export class NetworkFailure extends Error {}
 export class ConfigFailure extends Error {}
 
 export interface AdminClient {
-  call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<Record<string, unknown>>;
+  call(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** ADMIN_API_KEY, else admin_api_key from DATA_DIR/demo.json (written on the demo's first start). */

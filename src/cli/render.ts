@@ -150,3 +150,49 @@ export function renderPublishableKey(data: Data): string {
     ['publishable_key', data.publishable_key],
   ]);
 }
+
+export function renderWebhookEndpoint(endpoint: Data): string {
+  const pairs: Array<[string, unknown]> = [
+    ['id', endpoint.id],
+    ['url', endpoint.url],
+    ['events', endpoint.events],
+    ['status', endpoint.status],
+    ['disabled_reason', endpoint.disabled_reason],
+    ['failing_since', endpoint.failing_since],
+  ];
+  if (endpoint.secret !== undefined)
+    pairs.push(['secret', `${String(endpoint.secret)}  (shown once: store it now)`]);
+  if (endpoint.deleted !== undefined) pairs.push(['deleted', endpoint.deleted]);
+  return keyValues(pairs);
+}
+
+export function renderWebhookEndpoints(data: Data): string {
+  return table((data.webhook_endpoints as Data[]) ?? [], ['id', 'status', 'events', 'url']);
+}
+
+export function renderDelivery(delivery: Data): string {
+  const head = keyValues([
+    ['id', delivery.id],
+    ['webhook_id', delivery.webhook_id],
+    ['event_type', delivery.event_type],
+    ['status', delivery.status],
+    ['attempts', delivery.attempt_count],
+    ['next_attempt_at', delivery.next_attempt_at],
+    ['delivered_at', delivery.delivered_at],
+  ]);
+  const attempts = (delivery.attempts as Data[] | undefined) ?? [];
+  return attempts.length === 0
+    ? head
+    : `${head}\n${table(attempts, ['at', 'status', 'latency_ms', 'error'], '  ')}`;
+}
+
+export function renderDeliveries(data: Data): string {
+  return table((data.deliveries as Data[]) ?? [], [
+    'id',
+    'event_type',
+    'status',
+    'attempt_count',
+    'last_status',
+    'created_at',
+  ]);
+}

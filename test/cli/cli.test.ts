@@ -16,7 +16,7 @@ let appUrl: string;
 let dir: string;
 
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
   appUrl = (await h.service.listen({ api: 0, site: 0, app: 0 })).app;
   dir = mkdtempSync(join(tmpdir(), 'ticketing-cli-'));
 });
@@ -259,5 +259,37 @@ describe('ticketing CLI', () => {
     const run = await cli(['orgs', 'list'], { APP_URL: 'http://127.0.0.1:9' });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: could not reach the admin API at http:\/\/127\.0\.0\.1:9: /);
+  });
+
+  test('webhooks: create shows the secret once, list, test event, deliveries, disable, delete', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'Hook Club', '--json']));
+    const created = await cli([
+      'webhooks',
+      'create',
+      '--org',
+      org.id,
+      '--endpoint-url',
+      'http://127.0.0.1:9/hooks',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /secret +whsec_/);
+    const endpointId = /id +(whe_\w+)/.exec(created.stdout)![1]!;
+    const listed = json(await cli(['webhooks', 'list', '--org', org.id, '--json']));
+    assert.deepEqual(
+      listed.webhook_endpoints.map((e: { id: string }) => e.id),
+      [endpointId],
+    );
+    assert.equal(JSON.stringify(listed).includes('whsec_'), false, 'the secret is never listed');
+    const queued = json(await cli(['webhooks', 'test', endpointId, '--json']));
+    assert.equal(queued.event_type, 'test');
+    const deliveries = json(await cli(['webhooks', 'deliveries', endpointId, '--json']));
+    assert.equal(deliveries.deliveries[0].id, queued.id);
+    assert.equal(json(await cli(['webhooks', 'disable', endpointId, '--json'])).status, 'disabled');
+    const retry = await cli(['webhooks', 'retry', endpointId]);
+    assert.equal(retry.code, 2, 'usage error without --delivery');
+    assert.equal(json(await cli(['webhooks', 'delete', endpointId, '--json'])).deleted, true);
+    const gone = await cli(['webhooks', 'get', endpointId]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr + gone.stdout, /not_found/);
   });
 });
