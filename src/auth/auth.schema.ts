@@ -1,9 +1,8 @@
 // API clients: client credentials and publishable key. Access tokens are sealed, not stored
 // (auth/tokens.ts), so minting one writes nothing and checking one reads only the client row.
-import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from '../platform/columns.ts';
 
 export const apiClients = pgTable(
   'api_clients',

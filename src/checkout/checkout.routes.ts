@@ -4,7 +4,8 @@ import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
-import { idempotencyKeyOf, runIdempotent } from '../platform/idempotency.ts';
+import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/idempotency.ts';
+import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import {
   createCheckoutSession,
@@ -121,8 +122,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
           body: envelope(201, CREATED_MESSAGE, await createCheckoutSession(ctx, tx, auth, request.body)),
         }),
       );
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(result.status as 201).send(result.body);
+      return sendIdempotent(reply as unknown as FastifyReply, result);
     },
   );
 

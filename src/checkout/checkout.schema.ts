@@ -1,10 +1,9 @@
 // Checkout sessions and the idempotency records that protect their creation (and order creation).
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { apiClients } from '../auth/auth.schema.ts';
 import { events } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from '../platform/columns.ts';
 
 export interface Prefill {
   buyer_name?: string;

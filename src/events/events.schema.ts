@@ -9,11 +9,11 @@ import {
   jsonb,
   pgTable,
   text,
-  timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { organizations } from '../organizations/organizations.schema.ts';
+import { ts } from '../platform/columns.ts';
 
 export interface AdditionalQuestion {
   key: string;
@@ -23,8 +23,6 @@ export interface AdditionalQuestion {
   options: string[];
   help: string;
 }
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 export const events = pgTable(
   'events',

@@ -5,7 +5,8 @@ import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
-import { idempotencyKeyOf, runIdempotent } from '../platform/idempotency.ts';
+import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/idempotency.ts';
+import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
 import { createOrder } from './create-order.ts';
@@ -127,8 +128,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
           return { status: 201, body: envelope(201, CREATED_MESSAGE, await loadOrderOut(tx, order)) };
         },
       );
-      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(result.status as 201).send(result.body);
+      return sendIdempotent(reply as unknown as FastifyReply, result);
     },
   );
 

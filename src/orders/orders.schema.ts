@@ -8,7 +8,6 @@ import {
   jsonb,
   pgTable,
   text,
-  timestamp,
   uniqueIndex,
   doublePrecision,
 } from 'drizzle-orm/pg-core';
@@ -16,8 +15,7 @@ import { apiClients } from '../auth/auth.schema.ts';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { events, ticketTypes } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from '../platform/columns.ts';
 
 export const orders = pgTable(
   'orders',

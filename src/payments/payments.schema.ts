@@ -1,11 +1,10 @@
 // Payment attempts: one row per prompt sent to a buyer's phone. Our reference (UUID v4) is the
 // provider's request id, so a resend or a status query always names the same payment.
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { orders } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from '../platform/columns.ts';
 
 export const paymentAttempts = pgTable(
   'payment_attempts',

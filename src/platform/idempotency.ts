@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { idempotencyKeys } from '../checkout/checkout.schema.ts';
+import type { FastifyReply } from 'fastify';
 import type { Tx } from './db.ts';
 import type { JobHandler } from './jobs.ts';
 import { ApiError } from './errors.ts';
@@ -47,6 +48,12 @@ export interface IdempotentResult<T> {
   status: number;
   body: T;
   replayed: boolean;
+}
+
+/** Sends an idempotent result: the first answer, or its replay marked Idempotent-Replayed. */
+export function sendIdempotent<T>(reply: FastifyReply, result: IdempotentResult<T>) {
+  if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(result.status).send(result.body);
 }
 
 export async function runIdempotent<T>(

@@ -1,8 +1,7 @@
 // The database-backed job queue: rows claimed with FOR UPDATE SKIP LOCKED, safe with many processes.
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from './columns.ts';
 
 export const jobs = pgTable(
   'jobs',

@@ -1,10 +1,9 @@
 // The webhooks module's tables: the transactional outbox, the endpoints organizations register,
 // one delivery per (endpoint, event), and every attempt made for a delivery.
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from '../platform/columns.ts';
 
 // The transactional outbox: each event (order.paid, ...) is written in the transaction that caused
 // it, so a crash can never lose one. Delivery to endpoints reads from here.
@@ -17,7 +16,7 @@ export const outboxEvents = pgTable(
       .notNull()
       .references(() => organizations.id),
     type: text('type').notNull(),
-    /** the webhook payload: {type, timestamp, data} */
+    /** the webhook payload: {type, data} */
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     createdAt: ts('created_at').notNull(),
     /** set once delivery rows have been made for every subscribed endpoint */
