@@ -17,10 +17,9 @@ import {
 import {
   createTokenCache,
   describeBody,
-  parseExpiresIn,
   sendRequest,
   silentLog,
-  tokenError,
+  readIssuedToken,
   type AdapterOptions,
   type HttpOutcome,
 } from './provider-http.ts';
@@ -69,16 +68,7 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
         },
         timeoutMs,
       );
-      const token = outcome.ok
-        ? (outcome.body as { access_token?: unknown } | undefined)?.access_token
-        : undefined;
-      if (!outcome.ok || outcome.status !== 200 || typeof token !== 'string' || token === '') {
-        const error = tokenError('airtel', NAME, outcome);
-        log.error({ provider: 'airtel', kind: error.kind, status: error.httpStatus }, error.message);
-        throw error;
-      }
-      const expiresIn = (outcome.body as { expires_in?: unknown }).expires_in;
-      return { token, expiresInSeconds: parseExpiresIn(expiresIn) };
+      return readIssuedToken('airtel', NAME, outcome, log);
     },
   });
 

@@ -16,10 +16,9 @@ import {
 import {
   createTokenCache,
   describeBody,
-  parseExpiresIn,
   sendRequest,
   silentLog,
-  tokenError,
+  readIssuedToken,
   type AdapterOptions,
   type HttpOutcome,
 } from './provider-http.ts';
@@ -59,16 +58,7 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
         },
         timeoutMs,
       );
-      const token = outcome.ok
-        ? (outcome.body as { access_token?: unknown } | undefined)?.access_token
-        : undefined;
-      if (!outcome.ok || outcome.status !== 200 || typeof token !== 'string' || token === '') {
-        const error = tokenError('momo', NAME, outcome);
-        log.error({ provider: 'momo', kind: error.kind, status: error.httpStatus }, error.message);
-        throw error;
-      }
-      const expiresIn = (outcome.body as { expires_in?: unknown }).expires_in;
-      return { token, expiresInSeconds: parseExpiresIn(expiresIn) };
+      return readIssuedToken('momo', NAME, outcome, log);
     },
   });
 

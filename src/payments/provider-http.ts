@@ -105,6 +105,25 @@ export function createTokenCache(options: {
   };
 }
 
+/** Reads a token endpoint's answer (both providers use the OAuth field names); throws when unusable. */
+export function readIssuedToken(
+  method: PaymentMethod,
+  name: string,
+  outcome: HttpOutcome,
+  log: ProviderLog,
+): IssuedToken {
+  const token = outcome.ok
+    ? (outcome.body as { access_token?: unknown } | undefined)?.access_token
+    : undefined;
+  if (!outcome.ok || outcome.status !== 200 || typeof token !== 'string' || token === '') {
+    const error = tokenError(method, name, outcome);
+    log.error({ provider: method, kind: error.kind, status: error.httpStatus }, error.message);
+    throw error;
+  }
+  const expiresIn = (outcome.body as { expires_in?: unknown }).expires_in;
+  return { token, expiresInSeconds: parseExpiresIn(expiresIn) };
+}
+
 /** Turns a failed token request into a PaymentProviderError with a message fit for logs. */
 export function tokenError(method: PaymentMethod, name: string, outcome: HttpOutcome): PaymentProviderError {
   if (!outcome.ok) {
