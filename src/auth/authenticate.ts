@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { rateLimitHeaders } from '../platform/rate-limit.ts';
-import { type ApiClientRow, findApiClient, findApiClientByPublishableKey } from './clients.ts';
+import { findRequestClient, type RequestClient } from './clients.ts';
 import { intersectScopes, PUBLISHABLE_SCOPES, type Scope } from './scopes.ts';
 import { PUBLISHABLE_KEY_PREFIX, readAccessToken } from './tokens.ts';
 
@@ -19,6 +19,8 @@ export interface PartnerAuth {
   returnUrlDomains: string[];
   /** the request Origin, checked against the allowlist (publishable keys only) */
   origin: string | null;
+  /** organizations.catalog_version as read with the credential */
+  catalogVersion: number;
 }
 
 declare module 'fastify' {
@@ -46,14 +48,14 @@ async function fromBearer(ctx: AppContext, token: string): Promise<PartnerAuth> 
   if (!claims) throw invalidToken('The access token is not valid.');
   if (claims.expiresAt.getTime() <= ctx.clock.now().getTime())
     throw invalidToken('The access token has expired.');
-  const client = await findApiClient(ctx.database.db, claims.clientId);
+  const client = await findRequestClient(ctx.database.db, { clientId: claims.clientId });
   if (!client || client.revokedAt) throw invalidToken('The access token has been revoked.');
   return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null);
 }
 
 function authFor(
   kind: PartnerAuth['kind'],
-  client: ApiClientRow,
+  client: RequestClient,
   scopes: Scope[],
   origin: string | null,
 ): PartnerAuth {
@@ -65,6 +67,7 @@ function authFor(
     allowedDomains: client.allowedDomains,
     returnUrlDomains: client.returnUrlDomains,
     origin,
+    catalogVersion: client.catalogVersion,
   };
 }
 
@@ -75,7 +78,7 @@ async function fromPublishableKey(
 ): Promise<PartnerAuth> {
   const client =
     key.startsWith(PUBLISHABLE_KEY_PREFIX) && key.length <= 128
-      ? await findApiClientByPublishableKey(ctx.database.db, key)
+      ? await findRequestClient(ctx.database.db, { publishableKey: key })
       : undefined;
   if (!client || client.revokedAt) {
     throw new ApiError('invalid_key', 'The publishable key is not valid (wrong, replaced or revoked).');

@@ -1,8 +1,9 @@
 // API clients: client credentials, publishable key, scopes and domain allowlists.
 import { and, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { sha256Hex } from '../platform/crypto.ts';
 import { newId, newSecret } from '../platform/ids.ts';
+import { organizations } from '../organizations/organizations.schema.ts';
 import { apiClients } from './auth.schema.ts';
 import type { Scope } from './scopes.ts';
 
@@ -75,12 +76,61 @@ export async function findApiClient(db: Executor, clientId: string): Promise<Api
   return row;
 }
 
-export async function findApiClientByPublishableKey(
-  db: Executor,
-  publishableKey: string,
-): Promise<ApiClientRow | undefined> {
-  const [row] = await db.select().from(apiClients).where(eq(apiClients.publishableKey, publishableKey));
-  return row;
+/** What checking a credential on a request needs: the client's current row and its organization's catalog version. */
+export interface RequestClient {
+  id: string;
+  organizationId: string;
+  scopes: Scope[];
+  allowedDomains: string[];
+  returnUrlDomains: string[];
+  revokedAt: Date | null;
+  catalogVersion: number;
+}
+
+const requestClientColumns = {
+  id: apiClients.id,
+  organizationId: apiClients.organizationId,
+  scopes: apiClients.scopes,
+  allowedDomains: apiClients.allowedDomains,
+  returnUrlDomains: apiClients.returnUrlDomains,
+  revokedAt: apiClients.revokedAt,
+  catalogVersion: organizations.catalogVersion,
+};
+
+function requestClientStatements(db: Db) {
+  const query = () =>
+    db
+      .select(requestClientColumns)
+      .from(apiClients)
+      .innerJoin(organizations, eq(organizations.id, apiClients.organizationId));
+  return {
+    byId: query()
+      .where(eq(apiClients.id, sql.placeholder('id')))
+      .prepare('request_client_by_id'),
+    byKey: query()
+      .where(eq(apiClients.publishableKey, sql.placeholder('key')))
+      .prepare('request_client_by_publishable_key'),
+  };
+}
+const statementsByDb = new WeakMap<Db, ReturnType<typeof requestClientStatements>>();
+
+/**
+ * The credential check of every partner request, in one statement (one round trip): the client
+ * by id (bearer tokens) or by publishable key, with the organization's catalog version riding
+ * along so cached event pages can be checked without a second query. Built once per database
+ * (a prepared query), since it runs on every request.
+ */
+export async function findRequestClient(
+  db: Db,
+  by: { clientId: string } | { publishableKey: string },
+): Promise<RequestClient | undefined> {
+  let statements = statementsByDb.get(db);
+  if (!statements) statementsByDb.set(db, (statements = requestClientStatements(db)));
+  const [row] =
+    'clientId' in by
+      ? await statements.byId.execute({ id: by.clientId })
+      : await statements.byKey.execute({ key: by.publishableKey });
+  return row as RequestClient | undefined;
 }
 
 export async function listApiClients(db: Executor, organizationId: string): Promise<ApiClientRow[]> {

@@ -20,13 +20,32 @@ export function mintAccessToken(key: Buffer, clientId: string, scopes: Scope[], 
 }
 
 export interface AccessTokenClaims {
-  clientId: string;
-  scopes: Scope[];
-  expiresAt: Date;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: Date;
 }
+
+// Tokens already opened, per key: a partner sends the same token for an hour, and opening it again
+// on every request would cost more than the rest of the check. Only genuine tokens are kept (nobody
+// can make one without the key), at most OPENED_LIMIT of them; expiry is checked by the caller.
+const OPENED_LIMIT = 10_000;
+const openedByKey = new WeakMap<Buffer, Map<string, AccessTokenClaims>>();
 
 /** Opens a token; null when it is not one of ours (malformed, tampered, other key). */
 export function readAccessToken(key: Buffer, token: string): AccessTokenClaims | null {
+  let opened = openedByKey.get(key);
+  if (!opened) openedByKey.set(key, (opened = new Map()));
+  const known = opened.get(token);
+  if (known) return known;
+  const claims = openAccessToken(key, token);
+  if (claims) {
+    if (opened.size >= OPENED_LIMIT) opened.delete(opened.keys().next().value!);
+    opened.set(token, claims);
+  }
+  return claims;
+}
+
+function openAccessToken(key: Buffer, token: string): AccessTokenClaims | null {
   if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 1024) return null;
   const plain = open(key, token.slice(ACCESS_TOKEN_PREFIX.length));
   if (plain === null) return null;
@@ -34,11 +53,11 @@ export function readAccessToken(key: Buffer, token: string): AccessTokenClaims |
   if (parts.length !== 4 || parts[0] !== '1' || !/^\d+$/.test(parts[2]!) || !/^\d+$/.test(parts[3]!))
     return null;
   const bits = Number(parts[2]);
-  return {
+  return Object.freeze({
     clientId: parts[1]!,
-    scopes: ALL_SCOPES.filter((_s, i) => (bits & (1 << i)) !== 0),
+    scopes: Object.freeze(ALL_SCOPES.filter((_s, i) => (bits & (1 << i)) !== 0)),
     expiresAt: new Date(Number(parts[3]) * 1000),
-  };
+  });
 }
 
 /**

@@ -4,9 +4,16 @@ import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { envelope, type Host } from '../platform/http.ts';
+import { envelope, type Host, sendSerialized } from '../platform/http.ts';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
-import { findEventOnSale, listEventsOnSale, toEventDetail, toEventListItem } from './events.ts';
+import { EventPageCache } from './event-page-cache.ts';
+import {
+  type EventPageKey,
+  findEventOnSale,
+  listEventsOnSale,
+  toEventDetail,
+  toEventListItem,
+} from './events.ts';
 
 const MethodPrice = Type.Object({ laces_fee_minor: Type.Integer(), total_minor: Type.Integer() });
 
@@ -108,6 +115,8 @@ interface EventCursorKey {
 }
 
 export async function registerEventRoutes(app: Host, ctx: AppContext) {
+  // Pages are built once and served as bytes while exactly current (event-page-cache.ts).
+  const pages = new EventPageCache();
   const security: Array<Record<string, string[]>> = [{ bearer: [] }, { publishableKey: [] }];
   app.get(
     '/v1/events',
@@ -124,11 +133,11 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
         response: { 200: Envelope(EventListOut, 'Events retrieved'), ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = request.auth!;
       const limit = clampLimit(request.query.limit);
       const scope = { organizationId: auth.organizationId, resource: 'events', filters: {} };
-      let after = null;
+      let after: EventPageKey | null = null;
       if (request.query.cursor !== undefined) {
         const key = decodeCursor(ctx.keys.cursor, scope, request.query.cursor) as EventCursorKey | null;
         if (
@@ -142,9 +151,14 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
         }
         after = { startsAt: new Date(key.s), id: key.i };
       }
+      const now = ctx.clock.now();
+      const pageKey = `${auth.organizationId} ${limit} ${after ? `${after.startsAt.getTime()} ${after.id}` : ''}`;
+      const cached = pages.get(pageKey, auth.catalogVersion, now.getTime());
+      if (cached) return sendSerialized(reply, cached);
+
       const page = await listEventsOnSale(ctx.database.db, {
         organizationId: auth.organizationId,
-        now: ctx.clock.now(),
+        now,
         limit,
         after,
       });
@@ -156,11 +170,21 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
               i: last.id,
             } satisfies EventCursorKey)
           : null;
-      return envelope(200, 'Events retrieved', {
-        events: page.rows.map((row) => toEventListItem(row, page.paymentsEnabled)),
-        next_cursor,
-        has_more: page.hasMore,
+      const body = Buffer.from(
+        reply.serialize(
+          envelope(200, 'Events retrieved', {
+            events: page.rows.map((row) => toEventListItem(row, page.paymentsEnabled)),
+            next_cursor,
+            has_more: page.hasMore,
+          }),
+        ) as string,
+      );
+      pages.set(pageKey, {
+        version: auth.catalogVersion,
+        validUntil: page.validUntil?.getTime() ?? Infinity,
+        body,
       });
+      return sendSerialized(reply, body);
     },
   );
 

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { type OrganizationRow } from '../organizations/organizations.ts';
+import { bumpCatalogVersion, type OrganizationRow } from '../organizations/organizations.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
 import { type AdditionalQuestion, events, ticketTypes } from './events.schema.ts';
 import { PAYMENT_METHODS, priceByMethod } from './fees.ts';
@@ -71,7 +71,7 @@ export interface EventDetailOut extends EventListItemOut {
   waiver_version: string;
 }
 
-export function toEventListItem(row: EventRow, paymentsEnabled: boolean): EventListItemOut {
+export function toEventListItem(row: EventListRow, paymentsEnabled: boolean): EventListItemOut {
   return {
     event_id: row.id,
     name: row.name,
@@ -145,15 +145,44 @@ export interface EventPageKey {
   id: string;
 }
 
+/** The columns a list item shows (events.ts toEventListItem). */
+const listItemColumns = {
+  id: events.id,
+  name: events.name,
+  handle: events.handle,
+  shortCode: events.shortCode,
+  description: events.description,
+  cover: events.cover,
+  venue: events.venue,
+  eventType: events.eventType,
+  status: events.status,
+  visibility: events.visibility,
+  startsAt: events.startsAt,
+  endsAt: events.endsAt,
+  timezone: events.timezone,
+  currency: events.currency,
+  regOpensAt: events.regOpensAt,
+  regClosesAt: events.regClosesAt,
+};
+export type EventListRow = Pick<EventRow, keyof typeof listItemColumns>;
+
+export interface EventPage {
+  rows: EventListRow[];
+  paymentsEnabled: boolean;
+  hasMore: boolean;
+  /** when the page stops being current by time alone: the first end among its events and the next one */
+  validUntil: Date | null;
+}
+
 /** One page of the organization's public events on sale, soonest first, after `after`. */
 export async function listEventsOnSale(
   db: Executor,
   options: { organizationId: string; now: Date; limit: number; after: EventPageKey | null },
-): Promise<{ rows: EventRow[]; paymentsEnabled: boolean; hasMore: boolean }> {
+): Promise<EventPage> {
   const { organizationId, now, limit, after } = options;
   // One statement: the organization's payments flag rides along with each row.
   const rows = await db
-    .select({ event: events, paymentsEnabled: organizations.paymentsEnabled })
+    .select({ ...listItemColumns, paymentsEnabled: organizations.paymentsEnabled })
     .from(events)
     .innerJoin(organizations, eq(organizations.id, events.organizationId))
     .where(
@@ -171,10 +200,12 @@ export async function listEventsOnSale(
     )
     .orderBy(asc(events.startsAt), asc(events.id))
     .limit(limit + 1);
+  const firstEnd = Math.min(...rows.map((r) => r.endsAt.getTime()));
   return {
-    rows: rows.slice(0, limit).map((r) => r.event),
+    rows: rows.slice(0, limit),
     paymentsEnabled: rows[0]?.paymentsEnabled ?? false,
     hasMore: rows.length > limit,
+    validUntil: rows.length ? new Date(firstEnd) : null,
   };
 }
 
@@ -376,6 +407,7 @@ export async function createEvent(
   if (input.ticket_types.length > 0) {
     await db.insert(ticketTypes).values(input.ticket_types.map((tt, i) => ticketTypeValues(tt, i, event!)));
   }
+  await bumpCatalogVersion(db, organizationId);
   return event!;
 }
 
@@ -461,6 +493,7 @@ export async function updateEvent(
     .set({ ...set, updatedAt: now })
     .where(eq(events.id, eventId))
     .returning();
+  if (row) await bumpCatalogVersion(db, row.organizationId);
   return row;
 }
 

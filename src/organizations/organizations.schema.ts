@@ -1,5 +1,5 @@
 // Organizations: the tenants. Every other row hangs off one.
-import { boolean, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Per payment method: fee = round_half_up(price * percent_bp / 10000) + fixed_minor. */
 export interface MethodFee {
@@ -17,6 +17,11 @@ export const organizations = pgTable('organizations', {
   paymentsEnabled: boolean('payments_enabled').notNull().default(false),
   supportEmail: text('support_email').notNull().default(''),
   fees: jsonb('fees').$type<FeeSchedule>().notNull(),
+  /**
+   * Bumped in the same transaction as every change to the organization or its events, so a
+   * process can tell whether a page of events it built earlier is still exactly current.
+   */
+  catalogVersion: integer('catalog_version').notNull().default(0),
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });

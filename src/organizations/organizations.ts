@@ -1,5 +1,5 @@
 // Organizations: create, read, update. Fee schedules default to DESIGN.md's 3.5% per method.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import { type FeeSchedule, organizations } from './organizations.schema.ts';
@@ -72,9 +72,18 @@ export async function updateOrganization(
       ...(input.paymentsEnabled !== undefined && { paymentsEnabled: input.paymentsEnabled }),
       ...(input.supportEmail !== undefined && { supportEmail: input.supportEmail }),
       ...(input.fees !== undefined && { fees: input.fees }),
+      catalogVersion: sql`${organizations.catalogVersion} + 1`,
       updatedAt: now,
     })
     .where(eq(organizations.id, id))
     .returning();
   return row;
+}
+
+/** Marks the organization's events as changed (see organizations.catalog_version). */
+export async function bumpCatalogVersion(db: Executor, organizationId: string): Promise<void> {
+  await db
+    .update(organizations)
+    .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
+    .where(eq(organizations.id, organizationId));
 }

@@ -49,6 +49,11 @@ export function envelope<T>(
   return { code, message, data };
 }
 
+/** Sends a 200 whose JSON body was serialized earlier (by the route's own serializer). */
+export function sendSerialized(reply: FastifyReply, body: Buffer) {
+  return reply.code(200).type('application/json; charset=utf-8').send(body);
+}
+
 export function send<T>(reply: FastifyReply, code: number, message: string, data: T) {
   return reply.code(code).send(envelope(code, message, data));
 }

@@ -1,17 +1,28 @@
 // Prefixed random identifiers and secrets (base62, unbiased).
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+// Random bytes are drawn from the CSPRNG 4 KB at a time and each byte is used once: one call
+// per id would cost more than the rest of a cached request.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /** Random string over an alphabet, using rejection sampling so every character is equally likely. */
 export function randomString(length: number, alphabet = ALPHABET): string {
   const max = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < max) out += alphabet[byte % alphabet.length];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < max) out += alphabet[byte % alphabet.length];
   }
   return out;
 }

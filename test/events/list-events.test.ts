@@ -11,6 +11,7 @@ import {
   type TestPartner,
 } from '../helpers/harness.ts';
 import type { EventInput } from '../../src/events/events.ts';
+import { admin, dataOf } from '../admin/admin-helpers.ts';
 
 let h: Harness;
 
@@ -278,6 +279,94 @@ describe('GET /v1/events', () => {
     assert.equal(b.length, 1);
     assert.equal(a[0]!.payments_enabled, true);
     assert.equal(b[0]!.payments_enabled, false);
+  });
+
+  // The list is served from a page built earlier while it is exactly current (event-page-cache.ts);
+  // each of these would fail if a stale page were served.
+  describe('a page read twice', () => {
+    test('shows an event changed through the admin API on the very next request', async () => {
+      const partner = await makePartner(h);
+      const token = await getToken(h, partner);
+      const event = await makeEvent(h, partner, at(DAY, { name: 'Before' }));
+      assert.equal((await list(token)).json().data.events[0].name, 'Before');
+      dataOf(await admin(h, { method: 'PATCH', url: `/events/${event.id}`, body: { name: 'After' } }), 200);
+      assert.equal((await list(token)).json().data.events[0].name, 'After');
+      dataOf(
+        await admin(h, { method: 'PATCH', url: `/events/${event.id}`, body: { status: 'closed' } }),
+        200,
+      );
+      assert.deepEqual(await listIds(token), []);
+    });
+
+    test('shows an event created through the admin API on the very next request', async () => {
+      const partner = await makePartner(h);
+      const token = await getToken(h, partner);
+      const first = await makeEvent(h, partner, at(2 * DAY));
+      assert.deepEqual(await listIds(token), [first.id]);
+      const created = dataOf(
+        await admin(h, {
+          method: 'POST',
+          url: `/organizations/${partner.organizationId}/events`,
+          body: { ...eventInput(h, at(DAY)), ticket_types: [] },
+        }),
+        201,
+      );
+      assert.deepEqual(await listIds(token), [created.event_id, first.id]);
+    });
+
+    test('shows a change of payments_enabled on the very next request', async () => {
+      const partner = await makePartner(h, { paymentsEnabled: false });
+      const token = await getToken(h, partner);
+      await makeEvent(h, partner, at(DAY));
+      assert.equal((await list(token)).json().data.events[0].payments_enabled, false);
+      dataOf(
+        await admin(h, {
+          method: 'PATCH',
+          url: `/organizations/${partner.organizationId}`,
+          body: { payments_enabled: true },
+        }),
+        200,
+      );
+      assert.equal((await list(token)).json().data.events[0].payments_enabled, true);
+    });
+
+    test('turns has_more false when the event after the page ends, with no write in between', async () => {
+      const partner = await makePartner(h);
+      const token = await getToken(h, partner);
+      const base = h.clock.now().getTime();
+      const long = await makeEvent(
+        h,
+        partner,
+        at(HOUR, { ends_at: new Date(base + 10 * HOUR).toISOString() }, base),
+      );
+      await makeEvent(h, partner, at(2 * HOUR, { ends_at: new Date(base + 3 * HOUR).toISOString() }, base));
+      const before = (await list(token, { limit: '1' })).json().data;
+      assert.deepEqual([before.events[0].event_id, before.has_more], [long.id, true]);
+      const offset = h.clock.offsetMs;
+      h.clock.advance(3 * HOUR + 1000);
+      try {
+        const later = await getToken(h, partner);
+        const after = (await list(later, { limit: '1' })).json().data;
+        assert.deepEqual(
+          [after.events[0].event_id, after.has_more, after.next_cursor],
+          [long.id, false, null],
+        );
+      } finally {
+        h.clock.offsetMs = offset;
+      }
+    });
+
+    test('gives each organization its own page', async () => {
+      const a = await makePartner(h);
+      const b = await makePartner(h);
+      const ea = await makeEvent(h, a, at(DAY));
+      const eb = await makeEvent(h, b, at(DAY));
+      const ta = await getToken(h, a);
+      const tb = await getToken(h, b);
+      assert.deepEqual(await listIds(ta), [ea.id]);
+      assert.deepEqual(await listIds(tb), [eb.id]);
+      assert.deepEqual(await listIds(ta), [ea.id]);
+    });
   });
 
   describe('page size (limit)', () => {
