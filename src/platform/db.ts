@@ -67,33 +67,131 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 type Sql = ReturnType<typeof postgres>;
+type ReservedSql = Awaited<ReturnType<Sql['reserve']>>;
 
 /**
  * Drizzle asks postgres.js not to prepare statements it was not told to name, which costs every
  * query an extra round trip (parse/describe, then execute) and a fresh plan. Our SQL text is
  * stable (values are always parameters), so every statement is prepared once per connection and
- * reused: one round trip per query. Transactions and savepoints get the same treatment.
+ * reused: one round trip per query.
+ *
+ * Transactions run on a connection taken with reserve() rather than postgres.js's begin(). Under
+ * load, begin() can write BEGIN onto a connection whose pipeline it just filled without reserving
+ * it (porsager/postgres#1189, unfixed in 3.4.9): the transaction fails with UNSAFE_TRANSACTION while
+ * the server keeps it open, and the pool then runs other requests' statements inside it. reserve()
+ * hands out a connection only when it is free of other work and keeps it until release().
  */
-function preparing<T extends Sql>(client: T): T {
-  return new Proxy(client, {
+function preparing<T extends Sql | ReservedSql>(client: T, transaction?: OpenTransaction): T {
+  let savepoints = 0;
+  const proxy: T = new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, params?: unknown[], options?: Record<string, unknown>) =>
-          target.unsafe(query, params as never, { ...options, prepare: true });
-      }
-      if (property === 'begin' || property === 'savepoint') {
-        const original = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => {
-          const last = args.length - 1;
-          const fn = args[last] as (inner: Sql) => unknown;
-          args[last] = (inner: Sql) => fn(preparing(inner));
-          return original.apply(target, args);
+        return (query: string, params?: unknown[], options?: Record<string, unknown>) => {
+          if (transaction?.lost) throw transaction.lost;
+          return target.unsafe(query, params as never, { ...options, prepare: true });
         };
+      }
+      if (property === 'begin' && !transaction) {
+        return (...args: unknown[]) =>
+          inTransaction(
+            target as Sql,
+            args.at(-1) as TransactionBody,
+            args.length > 1 ? String(args[0]) : '',
+          );
+      }
+      if (property === 'savepoint' && transaction) {
+        return (...args: unknown[]) =>
+          inSavepoint(proxy as ReservedSql, `s${savepoints++}`, args.at(-1) as TransactionBody);
       }
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  return proxy;
+}
+
+type TransactionBody = (tx: Sql) => unknown;
+
+/** A transaction's reserved connection, and why it is gone once it is. */
+interface OpenTransaction {
+  lost: Error | null;
+}
+
+// Errors after which nothing more may be sent on a connection: postgres.js's own codes for a
+// closed connection, and socket errors (they carry a syscall). Such a connection is already in
+// the pool's queue of closed ones; release() would put it back in use.
+const CONNECTION_GONE = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED']);
+function connectionGone(error: unknown): boolean {
+  for (let e = error; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { code, syscall } = e as { code?: unknown; syscall?: unknown };
+    if (CONNECTION_GONE.has(code as string) || typeof syscall === 'string') return true;
+  }
+  return false;
+}
+
+/** The part of a postgres.js connection that tells of its closing. */
+interface ConnectionHandle {
+  onclose: ((error: Error) => void) | null;
+}
+
+async function inTransaction(pool: Sql, body: TransactionBody, mode: string): Promise<unknown> {
+  const connection = await pool.reserve();
+  const transaction: OpenTransaction = { lost: null };
+  // A reserved connection that closes while idle says nothing to its caller, and a statement sent
+  // on it afterwards either never settles or throws from a timer (postgres.js 3.4.9). BEGIN's
+  // onexecute hands us the connection, whose onclose postgres.js calls when it closes (its own
+  // begin() listens the same way): from then on the transaction fails at once and sends nothing.
+  let handle: ConnectionHandle | undefined;
+  let closed!: (error: Error) => void;
+  const lost = new Promise<never>((_, reject) => (closed = reject));
+  lost.catch(() => {});
+  const onexecute = (c: ConnectionHandle) => {
+    handle = c;
+    c.onclose = (error) => {
+      transaction.lost = error;
+      closed(error);
+    };
+    return true; // the connection can take the next statement at once
+  };
+  let gone = false;
+  const control = async (command: string, options?: Record<string, unknown>) => {
+    if (transaction.lost) throw transaction.lost;
+    try {
+      await connection.unsafe(command, [], options);
+    } catch (error) {
+      gone ||= connectionGone(error);
+      throw error;
+    }
+  };
+  try {
+    await control(`begin ${mode.replace(/[^a-z ]/gi, '')}`, { onexecute });
+    let result: unknown;
+    try {
+      result = await Promise.race([body(preparing(connection, transaction) as unknown as Sql), lost]);
+    } catch (error) {
+      gone ||= connectionGone(error);
+      if (!gone && !transaction.lost) await control('rollback');
+      throw error;
+    }
+    await control('commit');
+    return result;
+  } finally {
+    if (handle) handle.onclose = null;
+    if (!gone && !transaction.lost) connection.release();
+  }
+}
+
+async function inSavepoint(tx: ReservedSql, name: string, body: TransactionBody): Promise<unknown> {
+  await tx.unsafe(`savepoint ${name}`);
+  let result: unknown;
+  try {
+    result = await body(tx as unknown as Sql);
+  } catch (error) {
+    if (!connectionGone(error)) await tx.unsafe(`rollback to savepoint ${name}`);
+    throw error;
+  }
+  await tx.unsafe(`release savepoint ${name}`);
+  return result;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,0 +1,119 @@
+// Transactions on PostgreSQL go through a reserved connection (src/platform/db.ts). These tests
+// need a pool, so they run when TEST_DATABASE_URL is set (CI sets it); PGlite has one connection.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../../src/platform/db.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+
+describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  let database: Database;
+  before(async () => {
+    database = await openDatabase({ url: url!, maxConnections: 2 });
+  });
+  after(() => database.close());
+
+  const txid = async () => (await database.rows<{ t: string }>(sql`SELECT txid_current()::text AS t`))[0]!.t;
+
+  test('a BEGIN that fills a connection pipeline still gets a connection of its own', async () => {
+    // Open both connections, then queue about 100 statements on each before the transactions,
+    // so that some BEGIN is the statement that would fill a pipeline (porsager/postgres#1189).
+    await Promise.all([txid(), txid()]);
+    const failures: unknown[] = [];
+    for (let queued = 195; queued < 202; queued++) {
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < queued; i++) work.push(database.rows(sql`SELECT pg_sleep(0.001)`));
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 4; i++) {
+        work.push(database.db.transaction(async (tx) => database.rows(sql`SELECT 1`, tx)));
+      }
+      for (const result of await Promise.allSettled(work)) {
+        if (result.status === 'rejected') failures.push(result.reason);
+      }
+    }
+    assert.deepEqual(failures, []);
+    // No transaction was left open on a pooled connection: every autocommit statement gets its
+    // own transaction id.
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push(await txid());
+    assert.equal(
+      new Set(ids).size,
+      ids.length,
+      `autocommit statements shared a transaction: ${ids.join(' ')}`,
+    );
+  });
+
+  test('commits, rolls back on an error, and rolls back only a failed savepoint', async () => {
+    const name = `tx_test_${process.pid}_${Date.now()}`;
+    await database.rows(sql.raw(`CREATE TABLE ${name} (v int)`));
+    try {
+      await database.db.transaction(async (tx) => {
+        await database.rows(sql.raw(`INSERT INTO ${name} VALUES (1)`), tx);
+        await assert.rejects(
+          tx.transaction(async (inner) => {
+            await database.rows(sql.raw(`INSERT INTO ${name} VALUES (2)`), inner);
+            throw new Error('inner fails');
+          }),
+          /inner fails/,
+        );
+        await tx.transaction(async (inner) => {
+          await database.rows(sql.raw(`INSERT INTO ${name} VALUES (3)`), inner);
+        });
+      });
+      await assert.rejects(
+        database.db.transaction(async (tx) => {
+          await database.rows(sql.raw(`INSERT INTO ${name} VALUES (4)`), tx);
+          throw new Error('outer fails');
+        }),
+        /outer fails/,
+      );
+      const rows = await database.rows<{ v: number }>(sql.raw(`SELECT v FROM ${name} ORDER BY v`));
+      assert.deepEqual(
+        rows.map((r) => r.v),
+        [1, 3],
+      );
+    } finally {
+      await database.rows(sql.raw(`DROP TABLE ${name}`));
+    }
+  });
+
+  for (const [when, pause] of [
+    ['while a statement is on its way', 0],
+    ['while the transaction is idle', 300],
+  ] as const) {
+    test(`a connection lost ${when} fails that transaction only`, async () => {
+      const other = await openDatabase({ url: url!, maxConnections: 1 });
+      try {
+        await assert.rejects(
+          database.db.transaction(async (tx) => {
+            const rows = await database.rows<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, tx);
+            await other.rows(sql`SELECT pg_terminate_backend(${rows[0]!.pid}::int)`);
+            await new Promise((resolve) => setTimeout(resolve, pause));
+            await database.rows(sql`SELECT pg_sleep(0.2)`, tx);
+          }),
+        );
+        // The pool reconnects and goes on. postgres.js 3.4.9 can replay the lost backend's
+        // 57P01 onto the first query of the reconnected connection (porsager/postgres#1223): that
+        // one query fails, nothing more.
+        const replayed: unknown[] = [];
+        let ids: string[] = [];
+        for (let attempt = 0; attempt < 3 && ids.length === 0; attempt++) {
+          ids = await Promise.all([txid(), txid(), txid()]).catch((error: unknown) => {
+            replayed.push(error);
+            return [];
+          });
+        }
+        assert.equal(new Set(ids).size, 3);
+        assert.ok(replayed.length <= 1, `${replayed.length} failures after reconnecting`);
+        for (const error of replayed) {
+          assert.equal((error as { cause?: { code?: string } }).cause?.code, '57P01');
+        }
+        const one = await database.db.transaction(async (tx) => database.rows(sql`SELECT 1 AS one`, tx));
+        assert.deepEqual([...one], [{ one: 1 }]);
+      } finally {
+        await other.close();
+      }
+    });
+  }
+});
