@@ -44,6 +44,11 @@ export interface Config {
 export interface PaymentsConfig {
   /** simulator: the built-in provider simulator, started in-process; live: the real APIs */
   provider: 'simulator' | 'live';
+  /**
+   * SIMULATOR_URL: a simulator already running there (`npm run simulator`) instead of one started
+   * in-process, e.g. so that it outlives this process; without a trailing slash
+   */
+  simulatorUrl?: string;
   /** multiplies the prompt window and polling schedule, and the simulator's delays (tests: 0.01) */
   timeScale: number;
   /** simulator port (0 = any free port) */
@@ -116,7 +121,18 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
     throw new ConfigError(`SIMULATOR_PORT must be a port number, got "${env.SIMULATOR_PORT}"`);
   }
   const httpTimeoutMs = positive(env, 'PAYMENT_HTTP_TIMEOUT_MS', 15_000);
-  if (provider === 'simulator') return { provider, timeScale, simulatorPort, httpTimeoutMs };
+  const simulatorUrl = optionalUrl(env, 'SIMULATOR_URL')?.replace(/\/+$/, '');
+  if (simulatorUrl && provider !== 'simulator') {
+    throw new ConfigError('SIMULATOR_URL applies only to PAYMENT_PROVIDER=simulator');
+  }
+  if (simulatorUrl && env.SIMULATOR_PORT) {
+    throw new ConfigError(
+      'set SIMULATOR_URL (a running simulator) or SIMULATOR_PORT (one started here), not both',
+    );
+  }
+  if (provider === 'simulator') {
+    return { provider, timeScale, simulatorPort, httpTimeoutMs, ...(simulatorUrl ? { simulatorUrl } : {}) };
+  }
   return {
     provider,
     timeScale,

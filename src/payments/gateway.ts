@@ -1,11 +1,12 @@
 // Builds the payment gateway from configuration: the real adapters against the live APIs, or the
-// same adapters against the built-in simulator started in-process (development, demo, tests).
+// same adapters against the simulator: started in-process (development, demo, tests), or one
+// already running at SIMULATOR_URL.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createAirtelProvider } from './airtel.ts';
 import type { PaymentGateway } from './collect.ts';
 import { createMtnMomoProvider } from './mtn-momo.ts';
-import { startSimulator } from './simulator/simulator.ts';
+import { SIMULATOR_CREDENTIALS, startSimulator, type Simulator } from './simulator/simulator.ts';
 
 export async function createPaymentGateway(
   config: Config,
@@ -32,14 +33,21 @@ export async function createPaymentGateway(
       close: async () => {},
     };
   }
-  const simulator = await startSimulator({
-    port: payments.simulatorPort,
-    host: '127.0.0.1',
-    timeScale: payments.timeScale,
-    airtelCallbackUrl: `${callbackBase}/airtel/{reference}`,
-    log: adapterLog,
-  });
-  adapterLog.info({ url: simulator.url }, 'payment simulator started');
+  // SIMULATOR_URL: a simulator running elsewhere (it outlives this process), with the fixed test
+  // credentials; it sends Airtel callbacks where its own SIMULATOR_AIRTEL_CALLBACK_URL says.
+  const simulator = payments.simulatorUrl
+    ? externalSimulator(payments.simulatorUrl)
+    : await startSimulator({
+        port: payments.simulatorPort,
+        host: '127.0.0.1',
+        timeScale: payments.timeScale,
+        airtelCallbackUrl: `${callbackBase}/airtel/{reference}`,
+        log: adapterLog,
+      });
+  adapterLog.info(
+    { url: simulator.url },
+    payments.simulatorUrl ? 'using the payment simulator at SIMULATOR_URL' : 'payment simulator started',
+  );
   return {
     gateway: {
       providers: {
@@ -51,5 +59,15 @@ export async function createPaymentGateway(
       inflight: new Set(),
     },
     close: () => simulator.close(),
+  };
+}
+
+function externalSimulator(url: string): Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'close'> {
+  const { mtn, airtel } = SIMULATOR_CREDENTIALS;
+  return {
+    url,
+    mtn: { ...mtn, baseUrl: `${url}/mtn`, timeoutMs: 15_000 },
+    airtel: { ...airtel, baseUrl: `${url}/airtel`, timeoutMs: 15_000 },
+    close: async () => {},
   };
 }

@@ -1,0 +1,68 @@
+// The gateway built from configuration: SIMULATOR_URL points both adapters at a simulator that
+// runs elsewhere (started here as a stand-in for `npm run simulator`), which outlives the gateway.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createPaymentGateway } from '../../src/payments/gateway.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { msisdnFor, pollUntilFinal } from './payments-helpers.ts';
+
+const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME_SCALE: '0.01' };
+
+describe('SIMULATOR_URL', () => {
+  let sim: Simulator;
+  before(async () => {
+    sim = await startSimulator({ timeScale: 0.01 });
+  });
+  after(() => sim.close());
+
+  test('is read without a trailing slash, and absent by default', () => {
+    const config = loadConfig({ ...BASE_ENV, SIMULATOR_URL: 'http://127.0.0.1:4010/' });
+    assert.equal(config.payments.simulatorUrl, 'http://127.0.0.1:4010');
+    assert.equal(loadConfig(BASE_ENV).payments.simulatorUrl, undefined);
+  });
+
+  test('is refused when not a URL, with PAYMENT_PROVIDER=live, or together with SIMULATOR_PORT', () => {
+    assert.throws(() => loadConfig({ ...BASE_ENV, SIMULATOR_URL: 'localhost:4010' }), ConfigError);
+    assert.throws(
+      () => loadConfig({ ...BASE_ENV, SIMULATOR_URL: 'http://127.0.0.1:4010', SIMULATOR_PORT: '4010' }),
+      /not both/,
+    );
+    assert.throws(
+      () =>
+        loadConfig({
+          NODE_ENV: 'test',
+          PAYMENT_PROVIDER: 'live',
+          SIMULATOR_URL: 'http://127.0.0.1:4010',
+        }),
+      ConfigError,
+    );
+  });
+
+  test('sends prompts to the simulator running there and leaves it running on close', async () => {
+    const config = loadConfig({ ...BASE_ENV, SIMULATOR_URL: sim.url });
+    const { gateway, close } = await createPaymentGateway(config, createLogger('silent'));
+    const before = sim.submissions().length;
+    const reference = randomUUID();
+    const submitted = await gateway.providers.momo.requestPayment({
+      reference,
+      amount: 30_000,
+      currency: 'UGX',
+      msisdn: msisdnFor('momo', '01'),
+      callbackUrl: 'http://127.0.0.1:9/v1/payment-callbacks/momo/x',
+      description: 'Order payment',
+    });
+    assert.equal(submitted.kind, 'submitted');
+    const { status } = await pollUntilFinal(gateway.providers.momo, reference);
+    assert.equal(status.status, 'successful');
+    const airtel = await gateway.providers.airtel.getStatus(randomUUID());
+    assert.equal(airtel.status, 'not_found');
+    await close();
+    assert.equal(sim.submissions().length, before + 1);
+    assert.equal(sim.submissions().at(-1)!.reference, reference);
+    const res = await fetch(sim.url);
+    assert.equal(res.status, 200, 'the simulator still answers after the gateway closed');
+  });
+});
