@@ -117,10 +117,10 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
           // The embed origin taken from Origin is part of what a publishable-key request asks for.
           body: { body: request.body, origin: auth.kind === 'publishable' ? auth.origin : null },
         },
-        async (tx) => ({
-          status: 201,
-          body: envelope(201, CREATED_MESSAGE, await createCheckoutSession(ctx, tx, auth, request.body)),
-        }),
+        async (tx) => {
+          const { session, written } = await createCheckoutSession(ctx, tx, auth, request.body);
+          return { status: 201, body: envelope(201, CREATED_MESSAGE, session), written };
+        },
       );
       return sendIdempotent(reply as unknown as FastifyReply, result);
     },

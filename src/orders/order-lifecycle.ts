@@ -6,7 +6,7 @@ import type { Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import { outboxEvents } from '../webhooks/webhooks.schema.ts';
 import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from './inventory.ts';
-import { loadOrderOut, type OrderRow } from './order-out.ts';
+import { loadOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
 
@@ -89,21 +89,38 @@ export async function confirmOrderPaid(db: Executor, orderId: string, now: Date)
   }
   if (!paid) return { kind: 'not_payable', order };
   await db.update(registrations).set({ status: 'confirmed' }).where(eq(registrations.orderId, order.id));
-  if (paid.checkoutSessionId) {
-    await db
-      .update(checkoutSessions)
-      .set({ status: 'complete', completedAt: now })
-      .where(and(eq(checkoutSessions.id, paid.checkoutSessionId), ne(checkoutSessions.status, 'complete')));
-  }
-  const data = await loadOrderOut(db, paid);
-  await db.insert(outboxEvents).values({
-    id: newId('msg'),
-    organizationId: paid.organizationId,
-    type: 'order.paid',
-    payload: { type: 'order.paid', timestamp: now.toISOString(), data },
-    createdAt: now,
-  });
+  await recordOrderPaid(db, paid, await loadOrderOut(db, paid), now);
   return { kind: 'paid', order: paid };
+}
+
+/**
+ * What every order that becomes paid writes besides itself and its registrations: its checkout
+ * session completed and one order.paid outbox row whose data is the Order (`data`). Both
+ * statements go out together. Used by confirmOrderPaid and by createOrder for free orders.
+ */
+export async function recordOrderPaid(
+  db: Executor,
+  order: OrderRow,
+  data: OrderOut,
+  now: Date,
+): Promise<void> {
+  await Promise.all([
+    order.checkoutSessionId
+      ? db
+          .update(checkoutSessions)
+          .set({ status: 'complete', completedAt: now })
+          .where(
+            and(eq(checkoutSessions.id, order.checkoutSessionId), ne(checkoutSessions.status, 'complete')),
+          )
+      : undefined,
+    db.insert(outboxEvents).values({
+      id: newId('msg'),
+      organizationId: order.organizationId,
+      type: 'order.paid',
+      payload: { type: 'order.paid', timestamp: now.toISOString(), data },
+      createdAt: now,
+    }),
+  ]);
 }
 
 /**

@@ -50,24 +50,68 @@ export interface IdempotentResult<T> {
   replayed: boolean;
 }
 
+/** What the protected work answers. */
+export interface IdempotentWork<T> {
+  status: number;
+  body: T;
+  /**
+   * Writes the work has sent but not waited for (their results are not needed for the answer):
+   * awaited together with the stored response, so that both reach the database in one round trip.
+   */
+  written?: Promise<unknown>;
+}
+
 /** Sends an idempotent result: the first answer, or its replay marked Idempotent-Replayed. */
 export function sendIdempotent<T>(reply: FastifyReply, result: IdempotentResult<T>) {
   if (result.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(result.status).send(result.body);
 }
 
+/** A stored response, as the lookup reads it (written out in SQL: see runIdempotent). */
+interface StoredResponse {
+  operation: string;
+  request_hash: string;
+  response_status: number;
+  response_body: unknown;
+  /** stored within the last IDEMPOTENCY_RETENTION_MS */
+  fresh: boolean;
+}
+
+/**
+ * Runs `work` in a transaction under the Idempotency-Key, if one was sent. The lookup and the
+ * stored response are written as SQL templates: they run on every keyed request, and the query
+ * builder took 25 to 35 µs of CPU to build each (a template: about 3).
+ */
 export async function runIdempotent<T>(
   ctx: AppContext,
   options: { clientId: string; key: string | undefined; operation: string; body: unknown },
-  work: (tx: Tx) => Promise<{ status: number; body: T }>,
+  work: (tx: Tx) => Promise<IdempotentWork<T>>,
 ): Promise<IdempotentResult<T>> {
   const { clientId, key, operation } = options;
   return ctx.database.db.transaction(async (tx) => {
-    if (key === undefined) return { ...(await work(tx)), replayed: false };
-    const [claimed] = await ctx.database.rows<{ ok: boolean }>(
-      sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${clientId}:${key}`}, 0)) AS ok`,
-      tx,
-    );
+    if (key === undefined) {
+      const { status, body, written } = await work(tx);
+      await written;
+      return { status, body, replayed: false };
+    }
+    const now = ctx.clock.now();
+    const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+    // The claim and the lookup go out together (one round trip) but stay two statements, run in
+    // order: the lookup takes its own snapshot after the lock is granted, so it sees the response
+    // of a request that held the key until just before. (Folded into one statement, the lookup
+    // would read the statement's snapshot, taken before the grant, and could miss it.)
+    const [[claimed], [previous]] = await Promise.all([
+      ctx.database.rows<{ ok: boolean }>(
+        sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${clientId}:${key}`}, 0)) AS ok`,
+        tx,
+      ),
+      ctx.database.rows<StoredResponse>(
+        sql`SELECT operation, request_hash, response_status, response_body,
+              created_at > ${cutoff.toISOString()}::timestamptz AS fresh
+            FROM ${idempotencyKeys} WHERE api_client_id = ${clientId} AND key = ${key}`,
+        tx,
+      ),
+    ]);
     if (!claimed?.ok) {
       throw new ApiError(
         'idempotency_key_in_use',
@@ -77,32 +121,39 @@ export async function runIdempotent<T>(
         },
       );
     }
-    const now = ctx.clock.now();
-    const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
-    const mine = and(eq(idempotencyKeys.apiClientId, clientId), eq(idempotencyKeys.key, key));
-    const [previous] = await tx.select().from(idempotencyKeys).where(mine);
     const hash = requestHash(options.body);
-    if (previous && previous.createdAt.getTime() > cutoff.getTime()) {
-      if (previous.operation !== operation || previous.requestHash !== hash) {
+    if (previous?.fresh) {
+      if (previous.operation !== operation || previous.request_hash !== hash) {
         throw new ApiError(
           'idempotency_key_reused',
           'This Idempotency-Key was already used with a different request; use a new key for a new request.',
         );
       }
-      return { status: previous.responseStatus, body: previous.responseBody as T, replayed: true };
+      return { status: previous.response_status, body: previous.response_body as T, replayed: true };
     }
-    if (previous) await tx.delete(idempotencyKeys).where(and(mine, lte(idempotencyKeys.createdAt, cutoff)));
-    const result = await work(tx);
-    await tx.insert(idempotencyKeys).values({
-      apiClientId: clientId,
-      key,
-      operation,
-      requestHash: hash,
-      responseStatus: result.status,
-      responseBody: result.body as object,
-      createdAt: now,
-    });
-    return { ...result, replayed: false };
+    if (previous) {
+      await tx
+        .delete(idempotencyKeys)
+        .where(
+          and(
+            eq(idempotencyKeys.apiClientId, clientId),
+            eq(idempotencyKeys.key, key),
+            lte(idempotencyKeys.createdAt, cutoff),
+          ),
+        );
+    }
+    const { status, body, written } = await work(tx);
+    await Promise.all([
+      written,
+      ctx.database.rows(
+        sql`INSERT INTO ${idempotencyKeys}
+              (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
+            VALUES (${clientId}, ${key}, ${operation}, ${hash}, ${status},
+              ${JSON.stringify(body)}::jsonb, ${now.toISOString()}::timestamptz)`,
+        tx,
+      ),
+    ]);
+    return { status, body, replayed: false };
   });
 }
 
