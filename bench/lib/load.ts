@@ -17,7 +17,37 @@ export interface LoadTarget {
    * [backend pids]}); read from /proc before and after each measured run.
    */
   processes?: () => Promise<Record<string, number[]>>;
+  /** autocannon connections for this target; default settings.connections (BENCH_CONNECTIONS) */
+  connections?: number;
+  /** headers computed afresh for every request (e.g. a unique Idempotency-Key) */
+  perRequestHeaders?: () => Record<string, string>;
 }
+
+/** What a target that generates its own load (e.g. pgbench) reports for one run. */
+export interface ExternalRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** CPU ms the load generator used in the run */
+  loadGeneratorCpuMs: number;
+}
+
+/** A target that runs its own load for `seconds` instead of autocannon (e.g. pgbench). */
+export interface ExternalTarget {
+  name: string;
+  /** what it runs, for the results file */
+  url: string;
+  processes?: () => Promise<Record<string, number[]>>;
+  run(seconds: number): Promise<ExternalRun>;
+}
+
+export type Target = LoadTarget | ExternalTarget;
 
 export interface RunFigures {
   /** mean of autocannon's per-second samples of completed requests */
@@ -71,35 +101,54 @@ function figures(
 }
 
 async function once(
-  target: LoadTarget,
+  target: Target,
   settings: BenchSettings,
   seconds: number,
   backgroundBusy: number | null = null,
 ): Promise<RunFigures> {
   const groups = (await target.processes?.()) ?? {};
   const before = Object.fromEntries(Object.entries(groups).map(([g, pids]) => [g, processCpuMs(pids)]));
+  const cpuPerRequest = (completed: number, loadGeneratorMs: number) => {
+    const cpu: Record<string, number> = {};
+    for (const [group, pids] of Object.entries(groups)) {
+      cpu[group] = round((processCpuMs(pids) - before[group]!) / Math.max(1, completed), 3);
+    }
+    cpu.load_generator = round(loadGeneratorMs / Math.max(1, completed), 3);
+    return cpu;
+  };
+  if ('run' in target) {
+    const r = await target.run(seconds);
+    const { loadGeneratorCpuMs, ...rest } = r;
+    return {
+      ...rest,
+      backgroundBusy: backgroundBusy === null ? null : round(backgroundBusy, 3),
+      cpuMsPerRequest: cpuPerRequest(r.requests, loadGeneratorCpuMs),
+    };
+  }
   const selfBefore = process.cpuUsage();
+  const fresh = target.perRequestHeaders;
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
     headers: target.headers ?? {},
     ...(target.body !== undefined && { body: target.body }),
-    connections: settings.connections,
+    ...(fresh && {
+      requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...fresh() } }) }],
+    }),
+    connections: target.connections ?? settings.connections,
     pipelining: settings.pipelining,
     duration: seconds,
     timeout: 10,
   });
   const self = process.cpuUsage(selfBefore);
-  const completed = Math.max(1, result.requests.total);
-  const cpu: Record<string, number> = {};
-  for (const [group, pids] of Object.entries(groups)) {
-    cpu[group] = round((processCpuMs(pids) - before[group]!) / completed, 3);
-  }
-  cpu.load_generator = round((self.user + self.system) / 1000 / completed, 3);
-  return figures(result, backgroundBusy, cpu);
+  return figures(
+    result,
+    backgroundBusy,
+    cpuPerRequest(result.requests.total, (self.user + self.system) / 1000),
+  );
 }
 
-function summarize(target: LoadTarget, runs: RunFigures[]): LoadFigures {
+function summarize(target: Target, runs: RunFigures[]): LoadFigures {
   return {
     name: target.name,
     url: target.url,
@@ -127,7 +176,7 @@ function summarize(target: LoadTarget, runs: RunFigures[]): LoadFigures {
  * Returns one LoadFigures per target, in the order given.
  */
 export async function measureInterleaved(
-  targets: LoadTarget[],
+  targets: Target[],
   settings: BenchSettings,
   log: (line: string) => void,
 ): Promise<LoadFigures[]> {

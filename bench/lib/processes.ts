@@ -1,9 +1,11 @@
-// Child processes: the service (from dist, NODE_ENV=production) and the bare node:http server.
-// Both are stopped with SIGTERM, then SIGKILL if they have not exited within a bound.
+// Child processes: the service (from dist, NODE_ENV=production), the bare node:http server and the
+// payment provider simulator (from dist, for the flash sale). All are stopped with SIGTERM, then
+// SIGKILL if they have not exited within a bound; the service can also be killed outright.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { BARE_SERVER, ROOT, SERVICE_ENTRY } from './paths.ts';
+import { join } from 'node:path';
+import { BARE_SERVER, DIST_SRC, ROOT, SERVICE_ENTRY } from './paths.ts';
 
 /** A free loopback TCP port (bound to 0, read, released). */
 export function freePort(): Promise<number> {
@@ -32,6 +34,10 @@ export interface RunningService {
   pid: number;
   env: Record<string, string>;
   stop(): Promise<void>;
+  /** SIGKILL, no grace: what a crash looks like to clients and to the database */
+  kill(): Promise<void>;
+  /** the last 32 to 64 KB the service wrote (stdout and stderr: its JSON log lines) */
+  output(): string;
 }
 
 function tail(text: string, lines = 20): string {
@@ -45,6 +51,15 @@ export async function stopAllChildren(): Promise<void> {
   await Promise.all([...running].map((child) => stopChild(child)));
 }
 
+/** SIGKILL and wait for the exit. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  running.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
   running.delete(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -55,11 +70,16 @@ export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<
   clearTimeout(timer);
 }
 
-/** Starts `node dist/src/main.js` (or another build's entry) and waits until GET /readyz answers 200 (at most 60 s). */
+/**
+ * Starts `node dist/src/main.js` (or another build's entry) and waits until GET /readyz answers 200
+ * (at most 60 s). `overrides` go last into the environment: e.g. a previous start's `env`, to
+ * restart on the same ports with the same admin key.
+ */
 export async function startService(
   databaseEnv: Record<string, string>,
   log: (line: string) => void,
   entry: string = SERVICE_ENTRY,
+  overrides: Record<string, string> = {},
 ): Promise<RunningService> {
   const [apiPort, sitePort, appPort] = [await freePort(), await freePort(), await freePort()];
   const env: Record<string, string> = {
@@ -75,6 +95,7 @@ export async function startService(
     // The simulator needs no provider credentials; payments are not on the measured paths.
     PAYMENT_PROVIDER: 'simulator',
     ...databaseEnv,
+    ...overrides,
   };
   const inherited = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'REDIS_URL', 'TRUST_PROXY', 'NODE_OPTIONS']) {
@@ -125,6 +146,8 @@ export async function startService(
     pid: child.pid!,
     env,
     stop: () => stopChild(child),
+    kill: () => killChild(child),
+    output: () => output,
   };
 }
 
@@ -158,4 +181,87 @@ export async function startBareServer(body: string, contentType: string): Promis
     pid: child.pid!,
     stop: () => stopChild(child, 5000),
   };
+}
+
+export interface SimulatorLogLine {
+  /** when the bench read the line */
+  receivedAt: number;
+  msg?: string;
+  [field: string]: unknown;
+}
+
+export interface RunningSimulator {
+  /** http://127.0.0.1:<port>: MTN under /mtn, Airtel under /airtel */
+  url: string;
+  pid: number;
+  /** every JSON log line the simulator wrote so far (at LOG_LEVEL=info: one per settled payment) */
+  logLines(): SimulatorLogLine[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the provider simulator as it ships (`node dist/src/payments/simulator/main.js`, what
+ * `npm run simulator` runs) on a free loopback port, as its own process so that it outlives a
+ * killed service, and waits until it answers GET / (at most 30 s).
+ */
+export async function startSimulatorProcess(options: {
+  timeScale: number;
+  airtelCallbackUrl?: string;
+  log: (line: string) => void;
+}): Promise<RunningSimulator> {
+  const port = await freePort();
+  const inherited = { ...process.env };
+  delete inherited.NODE_OPTIONS;
+  const child = spawn(process.execPath, [join(DIST_SRC, 'payments', 'simulator', 'main.js')], {
+    cwd: ROOT,
+    env: {
+      ...inherited,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      SIMULATOR_PORT: String(port),
+      SIMULATOR_TIME_SCALE: String(options.timeScale),
+      SIMULATOR_AIRTEL_CALLBACK_URL: options.airtelCallbackUrl ?? '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const lines: SimulatorLogLine[] = [];
+  let partial = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const text = partial + chunk.toString('utf8');
+    const parts = text.split('\n');
+    partial = parts.pop()!;
+    const receivedAt = Date.now();
+    for (const line of parts) {
+      if (!line.startsWith('{')) continue; // the banner
+      try {
+        lines.push({ ...(JSON.parse(line) as Record<string, unknown>), receivedAt });
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').trimEnd().split('\n')) options.log(`  [simulator] ${line}`);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (true) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the simulator exited during start (${child.exitCode ?? child.signalCode})`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child, 5000);
+      throw new Error('the simulator was not ready within 30 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, pid: child.pid!, logLines: () => lines, stop: () => stopChild(child, 5000) };
 }

@@ -2,14 +2,14 @@
 import type { Goal, TableRow } from './scenario.ts';
 
 export function formatTable(rows: TableRow[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio vs bare'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio vs baseline'];
   const cells = rows.map((r) => [
     r.scenario,
     r.rps.toFixed(0),
     String(r.p50),
     String(r.p99),
     String(r.non2xx),
-    r.ratio === null ? '1.00 (baseline)' : `${r.ratio.toFixed(2)}x`,
+    r.ratioNote ?? (r.ratio === null ? '1.00 (baseline)' : `${r.ratio.toFixed(2)}x`),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>

@@ -26,6 +26,8 @@ export interface TableRow {
   non2xx: number;
   /** requests/s relative to the baseline; null for the baseline itself */
   ratio: number | null;
+  /** printed instead of the ratio (e.g. when the baseline could not run) */
+  ratioNote?: string;
 }
 
 export interface Goal {

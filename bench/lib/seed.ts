@@ -1,7 +1,8 @@
 // Seeds the bench database with the compiled domain functions (the admin API cannot do it yet):
 // one organization, 50 open public events with two ticket types each, one client with every
-// scope. Runs in the bench process and closes the database before the service starts, because
-// a PGlite directory can be open in one process only.
+// scope, and the hold-contention events (open, unlisted, one free ticket type of capacity 100
+// each: one per burst). Runs in the bench process and closes the database before the service
+// starts, because a PGlite directory can be open in one process only.
 import type * as ClientsModule from '../../src/auth/clients.ts';
 import type * as ScopesModule from '../../src/auth/scopes.ts';
 import type * as EventsModule from '../../src/events/events.ts';
@@ -10,23 +11,40 @@ import type * as DbModule from '../../src/platform/db.ts';
 import { importDist } from './paths.ts';
 
 export const EVENT_COUNT = 50;
+/** capacity of each hold-contention ticket type */
+export const HOLD_CAPACITY = 100;
 const DAY = 24 * 3600 * 1000;
+
+export interface HoldEvent {
+  eventId: string;
+  ticketTypeId: string;
+}
 
 export interface SeededPartner {
   organizationId: string;
   clientId: string;
   clientSecret: string;
+  /** the 50 listed events (GET /v1/events) */
   eventIds: string[];
+  /**
+   * hold contention: one event per burst (warm-up and measured runs), each with one free ticket
+   * type of capacity HOLD_CAPACITY. Unlisted, so that GET /v1/events answers exactly as before
+   * (50 events, has_more false); orders and event detail accept unlisted events.
+   */
+  holdEvents: HoldEvent[];
 }
 
-export async function seedBenchData(open: { url?: string; dataDir?: string }): Promise<SeededPartner> {
+export async function seedBenchData(
+  open: { url?: string; dataDir?: string },
+  options: { holdEvents?: number } = {},
+): Promise<SeededPartner> {
   const { openDatabase, migrate } = await importDist<typeof DbModule>('platform/db.js');
   const { createOrganization } = await importDist<typeof OrganizationsModule>(
     'organizations/organizations.js',
   );
   const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
-  const { createEvent } = await importDist<typeof EventsModule>('events/events.js');
+  const { createEvent, findEventOnSale } = await importDist<typeof EventsModule>('events/events.js');
 
   const database = await openDatabase({ url: open.url, dataDir: open.dataDir, maxConnections: 2 });
   try {
@@ -63,6 +81,33 @@ export async function seedBenchData(open: { url?: string; dataDir?: string }): P
         });
         eventIds.push(event.id);
       }
+      const holdEvents: HoldEvent[] = [];
+      for (let i = 0; i < (options.holdEvents ?? 0); i++) {
+        const startsAt = now + (EVENT_COUNT + i + 30) * DAY;
+        const event = await createEvent(tx, org.id, {
+          name: `Bench Flash Race ${i + 1}`,
+          description: 'A free community race with 100 places.',
+          venue: 'Kololo Independence Grounds, Kampala',
+          event_type: 'road_race',
+          status: 'open',
+          visibility: 'unlisted',
+          timezone: 'Africa/Kampala',
+          currency: 'UGX',
+          starts_at: new Date(startsAt).toISOString(),
+          ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
+          reg_opens_at: new Date(now - DAY).toISOString(),
+          reg_closes_at: new Date(startsAt - DAY).toISOString(),
+          organizer_name: 'Bench Running Club',
+          support_email: 'support@bench.example',
+          ticket_types: [{ name: '5 km free', price_minor: 0, capacity: HOLD_CAPACITY, distance_km: 5 }],
+        });
+        const found = await findEventOnSale(tx, {
+          organizationId: org.id,
+          eventId: event.id,
+          now: new Date(),
+        });
+        holdEvents.push({ eventId: event.id, ticketTypeId: found!.ticketTypes[0]!.id });
+      }
       const { client, clientSecret } = await createApiClient(tx, {
         organizationId: org.id,
         name: 'Bench partner',
@@ -70,7 +115,7 @@ export async function seedBenchData(open: { url?: string; dataDir?: string }): P
         allowedDomains: ['http://127.0.0.1:5173'],
         returnUrlDomains: ['http://127.0.0.1:5173'],
       });
-      return { organizationId: org.id, clientId: client.id, clientSecret, eventIds };
+      return { organizationId: org.id, clientId: client.id, clientSecret, eventIds, holdEvents };
     });
   } finally {
     await database.close();

@@ -1,5 +1,14 @@
 // The part of autocannon's programmatic API the bench uses (the package ships no types).
 declare module 'autocannon' {
+  /** one request as autocannon builds it; setupRequest may return a changed copy */
+  export interface RequestData {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string | Buffer;
+    [key: string]: unknown;
+  }
+
   export interface AutocannonOptions {
     url: string;
     connections?: number;
@@ -12,6 +21,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     workers?: number;
+    /** the sequence each connection loops over; setupRequest runs before every request */
+    requests?: Array<{ setupRequest?: (req: RequestData) => RequestData }>;
   }
 
   export interface Histogram {

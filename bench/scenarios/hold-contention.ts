@@ -1,0 +1,513 @@
+// Hold contention: 1,000 concurrent POST /v1/orders for one free ticket type of capacity 100
+// (free, so no payment provider is involved and the winners are paid at once). Exactly 100 must
+// succeed and 900 get a clean 409 sold_out, with no 5xx; the database must then hold exactly 100
+// paid orders for it and the event detail must show remaining 0.
+//
+// The 1,000 connections are opened first (in batches of 100, so the listen backlog never
+// overflows and no SYN waits a second for its retry), then the 1,000 requests are written in one
+// loop: what is measured is the service deciding 1,000 racing holds, not TCP set-up.
+// holds/s = 100 / time from the first request written to the 100th 201; attempts/s = 1,000 /
+// time until the last answer. No Idempotency-Key is sent (none is asked for).
+//
+// Reference (PostgreSQL): pgbench running the service's inventory UPDATE (src/orders/inventory.ts)
+// alone, in autocommit, on one row of a scratch copy of ticket_types, with as many clients as
+// the service has pool connections (20: the most concurrent transactions the service can ever
+// put on that row; more clients would only queue). Its tps is the hot-row update rate of this
+// machine.
+//
+// Each burst uses up its ticket type, so bench/lib/seed.ts seeds one per burst (warm-up + runs).
+import { connect, type Socket } from 'node:net';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { BUSY_THRESHOLD, busyShare, processCpuMs } from '../lib/machine.ts';
+import { ROOT } from '../lib/paths.ts';
+import { findPgbench, runPgbench, type PgbenchFigures } from '../lib/pgbench.ts';
+import type { Goal, Scenario } from '../lib/scenario.ts';
+import { HOLD_CAPACITY, type HoldEvent } from '../lib/seed.ts';
+import { median, round } from '../lib/stats.ts';
+
+export const ATTEMPTS = 1000;
+export const HOLD_RATIO_GOAL = 0.3;
+/** the service's PostgreSQL pool: openDatabase's default `max` (src/platform/db.ts) */
+export const SERVICE_POOL_SIZE = 20;
+const CONNECT_BATCH = 100;
+const REQUEST_TIMEOUT_MS = 60_000;
+const HOT_ROW_SCRIPT = join(ROOT, 'bench', 'pgbench', 'hot-row-update.sql');
+
+interface Answer {
+  status: number;
+  errorCode: string | null;
+  orderStatus: string | null;
+  /** ms after the first request was written */
+  at: number;
+  error: string | null;
+}
+
+export interface BurstFigures {
+  created: number;
+  createdPaid: number;
+  soldOut: number;
+  other4xx: number;
+  fiveXx: number;
+  networkErrors: number;
+  statusCodes: Record<string, number>;
+  /** ms from the first request written to the first 201 */
+  msToFirstHold: number;
+  /** ms from the first request written to the 100th 201 */
+  msToLastHold: number;
+  /** ms from the first request written to the last answer */
+  msTotal: number;
+  holdsPerSecond: number;
+  attemptsPerSecond: number;
+  /** CPU ms per attempt, by process group */
+  cpuMsPerAttempt: Record<string, number>;
+  backgroundBusy: number | null;
+  check: DatabaseCheck;
+}
+
+interface DatabaseCheck {
+  /** how it was checked: the database directly (PostgreSQL) or the API (PGlite) */
+  via: 'database' | 'api';
+  paidOrders: number;
+  /** orders of the event in any status */
+  orders: number;
+  registrations: number;
+  paidCount: number | null;
+  heldCount: number | null;
+  remaining: number;
+  ok: boolean;
+}
+
+function openSockets(host: string, port: number, n: number): Promise<Socket[]> {
+  return (async () => {
+    const sockets: Socket[] = [];
+    while (sockets.length < n) {
+      const batch = Math.min(CONNECT_BATCH, n - sockets.length);
+      sockets.push(
+        ...(await Promise.all(
+          Array.from(
+            { length: batch },
+            () =>
+              new Promise<Socket>((resolveSocket, reject) => {
+                const socket = connect({ host, port, noDelay: true });
+                socket.once('connect', () => resolveSocket(socket));
+                socket.once('error', reject);
+              }),
+          ),
+        )),
+      );
+    }
+    return sockets;
+  })();
+}
+
+/** Sends one request on a connected socket; resolves with the answer (never rejects). */
+function send(
+  socket: Socket,
+  target: URL,
+  headers: Record<string, string>,
+  body: string,
+  started: bigint,
+): Promise<Answer> {
+  return new Promise((resolveAnswer) => {
+    const at = () => Number(process.hrtime.bigint() - started) / 1e6;
+    let settled = false;
+    const done = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolveAnswer(answer);
+    };
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: 'POST',
+        path: '/v1/orders',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        createConnection: () => socket,
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          let errorCode: string | null = null;
+          let orderStatus: string | null = null;
+          try {
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              error_code?: string;
+              data?: { status?: string };
+            };
+            errorCode = parsed.error_code ?? null;
+            orderStatus = parsed.data?.status ?? null;
+          } catch {
+            // not JSON: counted by status only
+          }
+          done({ status, errorCode, orderStatus, at: at(), error: null });
+        });
+        res.on('error', (e) =>
+          done({ status: 0, errorCode: null, orderStatus: null, at: at(), error: e.message }),
+        );
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', (e) =>
+      done({ status: 0, errorCode: null, orderStatus: null, at: at(), error: e.message }),
+    );
+    req.end(body);
+  });
+}
+
+async function apiJson<T>(url: string, token: string): Promise<T> {
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** remaining from GET /v1/events/{id}, and (PGlite) the orders from GET /v1/orders?event_id. */
+async function checkThroughApi(apiUrl: string, token: string, hold: HoldEvent) {
+  const detail = await apiJson<{
+    data: { ticket_types: Array<{ ticket_type_id: string; remaining: number }> };
+  }>(`${apiUrl}/v1/events/${hold.eventId}`, token);
+  const remaining = detail.data.ticket_types.find((t) => t.ticket_type_id === hold.ticketTypeId)?.remaining;
+  if (remaining === undefined)
+    throw new Error(`ticket type ${hold.ticketTypeId} missing from the event detail`);
+  let orders = 0;
+  let paidOrders = 0;
+  let registrations = 0;
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ event_id: hold.eventId, limit: '50', ...(cursor && { cursor }) });
+    const page: {
+      data: {
+        orders: Array<{ status: string; registrations: Array<{ ticket_type_id: string }> }>;
+        next_cursor: string | null;
+      };
+    } = await apiJson(`${apiUrl}/v1/orders?${query.toString()}`, token);
+    for (const o of page.data.orders) {
+      orders++;
+      if (o.status === 'paid') paidOrders++;
+      registrations += o.registrations.filter((r) => r.ticket_type_id === hold.ticketTypeId).length;
+    }
+    cursor = page.data.next_cursor;
+  } while (cursor);
+  return { remaining, orders, paidOrders, registrations };
+}
+
+async function checkDatabase(
+  sql: postgres.Sql | null,
+  apiUrl: string,
+  token: string,
+  hold: HoldEvent,
+): Promise<DatabaseCheck> {
+  const api = await checkThroughApi(apiUrl, token, hold);
+  if (!sql) {
+    return {
+      via: 'api',
+      paidOrders: api.paidOrders,
+      orders: api.orders,
+      registrations: api.registrations,
+      paidCount: null,
+      heldCount: null,
+      remaining: api.remaining,
+      ok:
+        api.paidOrders === HOLD_CAPACITY &&
+        api.orders === HOLD_CAPACITY &&
+        api.registrations === HOLD_CAPACITY &&
+        api.remaining === 0,
+    };
+  }
+  const [orders] = await sql<{ all: number; paid: number }[]>`
+    SELECT count(*)::int AS all, count(*) FILTER (WHERE status = 'paid')::int AS paid
+    FROM orders WHERE event_id = ${hold.eventId}`;
+  const [regs] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM registrations
+    WHERE ticket_type_id = ${hold.ticketTypeId} AND status = 'confirmed'`;
+  const [tt] = await sql<{ paid_count: number; held_count: number }[]>`
+    SELECT paid_count, held_count FROM ticket_types WHERE id = ${hold.ticketTypeId}`;
+  return {
+    via: 'database',
+    paidOrders: orders!.paid,
+    orders: orders!.all,
+    registrations: regs!.n,
+    paidCount: tt!.paid_count,
+    heldCount: tt!.held_count,
+    remaining: api.remaining,
+    ok:
+      orders!.paid === HOLD_CAPACITY &&
+      orders!.all === HOLD_CAPACITY &&
+      regs!.n === HOLD_CAPACITY &&
+      tt!.paid_count === HOLD_CAPACITY &&
+      tt!.held_count === 0 &&
+      api.remaining === 0,
+  };
+}
+
+async function burst(options: {
+  apiUrl: string;
+  token: string;
+  hold: HoldEvent;
+  processes: () => Promise<Record<string, number[]>>;
+  sql: postgres.Sql | null;
+  backgroundBusy: number | null;
+}): Promise<BurstFigures> {
+  const target = new URL(options.apiUrl);
+  const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' };
+  const bodies = Array.from({ length: ATTEMPTS }, (_, i) =>
+    JSON.stringify({
+      event_id: options.hold.eventId,
+      items: [{ ticket_type_id: options.hold.ticketTypeId, participant_name: `Runner ${i + 1}` }],
+      buyer: { name: `Buyer ${i + 1}`, email: `runner${i + 1}@bench.example`, phone: '0772123456' },
+    }),
+  );
+  const sockets = await openSockets(target.hostname, Number(target.port), ATTEMPTS);
+  const groups = await options.processes();
+  const before = Object.fromEntries(Object.entries(groups).map(([g, pids]) => [g, processCpuMs(pids)]));
+  const selfBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const answers = await Promise.all(sockets.map((s, i) => send(s, target, headers, bodies[i]!, started)));
+  const self = process.cpuUsage(selfBefore);
+  const cpuMsPerAttempt: Record<string, number> = {};
+  for (const [g, pids] of Object.entries(groups)) {
+    cpuMsPerAttempt[g] = round((processCpuMs(pids) - before[g]!) / ATTEMPTS, 3);
+  }
+  cpuMsPerAttempt.load_generator = round((self.user + self.system) / 1000 / ATTEMPTS, 3);
+
+  const statusCodes: Record<string, number> = {};
+  for (const a of answers) statusCodes[String(a.status)] = (statusCodes[String(a.status)] ?? 0) + 1;
+  const created = answers.filter((a) => a.status === 201);
+  const successTimes = created.map((a) => a.at).sort((a, b) => a - b);
+  const msToLastHold = successTimes.length > 0 ? successTimes[successTimes.length - 1]! : Number.NaN;
+  const msTotal = Math.max(...answers.map((a) => a.at));
+  return {
+    created: created.length,
+    createdPaid: created.filter((a) => a.orderStatus === 'paid').length,
+    soldOut: answers.filter((a) => a.status === 409 && a.errorCode === 'sold_out').length,
+    other4xx: answers.filter((a) => a.status >= 400 && a.status < 500 && a.errorCode !== 'sold_out').length,
+    fiveXx: answers.filter((a) => a.status >= 500).length,
+    networkErrors: answers.filter((a) => a.error !== null).length,
+    statusCodes,
+    msToFirstHold: round(successTimes[0] ?? Number.NaN, 1),
+    msToLastHold: round(msToLastHold, 1),
+    msTotal: round(msTotal, 1),
+    holdsPerSecond: round((created.length / msToLastHold) * 1000, 1),
+    attemptsPerSecond: round((ATTEMPTS / msTotal) * 1000, 1),
+    cpuMsPerAttempt,
+    backgroundBusy: options.backgroundBusy === null ? null : round(options.backgroundBusy, 3),
+    check: await checkDatabase(options.sql, options.apiUrl, options.token, options.hold),
+  };
+}
+
+const describe = (b: BurstFigures) =>
+  `201 ${b.created} (paid ${b.createdPaid}), sold_out ${b.soldOut}, other 4xx ${b.other4xx}, 5xx ${b.fiveXx}, ` +
+  `network errors ${b.networkErrors}; 1st hold after ${b.msToFirstHold} ms, 100th after ${b.msToLastHold} ms = ${b.holdsPerSecond} holds/s; ` +
+  `all answered after ${b.msTotal} ms = ${b.attemptsPerSecond} attempts/s; ` +
+  `CPU ms/attempt ${Object.entries(b.cpuMsPerAttempt)
+    .map(([g, v]) => `${g} ${v.toFixed(3)}`)
+    .join(', ')}; ` +
+  `check (${b.check.via}): ${b.check.paidOrders} paid orders of ${b.check.orders}, ${b.check.registrations} registrations, remaining ${b.check.remaining}` +
+  (b.check.paidCount === null ? '' : `, paid_count ${b.check.paidCount} held_count ${b.check.heldCount}`) +
+  (b.backgroundBusy === null ? '' : `  (background CPU before run ${(b.backgroundBusy * 100).toFixed(0)}%)`);
+
+export const holdContention: Scenario = {
+  name: 'hold contention: 1,000 concurrent POST /v1/orders for 100 free tickets',
+  async run(ctx) {
+    const holds = ctx.partner.holdEvents;
+    const needed = ctx.settings.runs + 1;
+    if (holds.length < needed) {
+      throw new Error(
+        `hold contention needs ${needed} seeded ticket types (warm-up + runs), got ${holds.length}`,
+      );
+    }
+    const token = await ctx.getToken();
+    const onPostgres = ctx.database.kind === 'postgres';
+    const url = ctx.database.open.url;
+    const sql = url ? postgres(url, { max: 1, onnotice: () => {} }) : null;
+    const pgbench = onPostgres ? findPgbench() : null;
+    const processes = async () => ({
+      server: [ctx.servicePid],
+      ...(ctx.database.backendPids && { database: await ctx.database.backendPids() }),
+    });
+    let reference: string | null = !onPostgres
+      ? 'not run: pgbench needs PostgreSQL'
+      : pgbench === null
+        ? 'not run: pgbench not found (PATH, /usr/lib/postgresql/*/bin)'
+        : null;
+    let hotRowCommand = '';
+    try {
+      // The scratch hot row: a copy of a fresh ticket type (same columns, CHECK and key) with room
+      // for every update pgbench can make.
+      if (sql && pgbench) {
+        await sql`CREATE TABLE bench_hot_row (LIKE ticket_types INCLUDING ALL)`;
+        await sql`INSERT INTO bench_hot_row SELECT * FROM ticket_types WHERE id = ${holds[0]!.ticketTypeId}`;
+        await sql`UPDATE bench_hot_row SET capacity = 2000000000, held_count = 0, paid_count = 0`;
+      }
+      const hotRow = async (seconds: number): Promise<PgbenchFigures | null> => {
+        if (!sql || !pgbench || reference) return null;
+        try {
+          const r = await runPgbench({
+            bin: pgbench,
+            url: url!,
+            script: HOT_ROW_SCRIPT,
+            clients: SERVICE_POOL_SIZE,
+            threads: 2,
+            seconds,
+            variables: { tt: holds[0]!.ticketTypeId },
+          });
+          hotRowCommand = r.command;
+          return r;
+        } catch (error) {
+          reference = `failed: ${(error instanceof Error ? error.message : String(error)).split('\n').slice(-3).join(' / ')}`;
+          return null;
+        }
+      };
+
+      const ownPids = async () => Object.values(await processes()).flat();
+      if (ctx.settings.warmupSeconds > 0) {
+        const w = await burst({
+          apiUrl: ctx.apiUrl,
+          token,
+          hold: holds[0]!,
+          processes,
+          sql,
+          backgroundBusy: null,
+        });
+        ctx.log(
+          `  warm-up  burst: ${w.holdsPerSecond} holds/s, ${w.attemptsPerSecond} attempts/s (discarded)`,
+        );
+        const p = await hotRow(ctx.settings.warmupSeconds);
+        if (p) ctx.log(`  warm-up  pgbench hot-row update: ${p.tps.toFixed(0)} tps (discarded)`);
+      }
+      const bursts: BurstFigures[] = [];
+      const hotRows: PgbenchFigures[] = [];
+      for (let i = 0; i < ctx.settings.runs; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const background = await busyShare(1000, await ownPids());
+        const b = await burst({
+          apiUrl: ctx.apiUrl,
+          token,
+          hold: holds[i + 1]!,
+          processes,
+          sql,
+          backgroundBusy: background,
+        });
+        bursts.push(b);
+        ctx.log(`  run ${i + 1}/${ctx.settings.runs}  burst: ${describe(b)}`);
+        const p = await hotRow(ctx.settings.durationSeconds);
+        if (p) {
+          hotRows.push(p);
+          ctx.log(
+            `  run ${i + 1}/${ctx.settings.runs}  pgbench hot-row update -c ${SERVICE_POOL_SIZE}: ${p.tps.toFixed(0)} tps, ` +
+              `p50 ${p.p50} ms, p99 ${p.p99} ms, failed ${p.failed}`,
+          );
+        }
+      }
+
+      const holdsPerSecond = round(median(bursts.map((b) => b.holdsPerSecond)), 1);
+      const attemptsPerSecond = round(median(bursts.map((b) => b.attemptsPerSecond)), 1);
+      const hotRowTps = hotRows.length > 0 && !reference ? round(median(hotRows.map((p) => p.tps)), 1) : null;
+      const ratio = hotRowTps ? round(holdsPerSecond / hotRowTps, 3) : null;
+      const sum = (f: (b: BurstFigures) => number) => bursts.reduce((n, b) => n + f(b), 0);
+      const exact = bursts.every((b) => b.created === HOLD_CAPACITY && b.createdPaid === HOLD_CAPACITY);
+      const soldOutExact = bursts.every((b) => b.soldOut === ATTEMPTS - HOLD_CAPACITY);
+      const checked = bursts.every((b) => b.check.ok);
+      const note = onPostgres ? '' : ' [goal is for PostgreSQL]';
+      const per = (f: (b: BurstFigures) => number) => bursts.map(f).join(' / ');
+      const disturbed = bursts.filter(
+        (b) => b.backgroundBusy !== null && b.backgroundBusy >= BUSY_THRESHOLD,
+      ).length;
+
+      const goals: Goal[] = [
+        {
+          name: `hold contention: orders created (paid at once), per burst`,
+          target: `exactly ${HOLD_CAPACITY}`,
+          measured: `${per((b) => b.created)} (paid ${per((b) => b.createdPaid)})`,
+          pass: exact,
+          applies: true,
+        },
+        {
+          name: 'hold contention: 409 sold_out, per burst',
+          target: `exactly ${ATTEMPTS - HOLD_CAPACITY}`,
+          measured: `${per((b) => b.soldOut)} (other 4xx ${sum((b) => b.other4xx)})`,
+          pass: soldOutExact,
+          applies: true,
+        },
+        {
+          name: 'hold contention: 5xx and network errors',
+          target: '0',
+          measured: `${sum((b) => b.fiveXx)} 5xx, ${sum((b) => b.networkErrors)} network errors`,
+          pass: sum((b) => b.fiveXx) === 0 && sum((b) => b.networkErrors) === 0,
+          applies: true,
+        },
+        {
+          name: `hold contention: ${HOLD_CAPACITY} paid orders stored, remaining 0 (${bursts[0]?.check.via ?? 'database'})`,
+          target: 'every burst',
+          measured: checked
+            ? 'yes'
+            : per((b) => b.check.paidOrders) + ' paid orders, remaining ' + per((b) => b.check.remaining),
+          pass: checked,
+          applies: true,
+        },
+      ];
+      if (onPostgres) {
+        goals.push({
+          name: `hold contention: holds/s vs pgbench single-hot-row update rate (-c ${SERVICE_POOL_SIZE})${note}`,
+          target: `>= ${HOLD_RATIO_GOAL.toFixed(2)}x`,
+          measured:
+            ratio === null
+              ? `not measured (pgbench ${reference ?? 'not run'})`
+              : `${ratio.toFixed(2)}x (${holdsPerSecond} holds/s vs ${hotRowTps} updates/s)`,
+          pass: ratio !== null && ratio >= HOLD_RATIO_GOAL,
+          applies: true,
+        });
+      }
+      return {
+        name: this.name,
+        table: [],
+        notes: [
+          `hold contention: ${ATTEMPTS} concurrent POST /v1/orders for one free ticket type of capacity ${HOLD_CAPACITY}, ` +
+            `${ctx.settings.runs} bursts (a fresh ticket type each), medians:`,
+          `    holds/s ${holdsPerSecond} (100th 201 after ${per((b) => b.msToLastHold)} ms), ` +
+            `attempts resolved/s ${attemptsPerSecond} (last answer after ${per((b) => b.msTotal)} ms)`,
+          hotRowTps === null
+            ? `    reference pgbench hot-row update: ${reference ?? 'not run'}`
+            : `    reference: ${hotRowCommand}: ${hotRowTps} updates/s (median of ${hotRows.length}; ` +
+              `-c ${SERVICE_POOL_SIZE} = the service's pool size, the most transactions it can put on the row at once); ` +
+              `holds/s / hot-row rate = ${ratio!.toFixed(2)}x`,
+          `    statuses per burst: ${bursts.map((b) => JSON.stringify(b.statusCodes)).join(' ')}`,
+          ...(disturbed > 0
+            ? [
+                `WARNING: ${disturbed} bursts started while other processes used >= ${BUSY_THRESHOLD * 100}% of the CPUs; ` +
+                  'these figures are not representative',
+              ]
+            : []),
+        ],
+        goals,
+        data: {
+          attempts: ATTEMPTS,
+          capacity: HOLD_CAPACITY,
+          holds_per_second: holdsPerSecond,
+          attempts_per_second: attemptsPerSecond,
+          hot_row_updates_per_second: hotRowTps,
+          ratio,
+          reference_status: reference ?? 'run',
+          reference_clients: SERVICE_POOL_SIZE,
+          bursts,
+          pgbench_hot_row: hotRows.length > 0 ? { command: hotRowCommand, runs: hotRows } : null,
+        },
+      };
+    } finally {
+      if (sql) {
+        await sql`DROP TABLE IF EXISTS bench_hot_row`.catch(() => {});
+        await sql.end({ timeout: 5 });
+      }
+    }
+  },
+};
