@@ -220,23 +220,29 @@ export async function findEventOnSale(
   db: Executor,
   options: { organizationId: string; eventId: string; now: Date },
 ): Promise<EventWithTickets | undefined> {
-  const [found] = await db
-    .select({ event: events, organization: organizations })
-    .from(events)
-    .innerJoin(organizations, eq(organizations.id, events.organizationId))
-    .where(
-      and(
-        eq(events.id, options.eventId),
-        eq(events.organizationId, options.organizationId),
-        onSale(options.now),
+  // Both go out together (one round trip): the ticket types are asked for by the event id given,
+  // and used only when the event itself is found, which checks that it is on sale.
+  const [[found], tts] = await Promise.all([
+    db
+      .select({ event: events, organization: organizations })
+      .from(events)
+      .innerJoin(organizations, eq(organizations.id, events.organizationId))
+      .where(
+        and(
+          eq(events.id, options.eventId),
+          eq(events.organizationId, options.organizationId),
+          onSale(options.now),
+        ),
       ),
-    );
+    db
+      .select()
+      .from(ticketTypes)
+      .where(
+        and(eq(ticketTypes.eventId, options.eventId), eq(ticketTypes.organizationId, options.organizationId)),
+      )
+      .orderBy(asc(ticketTypes.position), asc(ticketTypes.id)),
+  ]);
   if (!found) return undefined;
-  const tts = await db
-    .select()
-    .from(ticketTypes)
-    .where(eq(ticketTypes.eventId, found.event.id))
-    .orderBy(asc(ticketTypes.position), asc(ticketTypes.id));
   return { event: found.event, ticketTypes: tts, organization: found.organization };
 }
 

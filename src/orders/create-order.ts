@@ -229,7 +229,18 @@ async function prepareSession(tx: Tx, session: CheckoutSessionRow, now: Date): P
   }
 }
 
-export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderOptions): Promise<OrderRow> {
+/** A new order as written, with the writes still on their way (see IdempotentWork.written). */
+export interface CreatedOrder {
+  order: OrderRow;
+  registrations: RegistrationRow[];
+  written: Promise<unknown>;
+}
+
+export async function createOrder(
+  ctx: AppContext,
+  tx: Tx,
+  options: CreateOrderOptions,
+): Promise<CreatedOrder> {
   const { input, session } = options;
   const unstorable = unstorableText(input, '', []);
   if (unstorable.length > 0) throw validationError(unstorable);
@@ -261,21 +272,35 @@ export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderO
 
   if (session) await prepareSession(tx, session, now);
 
-  // A free order (total 0) is paid at once, so its tickets are counted as paid straight away
-  // instead of held and then converted by confirmOrderPaid: the ticket type row, which every buyer
-  // of the event contends for and which stays locked from its update to the commit, is then
-  // updated once per order, and locked for two or three round trips (this order's inserts, the
-  // route's read-back, the stored Idempotency-Key response) instead of about ten.
   const free = total === 0;
+  // Tickets are taken by one conditional UPDATE per ticket type (never read-then-write). The
+  // ticket type row, which every buyer of the event contends for, stays locked from that update to
+  // COMMIT, so nothing the order writes should wait behind it: when the rows read above show room,
+  // the updates go out behind the order's writes, in the same round trip, and COMMIT follows one
+  // round trip later. When they show none, the updates go first, so that a sold-out order costs no
+  // writes. A free order's tickets are counted as paid at once, instead of held and then converted.
+  const quantities = quantitiesOf(lines.map((l) => l.tt.id));
+  const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
+  const roomShown = [...quantities].every(([id, n]) => {
+    const tt = ticketType(id);
+    return tt.capacity - tt.paidCount - tt.heldCount >= n;
+  });
   const take = (ticketTypeId: string, n: number) =>
     free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
-  for (const [ticketTypeId, n] of quantitiesOf(lines.map((l) => l.tt.id))) {
-    if (await take(ticketTypeId, n)) continue;
-    // Seats held by lapsed orders not yet swept are free in truth: release them and try once more.
-    if ((await expireLapsedHolds(tx, ticketTypeId, now)) > 0 && (await take(ticketTypeId, n))) continue;
-    const tt = found.ticketTypes.find((t) => t.id === ticketTypeId)!;
-    throw new ApiError('sold_out', `${tt.name} is sold out: not enough tickets left for ${n} more.`);
-  }
+  const takeTickets = async () => {
+    const taken = await Promise.all([...quantities].map(([id, n]) => take(id, n)));
+    let i = 0;
+    for (const [id, n] of quantities) {
+      if (taken[i++]) continue;
+      // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
+      if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
+      throw new ApiError(
+        'sold_out',
+        `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`,
+      );
+    }
+  };
+  if (!roomShown) await takeTickets();
 
   const holdExpiresAt = new Date(now.getTime() + ctx.config.holdMinutes * 60_000);
   // what paying a new order makes of it, as the state machine says (paid, no failure)
@@ -337,7 +362,7 @@ export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderO
   // query builder took about 180 µs of CPU to build them (a template: under 20), on the path
   // every buyer takes.
   const at = (d: Date | null) => d?.toISOString() ?? null;
-  await Promise.all([
+  const writes = [
     ctx.database.rows(
       sql`INSERT INTO ${orders} (id, organization_id, event_id, checkout_session_id, api_client_id,
             channel, partner_reference, order_code, status, failure_kind, currency, subtotal,
@@ -379,6 +404,10 @@ export async function createOrder(ctx: AppContext, tx: Tx, options: CreateOrderO
           runAt: holdExpiresAt,
           dedupeKey: `hold:${order.id}`,
         }),
-  ]);
-  return order;
+  ];
+  const written = Promise.all(writes);
+  written.catch(() => {}); // a refusal below rolls these back; whoever commits awaits them
+
+  if (roomShown) await takeTickets();
+  return { order, registrations: regs, written };
 }

@@ -11,7 +11,7 @@ import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
 import { createOrder } from './create-order.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
-import { loadOrderOut } from './order-out.ts';
+import { loadOrderOut, toOrderOut } from './order-out.ts';
 import { ORDER_STATUSES } from './order-state.ts';
 
 const CREATED_MESSAGE = 'Order created';
@@ -119,13 +119,14 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
           body: request.body,
         },
         async (tx) => {
-          const order = await createOrder(ctx, tx, {
+          const created = await createOrder(ctx, tx, {
             organizationId: auth.organizationId,
             apiClientId: auth.clientId,
             session: null,
             input: request.body,
           });
-          return { status: 201, body: envelope(201, CREATED_MESSAGE, await loadOrderOut(tx, order)) };
+          const out = toOrderOut(created.order, created.registrations);
+          return { status: 201, body: envelope(201, CREATED_MESSAGE, out), written: created.written };
         },
       );
       return sendIdempotent(reply as unknown as FastifyReply, result);

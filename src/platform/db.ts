@@ -23,6 +23,13 @@ export interface Database {
   db: Db;
   /** Runs raw SQL and returns its rows, the same shape on both drivers. */
   rows<T = Record<string, unknown>>(query: SQL, executor?: Executor): Promise<T[]>;
+  /**
+   * A transaction whose body may end while its last writes (statements already sent on `tx`) are
+   * still on their way: on PostgreSQL COMMIT goes out right behind them, so a transaction's last
+   * round trip carries both, and locks its writes took are held for that one trip. The transaction
+   * fails with the first failed write's error. On PGlite the writes are awaited before COMMIT.
+   */
+  transaction<T>(body: (tx: Tx) => Promise<{ value: T; writes: Promise<unknown>[] }>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -48,6 +55,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async rows<T>(query: SQL, executor: Executor = db) {
         return (await executor.execute(query)) as unknown as T[];
       },
+      async transaction(body) {
+        // inTransaction recognises a CommitBehind and answers its value
+        return db.transaction(async (tx) => {
+          const { value, writes } = await body(tx);
+          return new CommitBehind(value, writes) as never;
+        });
+      },
       close: () => client.end({ timeout: 5 }),
     };
   }
@@ -62,6 +76,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const result = (await executor.execute(query)) as unknown as { rows: T[] };
       return result.rows;
     },
+    transaction: (body) =>
+      db.transaction(async (tx) => {
+        const { value, writes } = await body(tx);
+        await Promise.all(writes);
+        return value;
+      }),
     close: () => client.close(),
   };
 }
@@ -157,27 +177,52 @@ async function inTransaction(pool: Sql, body: TransactionBody, mode: string): Pr
   const control = async (command: string, options?: Record<string, unknown>) => {
     if (transaction.lost) throw transaction.lost;
     try {
-      await connection.unsafe(command, [], options);
+      return await connection.unsafe(command, [], options);
     } catch (error) {
       gone ||= connectionGone(error);
       throw error;
     }
   };
   try {
-    await control(`begin ${mode.replace(/[^a-z ]/gi, '')}`, { onexecute });
+    // BEGIN goes out with the body's first statements instead of a round trip ahead of them: the
+    // connection runs them in the order sent, and BEGIN itself fails only with the connection,
+    // which fails those statements too.
+    const begun = control(`begin ${mode.replace(/[^a-z ]/gi, '')}`, { onexecute });
+    begun.catch(() => {});
     let result: unknown;
     try {
       result = await Promise.race([body(preparing(connection, transaction) as unknown as Sql), lost]);
+      await begun;
     } catch (error) {
       gone ||= connectionGone(error);
       if (!gone && !transaction.lost) await control('rollback');
       throw error;
     }
-    await control('commit');
-    return result;
+    // With a CommitBehind, COMMIT follows the body's last writes on the wire. A failed statement
+    // aborts the transaction, and PostgreSQL answers COMMIT with ROLLBACK: the transaction then
+    // fails with that statement's error (or, for one nobody waited for, says so).
+    const behind = result instanceof CommitBehind ? result : null;
+    const [committed, ...writes] = await Promise.allSettled([control('commit'), ...(behind?.writes ?? [])]);
+    const failed = writes.find((w) => w.status === 'rejected');
+    if (committed.status === 'rejected') throw committed.reason;
+    if (failed) throw failed.reason;
+    if (committed.value.command !== 'COMMIT') {
+      throw new Error(`COMMIT answered ${committed.value.command}: a statement of the transaction failed`);
+    }
+    return behind ? behind.value : result;
   } finally {
     if (handle) handle.onclose = null;
     if (!gone && !transaction.lost) connection.release();
+  }
+}
+
+/** A transaction body's value with the writes still on their way (see Database.transaction). */
+class CommitBehind {
+  readonly value: unknown;
+  readonly writes: Promise<unknown>[];
+  constructor(value: unknown, writes: Promise<unknown>[]) {
+    this.value = value;
+    this.writes = writes;
   }
 }
 

@@ -56,7 +56,8 @@ export interface IdempotentWork<T> {
   body: T;
   /**
    * Writes the work has sent but not waited for (their results are not needed for the answer):
-   * awaited together with the stored response, so that both reach the database in one round trip.
+   * the stored response and COMMIT follow them on the wire (Database.transaction), so the work's
+   * last writes cost no round trip of their own. One that fails fails the whole request.
    */
   written?: Promise<unknown>;
 }
@@ -88,73 +89,74 @@ export async function runIdempotent<T>(
   work: (tx: Tx) => Promise<IdempotentWork<T>>,
 ): Promise<IdempotentResult<T>> {
   const { clientId, key, operation } = options;
-  return ctx.database.db.transaction(async (tx) => {
-    if (key === undefined) {
-      const { status, body, written } = await work(tx);
-      await written;
-      return { status, body, replayed: false };
-    }
-    const now = ctx.clock.now();
-    const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
-    // The claim and the lookup go out together (one round trip) but stay two statements, run in
-    // order: the lookup takes its own snapshot after the lock is granted, so it sees the response
-    // of a request that held the key until just before. (Folded into one statement, the lookup
-    // would read the statement's snapshot, taken before the grant, and could miss it.)
-    const [[claimed], [previous]] = await Promise.all([
-      ctx.database.rows<{ ok: boolean }>(
-        sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${clientId}:${key}`}, 0)) AS ok`,
-        tx,
-      ),
-      ctx.database.rows<StoredResponse>(
-        sql`SELECT operation, request_hash, response_status, response_body,
+  return ctx.database.transaction(
+    async (tx): Promise<{ value: IdempotentResult<T>; writes: Promise<unknown>[] }> => {
+      if (key === undefined) {
+        const { status, body, written } = await work(tx);
+        return { value: { status, body, replayed: false }, writes: written ? [written] : [] };
+      }
+      const now = ctx.clock.now();
+      const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+      // The claim and the lookup go out together (one round trip) but stay two statements, run in
+      // order: the lookup takes its own snapshot after the lock is granted, so it sees the response
+      // of a request that held the key until just before. (Folded into one statement, the lookup
+      // would read the statement's snapshot, taken before the grant, and could miss it.)
+      const [[claimed], [previous]] = await Promise.all([
+        ctx.database.rows<{ ok: boolean }>(
+          sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${clientId}:${key}`}, 0)) AS ok`,
+          tx,
+        ),
+        ctx.database.rows<StoredResponse>(
+          sql`SELECT operation, request_hash, response_status, response_body,
               created_at > ${cutoff.toISOString()}::timestamptz AS fresh
             FROM ${idempotencyKeys} WHERE api_client_id = ${clientId} AND key = ${key}`,
-        tx,
-      ),
-    ]);
-    if (!claimed?.ok) {
-      throw new ApiError(
-        'idempotency_key_in_use',
-        'A request with this Idempotency-Key is still in progress.',
-        {
-          headers: { 'Retry-After': '1' },
-        },
-      );
-    }
-    const hash = requestHash(options.body);
-    if (previous?.fresh) {
-      if (previous.operation !== operation || previous.request_hash !== hash) {
+          tx,
+        ),
+      ]);
+      if (!claimed?.ok) {
         throw new ApiError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still in progress.',
+          {
+            headers: { 'Retry-After': '1' },
+          },
         );
       }
-      return { status: previous.response_status, body: previous.response_body as T, replayed: true };
-    }
-    if (previous) {
-      await tx
-        .delete(idempotencyKeys)
-        .where(
-          and(
-            eq(idempotencyKeys.apiClientId, clientId),
-            eq(idempotencyKeys.key, key),
-            lte(idempotencyKeys.createdAt, cutoff),
-          ),
-        );
-    }
-    const { status, body, written } = await work(tx);
-    await Promise.all([
-      written,
-      ctx.database.rows(
+      const hash = requestHash(options.body);
+      if (previous?.fresh) {
+        if (previous.operation !== operation || previous.request_hash !== hash) {
+          throw new ApiError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used with a different request; use a new key for a new request.',
+          );
+        }
+        return {
+          value: { status: previous.response_status, body: previous.response_body as T, replayed: true },
+          writes: [],
+        };
+      }
+      if (previous) {
+        await tx
+          .delete(idempotencyKeys)
+          .where(
+            and(
+              eq(idempotencyKeys.apiClientId, clientId),
+              eq(idempotencyKeys.key, key),
+              lte(idempotencyKeys.createdAt, cutoff),
+            ),
+          );
+      }
+      const { status, body, written } = await work(tx);
+      const stored = ctx.database.rows(
         sql`INSERT INTO ${idempotencyKeys}
-              (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
-            VALUES (${clientId}, ${key}, ${operation}, ${hash}, ${status},
-              ${JSON.stringify(body)}::jsonb, ${now.toISOString()}::timestamptz)`,
+            (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
+          VALUES (${clientId}, ${key}, ${operation}, ${hash}, ${status},
+            ${JSON.stringify(body)}::jsonb, ${now.toISOString()}::timestamptz)`,
         tx,
-      ),
-    ]);
-    return { status, body, replayed: false };
-  });
+      );
+      return { value: { status, body, replayed: false }, writes: written ? [written, stored] : [stored] };
+    },
+  );
 }
 
 export const IDEMPOTENCY_SWEEP_JOB = 'idempotency.sweep';

@@ -101,12 +101,14 @@ export async function placeOrder(
       if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
       let order: OrderRow;
       try {
-        order = await createOrder(ctx, tx, {
+        const created = await createOrder(ctx, tx, {
           organizationId: session.organizationId,
           apiClientId: session.apiClientId,
           session: locked,
           input: toOrderInput(values, session),
         });
+        await created.written;
+        order = created.order;
       } catch (error) {
         if (error instanceof ApiError && error.code === 'validation_failed') {
           throw new Rollback({ kind: 'invalid', errors: [...(error.errors ?? []), ...extra] });

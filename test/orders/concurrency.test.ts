@@ -103,8 +103,8 @@ describe('inventory under concurrency', () => {
             const db = ctx.database.db;
             try {
               if (a.kind === 'create') {
-                const order = await db.transaction((tx) =>
-                  createOrder(ctx, tx, {
+                const order = await db.transaction(async (tx) => {
+                  const created = await createOrder(ctx, tx, {
                     organizationId: partner.organizationId,
                     apiClientId: partner.clientId,
                     session: null,
@@ -116,8 +116,10 @@ describe('inventory under concurrency', () => {
                       })),
                       buyer,
                     },
-                  }),
-                );
+                  });
+                  await created.written;
+                  return created.order;
+                });
                 orderIds.push(order.id);
               } else if (a.kind === 'pay' && orderIds.length > 0) {
                 const id = orderIds[a.pick % orderIds.length]!;

@@ -109,14 +109,16 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
     ticket_type_id: tt,
     participant_name: `Runner ${i + 1}`,
   }));
-  const row = await ctx.database.db.transaction((tx) =>
-    createOrder(ctx, tx, {
+  const row = await ctx.database.db.transaction(async (tx) => {
+    const created = await createOrder(ctx, tx, {
       organizationId: partner.organizationId,
       apiClientId: partner.clientId,
       session,
       input: { event_id: session.eventId, items, buyer: BUYER },
-    }),
-  );
+    });
+    await created.written;
+    return created.order;
+  });
   return loadOrderOut(ctx.database.db, row);
 }
 
