@@ -27,6 +27,8 @@ export interface Config {
   holdMinutes: number;
   /** run background jobs (hold and session expiry, later payments and webhooks) in this process */
   runJobs: boolean;
+  /** requests creating orders or checkout sessions worked on at once in this process; the rest queue */
+  writeConcurrency: number;
   rateLimits: {
     tokenEndpoint: RateLimitSetting;
     bearer: RateLimitSetting;
@@ -223,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: 3600,
     holdMinutes: positive(env, 'HOLD_MINUTES', 15),
     runJobs: flag(env, 'RUN_JOBS', true),
+    writeConcurrency: Math.ceil(positive(env, 'WRITE_CONCURRENCY', 32)),
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.
       tokenEndpoint: limit(env, 'RATE_LIMIT_TOKEN', 10 / 60, 10),

@@ -1,5 +1,6 @@
 // The whole service in one object: database, migrations, keys, the three hosts, and an orderly
 // stop. main.ts runs it; tests build it with their own config and clock.
+import { createAdmissionGate } from './platform/admission.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -52,6 +53,7 @@ export async function createService(config: Config, options: CreateServiceOption
     database,
     clock: options.clock ?? systemClock,
     limiter: options.limiter ?? createRateLimiter(config.redisUrl),
+    writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
     payments: payments.gateway,

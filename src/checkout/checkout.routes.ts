@@ -1,6 +1,7 @@
 // POST /v1/checkout-sessions (bearer or publishable key) and GET /v1/checkout-sessions/{id} (bearer).
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
+import { findEventOnSale } from '../events/events.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
@@ -91,6 +92,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     '/v1/checkout-sessions',
     {
       config: { cors: true },
+      onRequest: ctx.writes.admit,
       preHandler: guard(ctx, { scope: 'checkout_sessions:write', publishable: true }),
       schema: {
         tags: ['Checkout sessions'],
@@ -108,17 +110,25 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     },
     async (request, reply) => {
       const auth = request.auth!;
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
+      // Read before the transaction (findEventOnSale); a replay answers what was stored whatever
+      // it says now.
+      const found = await findEventOnSale(ctx.database.db, {
+        organizationId: auth.organizationId,
+        eventId: request.body.event_id,
+        now: ctx.clock.now(),
+      });
       const result = await runIdempotent(
         ctx,
         {
           clientId: auth.clientId,
-          key: idempotencyKeyOf(request.headers['idempotency-key']),
+          key,
           operation: 'POST /v1/checkout-sessions',
           // The embed origin taken from Origin is part of what a publishable-key request asks for.
           body: { body: request.body, origin: auth.kind === 'publishable' ? auth.origin : null },
         },
         async (tx) => {
-          const { session, written } = await createCheckoutSession(ctx, tx, auth, request.body);
+          const { session, written } = await createCheckoutSession(ctx, tx, auth, request.body, found);
           return { status: 201, body: envelope(201, CREATED_MESSAGE, session), written };
         },
       );

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { PartnerAuth } from '../auth/authenticate.ts';
 import { parseOrigin } from '../auth/origins.ts';
 import type { AppContext } from '../context.ts';
-import { findEventOnSale, isRegistrationOpen } from '../events/events.ts';
+import { isRegistrationOpen, type EventWithTickets } from '../events/events.ts';
 import { isEmail, normalizePhone } from '../orders/contact.ts';
 import { orders } from '../orders/orders.schema.ts';
 import type { Executor } from '../platform/db.ts';
@@ -104,6 +104,8 @@ export async function createCheckoutSession(
   tx: Executor,
   auth: PartnerAuth,
   input: CreateSessionInput,
+  /** the event as findEventOnSale reads it, looked up before the transaction */
+  found: EventWithTickets | undefined,
 ): Promise<{ session: CheckoutSessionCreatedOut; written: Promise<void> }> {
   const { errors, embedOrigin } = checkFields(auth, input);
   if (errors.length > 0) throw validationError(errors);
@@ -114,12 +116,7 @@ export async function createCheckoutSession(
     );
   }
   const now = ctx.clock.now();
-  const found = await findEventOnSale(tx, {
-    organizationId: auth.organizationId,
-    eventId: input.event_id,
-    now,
-  });
-  if (!found) throw notFound('event');
+  if (!found || found.event.id !== input.event_id) throw notFound('event');
   if (!isRegistrationOpen(found.event, now)) {
     throw new ApiError('sale_closed', 'Registration for this event is not open.');
   }

@@ -1,6 +1,6 @@
 // Events and ticket types: creation and updates (admin), partner reads (on sale only), wire shapes.
 import { and, asc, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { bumpCatalogVersion, type OrganizationRow } from '../organizations/organizations.ts';
@@ -215,32 +215,54 @@ export interface EventWithTickets {
   organization: OrganizationRow;
 }
 
-/** The event if it is the organization's and on sale (public or unlisted); else undefined. */
-export async function findEventOnSale(
-  db: Executor,
-  options: { organizationId: string; eventId: string; now: Date },
-): Promise<EventWithTickets | undefined> {
-  // Both go out together (one round trip): the ticket types are asked for by the event id given,
-  // and used only when the event itself is found, which checks that it is on sale.
-  const [[found], tts] = await Promise.all([
-    db
+function eventOnSaleStatements(db: Db) {
+  return {
+    event: db
       .select({ event: events, organization: organizations })
       .from(events)
       .innerJoin(organizations, eq(organizations.id, events.organizationId))
       .where(
         and(
-          eq(events.id, options.eventId),
-          eq(events.organizationId, options.organizationId),
-          onSale(options.now),
+          eq(events.id, sql.placeholder('eventId')),
+          eq(events.organizationId, sql.placeholder('organizationId')),
+          eq(events.status, 'open'),
+          sql`${events.endsAt} > ${sql.placeholder('now')}::timestamptz`,
+          ne(events.visibility, 'private'),
         ),
-      ),
-    db
+      )
+      .prepare('event_on_sale'),
+    ticketTypes: db
       .select()
       .from(ticketTypes)
       .where(
-        and(eq(ticketTypes.eventId, options.eventId), eq(ticketTypes.organizationId, options.organizationId)),
+        and(
+          eq(ticketTypes.eventId, sql.placeholder('eventId')),
+          eq(ticketTypes.organizationId, sql.placeholder('organizationId')),
+        ),
       )
-      .orderBy(asc(ticketTypes.position), asc(ticketTypes.id)),
+      .orderBy(asc(ticketTypes.position), asc(ticketTypes.id))
+      .prepare('event_ticket_types'),
+  };
+}
+const eventOnSaleByDb = new WeakMap<Db, ReturnType<typeof eventOnSaleStatements>>();
+
+/**
+ * The event if it is the organization's and on sale (public or unlisted); else undefined. Read
+ * outside any transaction (on PGlite a read on the database waits for an open transaction to
+ * end): every session and order creation starts with it, so its two statements are built once per
+ * database (prepared queries) and go out together, in one round trip. The ticket types are asked
+ * for by the event id given and used only when the event itself is found on sale.
+ */
+export async function findEventOnSale(
+  db: Db,
+  options: { organizationId: string; eventId: string; now: Date },
+): Promise<EventWithTickets | undefined> {
+  let statements = eventOnSaleByDb.get(db);
+  if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
+  const { organizationId, eventId } = options;
+  const [[found], tts] = await Promise.all([
+    statements.event.execute({ eventId, organizationId, now: options.now.toISOString() }),
+    statements.ticketTypes.execute({ eventId, organizationId }),
   ]);
   if (!found) return undefined;
   return { event: found.event, ticketTypes: tts, organization: found.organization };

@@ -6,12 +6,7 @@ import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { sessionStatus, type CheckoutSessionRow } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
 import type { AdditionalQuestion } from '../events/events.schema.ts';
-import {
-  findEventOnSale,
-  isRegistrationOpen,
-  type EventWithTickets,
-  type TicketTypeRow,
-} from '../events/events.ts';
+import { isRegistrationOpen, type EventWithTickets, type TicketTypeRow } from '../events/events.ts';
 import { feeFor, type PaymentMethod } from '../events/fees.ts';
 import type { Tx } from '../platform/db.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
@@ -53,6 +48,11 @@ export interface CreateOrderOptions {
   /** the hosted checkout's session; null for headless orders */
   session: CheckoutSessionRow | null;
   input: CreateOrderInput;
+  /**
+   * The order's event as findEventOnSale reads it for this organization (the session's event, or
+   * input.event_id), looked up by the caller before its transaction; undefined when not on sale.
+   */
+  found: EventWithTickets | undefined;
 }
 
 /** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
@@ -245,9 +245,8 @@ export async function createOrder(
   const unstorable = unstorableText(input, '', []);
   if (unstorable.length > 0) throw validationError(unstorable);
   const now = ctx.clock.now();
-  const eventId = session ? session.eventId : input.event_id;
-  const found = await findEventOnSale(tx, { organizationId: options.organizationId, eventId, now });
-  if (!found) throw notFound('event');
+  const { found } = options;
+  if (!found || found.event.id !== (session ? session.eventId : input.event_id)) throw notFound('event');
   const chosen = checkInput(found, input, now);
   const { event, organization } = found;
   if (!isRegistrationOpen(event, now))

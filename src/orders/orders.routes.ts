@@ -9,6 +9,7 @@ import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/ide
 import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
+import { findEventOnSale } from '../events/events.ts';
 import { createOrder } from './create-order.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
 import { loadOrderOut, toOrderOut } from './order-out.ts';
@@ -93,6 +94,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
   app.post(
     '/v1/orders',
     {
+      onRequest: ctx.writes.admit,
       preHandler: guard(ctx, { scope: 'orders:write' }),
       schema: {
         tags: ['Orders'],
@@ -110,11 +112,17 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     },
     async (request, reply) => {
       const auth = request.auth!;
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
+      const found = await findEventOnSale(ctx.database.db, {
+        organizationId: auth.organizationId,
+        eventId: request.body.event_id,
+        now: ctx.clock.now(),
+      });
       const result = await runIdempotent(
         ctx,
         {
           clientId: auth.clientId,
-          key: idempotencyKeyOf(request.headers['idempotency-key']),
+          key,
           operation: 'POST /v1/orders',
           body: request.body,
         },
@@ -124,6 +132,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
             apiClientId: auth.clientId,
             session: null,
             input: request.body,
+            found,
           });
           const out = toOrderOut(created.order, created.registrations);
           return { status: 201, body: envelope(201, CREATED_MESSAGE, out), written: created.written };

@@ -44,11 +44,17 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
-    const client = postgres(options.url, {
-      max: options.maxConnections ?? 20,
-      onnotice: () => {},
-    });
-    const db = drizzlePostgres(preparing(client), { schema }) as unknown as Db;
+    // Two pools: statements outside transactions are pipelined onto busy connections, and a
+    // transaction waits for a connection with nothing in flight; sharing one pool, a burst of
+    // reads keeps every connection busy and starves the transactions behind it.
+    const max = options.maxConnections ?? 20;
+    const client = postgres(options.url, { max: Math.max(1, Math.ceil(max / 2)), onnotice: () => {} });
+    const transactions = postgres(options.url, { max: Math.max(1, Math.floor(max / 2)), onnotice: () => {} });
+    const db = drizzlePostgres(preparing(client, undefined, transactions), { schema }) as unknown as Db;
+    // Drizzle sets the value parsers and serializers of the client it is given (dates and JSON
+    // pass through as text, for its own mapping); the transactions' client must speak the same.
+    Object.assign(transactions.options.parsers, client.options.parsers);
+    Object.assign(transactions.options.serializers, client.options.serializers);
     return {
       kind: 'postgres',
       db,
@@ -62,7 +68,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
           return new CommitBehind(value, writes) as never;
         });
       },
-      close: () => client.end({ timeout: 5 }),
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), transactions.end({ timeout: 5 })]);
+      },
     };
   }
   const dataDir = options.dataDir ?? 'memory://';
@@ -101,7 +109,11 @@ type ReservedSql = Awaited<ReturnType<Sql['reserve']>>;
  * the server keeps it open, and the pool then runs other requests' statements inside it. reserve()
  * hands out a connection only when it is free of other work and keeps it until release().
  */
-function preparing<T extends Sql | ReservedSql>(client: T, transaction?: OpenTransaction): T {
+function preparing<T extends Sql | ReservedSql>(
+  client: T,
+  transaction?: OpenTransaction,
+  transactionPool?: Sql,
+): T {
   let savepoints = 0;
   const proxy: T = new Proxy(client, {
     get(target, property, receiver) {
@@ -114,7 +126,7 @@ function preparing<T extends Sql | ReservedSql>(client: T, transaction?: OpenTra
       if (property === 'begin' && !transaction) {
         return (...args: unknown[]) =>
           inTransaction(
-            target as Sql,
+            transactionPool ?? (target as Sql),
             args.at(-1) as TransactionBody,
             args.length > 1 ? String(args[0]) : '',
           );
@@ -202,6 +214,10 @@ async function inTransaction(pool: Sql, body: TransactionBody, mode: string): Pr
     // aborts the transaction, and PostgreSQL answers COMMIT with ROLLBACK: the transaction then
     // fails with that statement's error (or, for one nobody waited for, says so).
     const behind = result instanceof CommitBehind ? result : null;
+    // Drizzle hands a statement to the connection a few promise steps after it was asked for.
+    // Those steps are all microtasks, so by the next turn of the event loop every write has
+    // reached the connection, and COMMIT is queued behind them.
+    if (behind) await new Promise((resolve) => setImmediate(resolve));
     const [committed, ...writes] = await Promise.allSettled([control('commit'), ...(behind?.writes ?? [])]);
     const failed = writes.find((w) => w.status === 'rejected');
     if (committed.status === 'rejected') throw committed.reason;

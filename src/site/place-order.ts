@@ -9,7 +9,7 @@ import {
   type CheckoutSessionRow,
 } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
-import type { EventWithTickets } from '../events/events.ts';
+import { findEventOnSale, type EventWithTickets } from '../events/events.ts';
 import { createOrder } from '../orders/create-order.ts';
 import { findOrder } from '../orders/list-orders.ts';
 import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
@@ -94,6 +94,11 @@ export async function placeOrder(
     extra.push(...checked.errors);
     payment = checked.choice;
   }
+  const onSale = await findEventOnSale(ctx.database.db, {
+    organizationId: session.organizationId,
+    eventId: session.eventId,
+    now: ctx.clock.now(),
+  });
   try {
     return await ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
       const locked = await lockCheckoutSession(tx, session.id);
@@ -106,6 +111,7 @@ export async function placeOrder(
           apiClientId: session.apiClientId,
           session: locked,
           input: toOrderInput(values, session),
+          found: onSale,
         });
         await created.written;
         order = created.order;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
+import { findEventOnSale } from '../../src/events/events.ts';
 import { createOrder } from '../../src/orders/create-order.ts';
 import { cancelPendingOrder, confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -103,6 +104,11 @@ describe('inventory under concurrency', () => {
             const db = ctx.database.db;
             try {
               if (a.kind === 'create') {
+                const found = await findEventOnSale(db, {
+                  organizationId: partner.organizationId,
+                  eventId: event.id,
+                  now: ctx.clock.now(),
+                });
                 const order = await db.transaction(async (tx) => {
                   const created = await createOrder(ctx, tx, {
                     organizationId: partner.organizationId,
@@ -116,6 +122,7 @@ describe('inventory under concurrency', () => {
                       })),
                       buyer,
                     },
+                    found,
                   });
                   await created.written;
                   return created.order;

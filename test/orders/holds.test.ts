@@ -5,6 +5,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { findCheckoutSession, type CheckoutSessionRow } from '../../src/checkout/sessions.ts';
+import { findEventOnSale } from '../../src/events/events.ts';
 import { createOrder, type OrderItemInput } from '../../src/orders/create-order.ts';
 import { confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { loadOrderOut, type OrderOut } from '../../src/orders/order-out.ts';
@@ -109,12 +110,18 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
     ticket_type_id: tt,
     participant_name: `Runner ${i + 1}`,
   }));
+  const found = await findEventOnSale(ctx.database.db, {
+    organizationId: partner.organizationId,
+    eventId: session.eventId,
+    now: ctx.clock.now(),
+  });
   const row = await ctx.database.db.transaction(async (tx) => {
     const created = await createOrder(ctx, tx, {
       organizationId: partner.organizationId,
       apiClientId: partner.clientId,
       session,
       input: { event_id: session.eventId, items, buyer: BUYER },
+      found,
     });
     await created.written;
     return created.order;
