@@ -29,7 +29,7 @@ import { median, round } from '../lib/stats.ts';
 
 export const ATTEMPTS = 1000;
 export const HOLD_RATIO_GOAL = 0.3;
-/** the service's PostgreSQL pool: openDatabase's default `max` (src/platform/db.ts) */
+/** the service's PostgreSQL connections: openDatabase's default (src/platform/db.ts), half of them for transactions */
 export const SERVICE_POOL_SIZE = 20;
 const CONNECT_BATCH = 100;
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -479,7 +479,7 @@ export const holdContention: Scenario = {
           hotRowTps === null
             ? `    reference pgbench hot-row update: ${reference ?? 'not run'}`
             : `    reference: ${hotRowCommand}: ${hotRowTps} updates/s (median of ${hotRows.length}; ` +
-              `-c ${SERVICE_POOL_SIZE} = the service's pool size, the most transactions it can put on the row at once); ` +
+              `-c ${SERVICE_POOL_SIZE} = the service's PostgreSQL connections, more than it ever puts on the row at once); ` +
               `holds/s / hot-row rate = ${ratio!.toFixed(2)}x`,
           `    statuses per burst: ${bursts.map((b) => JSON.stringify(b.statusCodes)).join(' ')}`,
           ...(disturbed > 0
