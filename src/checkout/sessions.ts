@@ -96,8 +96,8 @@ function checkFields(
 
 /**
  * Creates a session in `tx`. The insert is sent but not awaited: the answer is built from the
- * values written, and `written` settles when the row is stored (the caller awaits it before the
- * transaction ends, together with its own writes, in one round trip).
+ * values written, and `written` settles when the row is stored (the caller hands it to the
+ * transaction, whose COMMIT follows it on the wire: IdempotentWork.written).
  */
 export async function createCheckoutSession(
   ctx: AppContext,
