@@ -23,9 +23,11 @@ export interface LoadTarget {
   perRequestHeaders?: () => Record<string, string>;
 }
 
-/** What a target that generates its own load (e.g. pgbench) reports for one run. */
-export interface ExternalRun {
+/** What every run reports, whoever generated the load. */
+export interface RunCounts {
+  /** requests (or transactions) completed per second */
   rps: number;
+  /** milliseconds */
   p50: number;
   p99: number;
   max: number;
@@ -34,6 +36,10 @@ export interface ExternalRun {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+}
+
+/** What a target that generates its own load (e.g. pgbench) reports for one run. */
+export interface ExternalRun extends RunCounts {
   /** CPU ms the load generator used in the run */
   loadGeneratorCpuMs: number;
 }
@@ -49,18 +55,11 @@ export interface ExternalTarget {
 
 export type Target = LoadTarget | ExternalTarget;
 
-export interface RunFigures {
-  /** mean of autocannon's per-second samples of completed requests */
-  rps: number;
-  /** milliseconds (autocannon records whole milliseconds, 2xx only) */
-  p50: number;
-  p99: number;
-  max: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodes: Record<string, number>;
+/**
+ * One run's figures. Under autocannon, rps is the mean of its per-second samples of completed
+ * requests, and latencies are whole milliseconds of 2xx answers.
+ */
+export interface RunFigures extends RunCounts {
   /** share of all CPUs busy in 1 s just before the run, while the bench's own processes idled */
   backgroundBusy: number | null;
   /** CPU milliseconds per completed request, by process group; `load_generator` is autocannon */

@@ -15,6 +15,32 @@ export const EVENT_COUNT = 50;
 export const HOLD_CAPACITY = 100;
 const DAY = 24 * 3600 * 1000;
 
+/**
+ * The admin input of an open race in Kampala starting `startsAt` (ms), on sale from a day ago to
+ * a day before the race; `fields` gives the name and ticket types and overrides the rest.
+ */
+export function raceEventInput(
+  startsAt: number,
+  fields: Partial<EventsModule.EventInput> & Pick<EventsModule.EventInput, 'name' | 'ticket_types'>,
+): EventsModule.EventInput {
+  const now = Date.now();
+  return {
+    venue: 'Kololo Independence Grounds, Kampala',
+    event_type: 'road_race',
+    status: 'open',
+    visibility: 'public',
+    timezone: 'Africa/Kampala',
+    currency: 'UGX',
+    starts_at: new Date(startsAt).toISOString(),
+    ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
+    reg_opens_at: new Date(now - DAY).toISOString(),
+    reg_closes_at: new Date(startsAt - DAY).toISOString(),
+    organizer_name: 'Bench Running Club',
+    support_email: 'support@bench.example',
+    ...fields,
+  };
+}
+
 export interface HoldEvent {
   eventId: string;
   ticketTypeId: string;
@@ -44,7 +70,7 @@ export async function seedBenchData(
   );
   const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
-  const { createEvent, findEventOnSale } = await importDist<typeof EventsModule>('events/events.js');
+  const { createEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
   const database = await openDatabase({ url: open.url, dataDir: open.dataDir, maxConnections: 2 });
   try {
@@ -59,54 +85,35 @@ export async function seedBenchData(
       const eventIds: string[] = [];
       for (let i = 0; i < EVENT_COUNT; i++) {
         const startsAt = now + (i + 7) * DAY;
-        const event = await createEvent(tx, org.id, {
-          name: `Bench City Run ${String(i + 1).padStart(2, '0')}`,
-          description: 'A loop through the city centre at sunrise, with water stations every 2.5 km.',
-          venue: 'Kololo Independence Grounds, Kampala',
-          event_type: 'road_race',
-          status: 'open',
-          visibility: 'public',
-          timezone: 'Africa/Kampala',
-          currency: 'UGX',
-          starts_at: new Date(startsAt).toISOString(),
-          ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
-          reg_opens_at: new Date(now - DAY).toISOString(),
-          reg_closes_at: new Date(startsAt - DAY).toISOString(),
-          organizer_name: 'Bench Running Club',
-          support_email: 'support@bench.example',
-          ticket_types: [
-            { name: '10 km', price_minor: 30000, capacity: 1000, distance_km: 10 },
-            { name: '5 km fun run', price_minor: 0, capacity: 500, distance_km: 5 },
-          ],
-        });
+        const event = await createEvent(
+          tx,
+          org.id,
+          raceEventInput(startsAt, {
+            name: `Bench City Run ${String(i + 1).padStart(2, '0')}`,
+            description: 'A loop through the city centre at sunrise, with water stations every 2.5 km.',
+            ticket_types: [
+              { name: '10 km', price_minor: 30000, capacity: 1000, distance_km: 10 },
+              { name: '5 km fun run', price_minor: 0, capacity: 500, distance_km: 5 },
+            ],
+          }),
+        );
         eventIds.push(event.id);
       }
       const holdEvents: HoldEvent[] = [];
       for (let i = 0; i < (options.holdEvents ?? 0); i++) {
         const startsAt = now + (EVENT_COUNT + i + 30) * DAY;
-        const event = await createEvent(tx, org.id, {
-          name: `Bench Flash Race ${i + 1}`,
-          description: 'A free community race with 100 places.',
-          venue: 'Kololo Independence Grounds, Kampala',
-          event_type: 'road_race',
-          status: 'open',
-          visibility: 'unlisted',
-          timezone: 'Africa/Kampala',
-          currency: 'UGX',
-          starts_at: new Date(startsAt).toISOString(),
-          ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
-          reg_opens_at: new Date(now - DAY).toISOString(),
-          reg_closes_at: new Date(startsAt - DAY).toISOString(),
-          organizer_name: 'Bench Running Club',
-          support_email: 'support@bench.example',
-          ticket_types: [{ name: '5 km free', price_minor: 0, capacity: HOLD_CAPACITY, distance_km: 5 }],
-        });
-        const found = await findEventOnSale(tx, {
-          organizationId: org.id,
-          eventId: event.id,
-          now: new Date(),
-        });
-        holdEvents.push({ eventId: event.id, ticketTypeId: found!.ticketTypes[0]!.id });
+        const event = await createEvent(
+          tx,
+          org.id,
+          raceEventInput(startsAt, {
+            name: `Bench Flash Race ${i + 1}`,
+            description: 'A free community race with 100 places.',
+            visibility: 'unlisted',
+            ticket_types: [{ name: '5 km free', price_minor: 0, capacity: HOLD_CAPACITY, distance_km: 5 }],
+          }),
+        );
+        const [tt] = await ticketTypesOf(tx, [event.id]);
+        holdEvents.push({ eventId: event.id, ticketTypeId: tt!.id });
       }
       const { client, clientSecret } = await createApiClient(tx, {
         organizationId: org.id,

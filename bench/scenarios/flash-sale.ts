@@ -24,6 +24,7 @@ import type * as MtnModule from '../../src/payments/mtn-momo.ts';
 import type * as SimulatorModule from '../../src/payments/simulator/simulator.ts';
 import type * as DbModule from '../../src/platform/db.ts';
 import { createBenchDatabase } from '../lib/database.ts';
+import { raceEventInput } from '../lib/seed.ts';
 import { fetchToken } from '../lib/http.ts';
 import { importDist, SERVICE_ENTRY } from '../lib/paths.ts';
 import {
@@ -830,7 +831,7 @@ export const flashSale: Scenario = {
       'organizations/organizations.js',
     );
     const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
-    const { createEvent } = await importDist<typeof EventsModule>('events/events.js');
+    const { createEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
     // A database of its own on the same server: the bench's main service runs the job runner on
     // the main bench database with its own in-process simulator, and would otherwise claim this
@@ -865,23 +866,17 @@ export const flashSale: Scenario = {
       const createFlashEvent = async (label: string) => {
         const now = Date.now();
         const startsAt = now + 30 * DAY;
-        const event = await createEvent(db, organizationId, {
-          name: `Flash Sale City Run ${label} ${now.toString(36)}`,
-          venue: 'Kololo Independence Grounds, Kampala',
-          event_type: 'road_race',
-          status: 'open',
-          visibility: 'public',
-          timezone: 'Africa/Kampala',
-          currency: 'UGX',
-          starts_at: new Date(startsAt).toISOString(),
-          ends_at: new Date(startsAt + 6 * 3600 * 1000).toISOString(),
-          reg_opens_at: new Date(now - DAY).toISOString(),
-          reg_closes_at: new Date(startsAt - DAY).toISOString(),
-          organizer_name: 'Flash Sale Running Club',
-          support_email: 'support@flash.example',
-          ticket_types: [{ name: '10 km', price_minor: PRICE_MINOR, capacity: CAPACITY, distance_km: 10 }],
-        });
-        const [tt] = await sql!<{ id: string }[]>`SELECT id FROM ticket_types WHERE event_id = ${event.id}`;
+        const event = await createEvent(
+          db,
+          organizationId,
+          raceEventInput(startsAt, {
+            name: `Flash Sale City Run ${label} ${now.toString(36)}`,
+            organizer_name: 'Flash Sale Running Club',
+            support_email: 'support@flash.example',
+            ticket_types: [{ name: '10 km', price_minor: PRICE_MINOR, capacity: CAPACITY, distance_km: 10 }],
+          }),
+        );
+        const [tt] = await ticketTypesOf(db, [event.id]);
         return { eventId: event.id, ticketTypeId: tt!.id };
       };
 
