@@ -21,6 +21,8 @@ export interface Race {
   partner: TestPartner;
   token: string;
   eventId: string;
+  /** as the API reports it */
+  startsAt: string;
   /** 30,000 UGX, min_age 16 */
   paid: string;
   /** free */
@@ -57,11 +59,16 @@ export async function makeRace(h: Harness, overrides: Partial<EventInput> = {}):
     url: `/v1/events/${event.id}`,
     headers: bearer(token),
   });
-  const types = detail.json().data.ticket_types as { ticket_type_id: string; price_minor: number }[];
+  const data = detail.json().data as {
+    starts_at: string;
+    ticket_types: { ticket_type_id: string; price_minor: number }[];
+  };
+  const types = data.ticket_types;
   return {
     partner,
     token,
     eventId: event.id,
+    startsAt: data.starts_at,
     paid: types.find((t) => t.price_minor > 0)?.ticket_type_id ?? '',
     free: types.find((t) => t.price_minor === 0)?.ticket_type_id ?? '',
   };
