@@ -8,7 +8,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface AdmissionGate {
-  /** an onRequest hook: resolves when the request may go on; it leaves when its response closes */
+  /**
+   * an onRequest hook: resolves when the request may go on; it leaves when its response closes. A
+   * request whose client goes away while it waits is dropped (hijacked, its handler never runs),
+   * so a buyer who left before their turn gets nothing created and takes no place.
+   */
   admit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** requests being worked on, and waiting */
   readonly active: number;
@@ -23,12 +27,37 @@ export function createAdmissionGate(limit: number): AdmissionGate {
     if (next) next();
     else active--;
   };
+  /** resolves true when admitted (the place handed over by `leave`), false when the client left */
+  const wait = (response: FastifyReply['raw']) =>
+    new Promise<boolean>((resolve) => {
+      const enter = () => {
+        response.off('close', gone);
+        resolve(true);
+      };
+      const gone = () => {
+        const at = queue.indexOf(enter);
+        if (at !== -1) queue.splice(at, 1);
+        resolve(false);
+      };
+      queue.push(enter);
+      response.once('close', gone);
+    });
   return {
     async admit(_request, reply) {
+      const response = reply.raw;
       if (active < limit) active++;
-      else await new Promise<void>((resolve) => queue.push(resolve));
-      // 'close' comes once the response is written or the connection is gone, whichever is first
-      reply.raw.once('close', leave);
+      else if (!(await wait(response))) {
+        reply.hijack();
+        return;
+      }
+      // 'close' comes once the response is written or the connection is gone, whichever is first;
+      // a listener added after it would never run and the place would be lost for good.
+      if (response.closed) {
+        leave();
+        reply.hijack();
+        return;
+      }
+      response.once('close', leave);
     },
     get active() {
       return active;

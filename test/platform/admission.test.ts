@@ -7,8 +7,14 @@ import { createAdmissionGate } from '../../src/platform/admission.ts';
 
 /** A reply whose response closes when the test says so. */
 function fakeReply() {
-  const raw = new EventEmitter();
-  return { reply: { raw } as unknown as FastifyReply, close: () => raw.emit('close') };
+  const raw = Object.assign(new EventEmitter(), { closed: false });
+  return {
+    reply: { raw } as unknown as FastifyReply,
+    close: () => {
+      raw.closed = true;
+      raw.emit('close');
+    },
+  };
 }
 const request = {} as FastifyRequest;
 
@@ -64,6 +70,52 @@ describe('admission gate', () => {
       assert.equal((await queued).status, 500);
       release();
       assert.equal(gate.active, 0);
+    } finally {
+      release();
+      await app.close();
+    }
+  });
+
+  test('a client that leaves while waiting is dropped unworked and takes no place', async () => {
+    const gate = createAdmissionGate(1);
+    // The client may leave a connection it opened for an aborted request unused; close it too.
+    const app = Fastify({ forceCloseConnections: true });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    app.post('/work/:name', { onRequest: gate.admit }, async (request) => {
+      const { name } = request.params as { name: string };
+      handled.push(name);
+      if (name === 'first') await held;
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    try {
+      const first = fetch(`${base}/work/first`, { method: 'POST' });
+      while (gate.active === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Two clients queue behind it and give up before their turn.
+      const leaving = [new AbortController(), new AbortController()];
+      const gaveUp = leaving.map((c, i) =>
+        fetch(`${base}/work/gone${i}`, { method: 'POST', signal: c.signal }).catch(() => 'aborted'),
+      );
+      while (gate.waiting < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const c of leaving) c.abort();
+      assert.deepEqual(await Promise.all(gaveUp), ['aborted', 'aborted']);
+      while (gate.waiting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      release();
+      assert.equal((await first).status, 200);
+      // Their places were not lost: later requests get through, one after another.
+      for (const name of ['later1', 'later2', 'later3']) {
+        const res = await fetch(`${base}/work/${name}`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(5000),
+        });
+        assert.equal(res.status, 200);
+      }
+      assert.deepEqual(handled, ['first', 'later1', 'later2', 'later3'], 'no work for clients that left');
+      assert.equal(gate.active, 0);
+      assert.equal(gate.waiting, 0);
     } finally {
       release();
       await app.close();
