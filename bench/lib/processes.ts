@@ -7,18 +7,31 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { BARE_SERVER, DIST_SRC, ROOT, SERVICE_ENTRY } from './paths.ts';
 
-/** A free loopback TCP port (bound to 0, read, released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
+/**
+ * `count` distinct free loopback TCP ports: all are bound to 0 at once, read, then released. A
+ * released port can still be taken (by an outgoing connection's ephemeral port) before the child
+ * binds it, so starting a service retries on EADDRINUSE.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  const ports = await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<number>((resolvePort, reject) => {
+          server.on('error', reject);
+          server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            resolvePort(typeof address === 'object' && address ? address.port : 0);
+          });
+        }),
+    ),
+  );
+  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+  return ports;
+}
+
+export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0]!;
 }
 
 /** Rate limits raised for the bench (env names from src/config.ts); printed with the results. */
@@ -81,7 +94,26 @@ export async function startService(
   entry: string = SERVICE_ENTRY,
   overrides: Record<string, string> = {},
 ): Promise<RunningService> {
-  const [apiPort, sitePort, appPort] = [await freePort(), await freePort(), await freePort()];
+  // Fresh ports can be lost to another socket between picking and binding: pick again. A restart
+  // on pinned ports (overrides naming API_URL) is not retried elsewhere.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(databaseEnv, log, entry, overrides);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!portTaken || overrides.API_URL || attempt === 3) throw error;
+      log(`  the service's port was taken before it could bind; starting again on other ports`);
+    }
+  }
+}
+
+async function startServiceOnce(
+  databaseEnv: Record<string, string>,
+  log: (line: string) => void,
+  entry: string,
+  overrides: Record<string, string>,
+): Promise<RunningService> {
+  const [apiPort, sitePort, appPort] = await freePorts(3);
   const env: Record<string, string> = {
     NODE_ENV: 'production',
     ADMIN_API_KEY: randomBytes(30).toString('base64url').slice(0, 40),
