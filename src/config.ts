@@ -1,4 +1,5 @@
 // Environment -> typed configuration. Bad values fail at start with one line naming the variable.
+import type { DatabaseConnections } from './platform/db.ts';
 
 export interface RateLimitSetting {
   /** sustained requests per second */
@@ -29,6 +30,8 @@ export interface Config {
   runJobs: boolean;
   /** requests creating orders or checkout sessions worked on at once in this process; the rest queue */
   writeConcurrency: number;
+  /** PostgreSQL connections of this process, by use */
+  databaseConnections: DatabaseConnections;
   rateLimits: {
     tokenEndpoint: RateLimitSetting;
     bearer: RateLimitSetting;
@@ -198,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`NODE_ENV must be development, production or test, got "${nodeEnv}"`);
   }
   const databaseUrl = env.DATABASE_URL || undefined;
+  const writeConcurrency = Math.ceil(positive(env, 'WRITE_CONCURRENCY', 32));
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
@@ -225,7 +229,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: 3600,
     holdMinutes: positive(env, 'HOLD_MINUTES', 15),
     runJobs: flag(env, 'RUN_JOBS', true),
-    writeConcurrency: Math.ceil(positive(env, 'WRITE_CONCURRENCY', 32)),
+    writeConcurrency,
+    databaseConnections: {
+      reads: Math.ceil(positive(env, 'DATABASE_READ_CONNECTIONS', 2)),
+      // every admitted creation can have its transaction at once, with room for background jobs
+      transactions: Math.ceil(positive(env, 'DATABASE_TRANSACTION_CONNECTIONS', writeConcurrency + 2)),
+    },
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.
       tokenEndpoint: limit(env, 'RATE_LIMIT_TOKEN', 10 / 60, 10),

@@ -45,7 +45,12 @@ export interface CreateServiceOptions {
 export async function createService(config: Config, options: CreateServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config.logLevel);
   const database =
-    options.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+    options.database ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      connections: config.databaseConnections,
+    }));
   await migrate(database);
   const payments = await createPaymentGateway(config, log);
   const ctx: AppContext = {

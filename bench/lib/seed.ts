@@ -72,7 +72,11 @@ export async function seedBenchData(
   const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
   const { createEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
-  const database = await openDatabase({ url: open.url, dataDir: open.dataDir, maxConnections: 2 });
+  const database = await openDatabase({
+    url: open.url,
+    dataDir: open.dataDir,
+    connections: { reads: 1, transactions: 1 },
+  });
   try {
     await migrate(database);
     const now = Date.now();

@@ -844,7 +844,7 @@ export const flashSale: Scenario = {
     let service: RunningService | null = null;
     let stage: Stage | null = null;
     try {
-      database = await openDatabase({ url, maxConnections: 2 });
+      database = await openDatabase({ url, connections: { reads: 1, transactions: 1 } });
       await migrate(database);
       const db = database.db;
       sql = postgres(url, { max: 2, onnotice: () => {} });

@@ -38,18 +38,28 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   /** PGlite directory, or 'memory://' */
   dataDir?: string;
-  /** postgres.js pool size */
-  maxConnections?: number;
+  /** PostgreSQL connections (PGlite has one); defaults as DEFAULT_CONNECTIONS */
+  connections?: DatabaseConnections;
 }
+
+export interface DatabaseConnections {
+  /** statements outside transactions, pipelined: a few connections carry many requests' reads */
+  reads: number;
+  /** one per transaction in flight, for as long as it runs */
+  transactions: number;
+}
+
+export const DEFAULT_CONNECTIONS: DatabaseConnections = { reads: 2, transactions: 34 };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     // Two pools: statements outside transactions are pipelined onto busy connections, and a
     // transaction waits for a connection with nothing in flight; sharing one pool, a burst of
-    // reads keeps every connection busy and starves the transactions behind it.
-    const max = options.maxConnections ?? 20;
-    const client = postgres(options.url, { max: Math.max(1, Math.ceil(max / 2)), onnotice: () => {} });
-    const transactions = postgres(options.url, { max: Math.max(1, Math.floor(max / 2)), onnotice: () => {} });
+    // reads keeps every connection busy and starves the transactions behind it. Few read
+    // connections, so that the reads of many requests go out in few writes (docs/decisions.md).
+    const sizes = options.connections ?? DEFAULT_CONNECTIONS;
+    const client = postgres(options.url, { max: sizes.reads, onnotice: () => {} });
+    const transactions = postgres(options.url, { max: sizes.transactions, onnotice: () => {} });
     const db = drizzlePostgres(preparing(client, undefined, transactions), { schema }) as unknown as Db;
     // Drizzle sets the value parsers and serializers of the client it is given (dates and JSON
     // pass through as text, for its own mapping); the transactions' client must speak the same.

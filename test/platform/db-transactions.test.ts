@@ -10,7 +10,7 @@ const url = process.env.TEST_DATABASE_URL;
 describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
   let database: Database;
   before(async () => {
-    database = await openDatabase({ url: url!, maxConnections: 2 });
+    database = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
   });
   after(() => database.close());
 
@@ -83,7 +83,7 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
     ['while the transaction is idle', 300],
   ] as const) {
     test(`a connection lost ${when} fails that transaction only`, async () => {
-      const other = await openDatabase({ url: url!, maxConnections: 1 });
+      const other = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
       try {
         await assert.rejects(
           database.db.transaction(async (tx) => {

@@ -160,7 +160,9 @@ describe('job runner', () => {
     // On PostgreSQL each worker gets its own pool, as separate processes would.
     const url = h.config.databaseUrl;
     const databases = url
-      ? await Promise.all([1, 2, 3].map(() => openDatabase({ url, maxConnections: 2 })))
+      ? await Promise.all(
+          [1, 2, 3].map(() => openDatabase({ url, connections: { reads: 1, transactions: 1 } })),
+        )
       : [h.service.ctx.database, h.service.ctx.database, h.service.ctx.database];
     try {
       const workers = databases.map((d) => runner({ [kind]: handler }, d));
