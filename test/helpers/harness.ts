@@ -39,6 +39,16 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
   };
 }
 
+/**
+ * PostgreSQL connections of each service a test starts: two test files run at once, some with two
+ * service processes, against one server with max_connections 100, so fewer than the production
+ * default (2 + 34). Transactions still run concurrently (the oversell races use 12 at once).
+ */
+export const TEST_DATABASE_CONNECTIONS = {
+  DATABASE_READ_CONNECTIONS: '2',
+  DATABASE_TRANSACTION_CONNECTIONS: '12',
+};
+
 export interface HarnessOptions {
   env?: Record<string, string>;
 }
@@ -56,7 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Prompt window, polling and simulator delays a hundred times faster.
     PAYMENT_TIME_SCALE: '0.01',
     PAYMENT_HTTP_TIMEOUT_MS: '500',
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
+    ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,
   });

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { TEST_DATABASE_CONNECTIONS } from './harness.ts';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -39,6 +40,7 @@ export async function startMain(env: Record<string, string>, timeoutMs = 30_000)
       SITE_URL: urls.site,
       APP_URL: urls.app,
       LOG_LEVEL: 'info',
+      ...TEST_DATABASE_CONNECTIONS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
