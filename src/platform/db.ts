@@ -59,12 +59,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // connections, so that the reads of many requests go out in few writes (docs/decisions.md).
     const sizes = options.connections ?? DEFAULT_CONNECTIONS;
     const client = postgres(options.url, { max: sizes.reads, onnotice: () => {} });
-    const transactions = postgres(options.url, { max: sizes.transactions, onnotice: () => {} });
+    const transactions = new TransactionConnections(options.url, sizes.transactions);
     const db = drizzlePostgres(preparing(client, undefined, transactions), { schema }) as unknown as Db;
     // Drizzle sets the value parsers and serializers of the client it is given (dates and JSON
-    // pass through as text, for its own mapping); the transactions' client must speak the same.
-    Object.assign(transactions.options.parsers, client.options.parsers);
-    Object.assign(transactions.options.serializers, client.options.serializers);
+    // pass through as text, for its own mapping); the transactions' clients must speak the same.
+    transactions.speakLike(client);
     return {
       kind: 'postgres',
       db,
@@ -79,7 +78,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         });
       },
       close: async () => {
-        await Promise.all([client.end({ timeout: 5 }), transactions.end({ timeout: 5 })]);
+        await Promise.all([client.end({ timeout: 5 }), transactions.end()]);
       },
     };
   }
@@ -105,7 +104,71 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 type Sql = ReturnType<typeof postgres>;
-type ReservedSql = Awaited<ReturnType<Sql['reserve']>>;
+/**
+ * The connections transactions run on: a postgres.js client of one connection each, handed to one
+ * transaction at a time, first come first served, and replaced by a new client once its connection
+ * is lost. postgres.js 3.4.9 does not recover reliably when PostgreSQL closes a connection (a killed
+ * backend, a restart, a failover): a pool's reserve() that reconnects it is dropped and never
+ * settles (porsager/postgres#1195), and a statement sent on a reconnected client can wait for
+ * ever (seen here; porsager/postgres#1199 and #1208 are nearby). A new client has none of that
+ * state. A client of its own also carries nothing but its transaction's statements, so BEGIN is
+ * never written onto a connection that other statements share (porsager/postgres#1189).
+ */
+class TransactionConnections {
+  readonly #url: string;
+  readonly #all: Sql[];
+  readonly #free: Sql[];
+  readonly #waiting: Array<(connection: Sql) => void> = [];
+  #like: Sql | null = null;
+
+  constructor(url: string, size: number) {
+    this.#url = url;
+    this.#all = Array.from({ length: size }, () => this.#open());
+    this.#free = [...this.#all];
+  }
+
+  #open(): Sql {
+    const connection = postgres(this.#url, { max: 1, onnotice: () => {} });
+    if (this.#like) {
+      Object.assign(connection.options.parsers, this.#like.options.parsers);
+      Object.assign(connection.options.serializers, this.#like.options.serializers);
+    }
+    return connection;
+  }
+
+  /** New and current clients use `client`'s value parsers and serializers (drizzle sets them). */
+  speakLike(client: Sql): void {
+    this.#like = client;
+    for (const connection of this.#all) {
+      Object.assign(connection.options.parsers, client.options.parsers);
+      Object.assign(connection.options.serializers, client.options.serializers);
+    }
+  }
+
+  take(): Promise<Sql> {
+    const connection = this.#free.pop();
+    return connection ? Promise.resolve(connection) : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the client on; one whose connection was lost is closed and a new one takes its place. */
+  give(connection: Sql, lost: boolean): void {
+    let next = connection;
+    if (lost) {
+      next = this.#open();
+      this.#all[this.#all.indexOf(connection)] = next;
+      // Not awaited: ending a client whose connection is gone can itself wait for ever
+      // (porsager/postgres#1097); timeout 0 destroys whatever is left at once.
+      connection.end({ timeout: 0 }).catch(() => {});
+    }
+    const waiting = this.#waiting.shift();
+    if (waiting) waiting(next);
+    else this.#free.push(next);
+  }
+
+  async end(): Promise<void> {
+    await Promise.all(this.#all.map((connection) => connection.end({ timeout: 5 })));
+  }
+}
 
 /**
  * Drizzle asks postgres.js not to prepare statements it was not told to name, which costs every
@@ -113,16 +176,16 @@ type ReservedSql = Awaited<ReturnType<Sql['reserve']>>;
  * stable (values are always parameters), so every statement is prepared once per connection and
  * reused: one round trip per query.
  *
- * Transactions run on a connection taken with reserve() rather than postgres.js's begin(). Under
- * load, begin() can write BEGIN onto a connection whose pipeline it just filled without reserving
- * it (porsager/postgres#1189, unfixed in 3.4.9): the transaction fails with UNSAFE_TRANSACTION while
- * the server keeps it open, and the pool then runs other requests' statements inside it. reserve()
- * hands out a connection only when it is free of other work and keeps it until release().
+ * Transactions run on a connection of their own (TransactionConnections) rather than postgres.js's
+ * begin(). Under load, begin() can write BEGIN onto a connection whose pipeline it just filled
+ * without taking it for itself (porsager/postgres#1189, unfixed in 3.4.9): the transaction fails
+ * with UNSAFE_TRANSACTION while the server keeps it open, and the pool then runs other requests'
+ * statements inside it.
  */
-function preparing<T extends Sql | ReservedSql>(
+function preparing<T extends Sql>(
   client: T,
   transaction?: OpenTransaction,
-  transactionPool?: Sql,
+  transactions?: TransactionConnections,
 ): T {
   let savepoints = 0;
   const proxy: T = new Proxy(client, {
@@ -136,14 +199,14 @@ function preparing<T extends Sql | ReservedSql>(
       if (property === 'begin' && !transaction) {
         return (...args: unknown[]) =>
           inTransaction(
-            transactionPool ?? (target as Sql),
+            transactions!,
             args.at(-1) as TransactionBody,
             args.length > 1 ? String(args[0]) : '',
           );
       }
       if (property === 'savepoint' && transaction) {
         return (...args: unknown[]) =>
-          inSavepoint(proxy as ReservedSql, `s${savepoints++}`, args.at(-1) as TransactionBody);
+          inSavepoint(proxy as Sql, `s${savepoints++}`, args.at(-1) as TransactionBody);
       }
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -154,19 +217,28 @@ function preparing<T extends Sql | ReservedSql>(
 
 type TransactionBody = (tx: Sql) => unknown;
 
-/** A transaction's reserved connection, and why it is gone once it is. */
+/** A transaction's connection, and why it is gone once it is. */
 interface OpenTransaction {
   lost: Error | null;
 }
 
 // Errors after which nothing more may be sent on a connection: postgres.js's own codes for a
-// closed connection, and socket errors (they carry a syscall). Such a connection is already in
-// the pool's queue of closed ones; release() would put it back in use.
-const CONNECTION_GONE = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED']);
+// closed connection, PostgreSQL's for a backend that is ending it (57P01 to 57P03, a killed
+// backend or a shutdown; class 08, connection exceptions; these can come before the socket
+// closes), and socket errors (they carry a syscall). No ROLLBACK is sent on it.
+const CONNECTION_GONE = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 function connectionGone(error: unknown): boolean {
   for (let e = error; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
     const { code, syscall } = e as { code?: unknown; syscall?: unknown };
-    if (CONNECTION_GONE.has(code as string) || typeof syscall === 'string') return true;
+    if (typeof syscall === 'string') return true;
+    if (typeof code === 'string' && (CONNECTION_GONE.has(code) || code.startsWith('08'))) return true;
   }
   return false;
 }
@@ -176,11 +248,15 @@ interface ConnectionHandle {
   onclose: ((error: Error) => void) | null;
 }
 
-async function inTransaction(pool: Sql, body: TransactionBody, mode: string): Promise<unknown> {
-  const connection = await pool.reserve();
+async function inTransaction(
+  transactions: TransactionConnections,
+  body: TransactionBody,
+  mode: string,
+): Promise<unknown> {
+  const connection = await transactions.take();
   const transaction: OpenTransaction = { lost: null };
-  // A reserved connection that closes while idle says nothing to its caller, and a statement sent
-  // on it afterwards either never settles or throws from a timer (postgres.js 3.4.9). BEGIN's
+  // A connection that closes while the transaction is idle says nothing to its caller, and a
+  // statement sent afterwards would open a new connection and run outside the transaction. BEGIN's
   // onexecute hands us the connection, whose onclose postgres.js calls when it closes (its own
   // begin() listens the same way): from then on the transaction fails at once and sends nothing.
   let handle: ConnectionHandle | undefined;
@@ -238,7 +314,7 @@ async function inTransaction(pool: Sql, body: TransactionBody, mode: string): Pr
     return behind ? behind.value : result;
   } finally {
     if (handle) handle.onclose = null;
-    if (!gone && !transaction.lost) connection.release();
+    transactions.give(connection, gone || transaction.lost !== null);
   }
 }
 
@@ -252,11 +328,11 @@ class CommitBehind {
   }
 }
 
-async function inSavepoint(tx: ReservedSql, name: string, body: TransactionBody): Promise<unknown> {
+async function inSavepoint(tx: Sql, name: string, body: TransactionBody): Promise<unknown> {
   await tx.unsafe(`savepoint ${name}`);
   let result: unknown;
   try {
-    result = await body(tx as unknown as Sql);
+    result = await body(tx);
   } catch (error) {
     if (!connectionGone(error)) await tx.unsafe(`rollback to savepoint ${name}`);
     throw error;

@@ -116,4 +116,47 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
       }
     });
   }
+  test('transactions keep getting connections however often PostgreSQL kills them', async () => {
+    // postgres.js 3.4.9 could leave the next transaction waiting for ever after a kill (a
+    // reserve() dropped on reconnect, porsager/postgres#1195; a reconnected client that never
+    // answered). A client whose connection is lost is now replaced (TransactionConnections).
+    const pool = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
+    const other = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
+    const within = <T>(promise: Promise<T>, what: string) =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`${what}: no answer in 10 s`)), 10_000),
+        ),
+      ]);
+    const txid = () =>
+      pool.db.transaction(
+        async (tx) => (await pool.rows<{ t: string }>(sql`SELECT txid_current()::text AS t`, tx))[0]!.t,
+      );
+    try {
+      for (let round = 0; round < 6; round++) {
+        await assert.rejects(
+          within(
+            pool.db.transaction(async (tx) => {
+              const rows = await pool.rows<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, tx);
+              await other.rows(sql`SELECT pg_terminate_backend(${rows[0]!.pid}::int)`);
+              if (round % 2 === 1) await new Promise((resolve) => setTimeout(resolve, 50));
+              await pool.rows(sql`SELECT pg_sleep(0.05)`, tx);
+            }),
+            `killed transaction ${round + 1}`,
+          ),
+          (error: Error) => !error.message.includes('no answer'),
+        );
+        // After the kill: one transaction alone, or three at once, each answers with its own id.
+        const ids = await within(
+          round % 4 < 2 ? txid().then((id) => [id]) : Promise.all([txid(), txid(), txid()]),
+          `transactions after kill ${round + 1}`,
+        );
+        assert.equal(new Set(ids).size, ids.length);
+      }
+    } finally {
+      await other.close();
+      await Promise.race([pool.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+  });
 });
