@@ -38,7 +38,7 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   /** PGlite directory, or 'memory://' */
   dataDir?: string;
-  /** PostgreSQL connections (PGlite has one); defaults as DEFAULT_CONNECTIONS */
+  /** PostgreSQL connections, required with `url` (the service's come from config.ts); PGlite has one */
   connections?: DatabaseConnections;
 }
 
@@ -49,15 +49,15 @@ export interface DatabaseConnections {
   transactions: number;
 }
 
-export const DEFAULT_CONNECTIONS: DatabaseConnections = { reads: 2, transactions: 34 };
-
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     // Two pools: statements outside transactions are pipelined onto busy connections, and a
     // transaction waits for a connection with nothing in flight; sharing one pool, a burst of
     // reads keeps every connection busy and starves the transactions behind it. Few read
     // connections, so that the reads of many requests go out in few writes (docs/decisions.md).
-    const sizes = options.connections ?? DEFAULT_CONNECTIONS;
+    const sizes = options.connections;
+    if (!sizes)
+      throw new Error('openDatabase: connections (reads, transactions) are required for PostgreSQL');
     const client = postgres(options.url, { max: sizes.reads, onnotice: () => {} });
     const transactions = new TransactionConnections(options.url, sizes.transactions);
     const db = drizzlePostgres(preparing(client, undefined, transactions), { schema }) as unknown as Db;
@@ -129,20 +129,20 @@ class TransactionConnections {
 
   #open(): Sql {
     const connection = postgres(this.#url, { max: 1, onnotice: () => {} });
-    if (this.#like) {
-      Object.assign(connection.options.parsers, this.#like.options.parsers);
-      Object.assign(connection.options.serializers, this.#like.options.serializers);
-    }
+    this.#speak(connection);
     return connection;
+  }
+
+  #speak(connection: Sql): void {
+    if (!this.#like) return;
+    Object.assign(connection.options.parsers, this.#like.options.parsers);
+    Object.assign(connection.options.serializers, this.#like.options.serializers);
   }
 
   /** New and current clients use `client`'s value parsers and serializers (drizzle sets them). */
   speakLike(client: Sql): void {
     this.#like = client;
-    for (const connection of this.#all) {
-      Object.assign(connection.options.parsers, client.options.parsers);
-      Object.assign(connection.options.serializers, client.options.serializers);
-    }
+    for (const connection of this.#all) this.#speak(connection);
   }
 
   take(): Promise<Sql> {

@@ -11,6 +11,7 @@ import { createApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { createEvent, type EventInput, type TicketTypeInput } from '../../src/events/events.ts';
 import type { FeeSchedule } from '../../src/organizations/organizations.schema.ts';
+import { TEST_DATABASE_CONNECTIONS } from './process.ts';
 
 export const TEST_ADMIN_KEY = 'adm_test_key_0123456789abcdefghijklmnop';
 const DAY = 24 * 3600 * 1000;
@@ -38,16 +39,6 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
     },
   };
 }
-
-/**
- * PostgreSQL connections of each service a test starts: two test files run at once, some with two
- * service processes, against one server with max_connections 100, so fewer than the production
- * default (2 + 34). Transactions still run concurrently (the oversell races use 12 at once).
- */
-export const TEST_DATABASE_CONNECTIONS = {
-  DATABASE_READ_CONNECTIONS: '2',
-  DATABASE_TRANSACTION_CONNECTIONS: '12',
-};
 
 export interface HarnessOptions {
   env?: Record<string, string>;

@@ -2,7 +2,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { TEST_DATABASE_CONNECTIONS } from './harness.ts';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -24,6 +23,16 @@ export interface Child {
   exited: Promise<number | null>;
   urls: { api: string; site: string; app: string };
 }
+
+/**
+ * PostgreSQL connections of each service a test starts: two test files run at once, some with two
+ * service processes, against one server with max_connections 100, so fewer than the production
+ * default (2 + 34). Transactions still run concurrently (the oversell races use 12 at once).
+ */
+export const TEST_DATABASE_CONNECTIONS = {
+  DATABASE_READ_CONNECTIONS: '2',
+  DATABASE_TRANSACTION_CONNECTIONS: '12',
+};
 
 /** Starts src/main.ts with the given environment and waits until it logs "listening". */
 export async function startMain(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
