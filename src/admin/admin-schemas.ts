@@ -4,6 +4,7 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { Type } from 'typebox';
+import { violates } from '../platform/db.ts';
 import { notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { fieldErrors } from '../platform/http.ts';
 import { ErrorOut } from '../platform/schemas.ts';
@@ -133,13 +134,5 @@ export function uniqueErrors(errors: FieldError[]): FieldError[] {
 
 /** True when a database error (possibly wrapped by Drizzle) is a unique violation of `constraint`. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  type DbError = { code?: unknown; constraint?: unknown; constraint_name?: unknown; cause?: unknown };
-  for (let e = error as DbError | undefined, depth = 0; e && depth < 5; e = e.cause as DbError, depth++) {
-    if (e.code === '23505') {
-      // PGlite names it `constraint`, postgres.js `constraint_name`.
-      const name = e.constraint ?? e.constraint_name;
-      return name === undefined || name === constraint;
-    }
-  }
-  return false;
+  return violates(error, '23505', constraint);
 }

@@ -13,7 +13,13 @@ import { ApiError, notFound, validationError, type FieldError } from '../platfor
 import { newId, randomString } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { isEmail, normalizePhone } from './contact.ts';
-import { holdTickets, quantitiesOf, takePaidIfAvailable } from './inventory.ts';
+import {
+  countTickets,
+  holdTickets,
+  isCapacityRefusal,
+  quantitiesOf,
+  takePaidIfAvailable,
+} from './inventory.ts';
 import { cancelPendingOrder, expireLapsedHolds, recordOrderPaid } from './order-lifecycle.ts';
 import { transition } from './order-state.ts';
 import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';
@@ -53,6 +59,23 @@ export interface CreateOrderOptions {
    * input.event_id), looked up by the caller before its transaction; undefined when not on sale.
    */
   found: EventWithTickets | undefined;
+  /** take the tickets before writing the order (set by runOrderTransaction when it runs again) */
+  takeFirst?: boolean;
+}
+
+/**
+ * Runs a transaction that creates an order (`run` passes `takeFirst` on to createOrder): once as
+ * createOrder prefers, and once more, taking the tickets first, when the capacity CHECK refused
+ * the tickets it counted last (other buyers took the room after the event was read). The second
+ * run ends in an order or in sold_out, never in that refusal.
+ */
+export async function runOrderTransaction<T>(run: (takeFirst: boolean) => Promise<T>): Promise<T> {
+  try {
+    return await run(false);
+  } catch (error) {
+    if (!isCapacityRefusal(error)) throw error;
+    return run(true);
+  }
 }
 
 /** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
@@ -272,25 +295,28 @@ export async function createOrder(
   if (session) await prepareSession(tx, session, now);
 
   const free = total === 0;
-  // Tickets are taken by one conditional UPDATE per ticket type (never read-then-write). The
-  // ticket type row, which every buyer of the event contends for, stays locked from that update to
-  // COMMIT, so nothing the order writes should wait behind it: when the rows read above show room,
-  // the updates go out behind the order's writes, in the same round trip, and COMMIT follows one
-  // round trip later. When they show none, the updates go first, so that a sold-out order costs no
-  // writes. A free order's tickets are counted as paid at once, instead of held and then converted.
+  // The ticket type row is what every buyer of the event contends for, and its lock is held from
+  // the update that counts the tickets to COMMIT: nothing may wait on Node while it is held. When
+  // the event as read showed room, the tickets are counted last, by unconditional updates that the
+  // capacity CHECK backs, and COMMIT follows on the wire without waiting for them: the lock is held
+  // for no round trip. If other orders took the room in between, the CHECK fails the transaction
+  // and runOrderTransaction runs it once more with takeFirst. Otherwise the tickets are taken
+  // first, by one conditional UPDATE per ticket type (never read-then-write), so that a sold-out
+  // order costs no writes and seats of lapsed holds not yet swept can be freed. A free order's
+  // tickets are counted as paid at once, instead of held and then converted.
   const quantities = quantitiesOf(lines.map((l) => l.tt.id));
   const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
-  const roomShown = [...quantities].every(([id, n]) => {
-    const tt = ticketType(id);
-    return tt.capacity - tt.paidCount - tt.heldCount >= n;
-  });
-  const take = (ticketTypeId: string, n: number) =>
-    free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
-  const takeTickets = async () => {
-    const taken = await Promise.all([...quantities].map(([id, n]) => take(id, n)));
-    let i = 0;
+  const countLast =
+    !options.takeFirst &&
+    [...quantities].every(([id, n]) => {
+      const tt = ticketType(id);
+      return tt.capacity - tt.paidCount - tt.heldCount >= n;
+    });
+  if (!countLast) {
+    const take = (ticketTypeId: string, n: number) =>
+      free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
     for (const [id, n] of quantities) {
-      if (taken[i++]) continue;
+      if (await take(id, n)) continue;
       // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
       if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
       throw new ApiError(
@@ -298,8 +324,7 @@ export async function createOrder(
         `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`,
       );
     }
-  };
-  if (!roomShown) await takeTickets();
+  }
 
   const holdExpiresAt = new Date(now.getTime() + ctx.config.holdMinutes * 60_000);
   // what paying a new order makes of it, as the state machine says (paid, no failure)
@@ -357,9 +382,9 @@ export async function createOrder(
   // run in the order sent, so the registrations follow the order). A free order is written paid,
   // as confirmOrderPaid (order-lifecycle.ts) leaves a paid order: registrations confirmed, then
   // recordOrderPaid's session completion and order.paid outbox row, shared by both
-  // (test/orders/create-order.test.ts compares a free order with its webhook). A pending order gets its hold-expiry job. The two inserts are written out: the
-  // query builder took about 180 µs of CPU to build them (a template: under 20), on the path
-  // every buyer takes.
+  // (test/orders/create-order.test.ts compares a free order with its webhook). A pending order
+  // gets its hold-expiry job. The two inserts are written out: the query builder took about
+  // 180 µs of CPU to build them (a template: under 20), on the path every buyer takes.
   const at = (d: Date | null) => d?.toISOString() ?? null;
   const writes = [
     ctx.database.rows(
@@ -404,9 +429,10 @@ export async function createOrder(
           dedupeKey: `hold:${order.id}`,
         }),
   ];
+  if (countLast) {
+    for (const [id, n] of quantities) writes.push(countTickets(tx, id, n, free ? 'paid' : 'held'));
+  }
   const written = Promise.all(writes);
-  written.catch(() => {}); // a refusal below rolls these back; whoever commits awaits them
-
-  if (roomShown) await takeTickets();
+  written.catch(() => {}); // whoever commits awaits them
   return { order, registrations: regs, written };
 }

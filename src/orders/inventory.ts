@@ -4,7 +4,7 @@
 // and a CHECK constraint backs it up.
 import { and, eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../events/events.schema.ts';
-import type { Executor } from '../platform/db.ts';
+import { violates, type Executor } from '../platform/db.ts';
 
 /** ticket type id -> quantity, in id order */
 export type Quantities = Map<string, number>;
@@ -28,6 +28,29 @@ export async function holdTickets(db: Executor, ticketTypeId: string, n: number)
     )
     .returning({ id: ticketTypes.id });
   return rows.length === 1;
+}
+
+const INVENTORY_CHECK = 'ticket_types_inventory_check';
+
+/**
+ * Counts `n` more tickets as held or paid with no condition of its own: when they do not fit, the
+ * capacity CHECK refuses the update and fails the transaction (isCapacityRefusal). Its caller
+ * needs no answer, so COMMIT can follow it on the wire.
+ */
+export async function countTickets(
+  db: Executor,
+  ticketTypeId: string,
+  n: number,
+  as: 'held' | 'paid',
+): Promise<void> {
+  await (as === 'held'
+    ? db.execute(sql`UPDATE ${ticketTypes} SET held_count = held_count + ${n} WHERE id = ${ticketTypeId}`)
+    : db.execute(sql`UPDATE ${ticketTypes} SET paid_count = paid_count + ${n} WHERE id = ${ticketTypeId}`));
+}
+
+/** True when `error` is the capacity CHECK refusing countTickets (SQLSTATE 23514). */
+export function isCapacityRefusal(error: unknown): boolean {
+  return violates(error, '23514', INVENTORY_CHECK);
 }
 
 /** Gives held tickets back (hold expired, order cancelled). */

@@ -10,7 +10,7 @@ import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
 import { findEventOnSale } from '../events/events.ts';
-import { createOrder } from './create-order.ts';
+import { createOrder, runOrderTransaction } from './create-order.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
 import { loadOrderOut, toOrderOut } from './order-out.ts';
 import { ORDER_STATUSES } from './order-state.ts';
@@ -118,25 +118,23 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         eventId: request.body.event_id,
         now: ctx.clock.now(),
       });
-      const result = await runIdempotent(
-        ctx,
-        {
-          clientId: auth.clientId,
-          key,
-          operation: 'POST /v1/orders',
-          body: request.body,
-        },
-        async (tx) => {
-          const created = await createOrder(ctx, tx, {
-            organizationId: auth.organizationId,
-            apiClientId: auth.clientId,
-            session: null,
-            input: request.body,
-            found,
-          });
-          const out = toOrderOut(created.order, created.registrations);
-          return { status: 201, body: envelope(201, CREATED_MESSAGE, out), written: created.written };
-        },
+      const result = await runOrderTransaction((takeFirst) =>
+        runIdempotent(
+          ctx,
+          { clientId: auth.clientId, key, operation: 'POST /v1/orders', body: request.body },
+          async (tx) => {
+            const created = await createOrder(ctx, tx, {
+              organizationId: auth.organizationId,
+              apiClientId: auth.clientId,
+              session: null,
+              input: request.body,
+              found,
+              takeFirst,
+            });
+            const out = toOrderOut(created.order, created.registrations);
+            return { status: 201, body: envelope(201, CREATED_MESSAGE, out), written: created.written };
+          },
+        ),
       );
       return sendIdempotent(reply as unknown as FastifyReply, result);
     },

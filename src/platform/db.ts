@@ -103,6 +103,21 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
+/**
+ * True when a database error (possibly wrapped by Drizzle) has SQLSTATE `code` and names
+ * `constraint`, or names none (PGlite calls it `constraint`, postgres.js `constraint_name`).
+ */
+export function violates(error: unknown, code: string, constraint: string): boolean {
+  type DbError = { code?: unknown; constraint?: unknown; constraint_name?: unknown; cause?: unknown };
+  for (let e = error as DbError | undefined, depth = 0; e && depth < 5; e = e.cause as DbError, depth++) {
+    if (e.code === code) {
+      const name = e.constraint ?? e.constraint_name;
+      return name === undefined || name === constraint;
+    }
+  }
+  return false;
+}
+
 type Sql = ReturnType<typeof postgres>;
 /**
  * The connections transactions run on: a postgres.js client of one connection each, handed to one

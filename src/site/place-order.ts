@@ -10,7 +10,7 @@ import {
 } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
 import { findEventOnSale, type EventWithTickets } from '../events/events.ts';
-import { createOrder } from '../orders/create-order.ts';
+import { createOrder, runOrderTransaction } from '../orders/create-order.ts';
 import { findOrder } from '../orders/list-orders.ts';
 import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
@@ -100,31 +100,34 @@ export async function placeOrder(
     now: ctx.clock.now(),
   });
   try {
-    return await ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
-      const locked = await lockCheckoutSession(tx, session.id);
-      if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
-      if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
-      let order: OrderRow;
-      try {
-        const created = await createOrder(ctx, tx, {
-          organizationId: session.organizationId,
-          apiClientId: session.apiClientId,
-          session: locked,
-          input: toOrderInput(values, session),
-          found: onSale,
-        });
-        await created.written;
-        order = created.order;
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'validation_failed') {
-          throw new Rollback({ kind: 'invalid', errors: [...(error.errors ?? []), ...extra] });
+    return await runOrderTransaction((takeFirst) =>
+      ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
+        const locked = await lockCheckoutSession(tx, session.id);
+        if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
+        if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
+        let order: OrderRow;
+        try {
+          const created = await createOrder(ctx, tx, {
+            organizationId: session.organizationId,
+            apiClientId: session.apiClientId,
+            session: locked,
+            input: toOrderInput(values, session),
+            found: onSale,
+            takeFirst,
+          });
+          await created.written;
+          order = created.order;
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'validation_failed') {
+            throw new Rollback({ kind: 'invalid', errors: [...(error.errors ?? []), ...extra] });
+          }
+          throw error;
         }
-        throw error;
-      }
-      if (extra.length > 0) throw new Rollback({ kind: 'invalid', errors: extra });
-      if (options.dryRun) throw new Rollback({ kind: 'checked', order });
-      return { kind: 'created', order, payment: order.total > 0 ? payment : null };
-    });
+        if (extra.length > 0) throw new Rollback({ kind: 'invalid', errors: extra });
+        if (options.dryRun) throw new Rollback({ kind: 'checked', order });
+        return { kind: 'created', order, payment: order.total > 0 ? payment : null };
+      }),
+    );
   } catch (error) {
     if (error instanceof Rollback) return error.outcome;
     if (error instanceof ApiError) {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
 import { findEventOnSale } from '../../src/events/events.ts';
-import { createOrder } from '../../src/orders/create-order.ts';
+import { createOrder, runOrderTransaction } from '../../src/orders/create-order.ts';
 import { cancelPendingOrder, confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -109,24 +109,27 @@ describe('inventory under concurrency', () => {
                   eventId: event.id,
                   now: ctx.clock.now(),
                 });
-                const order = await db.transaction(async (tx) => {
-                  const created = await createOrder(ctx, tx, {
-                    organizationId: partner.organizationId,
-                    apiClientId: partner.clientId,
-                    session: null,
-                    input: {
-                      event_id: event.id,
-                      items: Array.from({ length: a.quantity }, () => ({
-                        ticket_type_id: ttId,
-                        participant_name: 'R',
-                      })),
-                      buyer,
-                    },
-                    found,
-                  });
-                  await created.written;
-                  return created.order;
-                });
+                const order = await runOrderTransaction((takeFirst) =>
+                  db.transaction(async (tx) => {
+                    const created = await createOrder(ctx, tx, {
+                      organizationId: partner.organizationId,
+                      apiClientId: partner.clientId,
+                      session: null,
+                      input: {
+                        event_id: event.id,
+                        items: Array.from({ length: a.quantity }, () => ({
+                          ticket_type_id: ttId,
+                          participant_name: 'R',
+                        })),
+                        buyer,
+                      },
+                      found,
+                      takeFirst,
+                    });
+                    await created.written;
+                    return created.order;
+                  }),
+                );
                 orderIds.push(order.id);
               } else if (a.kind === 'pay' && orderIds.length > 0) {
                 const id = orderIds[a.pick % orderIds.length]!;

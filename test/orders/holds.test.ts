@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { findCheckoutSession, type CheckoutSessionRow } from '../../src/checkout/sessions.ts';
 import { findEventOnSale } from '../../src/events/events.ts';
-import { createOrder, type OrderItemInput } from '../../src/orders/create-order.ts';
+import { createOrder, runOrderTransaction, type OrderItemInput } from '../../src/orders/create-order.ts';
+import { isCapacityRefusal } from '../../src/orders/inventory.ts';
+import { ApiError } from '../../src/platform/errors.ts';
 import { confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { loadOrderOut, type OrderOut } from '../../src/orders/order-out.ts';
 import { orders } from '../../src/orders/orders.schema.ts';
@@ -115,18 +117,67 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
     eventId: session.eventId,
     now: ctx.clock.now(),
   });
-  const row = await ctx.database.db.transaction(async (tx) => {
-    const created = await createOrder(ctx, tx, {
-      organizationId: partner.organizationId,
-      apiClientId: partner.clientId,
-      session,
-      input: { event_id: session.eventId, items, buyer: BUYER },
-      found,
-    });
-    await created.written;
-    return created.order;
-  });
+  const row = await runOrderTransaction((takeFirst) =>
+    ctx.database.db.transaction(async (tx) => {
+      const created = await createOrder(ctx, tx, {
+        organizationId: partner.organizationId,
+        apiClientId: partner.clientId,
+        session,
+        input: { event_id: session.eventId, items, buyer: BUYER },
+        found,
+        takeFirst,
+      });
+      await created.written;
+      return created.order;
+    }),
+  );
   return loadOrderOut(ctx.database.db, row);
+}
+
+/**
+ * A headless order for one ticket of `tt`, from the event as read by `found` (possibly stale).
+ * Reports each run runOrderTransaction made: its takeFirst and how it failed.
+ */
+async function orderFromRead(
+  found: Awaited<ReturnType<typeof findEventOnSale>>,
+  eventId: string,
+  tt: string,
+) {
+  const ctx = h.service.ctx;
+  const runs: Array<{ takeFirst: boolean; error: unknown }> = [];
+  const result = await runOrderTransaction(async (takeFirst) => {
+    try {
+      return await ctx.database.db.transaction(async (tx) => {
+        const created = await createOrder(ctx, tx, {
+          organizationId: partner.organizationId,
+          apiClientId: partner.clientId,
+          session: null,
+          input: {
+            event_id: eventId,
+            items: [{ ticket_type_id: tt, participant_name: 'Late' }],
+            buyer: BUYER,
+          },
+          found,
+          takeFirst,
+        });
+        await created.written;
+        return created.order;
+      });
+    } catch (error) {
+      runs.push({ takeFirst, error });
+      throw error;
+    }
+  }).catch((error: unknown) => error);
+  return { result, runs };
+}
+
+async function readEvent(eventId: string) {
+  const ctx = h.service.ctx;
+  return findEventOnSale(ctx.database.db, {
+    organizationId: partner.organizationId,
+    eventId,
+    now: ctx.clock.now(),
+  });
 }
 
 async function readSession(id: string, headers = auth) {
@@ -183,6 +234,44 @@ describe('holds', () => {
     await runDueJobs(h); // A's own expiry job now finds nothing to do
     assert.deepEqual(await ticketCounts(h, tt), { held: 1, paid: 0 });
     assert.equal((await readOrder(b.id)).status, 'pending');
+  });
+});
+
+describe('tickets counted after the order is written', () => {
+  test('when others took the room after the event was read: the CHECK refuses, the second run answers sold_out, nothing is written', async () => {
+    const { eventId, tt } = await eventWithCapacity(1);
+    const stale = await readEvent(eventId); // shows the one seat
+    expectCreated(await postOrder(h, auth, orderBody(eventId, [tt])));
+    const { result, runs } = await expectNothingWritten(h, () => orderFromRead(stale, eventId, tt));
+    assert.ok(result instanceof ApiError, String(result));
+    assert.equal(result.code, 'sold_out');
+    assert.equal(runs.length, 2);
+    assert.equal(runs[0]!.takeFirst, false, 'first run: counted last, as the read showed room');
+    assert.ok(isCapacityRefusal(runs[0]!.error), `the capacity CHECK refused: ${String(runs[0]!.error)}`);
+    assert.equal(runs[1]!.takeFirst, true);
+    assert.deepEqual(await ticketCounts(h, tt), { held: 1, paid: 0 });
+  });
+
+  test('the second run takes the seat of a lapsed hold not yet swept', async () => {
+    const { eventId, tt } = await eventWithCapacity(1);
+    const stale = await readEvent(eventId);
+    const a = expectCreated(await postOrder(h, auth, orderBody(eventId, [tt])));
+    h.clock.advance(16 * MINUTE_MS); // A's hold has lapsed; nobody swept it
+    const { result, runs } = await orderFromRead(stale, eventId, tt);
+    assert.ok(!(result instanceof Error), String(result));
+    assert.equal((result as { status: string }).status, 'pending');
+    assert.equal(runs.length, 1, 'only the first run failed');
+    assert.ok(isCapacityRefusal(runs[0]!.error));
+    assert.equal((await readOrder(a.id)).status, 'expired');
+    assert.deepEqual(await ticketCounts(h, tt), { held: 1, paid: 0 });
+  });
+
+  test('an order whose read shows room is counted last and needs one run', async () => {
+    const { eventId, tt } = await eventWithCapacity(2);
+    const { result, runs } = await orderFromRead(await readEvent(eventId), eventId, tt);
+    assert.ok(!(result instanceof Error), String(result));
+    assert.equal(runs.length, 0);
+    assert.deepEqual(await ticketCounts(h, tt), { held: 1, paid: 0 });
   });
 });
 
