@@ -312,17 +312,22 @@ export async function createOrder(
       const tt = ticketType(id);
       return tt.capacity - tt.paidCount - tt.heldCount >= n;
     });
+  const soldOut = (id: string, n: number) =>
+    new ApiError('sold_out', `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`);
   if (!countLast) {
+    // Sold out as this request read it, with no hold that could lapse: a flash sale's late buyers
+    // are answered without touching the ticket type row the last buyers still queue for.
+    for (const [id, n] of quantities) {
+      const tt = ticketType(id);
+      if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(id, n);
+    }
     const take = (ticketTypeId: string, n: number) =>
       free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
     for (const [id, n] of quantities) {
       if (await take(id, n)) continue;
       // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
       if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
-      throw new ApiError(
-        'sold_out',
-        `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`,
-      );
+      throw soldOut(id, n);
     }
   }
 

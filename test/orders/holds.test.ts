@@ -8,6 +8,7 @@ import { findCheckoutSession, type CheckoutSessionRow } from '../../src/checkout
 import { findEventOnSale } from '../../src/events/events.ts';
 import { createOrder, runOrderTransaction, type OrderItemInput } from '../../src/orders/create-order.ts';
 import { isCapacityRefusal } from '../../src/orders/inventory.ts';
+import type { Tx } from '../../src/platform/db.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import { confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { loadOrderOut, type OrderOut } from '../../src/orders/order-out.ts';
@@ -272,6 +273,34 @@ describe('tickets counted after the order is written', () => {
     assert.ok(!(result instanceof Error), String(result));
     assert.equal(runs.length, 0);
     assert.deepEqual(await ticketCounts(h, tt), { held: 1, paid: 0 });
+  });
+});
+
+describe('sold out as read', () => {
+  test('a ticket type sold out with no hold that could lapse refuses the order before any statement', async () => {
+    const { eventId, tt } = await eventWithCapacity(1);
+    const first = expectCreated(await postOrder(h, auth, orderBody(eventId, [tt])));
+    assert.equal((await pay(first.id)).kind, 'paid');
+    const found = await readEvent(eventId);
+    const used: string[] = [];
+    const tx = new Proxy({} as Tx, {
+      get(_, property) {
+        used.push(String(property));
+        throw new Error(`a statement was made (tx.${String(property)})`);
+      },
+    });
+    const ctx = h.service.ctx;
+    await assert.rejects(
+      createOrder(ctx, tx, {
+        organizationId: partner.organizationId,
+        apiClientId: partner.clientId,
+        session: null,
+        input: { event_id: eventId, items: [{ ticket_type_id: tt, participant_name: 'Late' }], buyer: BUYER },
+        found,
+      }),
+      (error: unknown) => error instanceof ApiError && error.code === 'sold_out',
+    );
+    assert.deepEqual(used, []);
   });
 });
 

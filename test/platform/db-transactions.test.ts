@@ -2,6 +2,7 @@
 // need a pool, so they run when TEST_DATABASE_URL is set (CI sets it); PGlite has one connection.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/platform/db.ts';
 
@@ -73,6 +74,73 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
         rows.map((r) => r.v),
         [1, 3],
       );
+    } finally {
+      await database.rows(sql.raw(`DROP TABLE ${name}`));
+    }
+  });
+
+  /** Runs `fn` and counts the writes that reached PostgreSQL sockets meanwhile (corked ones count once). */
+  async function countWrites<T>(fn: () => Promise<T>): Promise<{ result: T; writes: number }> {
+    const port = Number(new URL(url!).port || 5432);
+    const proto = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+    const original = { _write: proto._write, _writev: proto._writev };
+    let writes = 0;
+    for (const name of ['_write', '_writev'] as const) {
+      proto[name] = function (this: Socket, ...args: unknown[]) {
+        if (this.remotePort === port) writes++;
+        return original[name].apply(this, args);
+      };
+    }
+    try {
+      return { result: await fn(), writes };
+    } finally {
+      Object.assign(proto, original);
+    }
+  }
+
+  test('a transaction that waits on nothing goes out in one write, COMMIT included', async () => {
+    const name = `tx_one_write_${process.pid}_${Date.now()}`;
+    await database.rows(sql.raw(`CREATE TABLE ${name} (v int)`));
+    try {
+      const insertThree = () =>
+        database.transaction(async (tx) => ({
+          value: 'done',
+          writes: [1, 2, 3].map((v) =>
+            database.rows(sql`INSERT INTO ${sql.identifier(name)} VALUES (${v})`, tx),
+          ),
+        }));
+      await insertThree(); // the connection learns the statements (a first use waits on a describe)
+      const { result, writes } = await countWrites(insertThree);
+      assert.equal(result, 'done');
+      assert.equal(writes, 1, 'BEGIN, three INSERTs and COMMIT in one write');
+      const [row] = await database.rows<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${name}`));
+      assert.equal(row!.n, 6);
+    } finally {
+      await database.rows(sql.raw(`DROP TABLE ${name}`));
+    }
+  });
+
+  test('a transaction whose last writes are new to its connection still commits', async () => {
+    // postgres.js writes nothing more until a new statement is described, so the held socket must
+    // let go by itself: without that this transaction waited for ever.
+    const name = `tx_new_statements_${process.pid}_${Date.now()}`;
+    await database.rows(sql.raw(`CREATE TABLE ${name} (v int)`));
+    try {
+      for (let round = 0; round < 3; round++) {
+        const committed = database.transaction(async (tx) => ({
+          value: round,
+          writes: [
+            database.rows(sql.raw(`INSERT INTO ${name} VALUES (${round}) /* new text ${round} */`), tx),
+            database.rows(sql`INSERT INTO ${sql.identifier(name)} SELECT ${round}::int + 100`, tx),
+          ],
+        }));
+        const timeout = new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('no COMMIT in 10 s')), 10_000).unref(),
+        );
+        assert.equal(await Promise.race([committed, timeout]), round);
+      }
+      const [row] = await database.rows<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${name}`));
+      assert.equal(row!.n, 6);
     } finally {
       await database.rows(sql.raw(`DROP TABLE ${name}`));
     }
