@@ -19,6 +19,7 @@ import {
   isCapacityRefusal,
   quantitiesOf,
   takePaidIfAvailable,
+  type Quantities,
 } from './inventory.ts';
 import { cancelPendingOrder, expireLapsedHolds, recordOrderPaid } from './order-lifecycle.ts';
 import { transition } from './order-state.ts';
@@ -259,11 +260,28 @@ export interface CreatedOrder {
   written: Promise<unknown>;
 }
 
-export async function createOrder(
-  ctx: AppContext,
-  tx: Tx,
-  options: CreateOrderOptions,
-): Promise<CreatedOrder> {
+/** An order checked against its event and priced, ready to be written (planOrder). */
+export interface OrderPlan {
+  options: CreateOrderOptions;
+  found: EventWithTickets;
+  now: Date;
+  lines: Array<{ item: OrderItemInput; tt: TicketTypeRow; fee: number }>;
+  subtotal: number;
+  lacesFee: number;
+  donation: number;
+  total: number;
+  free: boolean;
+  /** tickets per ticket type, in id order */
+  quantities: Quantities;
+  /**
+   * The event as read showed room for every ticket: they are counted after the order is written,
+   * unconditionally (see createPlannedOrder).
+   */
+  countLast: boolean;
+}
+
+/** Every check that needs no statement, in the order the API reports them; throws the first. */
+export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPlan {
   const { input, session } = options;
   const unstorable = unstorableText(input, '', []);
   if (unstorable.length > 0) throw validationError(unstorable);
@@ -291,46 +309,95 @@ export async function createOrder(
   if (total > 0 && !organization.paymentsEnabled) {
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
   }
-
-  if (session) await prepareSession(tx, session, now);
-
-  const free = total === 0;
-  // The ticket type row is what every buyer of the event contends for, and its lock is held from
-  // the update that counts the tickets to COMMIT: nothing may wait on Node while it is held. When
-  // the event as read showed room, the tickets are counted last, by unconditional updates that the
-  // capacity CHECK backs, and COMMIT follows on the wire without waiting for them: the lock is held
-  // for no round trip. If other orders took the room in between, the CHECK fails the transaction
-  // and runOrderTransaction runs it once more with takeFirst. Otherwise the tickets are taken
-  // first, by one conditional UPDATE per ticket type (never read-then-write), so that a sold-out
-  // order costs no writes and seats of lapsed holds not yet swept can be freed. A free order's
-  // tickets are counted as paid at once, instead of held and then converted.
   const quantities = quantitiesOf(lines.map((l) => l.tt.id));
-  const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
   const countLast =
     !options.takeFirst &&
     [...quantities].every(([id, n]) => {
-      const tt = ticketType(id);
+      const tt = found.ticketTypes.find((t) => t.id === id)!;
       return tt.capacity - tt.paidCount - tt.heldCount >= n;
     });
+  return {
+    options,
+    found,
+    now,
+    lines,
+    subtotal,
+    lacesFee,
+    donation,
+    total,
+    free: total === 0,
+    quantities,
+    countLast,
+  };
+}
+
+/** planOrder, then createPlannedOrder. */
+export async function createOrder(
+  ctx: AppContext,
+  tx: Tx,
+  options: CreateOrderOptions,
+): Promise<CreatedOrder> {
+  return createPlannedOrder(ctx, tx, planOrder(ctx, options));
+}
+
+/**
+ * Creates a planned order in the caller's transaction. The ticket type row is what every buyer of
+ * the event contends for, and its lock is held from the update that counts the tickets to COMMIT:
+ * nothing may wait on Node while it is held. When the event as read showed room (countLast), the
+ * tickets are counted last, by unconditional updates that the capacity CHECK backs, and COMMIT
+ * follows on the wire without waiting for them: the lock is held for no round trip. If other
+ * orders took the room in between, the CHECK fails the transaction and runOrderTransaction runs
+ * it once more with takeFirst. Otherwise the tickets are taken first, by one conditional UPDATE
+ * per ticket type (never read-then-write), so that a sold-out order costs no writes and seats of
+ * lapsed holds not yet swept can be freed. A free order's tickets are counted as paid at once,
+ * instead of held and then converted.
+ */
+export async function createPlannedOrder(ctx: AppContext, tx: Tx, plan: OrderPlan): Promise<CreatedOrder> {
+  const { session } = plan.options;
+  if (session) await prepareSession(tx, session, plan.now);
+  if (!plan.countLast) await takeTicketsFirst(tx, plan);
+  const created = writeOrder(ctx, tx, plan);
+  if (!plan.countLast) return created;
+  const counted = [...plan.quantities].map(([id, n]) => countTickets(tx, id, countsOf(plan, n)));
+  const written = Promise.all([created.written, ...counted]);
+  written.catch(() => {}); // whoever commits awaits them
+  return { ...created, written };
+}
+
+/** `n` tickets of a plan as countTickets counts them: paid at once when the order is free */
+export function countsOf(plan: OrderPlan, n: number): { held: number; paid: number } {
+  return plan.free ? { held: 0, paid: n } : { held: n, paid: 0 };
+}
+
+async function takeTicketsFirst(tx: Tx, plan: OrderPlan): Promise<void> {
+  const { found, free, now } = plan;
+  const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
   const soldOut = (id: string, n: number) =>
     new ApiError('sold_out', `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`);
-  if (!countLast) {
-    // Sold out as this request read it, with no hold that could lapse: a flash sale's late buyers
-    // are answered without touching the ticket type row the last buyers still queue for.
-    for (const [id, n] of quantities) {
-      const tt = ticketType(id);
-      if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(id, n);
-    }
-    const take = (ticketTypeId: string, n: number) =>
-      free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
-    for (const [id, n] of quantities) {
-      if (await take(id, n)) continue;
-      // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
-      if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
-      throw soldOut(id, n);
-    }
+  // Sold out as this request read it, with no hold that could lapse: a flash sale's late buyers
+  // are answered without touching the ticket type row the last buyers still queue for.
+  for (const [id, n] of plan.quantities) {
+    const tt = ticketType(id);
+    if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(id, n);
   }
+  const take = (ticketTypeId: string, n: number) =>
+    free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
+  for (const [id, n] of plan.quantities) {
+    if (await take(id, n)) continue;
+    // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
+    if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
+    throw soldOut(id, n);
+  }
+}
 
+/**
+ * Writes a planned order, its registrations and what follows from them, waiting on no statement;
+ * its tickets are counted (or taken) by the caller.
+ */
+export function writeOrder(ctx: AppContext, tx: Tx, plan: OrderPlan): CreatedOrder {
+  const { options, found, now, lines, subtotal, lacesFee, donation, total, free } = plan;
+  const { input, session } = options;
+  const { event } = found;
   const holdExpiresAt = new Date(now.getTime() + ctx.config.holdMinutes * 60_000);
   // what paying a new order makes of it, as the state machine says (paid, no failure)
   const paying = free
@@ -434,9 +501,6 @@ export async function createOrder(
           dedupeKey: `hold:${order.id}`,
         }),
   ];
-  if (countLast) {
-    for (const [id, n] of quantities) writes.push(countTickets(tx, id, n, free ? 'paid' : 'held'));
-  }
   const written = Promise.all(writes);
   written.catch(() => {}); // whoever commits awaits them
   return { order, registrations: regs, written };

@@ -33,19 +33,19 @@ export async function holdTickets(db: Executor, ticketTypeId: string, n: number)
 const INVENTORY_CHECK = 'ticket_types_inventory_check';
 
 /**
- * Counts `n` more tickets as held or paid with no condition of its own: when they do not fit, the
+ * Counts more tickets as held and as paid with no condition of its own: when they do not fit, the
  * capacity CHECK refuses the update and fails the transaction (isCapacityRefusal). Its caller
  * needs no answer, so COMMIT can follow it on the wire.
  */
 export async function countTickets(
   db: Executor,
   ticketTypeId: string,
-  n: number,
-  as: 'held' | 'paid',
+  counts: { held: number; paid: number },
 ): Promise<void> {
-  await (as === 'held'
-    ? db.execute(sql`UPDATE ${ticketTypes} SET held_count = held_count + ${n} WHERE id = ${ticketTypeId}`)
-    : db.execute(sql`UPDATE ${ticketTypes} SET paid_count = paid_count + ${n} WHERE id = ${ticketTypeId}`));
+  await db.execute(
+    sql`UPDATE ${ticketTypes} SET held_count = held_count + ${counts.held},
+          paid_count = paid_count + ${counts.paid} WHERE id = ${ticketTypeId}`,
+  );
 }
 
 /** True when `error` is the capacity CHECK refusing countTickets (SQLSTATE 23514). */

@@ -10,7 +10,14 @@ import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
 import { findEventOnSale } from '../events/events.ts';
-import { createOrder, runOrderTransaction } from './create-order.ts';
+import {
+  createOrder,
+  createPlannedOrder,
+  planOrder,
+  runOrderTransaction,
+  type CreatedOrder,
+} from './create-order.ts';
+import { writeOrderInBatch } from './order-batches.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
 import { loadOrderOut, toOrderOut } from './order-out.ts';
 import { ORDER_STATUSES } from './order-state.ts';
@@ -118,24 +125,33 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         eventId: request.body.event_id,
         now: ctx.clock.now(),
       });
-      const result = await runOrderTransaction((takeFirst) =>
-        runIdempotent(
+      const options = {
+        organizationId: auth.organizationId,
+        apiClientId: auth.clientId,
+        session: null,
+        input: request.body,
+        found,
+      };
+      const created201 = (created: CreatedOrder) =>
+        envelope(201, CREATED_MESSAGE, toOrderOut(created.order, created.registrations));
+      const result = await runOrderTransaction(async (takeFirst) => {
+        // Without an Idempotency-Key nothing is read in the transaction: an order whose tickets
+        // are counted last waits on no statement and is written in a batch (order-batches.ts).
+        const plan = key === undefined ? planOrder(ctx, { ...options, takeFirst }) : null;
+        if (plan?.countLast) {
+          return { status: 201, body: created201(await writeOrderInBatch(ctx, plan)), replayed: false };
+        }
+        return runIdempotent(
           ctx,
           { clientId: auth.clientId, key, operation: 'POST /v1/orders', body: request.body },
           async (tx) => {
-            const created = await createOrder(ctx, tx, {
-              organizationId: auth.organizationId,
-              apiClientId: auth.clientId,
-              session: null,
-              input: request.body,
-              found,
-              takeFirst,
-            });
-            const out = toOrderOut(created.order, created.registrations);
-            return { status: 201, body: envelope(201, CREATED_MESSAGE, out), written: created.written };
+            const created = plan
+              ? await createPlannedOrder(ctx, tx, plan)
+              : await createOrder(ctx, tx, { ...options, takeFirst });
+            return { status: 201, body: created201(created), written: created.written };
           },
-        ),
-      );
+        );
+      });
       return sendIdempotent(reply as unknown as FastifyReply, result);
     },
   );

@@ -337,7 +337,8 @@ interface OpenTransaction {
 // Errors after which nothing more may be sent on a connection: postgres.js's own codes for a
 // closed connection, PostgreSQL's for a backend that is ending it (57P01 to 57P03, a killed
 // backend or a shutdown; class 08, connection exceptions; these can come before the socket
-// closes), and socket errors (they carry a syscall). No ROLLBACK is sent on it.
+// closes), and socket errors (they carry a syscall). No ROLLBACK is sent on it; a COMMIT sent on
+// it may or may not have been carried out.
 const CONNECTION_GONE = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_DESTROYED',
@@ -346,7 +347,7 @@ const CONNECTION_GONE = new Set([
   '57P02',
   '57P03',
 ]);
-function connectionGone(error: unknown): boolean {
+export function connectionGone(error: unknown): boolean {
   for (let e = error; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
     const { code, syscall } = e as { code?: unknown; syscall?: unknown };
     if (typeof syscall === 'string') return true;

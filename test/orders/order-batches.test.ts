@@ -1,0 +1,134 @@
+// Orders written in batches (src/orders/order-batches.ts): orders planned in the same turn of the
+// event loop share one transaction and one update per ticket type; a batch that fails is written
+// again order by order, so that a refusal fails only its own order.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import { findEventOnSale } from '../../src/events/events.ts';
+import { planOrder, type OrderPlan } from '../../src/orders/create-order.ts';
+import { isCapacityRefusal } from '../../src/orders/inventory.ts';
+import { writeOrderInBatch } from '../../src/orders/order-batches.ts';
+import {
+  bearer,
+  getToken,
+  makeEvent,
+  makePartner,
+  startHarness,
+  type Harness,
+  type TestPartner,
+} from '../helpers/harness.ts';
+import {
+  BUYER,
+  expectCreated,
+  HARNESS_ENV,
+  orderBody,
+  orderPaidRows,
+  postOrder,
+  ticketCounts,
+  ticketTypeIds,
+} from './order-helpers.ts';
+
+let h: Harness;
+let partner: TestPartner;
+let auth: Record<string, string>;
+
+before(async () => {
+  h = await startHarness({ env: HARNESS_ENV });
+  partner = await makePartner(h);
+  auth = bearer(await getToken(h, partner));
+});
+after(() => h.close());
+
+async function eventWith(ticketTypes: Array<{ price_minor: number; capacity: number }>) {
+  const event = await makeEvent(h, partner, {
+    ticket_types: ticketTypes.map((t, i) => ({ name: `Race ${i + 1}`, distance_km: 5 + i, ...t })),
+  });
+  return { eventId: event.id, tts: await ticketTypeIds(h, event.id) };
+}
+
+/** Plans of one-ticket orders from one read of the event (all counted last while it showed room). */
+async function plans(eventId: string, tickets: string[]): Promise<OrderPlan[]> {
+  const ctx = h.service.ctx;
+  const found = await findEventOnSale(ctx.database.db, {
+    organizationId: partner.organizationId,
+    eventId,
+    now: ctx.clock.now(),
+  });
+  return tickets.map((tt, i) =>
+    planOrder(ctx, {
+      organizationId: partner.organizationId,
+      apiClientId: partner.clientId,
+      session: null,
+      input: {
+        event_id: eventId,
+        items: [{ ticket_type_id: tt, participant_name: `Runner ${i}` }],
+        buyer: BUYER,
+      },
+      found,
+    }),
+  );
+}
+
+/** The transaction that wrote each order (PostgreSQL's xmin of its row). */
+async function writtenBy(orderIds: string[]): Promise<string[]> {
+  const rows = await h.service.ctx.database.rows<{ id: string; x: string }>(
+    sql`SELECT id, xmin::text AS x FROM orders WHERE id IN ${sql.raw(`(${orderIds.map((id) => `'${id}'`).join(', ')})`)}`,
+  );
+  const by = new Map(rows.map((r) => [r.id, r.x]));
+  return orderIds.map((id) => by.get(id)!);
+}
+
+describe('orders written in batches', () => {
+  test('orders planned in the same turn share one transaction, and their tickets are all counted', async () => {
+    const { eventId, tts } = await eventWith([
+      { price_minor: 0, capacity: 10 },
+      { price_minor: 20000, capacity: 10 },
+    ]);
+    const [free, paid] = tts as [string, string];
+    const batch = await plans(eventId, [free, paid, free, paid, free]);
+    assert.ok(batch.every((p) => p.countLast));
+    const created = await Promise.all(batch.map((p) => writeOrderInBatch(h.service.ctx, p)));
+    const xids = await writtenBy(created.map((c) => c.order.id));
+    assert.equal(new Set(xids).size, 1, `one transaction for the batch: ${xids.join(' ')}`);
+    assert.deepEqual(
+      created.map((c) => c.order.status),
+      ['paid', 'pending', 'paid', 'pending', 'paid'],
+    );
+    assert.deepEqual(await ticketCounts(h, free), { held: 0, paid: 3 });
+    assert.deepEqual(await ticketCounts(h, paid), { held: 2, paid: 0 });
+    // each free order has its own order.paid, as a lone one does
+    for (const c of created.filter((c) => c.order.status === 'paid')) {
+      assert.equal((await orderPaidRows(h, c.order.id)).length, 1);
+    }
+  });
+
+  test('a batch wanting more tickets than are left is written order by order: the refused fail alone', async () => {
+    const { eventId, tts } = await eventWith([{ price_minor: 0, capacity: 3 }]);
+    const [tt] = tts as [string];
+    const batch = await plans(eventId, [tt, tt, tt, tt, tt]); // all read while 3 were left
+    const outcomes = await Promise.allSettled(batch.map((p) => writeOrderInBatch(h.service.ctx, p)));
+    const created = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    assert.equal(created.length, 3);
+    assert.equal(refused.length, 2);
+    for (const error of refused) assert.ok(isCapacityRefusal(error), String(error));
+    const xids = await writtenBy(created.map((c) => c.order.id));
+    assert.equal(new Set(xids).size, 3, 'each written in a transaction of its own');
+    assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 3 });
+  });
+
+  test('through the API, a refusal in a batch answers sold_out and the rest are created', async () => {
+    const { eventId, tts } = await eventWith([{ price_minor: 0, capacity: 4 }]);
+    const [tt] = tts as [string];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => postOrder(h, auth, orderBody(eventId, [tt]))),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(statuses, [...Array(4).fill(201), ...Array(8).fill(409)]);
+    for (const a of answers.filter((a) => a.statusCode === 409)) {
+      assert.equal((a.json() as { error_code: string }).error_code, 'sold_out');
+    }
+    for (const a of answers.filter((a) => a.statusCode === 201)) expectCreated(a);
+    assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 4 });
+  });
+});
