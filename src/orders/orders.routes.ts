@@ -124,6 +124,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         organizationId: auth.organizationId,
         eventId: request.body.event_id,
         now: ctx.clock.now(),
+        catalogVersion: auth.catalogVersion,
       });
       const options = {
         organizationId: auth.organizationId,

@@ -21,6 +21,7 @@ import type { AppContext } from '../context.ts';
 import { migrationsCurrent } from './db.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
+import { LazyChildLogger } from './logger.ts';
 
 export type HostName = 'api' | 'site' | 'app';
 export type Host = FastifyInstance<
@@ -212,6 +213,11 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   const app = Fastify({
     loggerInstance: options.logger.child({ host: options.name }),
     genReqId: () => newId('req'),
+    // a per-request logger only for requests that log (a route's own level makes one at once)
+    childLoggerFactory: (logger, bindings, options) =>
+      options.level
+        ? logger.child(bindings, options)
+        : (new LazyChildLogger(logger as Logger, bindings, options) as unknown as typeof logger),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,

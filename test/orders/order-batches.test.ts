@@ -131,4 +131,54 @@ describe('orders written in batches', () => {
     for (const a of answers.filter((a) => a.statusCode === 201)) expectCreated(a);
     assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 4 });
   });
+
+  test(
+    'a batch whose connection is lost fails its orders and writes none of them again',
+    { skip: process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (a backend to kill)' },
+    async () => {
+      const { eventId, tts } = await eventWith([{ price_minor: 0, capacity: 10 }]);
+      const [tt] = tts as [string];
+      const ctx = h.service.ctx;
+      const batch = await plans(eventId, [tt, tt, tt]);
+      // Another transaction holds the ticket type row, so the batch waits in PostgreSQL with its
+      // COMMIT already sent; then its backend is killed. It may have committed for all the service
+      // can tell, so nothing may be written twice.
+      let unlock!: () => void;
+      const unlocked = new Promise<void>((resolve) => (unlock = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = ctx.database.db.transaction(async (tx) => {
+        await ctx.database.rows(sql`SELECT 1 FROM ticket_types WHERE id = ${tt} FOR UPDATE`, tx);
+        locked();
+        await unlocked;
+      });
+      await isLocked;
+      const outcomes = Promise.allSettled(batch.map((p) => writeOrderInBatch(ctx, p)));
+      try {
+        let killed = 0;
+        for (let i = 0; i < 100 && killed === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const rows = await ctx.database.rows<{ killed: boolean }>(
+            sql`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          killed = rows.filter((r) => r.killed).length;
+        }
+        assert.equal(killed, 1, 'the batch was waiting for the row');
+      } finally {
+        unlock();
+        await holder;
+      }
+      const settled = await outcomes;
+      assert.ok(
+        settled.every((o) => o.status === 'rejected'),
+        'every order of the batch fails',
+      );
+      assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 0 });
+      const [row] = await ctx.database.rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM orders WHERE event_id = ${eventId}`,
+      );
+      assert.equal(Number(row!.n), 0, 'no order written again');
+    },
+  );
 });

@@ -192,6 +192,47 @@ describe('HTTP platform', () => {
     assert.match(text, /\[redacted\]/);
   });
 
+  test('at warn, a request that logs nothing makes no per-request logger; one that fails logs with its id', async () => {
+    const warnLines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) warnLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logger = createLogger('warn', sink);
+    const quiet = createHost(h.service.ctx, { name: 'api', logger });
+    quiet.get('/fine', async (request) => {
+      request.log.info('not at warn');
+      return envelope(200, 'ok', {});
+    });
+    quiet.get('/boom', async () => {
+      throw new Error('exploded');
+    });
+    await quiet.ready();
+    try {
+      // the host's logger, as createHost made it: count the children made from it from now on
+      const hostLogger = quiet.log as unknown as { child: (...a: unknown[]) => unknown };
+      const child = hostLogger.child.bind(hostLogger);
+      let children = 0;
+      hostLogger.child = (...a: unknown[]) => {
+        children++;
+        return child(...a);
+      };
+      assert.equal((await quiet.inject({ url: '/fine' })).statusCode, 200);
+      assert.equal(children, 0, 'no child logger for a request that logged nothing at warn');
+      assert.equal(warnLines.length, 0);
+      const res = await quiet.inject({ url: '/boom' });
+      assert.equal(res.statusCode, 500);
+      assert.equal(children, 1);
+      const logged = warnLines.find((l) => l.request_id === res.json().request_id);
+      assert.ok(logged, 'the failure is logged with its request id');
+      assert.equal(logged.level, 50);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   test('healthz and readyz answer on every host', async () => {
     for (const app of [h.service.api, h.service.site, h.service.app]) {
       const live = await app.inject({ url: '/healthz' });
