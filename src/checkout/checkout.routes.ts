@@ -117,7 +117,6 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
         organizationId: auth.organizationId,
         eventId: request.body.event_id,
         now: ctx.clock.now(),
-        catalogVersion: auth.catalogVersion,
       });
       const result = await runIdempotent(
         ctx,

@@ -247,61 +247,24 @@ function eventOnSaleStatements(db: Db) {
 const eventOnSaleByDb = new WeakMap<Db, ReturnType<typeof eventOnSaleStatements>>();
 
 /**
- * Events as last read on sale, with the organization's catalog version read before them, by
- * organization and event id. Every write to an organization or its events bumps that version,
- * which the credential check reads on every request, so an entry of the caller's version is what
- * the event statement would answer now, but for time (checked again). Ticket types, whose counts
- * move with every order, are always read.
- */
-interface OnSaleEntry {
-  version: number;
-  event: EventRow;
-  organization: OrganizationRow;
-}
-const ON_SALE_ENTRIES = 1000;
-const onSaleByDb = new WeakMap<Db, Map<string, OnSaleEntry>>();
-
-function remember(cache: Map<string, OnSaleEntry>, key: string, entry: OnSaleEntry): void {
-  const current = cache.get(key);
-  if (current && current.version > entry.version) return;
-  cache.delete(key);
-  // oldest insertion first: Map iteration order
-  if (cache.size >= ON_SALE_ENTRIES) cache.delete(cache.keys().next().value!);
-  cache.set(key, entry);
-}
-
-/**
  * The event if it is the organization's and on sale (public or unlisted); else undefined. Read
  * outside any transaction (on PGlite a read on the database waits for an open transaction to
  * end): every session and order creation starts with it, so its two statements are built once per
  * database (prepared queries) and go out together, in one round trip. The ticket types are asked
- * for by the event id given and used only when the event itself is found on sale. With the
- * caller's `catalogVersion` (PartnerAuth), the event and organization come from the last read of
- * that version when there is one, and only the ticket types are read.
+ * for by the event id given and used only when the event itself is found on sale.
  */
 export async function findEventOnSale(
   db: Db,
-  options: { organizationId: string; eventId: string; now: Date; catalogVersion?: number },
+  options: { organizationId: string; eventId: string; now: Date },
 ): Promise<EventWithTickets | undefined> {
   let statements = eventOnSaleByDb.get(db);
   if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
-  let cache = onSaleByDb.get(db);
-  if (!cache) onSaleByDb.set(db, (cache = new Map()));
-  const { organizationId, eventId, now, catalogVersion } = options;
-  const key = `${organizationId}/${eventId}`;
-  const known = cache.get(key);
-  if (known && known.version === catalogVersion) {
-    // status and visibility are as the statement found them; the end is checked against now
-    if (known.event.endsAt.getTime() <= now.getTime()) return undefined;
-    const tts = await statements.ticketTypes.execute({ eventId, organizationId });
-    return { event: known.event, ticketTypes: tts, organization: known.organization };
-  }
+  const { organizationId, eventId } = options;
   const [[found], tts] = await Promise.all([
-    statements.event.execute({ eventId, organizationId, now: now.toISOString() }),
+    statements.event.execute({ eventId, organizationId, now: options.now.toISOString() }),
     statements.ticketTypes.execute({ eventId, organizationId }),
   ]);
   if (!found) return undefined;
-  if (catalogVersion !== undefined) remember(cache, key, { version: catalogVersion, ...found });
   return { event: found.event, ticketTypes: tts, organization: found.organization };
 }
 

@@ -124,7 +124,6 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         organizationId: auth.organizationId,
         eventId: request.body.event_id,
         now: ctx.clock.now(),
-        catalogVersion: auth.catalogVersion,
       });
       const options = {
         organizationId: auth.organizationId,
