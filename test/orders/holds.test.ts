@@ -5,7 +5,6 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { findCheckoutSession, type CheckoutSessionRow } from '../../src/checkout/sessions.ts';
-import { findEventOnSale } from '../../src/events/events.ts';
 import { createOrder, runOrderTransaction, type OrderItemInput } from '../../src/orders/create-order.ts';
 import { isCapacityRefusal } from '../../src/orders/inventory.ts';
 import type { Tx } from '../../src/platform/db.ts';
@@ -34,6 +33,7 @@ import {
   orderBody,
   orderPaidRows,
   postOrder,
+  readEventOnSale,
   runDueJobs,
   snapshot,
   ticketCounts,
@@ -113,11 +113,7 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
     ticket_type_id: tt,
     participant_name: `Runner ${i + 1}`,
   }));
-  const found = await findEventOnSale(ctx.database.db, {
-    organizationId: partner.organizationId,
-    eventId: session.eventId,
-    now: ctx.clock.now(),
-  });
+  const found = await readEvent(session.eventId);
   const row = await runOrderTransaction((takeFirst) =>
     ctx.database.db.transaction(async (tx) => {
       const created = await createOrder(ctx, tx, {
@@ -140,7 +136,7 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
  * Reports each run runOrderTransaction made: its takeFirst and how it failed.
  */
 async function orderFromRead(
-  found: Awaited<ReturnType<typeof findEventOnSale>>,
+  found: Awaited<ReturnType<typeof readEventOnSale>>,
   eventId: string,
   tt: string,
 ) {
@@ -172,13 +168,8 @@ async function orderFromRead(
   return { result, runs };
 }
 
-async function readEvent(eventId: string) {
-  const ctx = h.service.ctx;
-  return findEventOnSale(ctx.database.db, {
-    organizationId: partner.organizationId,
-    eventId,
-    now: ctx.clock.now(),
-  });
+function readEvent(eventId: string) {
+  return readEventOnSale(h, partner, eventId);
 }
 
 async function readSession(id: string, headers = auth) {

@@ -4,7 +4,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { findEventOnSale } from '../../src/events/events.ts';
 import { planOrder, type OrderPlan } from '../../src/orders/create-order.ts';
 import { isCapacityRefusal } from '../../src/orders/inventory.ts';
 import { writeOrderInBatch } from '../../src/orders/order-batches.ts';
@@ -24,6 +23,7 @@ import {
   orderBody,
   orderPaidRows,
   postOrder,
+  readEventOnSale,
   ticketCounts,
   ticketTypeIds,
 } from './order-helpers.ts';
@@ -49,11 +49,7 @@ async function eventWith(ticketTypes: Array<{ price_minor: number; capacity: num
 /** Plans of one-ticket orders from one read of the event (all counted last while it showed room). */
 async function plans(eventId: string, tickets: string[]): Promise<OrderPlan[]> {
   const ctx = h.service.ctx;
-  const found = await findEventOnSale(ctx.database.db, {
-    organizationId: partner.organizationId,
-    eventId,
-    now: ctx.clock.now(),
-  });
+  const found = await readEventOnSale(h, partner, eventId);
   return tickets.map((tt, i) =>
     planOrder(ctx, {
       organizationId: partner.organizationId,

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { asc, eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
+import { findEventOnSale } from '../../src/events/events.ts';
 import type { OrderOut } from '../../src/orders/order-out.ts';
-import type { Harness } from '../helpers/harness.ts';
+import type { Harness, TestPartner } from '../helpers/harness.ts';
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 3600 * 1000;
@@ -195,4 +196,14 @@ export function expectCreated(res: Response, label = ''): OrderOut {
   assert.equal(body.code, 201, label);
   assert.equal(body.message, 'Order created', label);
   return body.data;
+}
+
+/** The event as order creation reads it before its transaction (findEventOnSale), now. */
+export function readEventOnSale(h: Harness, partner: TestPartner, eventId: string) {
+  const ctx = h.service.ctx;
+  return findEventOnSale(ctx.database.db, {
+    organizationId: partner.organizationId,
+    eventId,
+    now: ctx.clock.now(),
+  });
 }
