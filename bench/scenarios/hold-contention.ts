@@ -5,7 +5,9 @@
 //
 // The 1,000 connections are opened first (in batches of 100, so the listen backlog never
 // overflows and no SYN waits a second for its retry), then the 1,000 requests are written in one
-// loop: what is measured is the service deciding 1,000 racing holds, not TCP set-up.
+// loop: what is measured is the service deciding 1,000 racing holds, not TCP set-up. Requests are
+// written as bytes built beforehand and answers read by a small HTTP/1.1 reader, as autocannon
+// does, so that the load generator takes as little as it can of the CPUs the service shares.
 // holds/s = 100 / time from the first request written to the 100th 201; attempts/s = 1,000 /
 // time until the last answer. No Idempotency-Key is sent (none is asked for).
 //
@@ -18,7 +20,6 @@
 //
 // Each burst uses up its ticket type, so bench/lib/seed.ts seeds one per burst (warm-up + runs).
 import { connect, type Socket } from 'node:net';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { BUSY_THRESHOLD, busyShare, processCpuMs } from '../lib/machine.ts';
@@ -103,62 +104,98 @@ function openSockets(host: string, port: number, n: number): Promise<Socket[]> {
   })();
 }
 
-/** Sends one request on a connected socket; resolves with the answer (never rejects). */
-function send(
-  socket: Socket,
-  target: URL,
-  headers: Record<string, string>,
-  body: string,
-  started: bigint,
-): Promise<Answer> {
+/** One request as bytes, built before the burst (as autocannon does): writing it costs the load
+ * generator a socket write, not an HTTP client's request object, on the CPUs the service shares. */
+function requestBytes(target: URL, headers: Record<string, string>, body: string): Buffer {
+  const head = [
+    'POST /v1/orders HTTP/1.1',
+    `host: ${target.host}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** The body of a chunked response (RFC 9112 section 7.1), or null while it is incomplete. */
+function dechunk(raw: Buffer): Buffer | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    if (lineEnd === -1) return null;
+    const size = parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    if (Number.isNaN(size)) return null;
+    if (size === 0) return Buffer.concat(parts);
+    if (raw.length < lineEnd + 2 + size + 2) return null;
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+/** Status and body of an HTTP/1.1 response read so far, or null while it is incomplete. */
+function parseResponse(raw: Buffer, ended: boolean): { status: number; body: Buffer } | null {
+  const headEnd = raw.indexOf('\r\n\r\n');
+  if (headEnd === -1) return null;
+  const head = raw.subarray(0, headEnd).toString('latin1');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
+  const rest = raw.subarray(headEnd + 4);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length) {
+    const n = Number(length[1]);
+    return rest.length >= n ? { status, body: rest.subarray(0, n) } : null;
+  }
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+    const body = dechunk(rest);
+    return body ? { status, body } : null;
+  }
+  return ended ? { status, body: rest } : null;
+}
+
+/** Sends one prepared request on a connected socket; resolves with the answer (never rejects). */
+function send(socket: Socket, bytes: Buffer, started: bigint): Promise<Answer> {
   return new Promise((resolveAnswer) => {
     const at = () => Number(process.hrtime.bigint() - started) / 1e6;
+    const chunks: Buffer[] = [];
     let settled = false;
     const done = (answer: Answer) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       socket.destroy();
       resolveAnswer(answer);
     };
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: 'POST',
-        path: '/v1/orders',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        createConnection: () => socket,
-        timeout: REQUEST_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          let errorCode: string | null = null;
-          let orderStatus: string | null = null;
-          try {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-              error_code?: string;
-              data?: { status?: string };
-            };
-            errorCode = parsed.error_code ?? null;
-            orderStatus = parsed.data?.status ?? null;
-          } catch {
-            // not JSON: counted by status only
-          }
-          done({ status, errorCode, orderStatus, at: at(), error: null });
-        });
-        res.on('error', (e) =>
-          done({ status: 0, errorCode: null, orderStatus: null, at: at(), error: e.message }),
-        );
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (e) =>
-      done({ status: 0, errorCode: null, orderStatus: null, at: at(), error: e.message }),
-    );
-    req.end(body);
+    const failed = (error: string) =>
+      done({ status: 0, errorCode: null, orderStatus: null, at: at(), error });
+    const read = (ended: boolean) => {
+      const response = parseResponse(Buffer.concat(chunks), ended);
+      if (!response) {
+        if (ended) failed('connection closed before a whole response');
+        return;
+      }
+      let errorCode: string | null = null;
+      let orderStatus: string | null = null;
+      try {
+        const parsed = JSON.parse(response.body.toString('utf8')) as {
+          error_code?: string;
+          data?: { status?: string };
+        };
+        errorCode = parsed.error_code ?? null;
+        orderStatus = parsed.data?.status ?? null;
+      } catch {
+        // not JSON: counted by status only
+      }
+      done({ status: response.status, errorCode, orderStatus, at: at(), error: null });
+    };
+    const timer = setTimeout(() => failed('timed out'), REQUEST_TIMEOUT_MS);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      read(false);
+    });
+    socket.once('end', () => read(true));
+    socket.once('close', () => read(true));
+    socket.once('error', (e) => failed(e.message));
+    socket.write(bytes);
   });
 }
 
@@ -261,19 +298,23 @@ async function burst(options: {
 }): Promise<BurstFigures> {
   const target = new URL(options.apiUrl);
   const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' };
-  const bodies = Array.from({ length: ATTEMPTS }, (_, i) =>
-    JSON.stringify({
-      event_id: options.hold.eventId,
-      items: [{ ticket_type_id: options.hold.ticketTypeId, participant_name: `Runner ${i + 1}` }],
-      buyer: { name: `Buyer ${i + 1}`, email: `runner${i + 1}@bench.example`, phone: '0772123456' },
-    }),
+  const requests = Array.from({ length: ATTEMPTS }, (_, i) =>
+    requestBytes(
+      target,
+      headers,
+      JSON.stringify({
+        event_id: options.hold.eventId,
+        items: [{ ticket_type_id: options.hold.ticketTypeId, participant_name: `Runner ${i + 1}` }],
+        buyer: { name: `Buyer ${i + 1}`, email: `runner${i + 1}@bench.example`, phone: '0772123456' },
+      }),
+    ),
   );
   const sockets = await openSockets(target.hostname, Number(target.port), ATTEMPTS);
   const groups = await options.processes();
   const before = Object.fromEntries(Object.entries(groups).map(([g, pids]) => [g, processCpuMs(pids)]));
   const selfBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
-  const answers = await Promise.all(sockets.map((s, i) => send(s, target, headers, bodies[i]!, started)));
+  const answers = await Promise.all(sockets.map((s, i) => send(s, requests[i]!, started)));
   const self = process.cpuUsage(selfBefore);
   const cpuMsPerAttempt: Record<string, number> = {};
   for (const [g, pids] of Object.entries(groups)) {
