@@ -369,16 +369,20 @@ export function countsOf(plan: OrderPlan, n: number): { held: number; paid: numb
   return plan.free ? { held: 0, paid: n } : { held: n, paid: 0 };
 }
 
+/** The refusal of an order that wants `n` more tickets of ticket type `id` than are left. */
+export function soldOut(plan: OrderPlan, id: string, n: number): ApiError {
+  const name = plan.found.ticketTypes.find((t) => t.id === id)!.name;
+  return new ApiError('sold_out', `${name} is sold out: not enough tickets left for ${n} more.`);
+}
+
 async function takeTicketsFirst(tx: Tx, plan: OrderPlan): Promise<void> {
   const { found, free, now } = plan;
   const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
-  const soldOut = (id: string, n: number) =>
-    new ApiError('sold_out', `${ticketType(id).name} is sold out: not enough tickets left for ${n} more.`);
   // Sold out as this request read it, with no hold that could lapse: a flash sale's late buyers
   // are answered without touching the ticket type row the last buyers still queue for.
   for (const [id, n] of plan.quantities) {
     const tt = ticketType(id);
-    if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(id, n);
+    if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(plan, id, n);
   }
   const take = (ticketTypeId: string, n: number) =>
     free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
@@ -386,7 +390,7 @@ async function takeTicketsFirst(tx: Tx, plan: OrderPlan): Promise<void> {
     if (await take(id, n)) continue;
     // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
     if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
-    throw soldOut(id, n);
+    throw soldOut(plan, id, n);
   }
 }
 

@@ -2,7 +2,7 @@
 // change is one conditional UPDATE on the ticket type row inside the order's transaction (never
 // read-then-write), rows are always touched in id order so concurrent orders cannot deadlock,
 // and a CHECK constraint backs it up.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ticketTypes } from '../events/events.schema.ts';
 import { violates, type Executor } from '../platform/db.ts';
 
@@ -51,6 +51,39 @@ export async function countTickets(
 /** True when `error` is the capacity CHECK refusing countTickets (SQLSTATE 23514). */
 export function isCapacityRefusal(error: unknown): boolean {
   return violates(error, '23514', INVENTORY_CHECK);
+}
+
+/**
+ * The refusal the capacity CHECK would give, for tickets found not to fit without sending the
+ * update (isCapacityRefusal recognises it).
+ */
+export function capacityRefusal(ticketTypeId: string): Error {
+  return Object.assign(new Error(`the tickets of ${ticketTypeId} do not fit its capacity`), {
+    code: '23514',
+    constraint: INVENTORY_CHECK,
+  });
+}
+
+export interface LockedTicketType {
+  id: string;
+  capacity: number;
+  paidCount: number;
+  heldCount: number;
+}
+
+/** Locks ticket type rows (in id order, as every writer takes them) and reads their counts. */
+export async function lockTicketTypes(db: Executor, ids: readonly string[]): Promise<LockedTicketType[]> {
+  return db
+    .select({
+      id: ticketTypes.id,
+      capacity: ticketTypes.capacity,
+      paidCount: ticketTypes.paidCount,
+      heldCount: ticketTypes.heldCount,
+    })
+    .from(ticketTypes)
+    .where(inArray(ticketTypes.id, [...ids]))
+    .orderBy(ticketTypes.id)
+    .for('update');
 }
 
 /** Gives held tickets back (hold expired, order cancelled). */

@@ -4,15 +4,19 @@
 // flush), and one update per ticket type, so that a ticket type row every buyer of a flash sale
 // contends for is locked and committed once for the whole batch instead of once per buyer.
 //
-// A batch is all or nothing. When any statement fails (most often the capacity CHECK: the batch
-// wanted more tickets than were left), PostgreSQL rolled everything back, and each order is
-// written again in a transaction of its own, so that a refusal fails only its own order. A batch
-// whose connection was lost may have committed: its orders fail as a lone order's would, and none
-// is written twice.
+// A batch is all or nothing. When it wants more tickets than are left (as the capacity CHECK
+// says, or as its orders' own reads of the event already showed), it is written again with the
+// ticket type rows locked first: the orders that fit, in the order they came, are written and
+// counted in that transaction, and the rest are refused, each with its own answer. Refused as
+// sold out when no hold of the ticket type could lapse, or else with the CHECK's refusal, so that
+// runOrderTransaction runs the order again taking its tickets first, which frees lapsed holds.
+// When a batch fails for any other reason, each order is written again in a transaction of its
+// own, so that a failure fails only its own order. A batch whose connection was lost may have
+// committed: its orders fail as a lone order's would, and none is written twice.
 import type { AppContext } from '../context.ts';
 import { connectionGone, type Tx } from '../platform/db.ts';
-import { countsOf, writeOrder, type CreatedOrder, type OrderPlan } from './create-order.ts';
-import { countTickets } from './inventory.ts';
+import { countsOf, soldOut, writeOrder, type CreatedOrder, type OrderPlan } from './create-order.ts';
+import { capacityRefusal, countTickets, isCapacityRefusal, lockTicketTypes } from './inventory.ts';
 
 /** at most this many orders in one transaction */
 export const BATCH_LIMIT = 50;
@@ -41,6 +45,51 @@ function writeBatch(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
   return { value: created, writes: [...created.map((c) => c.written), ...counted] };
 }
 
+/** The orders want more of a ticket type than the latest of their reads showed left. */
+function overflows(plans: OrderPlan[]): boolean {
+  const wanted = new Map<string, number>();
+  const left = new Map<string, number>();
+  for (const plan of plans) {
+    for (const [id, n] of plan.quantities) {
+      wanted.set(id, (wanted.get(id) ?? 0) + n);
+      const tt = plan.found.ticketTypes.find((t) => t.id === id)!;
+      // counts only grow while a sale runs (a lapsed hold aside): the least left is the latest read
+      left.set(id, Math.min(left.get(id) ?? Infinity, tt.capacity - tt.paidCount - tt.heldCount));
+    }
+  }
+  return [...wanted].some(([id, n]) => n > left.get(id)!);
+}
+
+/**
+ * The orders of one transaction with the ticket type rows locked first: those that fit, in the
+ * order they came, are written and counted; each of the rest gets its refusal instead.
+ */
+async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
+  const ids = [...new Set(plans.flatMap((plan) => [...plan.quantities.keys()]))].sort();
+  const rows = new Map((await lockTicketTypes(tx, ids)).map((row) => [row.id, row]));
+  const room = new Map(
+    ids.map((id) => {
+      const row = rows.get(id);
+      return [id, row ? row.capacity - row.paidCount - row.heldCount : 0];
+    }),
+  );
+  const fitting: OrderPlan[] = [];
+  const refusals = plans.map((plan) => {
+    const lacking = [...plan.quantities].find(([id, n]) => room.get(id)! < n);
+    if (!lacking) {
+      for (const [id, n] of plan.quantities) room.set(id, room.get(id)! - n);
+      fitting.push(plan);
+      return null;
+    }
+    const [id, n] = lacking;
+    // a hold that lapsed but is not swept yet frees seats: the order's own run will see
+    return (rows.get(id)?.heldCount ?? 0) === 0 ? soldOut(plan, id, n) : capacityRefusal(id);
+  });
+  const { value, writes } = writeBatch(ctx, tx, fitting);
+  const outcomes = refusals.map((refusal) => refusal ?? value.shift()!);
+  return { value: outcomes, writes };
+}
+
 class OrderBatches {
   readonly #ctx: AppContext;
   #waiting: Waiting[] = [];
@@ -62,22 +111,24 @@ class OrderBatches {
     for (let i = 0; i < waiting.length; i += BATCH_LIMIT) void this.#run(waiting.slice(i, i + BATCH_LIMIT));
   }
 
-  async #run(batch: Waiting[]): Promise<void> {
+  async #run(batch: Waiting[], locked = overflows(batch.map((w) => w.plan))): Promise<void> {
+    const plans = batch.map((w) => w.plan);
     try {
-      const created = await this.#ctx.database.transaction(async (tx) =>
-        writeBatch(
-          this.#ctx,
-          tx,
-          batch.map((w) => w.plan),
-        ),
+      const outcomes: Array<CreatedOrder | Error> = await this.#ctx.database.transaction(async (tx) =>
+        locked ? writeLocked(this.#ctx, tx, plans) : writeBatch(this.#ctx, tx, plans),
       );
-      batch.forEach((w, i) => w.resolve(created[i]!));
+      batch.forEach((w, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome instanceof Error) w.reject(outcome);
+        else w.resolve(outcome);
+      });
     } catch (error) {
       if (batch.length === 1 || connectionGone(error)) {
         for (const w of batch) w.reject(error);
         return;
       }
-      await Promise.all(batch.map((w) => this.#run([w])));
+      if (!locked && isCapacityRefusal(error)) return this.#run(batch, true);
+      await Promise.all(batch.map((w) => this.#run([w], false)));
     }
   }
 }

@@ -1,10 +1,12 @@
 // Orders written in batches (src/orders/order-batches.ts): orders planned in the same turn of the
-// event loop share one transaction and one update per ticket type; a batch that fails is written
-// again order by order, so that a refusal fails only its own order.
+// event loop share one transaction and one update per ticket type; a batch wanting more tickets
+// than are left is written with the ticket type rows locked first, so that the orders that fit are
+// created together and each of the rest gets its own refusal.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { planOrder, type OrderPlan } from '../../src/orders/create-order.ts';
+import { ApiError } from '../../src/platform/errors.ts';
 import { isCapacityRefusal } from '../../src/orders/inventory.ts';
 import { writeOrderInBatch } from '../../src/orders/order-batches.ts';
 import {
@@ -98,19 +100,56 @@ describe('orders written in batches', () => {
     }
   });
 
-  test('a batch wanting more tickets than are left is written order by order: the refused fail alone', async () => {
+  /** Settles the orders of one batch: the created, and the reasons of the refused. */
+  async function writeAll(batch: OrderPlan[]) {
+    const outcomes = await Promise.allSettled(batch.map((p) => writeOrderInBatch(h.service.ctx, p)));
+    return {
+      created: outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])),
+      refused: outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : [])),
+      createdAt: outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : [])),
+    };
+  }
+
+  const isSoldOut = (error: unknown) => error instanceof ApiError && error.code === 'sold_out';
+
+  test('a batch wanting more tickets than its reads showed left: those that fit are created together, the rest sold out', async () => {
     const { eventId, tts } = await eventWith([{ price_minor: 0, capacity: 3 }]);
     const [tt] = tts as [string];
     const batch = await plans(eventId, [tt, tt, tt, tt, tt]); // all read while 3 were left
-    const outcomes = await Promise.allSettled(batch.map((p) => writeOrderInBatch(h.service.ctx, p)));
-    const created = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
-    assert.equal(created.length, 3);
+    const { created, refused, createdAt } = await writeAll(batch);
+    assert.deepEqual(createdAt, [0, 1, 2], 'the first three, in the order they came');
     assert.equal(refused.length, 2);
-    for (const error of refused) assert.ok(isCapacityRefusal(error), String(error));
+    for (const error of refused) assert.ok(isSoldOut(error), String(error));
     const xids = await writtenBy(created.map((c) => c.order.id));
-    assert.equal(new Set(xids).size, 3, 'each written in a transaction of its own');
+    assert.equal(new Set(xids).size, 1, `one transaction for those that fit: ${xids.join(' ')}`);
     assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 3 });
+  });
+
+  test('a batch refused by the capacity CHECK is written again with the rows locked', async () => {
+    const { eventId, tts } = await eventWith([{ price_minor: 0, capacity: 3 }]);
+    const [tt] = tts as [string];
+    const batch = await plans(eventId, [tt, tt, tt]); // read while 3 were left: no overflow as read
+    // another buyer takes one seat after those reads
+    expectCreated(await postOrder(h, auth, orderBody(eventId, [tt])));
+    const { created, refused, createdAt } = await writeAll(batch);
+    assert.deepEqual(createdAt, [0, 1]);
+    assert.equal(refused.length, 1);
+    assert.ok(isSoldOut(refused[0]), String(refused[0]));
+    assert.equal(new Set(await writtenBy(created.map((c) => c.order.id))).size, 1);
+    assert.deepEqual(await ticketCounts(h, tt), { held: 0, paid: 3 });
+  });
+
+  test('while holds could lapse, an order that does not fit is refused as by the CHECK, to be run again alone', async () => {
+    const { eventId, tts } = await eventWith([{ price_minor: 20000, capacity: 3 }]);
+    const [tt] = tts as [string];
+    expectCreated(await postOrder(h, auth, orderBody(eventId, [tt]))); // a pending hold
+    const batch = await plans(eventId, [tt, tt, tt]); // read while 2 were left
+    const { created, refused, createdAt } = await writeAll(batch);
+    assert.deepEqual(createdAt, [0, 1]);
+    assert.equal(created.length, 2);
+    assert.equal(refused.length, 1);
+    assert.ok(isCapacityRefusal(refused[0]), String(refused[0]));
+    assert.deepEqual(await ticketCounts(h, tt), { held: 3, paid: 0 });
   });
 
   test('through the API, a refusal in a batch answers sold_out and the rest are created', async () => {
