@@ -17,7 +17,7 @@ import { deviations, loadSettings } from './lib/settings.ts';
 import { checkoutSessions } from './scenarios/checkout-sessions.ts';
 import { eventsList } from './scenarios/events-list.ts';
 import { flashSale } from './scenarios/flash-sale.ts';
-import { holdContention } from './scenarios/hold-contention.ts';
+import { holdContention, WARMUP_BURSTS } from './scenarios/hold-contention.ts';
 import { statementsPerRequest } from './scenarios/statements-per-request.ts';
 import { tokenTiming } from './scenarios/token-timing.ts';
 
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     database = await createBenchDatabase(process.env.DATABASE_URL || undefined);
     log(`database: ${database.label}`);
     // hold contention spends one fresh ticket type per burst: its warm-up and each measured run
-    const partner = await seedBenchData(database.open, { holdEvents: settings.runs + 1 });
+    const partner = await seedBenchData(database.open, { holdEvents: settings.runs + WARMUP_BURSTS });
     log(
       `seeded: 1 organization, ${partner.eventIds.length} open public events (2 ticket types each), 1 client, ` +
         `${partner.holdEvents.length} unlisted hold-contention events (1 free ticket type of ${HOLD_CAPACITY} each)`,
