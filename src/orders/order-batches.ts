@@ -15,7 +15,7 @@
 // committed: its orders fail as a lone order's would, and none is written twice.
 import type { AppContext } from '../context.ts';
 import { connectionGone, type Tx } from '../platform/db.ts';
-import { countsOf, soldOut, writeOrder, type CreatedOrder, type OrderPlan } from './create-order.ts';
+import { countsOf, soldOut, writeOrders, type CreatedOrder, type OrderPlan } from './create-order.ts';
 import { capacityRefusal, countTickets, isCapacityRefusal, lockTicketTypes } from './inventory.ts';
 
 /** at most this many orders in one transaction */
@@ -29,7 +29,7 @@ interface Waiting {
 
 /** The orders of one transaction, their tickets summed per ticket type and counted last, in id order. */
 function writeBatch(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
-  const created = plans.map((plan) => writeOrder(ctx, tx, plan));
+  const created = writeOrders(ctx, tx, plans);
   const counts = new Map<string, { held: number; paid: number }>();
   for (const plan of plans) {
     for (const [id, n] of plan.quantities) {

@@ -104,22 +104,43 @@ export async function recordOrderPaid(
   data: OrderOut,
   now: Date,
 ): Promise<void> {
+  await recordOrdersPaid(db, [{ order, data, now }]);
+}
+
+/** recordOrderPaid for many orders: one statement for all their outbox rows. */
+export async function recordOrdersPaid(
+  db: Executor,
+  paid: Array<{ order: OrderRow; data: OrderOut; now: Date }>,
+): Promise<void> {
   await Promise.all([
-    order.checkoutSessionId
-      ? db
-          .update(checkoutSessions)
-          .set({ status: 'complete', completedAt: now })
-          .where(
-            and(eq(checkoutSessions.id, order.checkoutSessionId), ne(checkoutSessions.status, 'complete')),
-          )
-      : undefined,
-    db.insert(outboxEvents).values({
-      id: newId('msg'),
-      organizationId: order.organizationId,
-      type: 'order.paid',
-      payload: { type: 'order.paid', timestamp: now.toISOString(), data },
-      createdAt: now,
-    }),
+    ...paid.flatMap(({ order, now }) =>
+      order.checkoutSessionId
+        ? [
+            db
+              .update(checkoutSessions)
+              .set({ status: 'complete', completedAt: now })
+              .where(
+                and(
+                  eq(checkoutSessions.id, order.checkoutSessionId),
+                  ne(checkoutSessions.status, 'complete'),
+                ),
+              ),
+          ]
+        : [],
+    ),
+    db.execute(
+      sql`INSERT INTO ${outboxEvents} (id, organization_id, type, payload, created_at)
+          SELECT id, organization_id, type, payload, created_at
+          FROM json_populate_recordset(NULL::${outboxEvents}, ${JSON.stringify(
+            paid.map(({ order, data, now }) => ({
+              id: newId('msg'),
+              organization_id: order.organizationId,
+              type: 'order.paid',
+              payload: { type: 'order.paid', timestamp: now.toISOString(), data },
+              created_at: now.toISOString(),
+            })),
+          )}::json)`,
+    ),
   ]);
 }
 

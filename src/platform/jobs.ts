@@ -47,25 +47,29 @@ export interface EnqueueOptions {
 
 /** Adds a job in the caller's transaction, so it exists exactly when the caller's writes do. */
 export async function enqueueJob(db: Executor, options: EnqueueOptions): Promise<void> {
-  const values = {
+  await enqueueJobs(db, [options]);
+}
+
+/**
+ * enqueueJob for many jobs, in one statement of fixed text whatever their number. A job whose
+ * dedupe key names a live job moves that job to its time and payload instead.
+ */
+export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise<void> {
+  if (list.length === 0) return;
+  const rows = list.map((options) => ({
     kind: options.kind,
     payload: options.payload ?? {},
-    runAt: options.runAt,
-    dedupeKey: options.dedupeKey ?? null,
-    maxAttempts: options.maxAttempts ?? 10,
-  };
-  if (!options.dedupeKey) {
-    await db.insert(jobs).values(values);
-    return;
-  }
-  await db
-    .insert(jobs)
-    .values(values)
-    .onConflictDoUpdate({
-      target: jobs.dedupeKey,
-      targetWhere: sql`${jobs.failedAt} IS NULL`,
-      set: { runAt: options.runAt, payload: values.payload },
-    });
+    run_at: options.runAt.toISOString(),
+    dedupe_key: options.dedupeKey ?? null,
+    max_attempts: options.maxAttempts ?? 10,
+  }));
+  await db.execute(
+    sql`INSERT INTO ${jobs} (kind, payload, run_at, dedupe_key, max_attempts)
+        SELECT kind, payload, run_at, dedupe_key, max_attempts
+        FROM json_populate_recordset(NULL::${jobs}, ${JSON.stringify(rows)}::json)
+        ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
+        DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload`,
+  );
 }
 
 /** Delay before attempt n+1 (n >= 1): 2^n seconds capped at an hour, with +-20% jitter. */

@@ -5,7 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { planOrder, type OrderPlan } from '../../src/orders/create-order.ts';
+import { planOrder, writeOrders, type OrderPlan } from '../../src/orders/create-order.ts';
+import type { Tx } from '../../src/platform/db.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import { isCapacityRefusal } from '../../src/orders/inventory.ts';
 import { writeOrderInBatch } from '../../src/orders/order-batches.ts';
@@ -67,10 +68,13 @@ async function plans(eventId: string, tickets: string[]): Promise<OrderPlan[]> {
   );
 }
 
+/** A parenthesised SQL list of ids (made by the service: no quoting needed). */
+const idList = (ids: string[]) => sql.raw(`(${ids.map((id) => `'${id}'`).join(', ')})`);
+
 /** The transaction that wrote each order (PostgreSQL's xmin of its row). */
 async function writtenBy(orderIds: string[]): Promise<string[]> {
   const rows = await h.service.ctx.database.rows<{ id: string; x: string }>(
-    sql`SELECT id, xmin::text AS x FROM orders WHERE id IN ${sql.raw(`(${orderIds.map((id) => `'${id}'`).join(', ')})`)}`,
+    sql`SELECT id, xmin::text AS x FROM orders WHERE id IN ${idList(orderIds)}`,
   );
   const by = new Map(rows.map((r) => [r.id, r.x]));
   return orderIds.map((id) => by.get(id)!);
@@ -98,6 +102,39 @@ describe('orders written in batches', () => {
     for (const c of created.filter((c) => c.order.status === 'paid')) {
       assert.equal((await orderPaidRows(h, c.order.id)).length, 1);
     }
+  });
+
+  test('the rows of a batch go out in one statement per table, whatever the number of orders', async () => {
+    const { eventId, tts } = await eventWith([
+      { price_minor: 0, capacity: 10 },
+      { price_minor: 20000, capacity: 10 },
+    ]);
+    const [free, paid] = tts as [string, string];
+    const batch = await plans(eventId, [free, paid, free, paid, free, paid]);
+    const ctx = h.service.ctx;
+    let statements = 0;
+    const ids = await ctx.database.transaction(async (tx) => {
+      const counting = new Proxy(tx, {
+        get(target, name, receiver) {
+          if (name !== 'execute') return Reflect.get(target, name, receiver) as unknown;
+          return (...args: Parameters<Tx['execute']>) => {
+            statements++;
+            return target.execute(...args);
+          };
+        },
+      });
+      const created = writeOrders(ctx, counting, batch);
+      return { value: created.map((c) => c.order.id), writes: created.map((c) => c.written) };
+    });
+    // orders, registrations, the free orders' order.paid rows, the pending orders' expiry jobs
+    assert.equal(statements, 4);
+    const [counted] = await ctx.database.rows<{ orders: number; regs: number; outbox: number; jobs: number }>(
+      sql`SELECT (SELECT count(*)::int FROM orders WHERE id IN ${idList(ids)}) AS orders,
+            (SELECT count(*)::int FROM registrations WHERE order_id IN ${idList(ids)}) AS regs,
+            (SELECT count(*)::int FROM outbox_events WHERE payload->'data'->>'id' IN ${idList(ids)}) AS outbox,
+            (SELECT count(*)::int FROM jobs WHERE dedupe_key IN ${idList(ids.map((id) => `hold:${id}`))}) AS jobs`,
+    );
+    assert.deepEqual(counted, { orders: 6, regs: 6, outbox: 3, jobs: 3 });
   });
 
   /** Settles the orders of one batch: the created, and the reasons of the refused. */
