@@ -219,8 +219,13 @@ describe('orders written in batches', () => {
       const unlocked = new Promise<void>((resolve) => (unlock = resolve));
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      let holderPid = 0;
       const holder = ctx.database.db.transaction(async (tx) => {
-        await ctx.database.rows(sql`SELECT 1 FROM ticket_types WHERE id = ${tt} FOR UPDATE`, tx);
+        const [row] = await ctx.database.rows<{ pid: number }>(
+          sql`SELECT pg_backend_pid() AS pid FROM ticket_types WHERE id = ${tt} FOR UPDATE`,
+          tx,
+        );
+        holderPid = Number(row!.pid);
         locked();
         await unlocked;
       });
@@ -231,8 +236,9 @@ describe('orders written in batches', () => {
         for (let i = 0; i < 100 && killed === 0; i++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
           const rows = await ctx.database.rows<{ killed: boolean }>(
+            // only the backend our holder blocks: other test files may wait on locks of their own
             sql`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-                WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+                WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`,
           );
           killed = rows.filter((r) => r.killed).length;
         }
