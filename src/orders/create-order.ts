@@ -1,6 +1,6 @@
 // Creating an order: the one domain function behind POST /v1/orders and the hosted checkout page.
 // Validates everything, holds the tickets, and pays free orders at once, in the caller's transaction.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { paymentAttempts } from '../payments/payments.schema.ts';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { sessionStatus, type CheckoutSessionRow } from '../checkout/sessions.ts';
@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import type { AdditionalQuestion } from '../events/events.schema.ts';
 import { isRegistrationOpen, type EventWithTickets, type TicketTypeRow } from '../events/events.ts';
 import { feeFor, type PaymentMethod } from '../events/fees.ts';
-import type { Tx } from '../platform/db.ts';
+import { insertRows, type Tx } from '../platform/db.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import { enqueueJobs } from '../platform/jobs.ts';
@@ -413,77 +413,63 @@ export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Create
   const pending = created.filter((c) => c.order.status === 'pending');
   const writes = [
     ctx.database.rows(
-      sql`INSERT INTO ${orders} (id, organization_id, event_id, checkout_session_id, api_client_id,
-            channel, partner_reference, order_code, status, failure_kind, currency, subtotal,
-            discount_total, donation_total, laces_fee, total, payment_method, buyer_name,
-            buyer_email, buyer_phone, waiver_version, waiver_accepted_at, hold_expires_at,
-            paid_after_expiry, paid_at, closed_at, created_at, updated_at)
-          SELECT id, organization_id, event_id, checkout_session_id, api_client_id,
-            channel, partner_reference, order_code, status, failure_kind, currency, subtotal,
-            discount_total, donation_total, laces_fee, total, payment_method, buyer_name,
-            buyer_email, buyer_phone, waiver_version, waiver_accepted_at, hold_expires_at,
-            paid_after_expiry, paid_at, closed_at, created_at, updated_at
-          FROM json_populate_recordset(NULL::${orders}, ${JSON.stringify(
-            created.map(({ order: o }) => ({
-              id: o.id,
-              organization_id: o.organizationId,
-              event_id: o.eventId,
-              checkout_session_id: o.checkoutSessionId,
-              api_client_id: o.apiClientId,
-              channel: o.channel,
-              partner_reference: o.partnerReference,
-              order_code: o.orderCode,
-              status: o.status,
-              failure_kind: o.failureKind,
-              currency: o.currency,
-              subtotal: o.subtotal,
-              discount_total: o.discountTotal,
-              donation_total: o.donationTotal,
-              laces_fee: o.lacesFee,
-              total: o.total,
-              payment_method: o.paymentMethod,
-              buyer_name: o.buyerName,
-              buyer_email: o.buyerEmail,
-              buyer_phone: o.buyerPhone,
-              waiver_version: o.waiverVersion,
-              waiver_accepted_at: at(o.waiverAcceptedAt),
-              hold_expires_at: at(o.holdExpiresAt),
-              paid_after_expiry: o.paidAfterExpiry,
-              paid_at: at(o.paidAt),
-              closed_at: at(o.closedAt),
-              created_at: at(o.createdAt),
-              updated_at: at(o.updatedAt),
-            })),
-          )}::json)`,
+      insertRows(
+        orders,
+        created.map(({ order: o }) => ({
+          id: o.id,
+          organization_id: o.organizationId,
+          event_id: o.eventId,
+          checkout_session_id: o.checkoutSessionId,
+          api_client_id: o.apiClientId,
+          channel: o.channel,
+          partner_reference: o.partnerReference,
+          order_code: o.orderCode,
+          status: o.status,
+          failure_kind: o.failureKind,
+          currency: o.currency,
+          subtotal: o.subtotal,
+          discount_total: o.discountTotal,
+          donation_total: o.donationTotal,
+          laces_fee: o.lacesFee,
+          total: o.total,
+          payment_method: o.paymentMethod,
+          buyer_name: o.buyerName,
+          buyer_email: o.buyerEmail,
+          buyer_phone: o.buyerPhone,
+          waiver_version: o.waiverVersion,
+          waiver_accepted_at: at(o.waiverAcceptedAt),
+          hold_expires_at: at(o.holdExpiresAt),
+          paid_after_expiry: o.paidAfterExpiry,
+          paid_at: at(o.paidAt),
+          closed_at: at(o.closedAt),
+          created_at: at(o.createdAt),
+          updated_at: at(o.updatedAt),
+        })),
+      ),
       tx,
     ),
     ctx.database.rows(
-      sql`INSERT INTO ${registrations} (id, order_id, organization_id, ticket_type_id, position,
-            ticket_label, distance_km, price_minor, fee_minor, participant_name, date_of_birth,
-            answers, status, created_at)
-          SELECT id, order_id, organization_id, ticket_type_id, position,
-            ticket_label, distance_km, price_minor, fee_minor, participant_name, date_of_birth,
-            answers, status, created_at
-          FROM json_populate_recordset(NULL::${registrations}, ${JSON.stringify(
-            created.flatMap((c) =>
-              c.registrations.map((r) => ({
-                id: r.id,
-                order_id: r.orderId,
-                organization_id: r.organizationId,
-                ticket_type_id: r.ticketTypeId,
-                position: r.position,
-                ticket_label: r.ticketLabel,
-                distance_km: r.distanceKm,
-                price_minor: r.priceMinor,
-                fee_minor: r.feeMinor,
-                participant_name: r.participantName,
-                date_of_birth: r.dateOfBirth,
-                answers: r.answers,
-                status: r.status,
-                created_at: at(r.createdAt),
-              })),
-            ),
-          )}::json)`,
+      insertRows(
+        registrations,
+        created.flatMap((c) =>
+          c.registrations.map((r) => ({
+            id: r.id,
+            order_id: r.orderId,
+            organization_id: r.organizationId,
+            ticket_type_id: r.ticketTypeId,
+            position: r.position,
+            ticket_label: r.ticketLabel,
+            distance_km: r.distanceKm,
+            price_minor: r.priceMinor,
+            fee_minor: r.feeMinor,
+            participant_name: r.participantName,
+            date_of_birth: r.dateOfBirth,
+            answers: r.answers,
+            status: r.status,
+            created_at: at(r.createdAt),
+          })),
+        ),
+      ),
       tx,
     ),
     paid.length > 0

@@ -2,7 +2,7 @@
 // asks the pure state machine, and moves inventory in the same transaction.
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
-import type { Executor } from '../platform/db.ts';
+import { insertRows, type Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import { outboxEvents } from '../webhooks/webhooks.schema.ts';
 import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from './inventory.ts';
@@ -129,17 +129,16 @@ export async function recordOrdersPaid(
         : [],
     ),
     db.execute(
-      sql`INSERT INTO ${outboxEvents} (id, organization_id, type, payload, created_at)
-          SELECT id, organization_id, type, payload, created_at
-          FROM json_populate_recordset(NULL::${outboxEvents}, ${JSON.stringify(
-            paid.map(({ order, data, now }) => ({
-              id: newId('msg'),
-              organization_id: order.organizationId,
-              type: 'order.paid',
-              payload: { type: 'order.paid', timestamp: now.toISOString(), data },
-              created_at: now.toISOString(),
-            })),
-          )}::json)`,
+      insertRows(
+        outboxEvents,
+        paid.map(({ order, data, now }) => ({
+          id: newId('msg'),
+          organization_id: order.organizationId,
+          type: 'order.paid',
+          payload: { type: 'order.paid', timestamp: now.toISOString(), data },
+          created_at: now.toISOString(),
+        })),
+      ),
     ),
   ]);
 }

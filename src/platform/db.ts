@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { PgDatabase, PgQueryResultHKT, PgTable, PgTransaction } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import * as schema from '../db-schema.ts';
@@ -102,6 +102,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }),
     close: () => client.close(),
   };
+}
+
+/**
+ * An INSERT of many rows from one JSON array (the keys of each row are column names, the same in
+ * every row): one statement whose text does not change with the number of rows, so it is
+ * prepared once per connection. `then` follows it (ON CONFLICT ...).
+ */
+export function insertRows(table: PgTable, rows: Record<string, unknown>[], then: SQL = sql``): SQL {
+  const columns = sql.raw(Object.keys(rows[0]!).join(', '));
+  return sql`INSERT INTO ${table} (${columns}) SELECT ${columns}
+    FROM json_populate_recordset(NULL::${table}, ${JSON.stringify(rows)}::json) ${then}`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
-import type { Database, Executor, Tx } from './db.ts';
+import { insertRows, type Database, type Executor, type Tx } from './db.ts';
 import { randomString } from './ids.ts';
 import { jobs } from './jobs.schema.ts';
 
@@ -64,11 +64,12 @@ export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise
     max_attempts: options.maxAttempts ?? 10,
   }));
   await db.execute(
-    sql`INSERT INTO ${jobs} (kind, payload, run_at, dedupe_key, max_attempts)
-        SELECT kind, payload, run_at, dedupe_key, max_attempts
-        FROM json_populate_recordset(NULL::${jobs}, ${JSON.stringify(rows)}::json)
-        ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
+    insertRows(
+      jobs,
+      rows,
+      sql`ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
         DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload`,
+    ),
   );
 }
 
