@@ -1,9 +1,9 @@
 // A counting TCP proxy for the PostgreSQL wire protocol, used only to count what one request
 // costs in the database: it forwards bytes unchanged both ways and parses the client's side into
-// messages. Statements = Execute + simple Query messages. Round trips = points where the client
-// must wait for the server: Sync, Flush and simple Query messages (postgres.js sends
-// Parse/Describe/Flush and waits for the parameter types before Bind/Execute/Sync when a
-// statement is not prepared, so such a statement costs two).
+// messages. Statements = Execute + simple Query messages. Round trips = the times a connection's
+// client sends after the server has answered (what it sends before any answer is one pipeline,
+// one trip; postgres.js sends Parse/Describe/Flush and waits for the parameter types before
+// Bind/Execute/Sync when a statement is not prepared, so such a statement costs two).
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface WireCounts {
@@ -61,18 +61,25 @@ export function startCountingProxy(target: { host: string; port: number }): Prom
   const onMessage = (type: string) => {
     counts.messages++;
     if (type === 'E' || type === 'Q') counts.statements++;
-    if (type === 'S' || type === 'H' || type === 'Q') counts.roundTrips++;
     if (type === 'P') counts.parses++;
   };
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     sockets.add(client).add(upstream);
     const stream = new ClientStream(onMessage);
+    // A round trip: the client sends, then waits for the server. Whatever it sends before the
+    // server has answered anything belongs to the same trip (a pipeline).
+    let answered = true;
     client.on('data', (chunk: Buffer) => {
+      if (answered) counts.roundTrips++;
+      answered = false;
       stream.push(chunk);
       upstream.write(chunk);
     });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    upstream.on('data', (chunk: Buffer) => {
+      answered = true;
+      client.write(chunk);
+    });
     const close = () => {
       client.destroy();
       upstream.destroy();

@@ -4,7 +4,10 @@
 //   - GET /v1/events?limit=50 with a full token: the whole request.
 //   - GET /v1/events with a token lacking events:read: refused with 403 right after the token
 //     check, so it counts the token check alone (goal: at most one database round trip).
+//   - POST /v1/checkout-sessions with a new Idempotency-Key: the token check, the event read,
+//     and the transaction (sent in one write: one round trip).
 //   - POST /v1/oauth/token with the right secret.
+import { randomBytes } from 'node:crypto';
 import { fetchToken, keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { startCountingProxy, type WireCounts } from '../lib/pg-proxy.ts';
 import { startService } from '../lib/processes.ts';
@@ -67,6 +70,11 @@ export const statementsPerRequest: Scenario = {
         client_id: ctx.partner.clientId,
         client_secret: ctx.partner.clientSecret,
       }).toString();
+      const sessionBody = JSON.stringify({
+        event_id: ctx.partner.eventIds[0]!,
+        on_success_url: 'http://127.0.0.1:5173/thanks',
+        on_cancel_url: 'http://127.0.0.1:5173/race',
+      });
       const kinds = [
         {
           key: 'events_list',
@@ -84,6 +92,21 @@ export const statementsPerRequest: Scenario = {
           send: () =>
             timedRequest(agent, `${service.apiUrl}/v1/events?limit=50`, {
               headers: { authorization: `Bearer ${noEventsScope}` },
+            }),
+        },
+        {
+          key: 'checkout_session',
+          label: 'POST /v1/checkout-sessions, new key (201)',
+          expected: 201,
+          send: () =>
+            timedRequest(agent, `${service.apiUrl}/v1/checkout-sessions`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${full}`,
+                'content-type': 'application/json',
+                'idempotency-key': `count-${randomBytes(8).toString('hex')}`,
+              },
+              body: sessionBody,
             }),
         },
         {

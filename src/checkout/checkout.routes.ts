@@ -5,13 +5,13 @@ import { findEventOnSale } from '../events/events.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
-import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/idempotency.ts';
+import { idempotencyKeyOf, runIdempotentWrite, sendIdempotent } from '../platform/idempotency.ts';
 import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import {
-  createCheckoutSession,
   findCheckoutSession,
   MAX_CLIENT_REFERENCE_LENGTH,
+  planCheckoutSession,
   toCheckoutSessionOut,
 } from './sessions.ts';
 
@@ -118,7 +118,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
         eventId: request.body.event_id,
         now: ctx.clock.now(),
       });
-      const result = await runIdempotent(
+      const result = await runIdempotentWrite(
         ctx,
         {
           clientId: auth.clientId,
@@ -127,9 +127,9 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
           // The embed origin taken from Origin is part of what a publishable-key request asks for.
           body: { body: request.body, origin: auth.kind === 'publishable' ? auth.origin : null },
         },
-        async (tx) => {
-          const { session, written } = await createCheckoutSession(ctx, tx, auth, request.body, found);
-          return { status: 201, body: envelope(201, CREATED_MESSAGE, session), written };
+        () => {
+          const session = planCheckoutSession(ctx, auth, request.body, found);
+          return { ...session, body: envelope(201, CREATED_MESSAGE, session.body) };
         },
       );
       return sendIdempotent(reply as unknown as FastifyReply, result);

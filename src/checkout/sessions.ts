@@ -7,6 +7,7 @@ import { isRegistrationOpen, type EventWithTickets } from '../events/events.ts';
 import { isEmail, normalizePhone } from '../orders/contact.ts';
 import { orders } from '../orders/orders.schema.ts';
 import type { Executor } from '../platform/db.ts';
+import type { PlannedWrite } from '../platform/idempotency.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { checkoutSessions, type Prefill } from './checkout.schema.ts';
@@ -95,18 +96,17 @@ function checkFields(
 }
 
 /**
- * Creates a session in `tx`. The insert is sent but not awaited: the answer is built from the
- * values written, and `written` settles when the row is stored (the caller hands it to the
- * transaction, whose COMMIT follows it on the wire: IdempotentWork.written).
+ * Plans a session: every rule checked (a refusal is thrown), the answer built from the values to
+ * be written, and the insert that writes them (PlannedWrite: `where` lets the idempotency guard
+ * decide whether it writes). Nothing is read: the event was looked up before.
  */
-export async function createCheckoutSession(
+export function planCheckoutSession(
   ctx: AppContext,
-  tx: Executor,
   auth: PartnerAuth,
   input: CreateSessionInput,
   /** the event as findEventOnSale reads it, looked up before the transaction */
   found: EventWithTickets | undefined,
-): Promise<{ session: CheckoutSessionCreatedOut; written: Promise<void> }> {
+): PlannedWrite<CheckoutSessionCreatedOut> {
   const { errors, embedOrigin } = checkFields(auth, input);
   if (errors.length > 0) throw validationError(errors);
   if (embedOrigin !== null && !auth.allowedDomains.includes(embedOrigin)) {
@@ -127,23 +127,19 @@ export async function createCheckoutSession(
   const uiMode = input.ui_mode ?? 'redirect';
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   const successUrl = input.on_success_url === undefined ? null : successUrlFor(input.on_success_url, id);
-  // Written out (status and completed_at take their defaults): the query builder took about
-  // 40 µs of CPU to build this insert, on the path partners call most.
-  const written = ctx.database
-    .rows(
+  return {
+    status: 201,
+    body: { id, url: checkoutUrl(ctx, id), expires_at: expiresAt.toISOString(), ui_mode: uiMode },
+    // Written out (status and completed_at take their defaults): the query builder took about
+    // 40 µs of CPU to build this insert, on the path partners call most.
+    insert: (where) =>
       sql`INSERT INTO ${checkoutSessions} (id, organization_id, api_client_id, event_id, ui_mode,
             created_with, embed_origin, success_url, cancel_url, client_reference_id, prefill,
             expires_at, created_at)
-          VALUES (${id}, ${auth.organizationId}, ${auth.clientId}, ${found.event.id}, ${uiMode},
+          SELECT ${id}, ${auth.organizationId}, ${auth.clientId}, ${found.event.id}, ${uiMode},
             ${auth.kind}, ${embedOrigin}, ${successUrl}, ${input.on_cancel_url ?? null},
             ${input.client_reference_id ?? null}, ${JSON.stringify(input.prefill ?? {})}::jsonb,
-            ${expiresAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)`,
-      tx,
-    )
-    .then(() => undefined);
-  return {
-    session: { id, url: checkoutUrl(ctx, id), expires_at: expiresAt.toISOString(), ui_mode: uiMode },
-    written,
+            ${expiresAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz ${where}`,
   };
 }
 
