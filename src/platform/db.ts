@@ -140,8 +140,7 @@ type Sql = ReturnType<typeof postgres>;
  */
 class HeldSocket extends Socket {
   #held = false;
-  #releaseOnWrite = false;
-  /** counts holds, so that a late fallback never ends a newer one */
+  /** counts holds, so that a late release never ends a newer one */
   #holds = 0;
 
   /** from now on, writes wait in the socket */
@@ -153,38 +152,24 @@ class HeldSocket extends Socket {
   }
 
   /**
-   * The next write goes out, with everything held before it. postgres.js may not write at all
-   * until an answer comes (a statement it must first describe, or its write buffer full): then,
-   * two turns of the event loop later, whatever is held goes out anyway.
+   * What is held goes out `turns` turns of the event loop from now (postgres.js writes what it
+   * was given in the next turn), unless the socket was released and held again meanwhile.
    */
-  releaseAfterNextWrite(): void {
+  releaseIn(turns: number): void {
     if (!this.#held) return;
-    this.#releaseOnWrite = true;
     const hold = this.#holds;
-    setImmediate(() =>
+    const next = (left: number) =>
       setImmediate(() => {
-        if (this.#holds === hold) this.release();
-      }),
-    );
+        if (left > 1) next(left - 1);
+        else if (this.#holds === hold) this.release();
+      });
+    next(turns);
   }
 
   release(): void {
     if (!this.#held) return;
     this.#held = false;
-    this.#releaseOnWrite = false;
     this.uncork();
-  }
-
-  override write(data: Uint8Array | string, cb?: (error?: Error | null) => void): boolean;
-  override write(
-    data: Uint8Array | string,
-    encoding?: BufferEncoding,
-    cb?: (error?: Error | null) => void,
-  ): boolean;
-  override write(...args: unknown[]): boolean {
-    const ok = (super.write as (...a: unknown[]) => boolean)(...args);
-    if (this.#releaseOnWrite) this.release();
-    return ok;
   }
 }
 
@@ -442,10 +427,17 @@ async function inTransaction(
       // reached the connection, and COMMIT is queued behind them; the write that carries it
       // releases the socket.
       await new Promise((resolve) => setImmediate(resolve));
-      socket?.releaseAfterNextWrite();
+      // postgres.js puts COMMIT in its buffer and writes it in the next turn, after which the
+      // socket lets it all go. Should COMMIT wait instead (behind a statement postgres.js must
+      // describe first, or a full buffer), whatever is held goes out two turns from now anyway.
+      socket?.releaseIn(2);
     }
+    const commitWritten = () => {
+      socket?.releaseIn(1);
+      return true; // the connection can take the next statement at once
+    };
     const [committed, ...writes] = await Promise.allSettled([
-      control('commit'),
+      control('commit', behind ? { onexecute: commitWritten } : undefined),
       ...(behind ? [begun, ...behind.writes] : []),
     ]);
     const failed = writes.find((w) => w.status === 'rejected');
