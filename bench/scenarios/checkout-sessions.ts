@@ -3,8 +3,8 @@
 // SQL statements directly at the same concurrency: same run, interleaved.
 //
 // The reference script (bench/pgbench/checkout-session.sql) holds the statements the service
-// sends for one creation, as captured on the wire: the token check; the event with its
-// organization, its ticket types; then in one transaction the Idempotency-Key claim (advisory
+// sends for one creation, as captured on the wire: the token check and, sent with it, the event
+// with its organization and its ticket types; then in one transaction the Idempotency-Key claim (advisory
 // lock) and lookup, the session insert and the stored response (both guarded by the claim), and
 // COMMIT, which the service sends in one write. pgbench runs it with -M prepared
 // (the service prepares every statement too) and random ids, so every transaction writes new

@@ -26,6 +26,8 @@ export interface PartnerAuth {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: PartnerAuth | null;
+    /** the route's read sent with the credential check (GuardOptions.alongside) */
+    alongside: Promise<unknown> | null;
   }
 }
 
@@ -41,13 +43,22 @@ export interface GuardOptions {
   scope: Scope;
   /** the route also accepts a publishable key (browser routes) */
   publishable?: boolean;
+  /**
+   * A read the route will need, sent together with the credential check so that both cost one
+   * round trip, not two in a row. It must not depend on who is calling (the route checks what it
+   * read against request.auth). It is sent only for a credential worth a database read: a bearer
+   * token whose signature holds and that has not expired, or a publishable key of the right
+   * form. The route takes it from request.alongside.
+   */
+  alongside?: (request: FastifyRequest) => Promise<unknown>;
 }
 
-async function fromBearer(ctx: AppContext, token: string): Promise<PartnerAuth> {
+async function fromBearer(ctx: AppContext, token: string, alongside: () => void): Promise<PartnerAuth> {
   const claims = readAccessToken(ctx.keys.token, token);
   if (!claims) throw invalidToken('The access token is not valid.');
   if (claims.expiresAt.getTime() <= ctx.clock.now().getTime())
     throw invalidToken('The access token has expired.');
+  alongside();
   const client = await findRequestClient(ctx.database.db, { clientId: claims.clientId });
   if (!client || client.revokedAt) throw invalidToken('The access token has been revoked.');
   return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null);
@@ -75,11 +86,11 @@ async function fromPublishableKey(
   ctx: AppContext,
   key: string,
   origin: string | undefined,
+  alongside: () => void,
 ): Promise<PartnerAuth> {
-  const client =
-    key.startsWith(PUBLISHABLE_KEY_PREFIX) && key.length <= 128
-      ? await findRequestClient(ctx.database.db, { publishableKey: key })
-      : undefined;
+  const wellFormed = key.startsWith(PUBLISHABLE_KEY_PREFIX) && key.length <= 128;
+  if (wellFormed) alongside();
+  const client = wellFormed ? await findRequestClient(ctx.database.db, { publishableKey: key }) : undefined;
   if (!client || client.revokedAt) {
     throw new ApiError('invalid_key', 'The publishable key is not valid (wrong, replaced or revoked).');
   }
@@ -99,14 +110,15 @@ async function fromPublishableKey(
 export async function authenticate(
   ctx: AppContext,
   request: FastifyRequest,
-  options: { publishable: boolean },
+  options: { publishable: boolean; alongside?: () => void },
 ): Promise<PartnerAuth> {
+  const alongside = options.alongside ?? (() => {});
   const authorization = request.headers.authorization;
   const key = request.headers[PUBLISHABLE_KEY_HEADER];
   if (authorization !== undefined) {
     const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
     if (!match) throw invalidToken('The Authorization header must be "Bearer <access token>".');
-    return fromBearer(ctx, match[1]!);
+    return fromBearer(ctx, match[1]!, alongside);
   }
   if (key !== undefined) {
     if (!options.publishable) {
@@ -116,7 +128,7 @@ export async function authenticate(
     }
     if (Array.isArray(key)) throw new ApiError('invalid_key', 'Send one publishable key.');
     const origin = request.headers.origin;
-    return fromPublishableKey(ctx, key, typeof origin === 'string' ? origin : undefined);
+    return fromPublishableKey(ctx, key, typeof origin === 'string' ? origin : undefined, alongside);
   }
   throw new ApiError('invalid_token', 'Authentication required: send a bearer access token.', {
     headers: { 'WWW-Authenticate': REALM },
@@ -134,7 +146,15 @@ function requireScope(auth: PartnerAuth, scope: Scope): void {
 /** preHandler: authenticate, rate-limit per credential, and require a scope. */
 export function guard(ctx: AppContext, options: GuardOptions) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const auth = await authenticate(ctx, request, { publishable: options.publishable ?? false });
+    const read = options.alongside;
+    const alongside = read
+      ? () => {
+          const started = read(request);
+          started.catch(() => {}); // a refused credential never waits for it
+          request.alongside = started;
+        }
+      : undefined;
+    const auth = await authenticate(ctx, request, { publishable: options.publishable ?? false, alongside });
     request.auth = auth;
     const setting =
       auth.kind === 'bearer' ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;

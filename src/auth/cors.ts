@@ -33,6 +33,7 @@ async function allowedOrigin(ctx: AppContext, request: FastifyRequest): Promise<
  */
 export function registerCors(app: Host, ctx: AppContext, paths: Record<string, string[]>): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('alongside', null);
   for (const [path, methods] of Object.entries(paths)) {
     app.options(path, { schema: { hide: true } }, async (request, reply: FastifyReply) => {
       reply.header('Vary', 'Origin');

@@ -1,7 +1,7 @@
 // POST /v1/checkout-sessions (bearer or publishable key) and GET /v1/checkout-sessions/{id} (bearer).
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
-import { findEventOnSale } from '../events/events.ts';
+import { ownedBy, readEventOnSale, type EventWithTickets } from '../events/events.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
@@ -93,7 +93,13 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     {
       config: { cors: true },
       onRequest: ctx.writes.admit,
-      preHandler: guard(ctx, { scope: 'checkout_sessions:write', publishable: true }),
+      preHandler: guard(ctx, {
+        scope: 'checkout_sessions:write',
+        publishable: true,
+        // The event goes out with the credential check, and is checked against it after.
+        alongside: (request) =>
+          readEventOnSale(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now()),
+      }),
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Create a checkout session',
@@ -111,13 +117,9 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     async (request, reply) => {
       const auth = request.auth!;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
-      // Read before the transaction (findEventOnSale); a replay answers what was stored whatever
-      // it says now.
-      const found = await findEventOnSale(ctx.database.db, {
-        organizationId: auth.organizationId,
-        eventId: request.body.event_id,
-        now: ctx.clock.now(),
-      });
+      // Read before the transaction, with the credential check; a replay answers what was
+      // stored whatever it says now.
+      const found = ownedBy((await request.alongside) as EventWithTickets | undefined, auth.organizationId);
       const result = await runIdempotentWrite(
         ctx,
         {

@@ -224,7 +224,6 @@ function eventOnSaleStatements(db: Db) {
       .where(
         and(
           eq(events.id, sql.placeholder('eventId')),
-          eq(events.organizationId, sql.placeholder('organizationId')),
           eq(events.status, 'open'),
           sql`${events.endsAt} > ${sql.placeholder('now')}::timestamptz`,
           ne(events.visibility, 'private'),
@@ -234,12 +233,7 @@ function eventOnSaleStatements(db: Db) {
     ticketTypes: db
       .select()
       .from(ticketTypes)
-      .where(
-        and(
-          eq(ticketTypes.eventId, sql.placeholder('eventId')),
-          eq(ticketTypes.organizationId, sql.placeholder('organizationId')),
-        ),
-      )
+      .where(eq(ticketTypes.eventId, sql.placeholder('eventId')))
       .orderBy(asc(ticketTypes.position), asc(ticketTypes.id))
       .prepare('event_ticket_types'),
   };
@@ -247,25 +241,43 @@ function eventOnSaleStatements(db: Db) {
 const eventOnSaleByDb = new WeakMap<Db, ReturnType<typeof eventOnSaleStatements>>();
 
 /**
- * The event if it is the organization's and on sale (public or unlisted); else undefined. Read
+ * The event if it is on sale (public or unlisted), whoever it belongs to; else undefined. Read
  * outside any transaction (on PGlite a read on the database waits for an open transaction to
  * end): every session and order creation starts with it, so its two statements are built once per
  * database (prepared queries) and go out together, in one round trip. The ticket types are asked
- * for by the event id given and used only when the event itself is found on sale.
+ * for by the event id given and used only when the event itself is found on sale. Knowing no
+ * caller, it can go out with the credential check (GuardOptions.alongside); ownedBy then keeps it
+ * to the caller's organization.
  */
+export async function readEventOnSale(
+  db: Db,
+  eventId: string,
+  now: Date,
+): Promise<EventWithTickets | undefined> {
+  let statements = eventOnSaleByDb.get(db);
+  if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
+  const [[found], tts] = await Promise.all([
+    statements.event.execute({ eventId, now: now.toISOString() }),
+    statements.ticketTypes.execute({ eventId }),
+  ]);
+  if (!found) return undefined;
+  return { event: found.event, ticketTypes: tts, organization: found.organization };
+}
+
+/** The event read, if it is the organization's: another organization's event is not found. */
+export function ownedBy(
+  found: EventWithTickets | undefined,
+  organizationId: string,
+): EventWithTickets | undefined {
+  return found?.event.organizationId === organizationId ? found : undefined;
+}
+
+/** The event if it is the organization's and on sale (readEventOnSale); else undefined. */
 export async function findEventOnSale(
   db: Db,
   options: { organizationId: string; eventId: string; now: Date },
 ): Promise<EventWithTickets | undefined> {
-  let statements = eventOnSaleByDb.get(db);
-  if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
-  const { organizationId, eventId } = options;
-  const [[found], tts] = await Promise.all([
-    statements.event.execute({ eventId, organizationId, now: options.now.toISOString() }),
-    statements.ticketTypes.execute({ eventId, organizationId }),
-  ]);
-  if (!found) return undefined;
-  return { event: found.event, ticketTypes: tts, organization: found.organization };
+  return ownedBy(await readEventOnSale(db, options.eventId, options.now), options.organizationId);
 }
 
 /** Registration open: now inside [reg_opens_at, reg_closes_at). */
