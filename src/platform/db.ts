@@ -209,12 +209,18 @@ function connectHeldSocket(options: {
  * state. A client of its own also carries nothing but its transaction's statements, so BEGIN is
  * never written onto a connection that other statements share (porsager/postgres#1189).
  */
+/** A transaction client's socket, and whether the client may still connect. */
+interface ClientSocket {
+  socket: HeldSocket | null;
+  retired: boolean;
+}
+
 class TransactionConnections {
   readonly #url: string;
   readonly #all: Sql[];
   readonly #free: Sql[];
   readonly #waiting: Array<(connection: Sql) => void> = [];
-  readonly #sockets = new WeakMap<Sql, { socket: HeldSocket | null }>();
+  readonly #sockets = new WeakMap<Sql, ClientSocket>();
   #like: Sql | null = null;
 
   constructor(url: string, size: number) {
@@ -224,12 +230,15 @@ class TransactionConnections {
   }
 
   #open(): Sql {
-    const current: { socket: HeldSocket | null } = { socket: null };
+    const current: ClientSocket = { socket: null, retired: false };
     const connection = postgres(this.#url, {
       max: 1,
       onnotice: () => {},
-      socket: async (options: Parameters<typeof connectHeldSocket>[0]) =>
-        (current.socket = await connectHeldSocket(options)),
+      socket: async (options: Parameters<typeof connectHeldSocket>[0]) => {
+        // postgres.js reconnects by itself; a retired client must not (see retire)
+        if (current.retired) throw new Error('transaction client retired after its connection was lost');
+        return (current.socket = await connectHeldSocket(options));
+      },
     } as postgres.Options<Record<string, never>>);
     this.#sockets.set(connection, current);
     this.#speak(connection);
@@ -258,15 +267,26 @@ class TransactionConnections {
     return connection ? Promise.resolve(connection) : new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  /** Hands the client on; one whose connection was lost is closed and a new one takes its place. */
+  /**
+   * Ends a client whose connection was lost, for good: what is still queued on it fails, and it
+   * never connects again (postgres.js would otherwise reconnect, run the queued statements outside
+   * their transaction, and keep the new connection open).
+   */
+  retire(connection: Sql): void {
+    const current = this.#sockets.get(connection);
+    if (current) current.retired = true;
+    // Not awaited: ending a client whose connection is gone can itself wait for ever
+    // (porsager/postgres#1097); timeout 0 destroys whatever is left at once.
+    connection.end({ timeout: 0 }).catch(() => {});
+  }
+
+  /** Hands the client on; one whose connection was lost is retired and a new one takes its place. */
   give(connection: Sql, lost: boolean): void {
     let next = connection;
     if (lost) {
       next = this.#open();
       this.#all[this.#all.indexOf(connection)] = next;
-      // Not awaited: ending a client whose connection is gone can itself wait for ever
-      // (porsager/postgres#1097); timeout 0 destroys whatever is left at once.
-      connection.end({ timeout: 0 }).catch(() => {});
+      this.retire(connection);
     }
     const waiting = this.#waiting.shift();
     if (waiting) waiting(next);
@@ -377,6 +397,10 @@ async function inTransaction(
     c.onclose = (error) => {
       transaction.lost = error;
       closed(error);
+      // Right after this, postgres.js would open a new connection for the statements still
+      // queued for this one (behind one it had to describe first) and run them there, outside
+      // any transaction. Retired, the client fails them instead (it is replaced in give()).
+      transactions.retire(connection);
     };
     return true; // the connection can take the next statement at once
   };

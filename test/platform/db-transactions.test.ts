@@ -184,6 +184,57 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
       }
     });
   }
+  test('statements still queued when the connection is lost never run outside the transaction', async () => {
+    const name = `tx_lost_queue_${process.pid}_${Date.now()}`;
+    await database.rows(sql.raw(`CREATE TABLE ${name} (v int)`));
+    // A pool whose connection knows no statement yet: each INSERT below is described first, and
+    // postgres.js queues the next ones until the description comes back.
+    const fresh = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
+    let unlock!: () => void;
+    const unlocked = new Promise<void>((resolve) => (unlock = resolve));
+    let locked!: (pid: number) => void;
+    const holderPid = new Promise<number>((resolve) => (locked = resolve));
+    // The table locked, describing the first INSERT waits (it must open the table).
+    const holder = database.db.transaction(async (tx) => {
+      await database.rows(sql.raw(`LOCK TABLE ${name} IN ACCESS EXCLUSIVE MODE`), tx);
+      const [row] = await database.rows<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, tx);
+      locked(Number(row!.pid));
+      await unlocked;
+    });
+    try {
+      const pid = await holderPid;
+      const outcome = fresh.transaction(async (tx) => ({
+        value: 'committed',
+        writes: [1, 2, 3].map((v) => fresh.rows(sql`INSERT INTO ${sql.identifier(name)} VALUES (${v})`, tx)),
+      }));
+      outcome.catch(() => {});
+      let killed = 0;
+      try {
+        for (let i = 0; i < 100 && killed === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const rows = await database.rows<{ killed: boolean }>(
+            sql`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+                WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`,
+          );
+          killed = rows.filter((r) => r.killed).length;
+        }
+      } finally {
+        unlock();
+        await holder;
+      }
+      assert.equal(killed, 1, 'the transaction was waiting for the table');
+      await assert.rejects(outcome);
+      // Give a reconnected client time to run anything it still held.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [row] = await database.rows<{ n: number }>(sql.raw(`SELECT count(*)::int AS n FROM ${name}`));
+      assert.equal(row!.n, 0, 'no INSERT ran after the connection was lost');
+    } finally {
+      unlock();
+      await Promise.race([fresh.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await database.rows(sql.raw(`DROP TABLE ${name}`));
+    }
+  });
+
   test('transactions keep getting connections however often PostgreSQL kills them', async () => {
     // postgres.js 3.4.9 could leave the next transaction waiting for ever after a kill (a
     // reserve() dropped on reconnect, porsager/postgres#1195; a reconnected client that never
