@@ -9,7 +9,7 @@ import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/ide
 import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
-import { findEventOnSale } from '../events/events.ts';
+import { ownedBy, readEventOnSale, type EventWithTickets } from '../events/events.ts';
 import {
   createOrder,
   createPlannedOrder,
@@ -102,7 +102,12 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     '/v1/orders',
     {
       onRequest: ctx.writes.admit,
-      preHandler: guard(ctx, { scope: 'orders:write' }),
+      preHandler: guard(ctx, {
+        scope: 'orders:write',
+        // The event goes out with the credential check, and is checked against it after.
+        alongside: (request) =>
+          readEventOnSale(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now()),
+      }),
       schema: {
         tags: ['Orders'],
         summary: 'Create an order (headless checkout)',
@@ -120,11 +125,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     async (request, reply) => {
       const auth = request.auth!;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
-      const found = await findEventOnSale(ctx.database.db, {
-        organizationId: auth.organizationId,
-        eventId: request.body.event_id,
-        now: ctx.clock.now(),
-      });
+      const found = ownedBy((await request.alongside) as EventWithTickets | undefined, auth.organizationId);
       const options = {
         organizationId: auth.organizationId,
         apiClientId: auth.clientId,
