@@ -199,6 +199,13 @@ function connectHeldSocket(options: {
     else socket.connect({ port: options.port[0]!, host: options.host[0]! });
   });
 }
+
+/** A transaction client's socket, and whether the client may still connect. */
+interface ClientSocket {
+  socket: HeldSocket | null;
+  retired: boolean;
+}
+
 /**
  * The connections transactions run on: a postgres.js client of one connection each, handed to one
  * transaction at a time, first come first served, and replaced by a new client once its connection
@@ -209,12 +216,6 @@ function connectHeldSocket(options: {
  * state. A client of its own also carries nothing but its transaction's statements, so BEGIN is
  * never written onto a connection that other statements share (porsager/postgres#1189).
  */
-/** A transaction client's socket, and whether the client may still connect. */
-interface ClientSocket {
-  socket: HeldSocket | null;
-  retired: boolean;
-}
-
 class TransactionConnections {
   readonly #url: string;
   readonly #all: Sql[];
@@ -448,8 +449,7 @@ async function inTransaction(
       releasing = null;
       // Drizzle hands a statement to the connection a few promise steps after it was asked for.
       // Those steps are all microtasks, so by the next turn of the event loop every write has
-      // reached the connection, and COMMIT is queued behind them; the write that carries it
-      // releases the socket.
+      // reached the connection, and COMMIT is queued behind them.
       await new Promise((resolve) => setImmediate(resolve));
       // postgres.js puts COMMIT in its buffer and writes it in the next turn, after which the
       // socket lets it all go. Should COMMIT wait instead (behind a statement postgres.js must
