@@ -1,5 +1,7 @@
 // Events and ticket types: creation and updates (admin), partner reads (on sale only), wire shapes.
 import { and, asc, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import type { FieldError } from '../platform/errors.ts';
@@ -265,11 +267,22 @@ export async function readEventOnSale(
 }
 
 /** The event read, if it is the organization's: another organization's event is not found. */
-export function ownedBy(
-  found: EventWithTickets | undefined,
-  organizationId: string,
-): EventWithTickets | undefined {
+function ownedBy(found: EventWithTickets | undefined, organizationId: string): EventWithTickets | undefined {
   return found?.event.organizationId === organizationId ? found : undefined;
+}
+
+/**
+ * GuardOptions.alongside for a route whose body names its event (event_id): the event on sale,
+ * read with the credential check. bodyEventOf takes it once the caller is known.
+ */
+export function readBodyEvent(ctx: AppContext) {
+  return (request: FastifyRequest): Promise<EventWithTickets | undefined> =>
+    readEventOnSale(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now());
+}
+
+/** The event readBodyEvent read, if it is the caller's organization's. */
+export async function bodyEventOf(request: FastifyRequest): Promise<EventWithTickets | undefined> {
+  return ownedBy((await request.alongside) as EventWithTickets | undefined, request.auth!.organizationId);
 }
 
 /** The event if it is the organization's and on sale (readEventOnSale); else undefined. */

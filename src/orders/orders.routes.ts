@@ -9,7 +9,7 @@ import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/ide
 import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
-import { ownedBy, readEventOnSale, type EventWithTickets } from '../events/events.ts';
+import { bodyEventOf, readBodyEvent } from '../events/events.ts';
 import {
   createOrder,
   createPlannedOrder,
@@ -105,8 +105,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
       preHandler: guard(ctx, {
         scope: 'orders:write',
         // The event goes out with the credential check, and is checked against it after.
-        alongside: (request) =>
-          readEventOnSale(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now()),
+        alongside: readBodyEvent(ctx),
       }),
       schema: {
         tags: ['Orders'],
@@ -125,7 +124,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     async (request, reply) => {
       const auth = request.auth!;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
-      const found = ownedBy((await request.alongside) as EventWithTickets | undefined, auth.organizationId);
+      const found = await bodyEventOf(request);
       const options = {
         organizationId: auth.organizationId,
         apiClientId: auth.clientId,

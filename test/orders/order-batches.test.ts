@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
+import { killBackendBlockedBy } from '../helpers/postgres.ts';
 import { planOrder, writeOrders, type OrderPlan } from '../../src/orders/create-order.ts';
 import type { Tx } from '../../src/platform/db.ts';
 import { ApiError } from '../../src/platform/errors.ts';
@@ -232,16 +233,7 @@ describe('orders written in batches', () => {
       await isLocked;
       const outcomes = Promise.allSettled(batch.map((p) => writeOrderInBatch(ctx, p)));
       try {
-        let killed = 0;
-        for (let i = 0; i < 100 && killed === 0; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          const rows = await ctx.database.rows<{ killed: boolean }>(
-            // only the backend our holder blocks: other test files may wait on locks of their own
-            sql`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-                WHERE ${holderPid}::int = ANY(pg_blocking_pids(pid))`,
-          );
-          killed = rows.filter((r) => r.killed).length;
-        }
+        const killed = await killBackendBlockedBy(ctx.database, holderPid);
         assert.equal(killed, 1, 'the batch was waiting for the row');
       } finally {
         unlock();

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/platform/db.ts';
+import { killBackendBlockedBy } from '../helpers/postgres.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 
@@ -210,14 +211,7 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
       outcome.catch(() => {});
       let killed = 0;
       try {
-        for (let i = 0; i < 100 && killed === 0; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          const rows = await database.rows<{ killed: boolean }>(
-            sql`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-                WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`,
-          );
-          killed = rows.filter((r) => r.killed).length;
-        }
+        killed = await killBackendBlockedBy(database, pid);
       } finally {
         unlock();
         await holder;
