@@ -5,7 +5,7 @@
 //   - GET /v1/events with a token lacking events:read: refused with 403 right after the token
 //     check, so it counts the token check alone (goal: at most one database round trip).
 //   - POST /v1/checkout-sessions with a new Idempotency-Key: the token check, the event read,
-//     and the transaction (sent in one write: one round trip).
+//     and the write (one statement: one round trip).
 //   - POST /v1/oauth/token with the right secret.
 import { randomBytes } from 'node:crypto';
 import { fetchToken, keepAliveAgent, timedRequest } from '../lib/http.ts';

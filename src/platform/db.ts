@@ -25,6 +25,13 @@ export interface Database {
   /** Runs raw SQL and returns its rows, the same shape on both drivers. */
   rows<T = Record<string, unknown>>(query: SQL, executor?: Executor): Promise<T[]>;
   /**
+   * Runs one statement, written out with $1, $2, ... for `params`, as a transaction of its own
+   * (autocommit) on a connection of its own like a transaction's: a write whose locks must not
+   * wait behind other requests' reads, nor make them wait. Its text is prepared once per
+   * connection. Returns its rows, values as rows() gives them.
+   */
+  statement<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<T[]>;
+  /**
    * A transaction whose body may end while its last writes (statements already sent on `tx`) are
    * still on their way: on PostgreSQL COMMIT goes out right behind them, so a transaction's last
    * round trip carries both, and locks its writes took are held for that one trip. The transaction
@@ -71,6 +78,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async rows<T>(query: SQL, executor: Executor = db) {
         return (await executor.execute(query)) as unknown as T[];
       },
+      async statement<T>(text: string, params: unknown[]) {
+        const connection = await transactions.take();
+        let lost = false;
+        try {
+          return (await connection.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
+        } catch (error) {
+          lost = connectionGone(error);
+          throw error;
+        } finally {
+          transactions.give(connection, lost);
+        }
+      },
       async transaction(body) {
         // inTransaction recognises a CommitBehind and answers its value
         return db.transaction(async (tx) => {
@@ -87,12 +106,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const rows = async <T>(query: SQL, executor: Executor = db) => {
+    const result = (await executor.execute(query)) as unknown as { rows: T[] };
+    return result.rows;
+  };
   return {
     kind: 'pglite',
     db,
-    async rows<T>(query: SQL, executor: Executor = db) {
-      const result = (await executor.execute(query)) as unknown as { rows: T[] };
-      return result.rows;
+    rows,
+    async statement<T>(text: string, params: unknown[]) {
+      return (await client.query<T>(text, params, { parsers: AS_TEXT })).rows;
     },
     transaction: (body) =>
       db.transaction(async (tx) => {
@@ -103,6 +126,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     close: () => client.close(),
   };
 }
+
+// Dates and times as PostgreSQL writes them, as drizzle has both drivers return them.
+const AS_TEXT = Object.fromEntries(
+  [1082, 1083, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231].map((oid) => [oid, (value: string) => value]),
+);
 
 /**
  * An INSERT of many rows from one JSON array (the keys of each row are column names, the same in

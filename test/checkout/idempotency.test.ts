@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { createApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import {
@@ -322,6 +323,45 @@ describe('Idempotency-Key on POST /v1/checkout-sessions', () => {
     assert.equal(await countSessions(h, partner.clientId), 3);
     assert.equal(await countIdempotencyKeys(h), keysBefore);
   });
+
+  test(
+    'a key held by a request still running answers 409 idempotency_key_in_use, writes nothing, and does not wait',
+    // Holding the key from another connection needs PostgreSQL; PGlite has one connection.
+    { skip: process.env.TEST_DATABASE_URL ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' },
+    async () => {
+      const { partner, token, eventId } = await setup();
+      const key = newKey();
+      const body = redirectBody(eventId);
+      const database = h.service.ctx.database;
+      // Another request's transaction holds the key (the claim both idempotency paths take).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let claimed!: () => void;
+      const holding = new Promise<void>((resolve) => (claimed = resolve));
+      const holder = database.db.transaction(async (tx) => {
+        await tx.execute(
+          sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${partner.clientId}:${key}`}, 0))`,
+        );
+        claimed();
+        await held;
+      });
+      try {
+        await holding;
+        await expectNothingWritten(h, async () => {
+          const res = await postSession(h, withIdempotency(bearer(token), key), body);
+          expectError(res, 409, 'idempotency_key_in_use');
+          assert.equal(res.headers['retry-after'], '1');
+        });
+      } finally {
+        release();
+        await holder;
+      }
+      const res = await postSession(h, withIdempotency(bearer(token), key), body);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.headers['idempotent-replayed'], undefined);
+      assert.equal(await countSessions(h, partner.clientId), 1);
+    },
+  );
 
   test('20 concurrent requests with one key create exactly one session', async () => {
     for (let round = 0; round < 5; round++) {
