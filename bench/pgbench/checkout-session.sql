@@ -1,17 +1,16 @@
 -- One POST /v1/checkout-sessions as the service runs it, for pgbench -M prepared (the reference
 -- of bench/scenarios/checkout-sessions.ts). The statements, their text and their order are the
--- service's as captured on the wire; keep them in step when the service's SQL changes. Values the service computes in Node (ids, URLs, the
--- response body, timestamps) are built here from a random number and now(), so that every
--- transaction writes new rows, like the service. Set with -D: api_client, org, event,
--- return_origin, site_url, request_hash. pgbench takes every ":name" as a variable, even inside
--- quotes, so a literal colon is written chr(58) and the response body is built with
--- json_build_object.
+-- service's as captured on the wire; keep them in step when the service's SQL changes. Values
+-- the service computes in Node (ids, URLs, the response body, timestamps) are built here from a
+-- random number and now(), so that every transaction writes new rows, like the service. Set
+-- with -D: api_client, org, event, return_origin, site_url, request_hash. pgbench takes every
+-- ":name" as a variable, even inside quotes, so a literal colon is written chr(58) and the JSON
+-- values are built with json_build_object.
 \set n random(1, 1000000000000000)
 -- the bearer token check
 select "api_clients"."id", "api_clients"."organization_id", "api_clients"."scopes", "api_clients"."allowed_domains", "api_clients"."return_url_domains", "api_clients"."revoked_at", "organizations"."catalog_version" from "api_clients" inner join "organizations" on "organizations"."id" = "api_clients"."organization_id" where "api_clients"."id" = :api_client;
--- the event on sale, with its organization, and its ticket types (sent with the token check)
-select "events"."id", "events"."organization_id", "events"."name", "events"."handle", "events"."short_code", "events"."description", "events"."cover", "events"."venue", "events"."event_type", "events"."status", "events"."visibility", "events"."starts_at", "events"."ends_at", "events"."timezone", "events"."currency", "events"."reg_opens_at", "events"."reg_closes_at", "events"."organizer_name", "events"."support_email", "events"."waiver_required", "events"."waiver_version", "events"."waiver_text", "events"."additional_questions", "events"."created_at", "events"."updated_at", "organizations"."id", "organizations"."name", "organizations"."payments_enabled", "organizations"."support_email", "organizations"."fees", "organizations"."catalog_version", "organizations"."created_at", "organizations"."updated_at" from "events" inner join "organizations" on "organizations"."id" = "events"."organization_id" where ("events"."id" = :event and "events"."status" = 'open' and "events"."ends_at" > now() and "events"."visibility" <> 'private');
-select "id", "event_id", "organization_id", "position", "name", "description", "price_minor", "capacity", "paid_count", "held_count", "distance_km", "sales_start", "sales_end", "min_age", "created_at" from "ticket_types" where "ticket_types"."event_id" = :event order by "ticket_types"."position" asc, "ticket_types"."id" asc;
+-- the event on sale, with what session creation needs of it (sent with the token check)
+select "events"."id", "events"."organization_id", "events"."reg_opens_at", "events"."reg_closes_at", "organizations"."payments_enabled", exists (select 1 from "ticket_types" where "ticket_types"."event_id" = "events"."id" and "ticket_types"."price_minor" > 0) from "events" inner join "organizations" on "organizations"."id" = "events"."organization_id" where ("events"."id" = :event and "events"."status" = 'open' and "events"."ends_at" > now() and "events"."visibility" <> 'private');
 -- the creation, one statement (a transaction by itself): the Idempotency-Key claim (advisory
 -- lock), the response stored for replays under the claim (over a row past its 24 hours only), and
 -- the session (a JSON row, as the service sends it), written only with the stored response

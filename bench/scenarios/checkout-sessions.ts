@@ -4,7 +4,7 @@
 //
 // The reference script (bench/pgbench/checkout-session.sql) holds the statements the service
 // sends for one creation, as captured on the wire: the token check and, sent with it, the event
-// with its organization and its ticket types; then one statement, a transaction by itself, that
+// on sale with what session creation needs of it; then one statement, a transaction by itself, that
 // claims the Idempotency-Key (advisory lock), stores the response and inserts the session (only
 // with the stored response). pgbench runs it with -M prepared
 // (the service prepares every statement too) and random ids, so every transaction writes new

@@ -1,7 +1,7 @@
 // POST /v1/checkout-sessions (bearer or publishable key) and GET /v1/checkout-sessions/{id} (bearer).
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
-import { bodyEventOf, readBodyEvent } from '../events/events.ts';
+import { bodyEventOf, readBodyEvent, readSessionEvent, type SessionEvent } from '../events/events.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
@@ -97,7 +97,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
         scope: 'checkout_sessions:write',
         publishable: true,
         // The event goes out with the credential check, and is checked against it after.
-        alongside: readBodyEvent(ctx),
+        alongside: readBodyEvent(ctx, readSessionEvent),
       }),
       schema: {
         tags: ['Checkout sessions'],
@@ -118,7 +118,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       // Read before the transaction, with the credential check; a replay answers what was
       // stored whatever it says now.
-      const found = await bodyEventOf(request);
+      const found = await bodyEventOf<SessionEvent>(request);
       const result = await runIdempotentWrite(
         ctx,
         {

@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { PartnerAuth } from '../auth/authenticate.ts';
 import { parseOrigin } from '../auth/origins.ts';
 import type { AppContext } from '../context.ts';
-import { isRegistrationOpen, type EventWithTickets } from '../events/events.ts';
+import { isRegistrationOpen, type SessionEvent } from '../events/events.ts';
 import { isEmail, normalizePhone } from '../orders/contact.ts';
 import { orders } from '../orders/orders.schema.ts';
 import type { Executor } from '../platform/db.ts';
@@ -104,8 +104,8 @@ export function planCheckoutSession(
   ctx: AppContext,
   auth: PartnerAuth,
   input: CreateSessionInput,
-  /** the event as findEventOnSale reads it, looked up before the transaction */
-  found: EventWithTickets | undefined,
+  /** the event as readSessionEvent reads it, kept to the caller's organization */
+  found: SessionEvent | undefined,
 ): PlannedWrite<CheckoutSessionCreatedOut> {
   const { errors, embedOrigin } = checkFields(auth, input);
   if (errors.length > 0) throw validationError(errors);
@@ -120,7 +120,7 @@ export function planCheckoutSession(
   if (!isRegistrationOpen(found.event, now)) {
     throw new ApiError('sale_closed', 'Registration for this event is not open.');
   }
-  if (!found.organization.paymentsEnabled && found.ticketTypes.some((tt) => tt.priceMinor > 0)) {
+  if (!found.organization.paymentsEnabled && found.hasPaidTickets) {
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
   }
   const id = newId('cs');

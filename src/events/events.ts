@@ -217,20 +217,23 @@ export interface EventWithTickets {
   organization: OrganizationRow;
 }
 
+/** onSale for prepared statements: the event by id, `now` a placeholder too. */
+function onSaleById() {
+  return and(
+    eq(events.id, sql.placeholder('eventId')),
+    eq(events.status, 'open'),
+    sql`${events.endsAt} > ${sql.placeholder('now')}::timestamptz`,
+    ne(events.visibility, 'private'),
+  );
+}
+
 function eventOnSaleStatements(db: Db) {
   return {
     event: db
       .select({ event: events, organization: organizations })
       .from(events)
       .innerJoin(organizations, eq(organizations.id, events.organizationId))
-      .where(
-        and(
-          eq(events.id, sql.placeholder('eventId')),
-          eq(events.status, 'open'),
-          sql`${events.endsAt} > ${sql.placeholder('now')}::timestamptz`,
-          ne(events.visibility, 'private'),
-        ),
-      )
+      .where(onSaleById())
       .prepare('event_on_sale'),
     ticketTypes: db
       .select()
@@ -238,26 +241,46 @@ function eventOnSaleStatements(db: Db) {
       .where(eq(ticketTypes.eventId, sql.placeholder('eventId')))
       .orderBy(asc(ticketTypes.position), asc(ticketTypes.id))
       .prepare('event_ticket_types'),
+    session: db
+      .select({
+        event: {
+          id: events.id,
+          organizationId: events.organizationId,
+          regOpensAt: events.regOpensAt,
+          regClosesAt: events.regClosesAt,
+        },
+        organization: { paymentsEnabled: organizations.paymentsEnabled },
+        hasPaidTickets: sql<boolean>`exists (select 1 from ${ticketTypes}
+          where ${ticketTypes.eventId} = ${events.id} and ${ticketTypes.priceMinor} > 0)`,
+      })
+      .from(events)
+      .innerJoin(organizations, eq(organizations.id, events.organizationId))
+      .where(onSaleById())
+      .prepare('session_event'),
   };
 }
 const eventOnSaleByDb = new WeakMap<Db, ReturnType<typeof eventOnSaleStatements>>();
+function statementsOf(db: Db) {
+  let statements = eventOnSaleByDb.get(db);
+  if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
+  return statements;
+}
 
 /**
  * The event if it is on sale (public or unlisted), whoever it belongs to; else undefined. Read
  * outside any transaction (on PGlite a read on the database waits for an open transaction to
- * end): every session and order creation starts with it, so its two statements are built once per
- * database (prepared queries) and go out together, in one round trip. The ticket types are asked
- * for by the event id given and used only when the event itself is found on sale. Knowing no
- * caller, it can go out with the credential check (GuardOptions.alongside); ownedBy then keeps it
- * to the caller's organization.
+ * end): every order creation starts with it, so its two statements are built once per database
+ * (prepared queries) and go out together, in one round trip. The ticket types are asked for by
+ * the event id given and used only when the event itself is found on sale. Knowing no caller, it
+ * can go out with the credential check (GuardOptions.alongside); ownedBy then keeps it to the
+ * caller's organization.
  */
 export async function readEventOnSale(
   db: Db,
   eventId: string,
   now: Date,
 ): Promise<EventWithTickets | undefined> {
-  let statements = eventOnSaleByDb.get(db);
-  if (!statements) eventOnSaleByDb.set(db, (statements = eventOnSaleStatements(db)));
+  const statements = statementsOf(db);
   const [[found], tts] = await Promise.all([
     statements.event.execute({ eventId, now: now.toISOString() }),
     statements.ticketTypes.execute({ eventId }),
@@ -266,23 +289,53 @@ export async function readEventOnSale(
   return { event: found.event, ticketTypes: tts, organization: found.organization };
 }
 
+/** What creating a checkout session needs of its event (readSessionEvent). */
+export interface SessionEvent {
+  event: Pick<EventRow, 'id' | 'organizationId' | 'regOpensAt' | 'regClosesAt'>;
+  organization: Pick<OrganizationRow, 'paymentsEnabled'>;
+  /** some ticket type has a price */
+  hasPaidTickets: boolean;
+}
+
+/**
+ * readEventOnSale for a checkout session, which needs little of the event: one statement, read
+ * like readEventOnSale (outside any transaction, alongside the credential check).
+ */
+export async function readSessionEvent(
+  db: Db,
+  eventId: string,
+  now: Date,
+): Promise<SessionEvent | undefined> {
+  const [found] = await statementsOf(db).session.execute({ eventId, now: now.toISOString() });
+  return found;
+}
+
+/** An event read before a creation, with the organization that owns it. */
+interface OwnedEvent {
+  event: { organizationId: string };
+}
+
 /** The event read, if it is the organization's: another organization's event is not found. */
-function ownedBy(found: EventWithTickets | undefined, organizationId: string): EventWithTickets | undefined {
+function ownedBy<T extends OwnedEvent>(found: T | undefined, organizationId: string): T | undefined {
   return found?.event.organizationId === organizationId ? found : undefined;
 }
 
 /**
- * GuardOptions.alongside for a route whose body names its event (event_id): the event on sale,
- * read with the credential check. bodyEventOf takes it once the caller is known.
+ * GuardOptions.alongside for a route whose body names its event (event_id): the event as `read`
+ * reads it on sale (readEventOnSale, readSessionEvent), sent with the credential check.
+ * bodyEventOf takes it once the caller is known.
  */
-export function readBodyEvent(ctx: AppContext) {
-  return (request: FastifyRequest): Promise<EventWithTickets | undefined> =>
-    readEventOnSale(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now());
+export function readBodyEvent<T extends OwnedEvent>(
+  ctx: AppContext,
+  read: (db: Db, eventId: string, now: Date) => Promise<T | undefined>,
+) {
+  return (request: FastifyRequest): Promise<T | undefined> =>
+    read(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now());
 }
 
 /** The event readBodyEvent read, if it is the caller's organization's. */
-export async function bodyEventOf(request: FastifyRequest): Promise<EventWithTickets | undefined> {
-  return ownedBy((await request.alongside) as EventWithTickets | undefined, request.auth!.organizationId);
+export async function bodyEventOf<T extends OwnedEvent>(request: FastifyRequest): Promise<T | undefined> {
+  return ownedBy((await request.alongside) as T | undefined, request.auth!.organizationId);
 }
 
 /** The event if it is the organization's and on sale (readEventOnSale); else undefined. */

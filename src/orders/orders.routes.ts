@@ -9,7 +9,7 @@ import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/ide
 import type { FastifyReply } from 'fastify';
 import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
-import { bodyEventOf, readBodyEvent } from '../events/events.ts';
+import { bodyEventOf, readBodyEvent, readEventOnSale, type EventWithTickets } from '../events/events.ts';
 import {
   createOrder,
   createPlannedOrder,
@@ -105,7 +105,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
       preHandler: guard(ctx, {
         scope: 'orders:write',
         // The event goes out with the credential check, and is checked against it after.
-        alongside: readBodyEvent(ctx),
+        alongside: readBodyEvent(ctx, readEventOnSale),
       }),
       schema: {
         tags: ['Orders'],
@@ -124,7 +124,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     async (request, reply) => {
       const auth = request.auth!;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
-      const found = await bodyEventOf(request);
+      const found = await bodyEventOf<EventWithTickets>(request);
       const options = {
         organizationId: auth.organizationId,
         apiClientId: auth.clientId,
