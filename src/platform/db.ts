@@ -25,10 +25,11 @@ export interface Database {
   /** Runs raw SQL and returns its rows, the same shape on both drivers. */
   rows<T = Record<string, unknown>>(query: SQL, executor?: Executor): Promise<T[]>;
   /**
-   * Runs one statement, written out with $1, $2, ... for `params`, as a transaction of its own
-   * (autocommit) on a connection of its own like a transaction's: a write whose locks must not
-   * wait behind other requests' reads, nor make them wait. Its text is prepared once per
-   * connection. Returns its rows, values as rows() gives them.
+   * Runs one statement written out with $1, $2, ... for `params`, as rows() runs a query: outside
+   * any transaction (it is a transaction by itself), pipelined with other requests' statements,
+   * its text prepared once per connection. Returns its rows, values as rows() gives them. A write
+   * belongs here only when the locks it takes are never held long by others: a statement that
+   * waits holds up every statement queued behind it on its connection.
    */
   statement<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<T[]>;
   /**
@@ -79,16 +80,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         return (await executor.execute(query)) as unknown as T[];
       },
       async statement<T>(text: string, params: unknown[]) {
-        const connection = await transactions.take();
-        let lost = false;
-        try {
-          return (await connection.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
-        } catch (error) {
-          lost = connectionGone(error);
-          throw error;
-        } finally {
-          transactions.give(connection, lost);
-        }
+        return (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
       },
       async transaction(body) {
         // inTransaction recognises a CommitBehind and answers its value

@@ -261,6 +261,13 @@ function writeTextsFor(table: PgTable, columns: string[]) {
  * holds the key instead of waiting for it. A request that wrote nothing then reads what is stored.
  * The text is written out rather than built by the query builder: it runs on the path partners
  * call most, and the builder's work was about a tenth of the service's CPU there.
+ *
+ * It runs pipelined with other requests' statements (Database.statement), which it must never
+ * hold up for long, and it does not wait on locks held for long: the claim never waits; the
+ * response's row is only ever written under the claim (or deleted by the hourly sweep, past its
+ * 24 hours); and the work's foreign keys lock their parent rows (client, event, organization)
+ * FOR KEY SHARE, which waits only for an update of a unique column of the same row, a short
+ * admin transaction.
  */
 export async function runIdempotentWrite<T>(
   ctx: AppContext,
