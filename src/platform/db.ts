@@ -98,14 +98,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  const rows = async <T>(query: SQL, executor: Executor = db) => {
-    const result = (await executor.execute(query)) as unknown as { rows: T[] };
-    return result.rows;
-  };
   return {
     kind: 'pglite',
     db,
-    rows,
+    async rows<T>(query: SQL, executor: Executor = db) {
+      const result = (await executor.execute(query)) as unknown as { rows: T[] };
+      return result.rows;
+    },
     async statement<T>(text: string, params: unknown[]) {
       return (await client.query<T>(text, params, { parsers: AS_TEXT })).rows;
     },
@@ -123,6 +122,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 const AS_TEXT = Object.fromEntries(
   [1082, 1083, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231].map((oid) => [oid, (value: string) => value]),
 );
+
+/**
+ * Text written with $1, $2, ... and its values (as Database.statement takes them) as a query
+ * builder SQL, to run where only those go (in a transaction).
+ */
+export function boundSql(text: string, params: unknown[]): SQL {
+  const pieces = text.split(/\$(\d+)/);
+  return sql.join(
+    pieces.map((piece, i) => (i % 2 === 0 ? sql.raw(piece) : sql`${params[Number(piece) - 1]}`)),
+  );
+}
 
 /**
  * An INSERT of many rows from one JSON array (the keys of each row are column names, the same in

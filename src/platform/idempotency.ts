@@ -8,7 +8,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../context.ts';
 import { idempotencyKeys } from '../checkout/checkout.schema.ts';
 import type { FastifyReply } from 'fastify';
-import type { Tx } from './db.ts';
+import { boundSql, type Tx } from './db.ts';
 import type { JobHandler } from './jobs.ts';
 import { ApiError } from './errors.ts';
 
@@ -161,7 +161,7 @@ export async function runIdempotent<T>(
       if (prior) return { value: prior, writes: [] };
       const { status, body, written } = await work(tx);
       const stored = ctx.database.rows(
-        storeStatement({ clientId, key, operation, hash, status, body, now, cutoff }),
+        boundSql(STORE, storeParams({ clientId, key, operation, hash, status, body, now, cutoff })),
         tx,
       );
       return { value: { status, body, replayed: false }, writes: written ? [written, stored] : [stored] };
@@ -171,9 +171,22 @@ export async function runIdempotent<T>(
 
 /**
  * The response stored for replays: a new row, or one over a row past its 24 hours (kept until
- * the sweep), never over a fresh one (runIdempotentWrite writes the same).
+ * the sweep), never over a fresh one. `from` ends its SELECT. Values (storeParams): $1 client,
+ * $2 key, $3 operation, $4 request hash, $5 status, $6 response, $7 now, $8 the cutoff (older
+ * responses are forgotten).
  */
-function storeStatement(stored: {
+function storeText(from: string): string {
+  return `INSERT INTO idempotency_keys
+      (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
+    SELECT $1, $2, $3, $4, $5::int, $6::jsonb, $7::timestamptz ${from}
+    ON CONFLICT (api_client_id, key) DO UPDATE SET operation = excluded.operation,
+      request_hash = excluded.request_hash, response_status = excluded.response_status,
+      response_body = excluded.response_body, created_at = excluded.created_at
+    WHERE idempotency_keys.created_at <= $8::timestamptz`;
+}
+const STORE = storeText('');
+
+function storeParams(stored: {
   clientId: string;
   key: string;
   operation: string;
@@ -182,15 +195,17 @@ function storeStatement(stored: {
   body: unknown;
   now: Date;
   cutoff: Date;
-}): SQL {
-  return sql`INSERT INTO ${idempotencyKeys}
-      (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
-    SELECT ${stored.clientId}, ${stored.key}, ${stored.operation}, ${stored.hash}, ${stored.status}::int,
-      ${JSON.stringify(stored.body)}::jsonb, ${stored.now.toISOString()}::timestamptz
-    ON CONFLICT (api_client_id, key) DO UPDATE SET operation = excluded.operation,
-      request_hash = excluded.request_hash, response_status = excluded.response_status,
-      response_body = excluded.response_body, created_at = excluded.created_at
-    WHERE ${idempotencyKeys}.created_at <= ${stored.cutoff.toISOString()}::timestamptz`;
+}): unknown[] {
+  return [
+    stored.clientId,
+    stored.key,
+    stored.operation,
+    stored.hash,
+    stored.status,
+    JSON.stringify(stored.body),
+    stored.now.toISOString(),
+    stored.cutoff.toISOString(),
+  ];
 }
 
 /** Work whose answer and single write are known before it is written: nothing is read for it. */
@@ -230,18 +245,10 @@ function writeTextsFor(table: PgTable, columns: string[]) {
   if (!texts) {
     texts = {
       unkeyed: insertText(name, columns, '$1', ''),
-      // $1 client, $2 key, $3 operation, $4 request hash, $5 status, $6 response, $7 now,
-      // $8 cutoff (older responses are forgotten), $9 the row
+      // storeParams, then $9 the row
       keyed: `WITH
     claim AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0)) AS ok),
-    stored AS (INSERT INTO idempotency_keys
-        (api_client_id, key, operation, request_hash, response_status, response_body, created_at)
-      SELECT $1, $2, $3, $4, $5::int, $6::jsonb, $7::timestamptz FROM claim WHERE claim.ok
-      ON CONFLICT (api_client_id, key) DO UPDATE SET operation = excluded.operation,
-        request_hash = excluded.request_hash, response_status = excluded.response_status,
-        response_body = excluded.response_body, created_at = excluded.created_at
-      WHERE idempotency_keys.created_at <= $8::timestamptz
-      RETURNING 1),
+    stored AS (${storeText('FROM claim WHERE claim.ok')} RETURNING 1),
     work AS (${insertText(name, columns, '$9', ', stored')})
   SELECT claim.ok AS claimed, EXISTS (SELECT 1 FROM stored) AS written FROM claim`,
     };
@@ -294,14 +301,7 @@ export async function runIdempotentWrite<T>(
   const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
   const hash = requestHash(options.body);
   const [outcome] = await ctx.database.statement<WriteOutcome>(texts.keyed, [
-    clientId,
-    key,
-    operation,
-    hash,
-    status,
-    JSON.stringify(body),
-    now.toISOString(),
-    cutoff.toISOString(),
+    ...storeParams({ clientId, key, operation, hash, status, body, now, cutoff }),
     json,
   ]);
   if (outcome!.written) return { status, body, replayed: false };
