@@ -4,11 +4,10 @@
 //
 // The reference script (bench/pgbench/checkout-session.sql) holds the statements the service
 // sends for one creation, as captured on the wire: the token check and, sent with it, the event
-// on sale with what session creation needs of it; then one statement, a transaction by itself, that
-// claims the Idempotency-Key (advisory lock), stores the response and inserts the session (only
-// with the stored response). pgbench runs it with -M prepared
-// (the service prepares every statement too) and random ids, so every transaction writes new
-// rows like the service's.
+// on sale with what session creation needs of it; then one statement, a transaction by itself,
+// that claims the Idempotency-Key (advisory lock), stores the response and inserts the session
+// (only with the stored response). pgbench runs it with -M prepared (the service prepares every
+// statement too) and random ids, so every transaction writes new rows like the service's.
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { measureInterleaved, type ExternalRun, type LoadFigures, type Target } from '../lib/load.ts';
