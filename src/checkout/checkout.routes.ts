@@ -116,7 +116,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     async (request, reply) => {
       const auth = request.auth!;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
-      // Read before the transaction, with the credential check; a replay answers what was
+      // Read with the credential check, before anything is written; a replay answers what was
       // stored whatever it says now.
       const found = await bodyEventOf<SessionEvent>(request);
       const result = await runIdempotentWrite(
