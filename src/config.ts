@@ -1,5 +1,6 @@
 // Environment -> typed configuration. Bad values fail at start with one line naming the variable.
 import type { DatabaseConnections } from './platform/db.ts';
+import type { HttpLimits } from './platform/client-errors.ts';
 
 export interface RateLimitSetting {
   /** sustained requests per second */
@@ -26,6 +27,10 @@ export interface Config {
   tokenTtlSeconds: number;
   /** how long a pending order holds its tickets */
   holdMinutes: number;
+  /** tickets one client IP may hold unpaid per event through the hosted checkout page */
+  holdLimitTicketsPerIp: number;
+  /** payment prompts the hosted checkout page may send one phone number in 10 minutes */
+  promptLimitPerPhone: number;
   /** run background jobs (hold and session expiry, later payments and webhooks) in this process */
   runJobs: boolean;
   /** requests creating orders or checkout sessions worked on at once in this process; the rest queue */
@@ -37,6 +42,8 @@ export interface Config {
     bearer: RateLimitSetting;
     publishableKey: RateLimitSetting;
     sitePages: RateLimitSetting;
+    /** provider callbacks, per client IP */
+    callback: RateLimitSetting;
   };
   payments: PaymentsConfig;
   webhooks: WebhooksConfig;
@@ -44,6 +51,8 @@ export interface Config {
   demoWebhookUrl: string | undefined;
   /** seconds granted for in-flight requests at shutdown */
   shutdownGraceSeconds: number;
+  /** how long a client may take to send a header block and a body, and keep a connection idle */
+  http: HttpLimits;
 }
 
 export interface PaymentsConfig {
@@ -60,6 +69,8 @@ export interface PaymentsConfig {
   simulatorPort: number;
   /** deadline of each call to a provider */
   httpTimeoutMs: number;
+  /** largest total one payment may ask of each provider, in minor units of UGX */
+  maxAmount: { momo: number; airtel: number };
   mtn?: {
     baseUrl: string;
     subscriptionKey: string;
@@ -126,6 +137,11 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
     throw new ConfigError(`SIMULATOR_PORT must be a port number, got "${env.SIMULATOR_PORT}"`);
   }
   const httpTimeoutMs = positive(env, 'PAYMENT_HTTP_TIMEOUT_MS', 15_000);
+  // Both networks cap one Ugandan merchant payment at UGX 5,000,000 (docs/decisions.md).
+  const maxAmount = {
+    momo: wholeNumber(env, 'MOMO_MAX_AMOUNT', 5_000_000),
+    airtel: wholeNumber(env, 'AIRTEL_MAX_AMOUNT', 5_000_000),
+  };
   const simulatorUrl = optionalUrl(env, 'SIMULATOR_URL')?.replace(/\/+$/, '');
   if (simulatorUrl && provider !== 'simulator') {
     throw new ConfigError('SIMULATOR_URL applies only to PAYMENT_PROVIDER=simulator');
@@ -136,13 +152,21 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
     );
   }
   if (provider === 'simulator') {
-    return { provider, timeScale, simulatorPort, httpTimeoutMs, ...(simulatorUrl ? { simulatorUrl } : {}) };
+    return {
+      provider,
+      timeScale,
+      simulatorPort,
+      httpTimeoutMs,
+      maxAmount,
+      ...(simulatorUrl ? { simulatorUrl } : {}),
+    };
   }
   return {
     provider,
     timeScale,
     simulatorPort,
     httpTimeoutMs,
+    maxAmount,
     mtn: {
       baseUrl: required(env, 'MOMO_BASE_URL'),
       subscriptionKey: required(env, 'MOMO_SUBSCRIPTION_KEY'),
@@ -180,6 +204,21 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const n = positive(env, name, fallback);
+  if (!Number.isInteger(n)) throw new ConfigError(`${name} must be a whole number, got "${env[name]}"`);
+  return n;
+}
+
+/** At least one largest order (10 tickets, MAX_TICKETS_PER_ORDER), or such an order could never be placed. */
+function holdLimit(env: NodeJS.ProcessEnv): number {
+  const n = wholeNumber(env, 'HOLD_LIMIT_TICKETS_PER_IP', 20);
+  if (n < 10) {
+    throw new ConfigError(`HOLD_LIMIT_TICKETS_PER_IP must be at least 10 (one full order), got "${n}"`);
+  }
   return n;
 }
 
@@ -228,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env, 'SEED_DEMO', !databaseUrl && nodeEnv !== 'test'),
     tokenTtlSeconds: 3600,
     holdMinutes: positive(env, 'HOLD_MINUTES', 15),
+    holdLimitTicketsPerIp: holdLimit(env),
+    promptLimitPerPhone: wholeNumber(env, 'PROMPT_LIMIT_PER_PHONE', 3),
     runJobs: flag(env, 'RUN_JOBS', true),
     writeConcurrency,
     databaseConnections: {
@@ -241,10 +282,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bearer: limit(env, 'RATE_LIMIT_BEARER', 100, 200),
       publishableKey: limit(env, 'RATE_LIMIT_PUBLISHABLE', 20, 40),
       sitePages: limit(env, 'RATE_LIMIT_SITE', 30, 60),
+      // Providers call back from a few addresses, one callback per payment: room for a flash sale's.
+      callback: limit(env, 'RATE_LIMIT_CALLBACK', 50, 200),
     },
     payments: paymentsConfig(env, nodeEnv),
     webhooks: webhooksConfig(env, nodeEnv),
     demoWebhookUrl: optionalUrl(env, 'DEMO_WEBHOOK_URL'),
     shutdownGraceSeconds: positive(env, 'SHUTDOWN_GRACE_SECONDS', 10),
+    http: {
+      headersTimeoutMs: Math.ceil(positive(env, 'REQUEST_HEADERS_TIMEOUT_MS', 10_000)),
+      bodyTimeoutMs: Math.ceil(positive(env, 'REQUEST_BODY_TIMEOUT_MS', 10_000)),
+      keepAliveTimeoutMs: Math.ceil(positive(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000)),
+    },
   };
 }

@@ -7,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { migrate, openDatabase, type Database } from './platform/db.ts';
+import { stopOutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
@@ -117,6 +118,7 @@ export async function createService(config: Config, options: CreateServiceOption
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();
       await ctx.limiter.close();
+      stopOutageWatch(database);
       await database.close();
     },
   };

@@ -58,6 +58,14 @@ export interface DatabaseConnections {
   transactions: number;
 }
 
+// During an outage requests answer 503 soon and service resumes soon after: postgres.js would
+// otherwise wait up to 30 s to connect and back off to 20 s between attempts.
+const RECONNECT = {
+  onnotice: () => {},
+  connect_timeout: 5,
+  backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1),
+};
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     // Two pools: statements outside transactions are pipelined onto busy connections, and a
@@ -67,7 +75,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const sizes = options.connections;
     if (!sizes)
       throw new Error('openDatabase: connections (reads, transactions) are required for PostgreSQL');
-    const client = postgres(options.url, { max: sizes.reads, onnotice: () => {} });
+    const client = postgres(options.url, { max: sizes.reads, ...RECONNECT });
     const transactions = new TransactionConnections(options.url, sizes.transactions);
     const db = drizzlePostgres(preparing(client, undefined, transactions), { schema }) as unknown as Db;
     // Drizzle sets the value parsers and serializers of the client it is given (dates and JSON
@@ -264,7 +272,7 @@ class TransactionConnections {
     const current: ClientSocket = { socket: null, retired: false };
     const connection = postgres(this.#url, {
       max: 1,
-      onnotice: () => {},
+      ...RECONNECT,
       socket: async (options: Parameters<typeof connectHeldSocket>[0]) => {
         // postgres.js reconnects by itself; a retired client must not (see retire)
         if (current.retired) throw new Error('transaction client retired after its connection was lost');

@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifySchemaCompiler,
+  type preParsingHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -19,6 +20,14 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
 import { migrationsCurrent } from './db.ts';
+import {
+  answerClientError,
+  boundBody,
+  refuseConnect,
+  serverTimeouts,
+  trackResponse,
+} from './client-errors.ts';
+import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
 import { LazyChildLogger } from './logger.ts';
@@ -125,6 +134,7 @@ interface ErrorBody {
 /** Maps anything thrown to an ApiError; the only place error bodies are decided. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (databaseUnavailable(error)) return databaseUnavailableError();
   const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
   if (e && Array.isArray(e.validation)) {
     const errors = fieldErrors(e.validation, e.validationContext);
@@ -171,6 +181,13 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal_error', 'Something went wrong on our side. Quote the request id to support.');
 }
 
+/** 503 while the database cannot be reached: the request may be retried as it is. */
+function databaseUnavailableError(): ApiError {
+  return new ApiError('service_unavailable', 'The service is briefly unavailable; retry in a few seconds.', {
+    headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 const REALM = 'Bearer realm="service-partner"';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
@@ -210,6 +227,8 @@ export interface CreateHostOptions {
 }
 
 export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
+  const limits = ctx.config.http;
+  const timeouts = serverTimeouts(limits);
   const app = Fastify({
     loggerInstance: options.logger.child({ host: options.name }),
     genReqId: () => newId('req'),
@@ -223,6 +242,12 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: false,
+    // Slow clients are cut off: headers and whole requests (Node), idle keep-alive connections.
+    // The body's own deadline is boundBody's, below, so that it is answered in the envelope.
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    clientErrorHandler: answerClientError,
     trustProxy: process.env.TRUST_PROXY === 'true',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors: (error, request, reply) => {
@@ -234,21 +259,51 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   // Only JSON bodies on the API; the token endpoint adds its own parsers in its own scope.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.server.on('connect', refuseConnect.bind(app));
+
+  // A callback hook (no promise): this runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    trackResponse(reply.raw);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(
+        new ApiError('validation_failed', 'An HTTP/1.1 request must carry a Host header.', {
+          headers: { Connection: 'close' },
+        }),
+      );
+      return;
+    }
+    done();
   });
 
-  // PostgreSQL text cannot hold NUL: refuse it up front instead of failing in a query. A path
-  // with NUL names nothing (404); in a body or query it is bad input. Cursors are left to their
-  // route, which refuses anything it did not issue.
-  app.addHook('preValidation', async (request) => {
-    if (nulField(request.params, 'path')) throw new ApiError('not_found', 'No such resource.');
+  // A body must arrive within REQUEST_BODY_TIMEOUT_MS of its headers (408 request_timeout). Only
+  // routes that take a body get the hook: GET and HEAD routes run nothing more per request.
+  const bodyDeadline: preParsingHookHandler = (request, reply, payload, done) => {
+    const { headers } = request;
+    const length = headers['content-length'];
+    if ((length === undefined || length === '0') && headers['transfer-encoding'] === undefined) {
+      done(null, payload);
+      return;
+    }
+    done(null, boundBody(payload, reply.raw, limits.bodyTimeoutMs));
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
+    const own = route.preParsing;
+    route.preParsing = [bodyDeadline, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+  });
+
+  // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored altered or fail the
+  // statement: refuse both before any query. A path with either names nothing (404); in a body or
+  // query it is bad input. Cursors are left to their route, which refuses anything it did not
+  // issue. A preHandler, so that a caller without a valid credential hears 401 first.
+  app.addHook('preHandler', async (request) => {
+    if (unstorableField(request.params, 'path')) throw new ApiError('not_found', 'No such resource.');
     const { cursor: _cursor, ...query } = (request.query ?? {}) as Record<string, unknown>;
-    const field = nulField(query, 'query') ?? nulField(request.body, 'body');
-    if (field) {
-      throw new ApiError('validation_failed', `${field} must not contain NUL characters.`, {
-        errors: [{ field, message: 'must not contain NUL characters' }],
-      });
+    const found = unstorableField(query, 'query') ?? unstorableField(request.body, 'body');
+    if (found) {
+      throw new ApiError('validation_failed', `${found.field} ${found.message}.`, { errors: [found] });
     }
   });
 
@@ -263,13 +318,25 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     return payload;
   });
 
+  const outage = outageWatch(ctx.database, ctx.log);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // An unreachable database is logged once per outage, not once per request.
+    if (apiError.code === 'service_unavailable' && !(error instanceof ApiError)) outage.failed(error);
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ error_code: apiError.code }, apiError.message);
     if (request.routeOptions.config?.oauthErrors) {
-      const status = apiError.status >= 500 ? 500 : apiError.status === 429 ? 429 : 400;
-      const code = status === 500 ? 'server_error' : status === 429 ? 'rate_limited' : 'invalid_request';
+      // RFC 6749 has temporarily_unavailable for a 503 (an unreachable database).
+      const status =
+        apiError.status === 503 ? 503 : apiError.status >= 500 ? 500 : apiError.status === 429 ? 429 : 400;
+      const code =
+        status === 503
+          ? 'temporarily_unavailable'
+          : status === 500
+            ? 'server_error'
+            : status === 429
+              ? 'rate_limited'
+              : 'invalid_request';
       return sendOAuthError(reply, status, code, apiError.message, apiError.headers);
     }
     return sendError(request, reply, apiError);
@@ -285,20 +352,48 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
       await ctx.database.rows(sql`SELECT 1`);
       if (!(await migrationsCurrent(ctx.database))) throw new Error('migrations pending');
       return envelope(200, 'ready', { status: 'ready', database: ctx.database.kind });
-    } catch {
-      return sendError(_request, reply, new ApiError('service_unavailable', 'The database is not ready.'));
+    } catch (error) {
+      if (databaseUnavailable(error)) {
+        outage.failed(error);
+        return sendError(_request, reply, databaseUnavailableError());
+      }
+      return sendError(
+        _request,
+        reply,
+        new ApiError('service_unavailable', 'The database is not ready.', {
+          headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        }),
+      );
     }
   });
   return app;
 }
 
-/** The path of the first string holding a NUL character, or null. */
-export function nulField(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorableText(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  return LONE_SURROGATE.test(text) ? 'must be valid Unicode text' : null;
+}
+
+/** A key without the characters that made it unstorable, to name it in the error. */
+function readableKey(key: string): string {
+  return Array.from(key)
+    .filter((c) => c !== '\u0000' && !LONE_SURROGATE.test(c))
+    .join('');
+}
+
+/** The first string (or key) holding a NUL character or a lone surrogate, as a field error. */
+export function unstorableField(value: unknown, path: string, depth = 0): FieldError | null {
+  if (typeof value === 'string') {
+    const message = unstorableText(value);
+    return message ? { field: path, message } : null;
+  }
   if (depth > 32 || value === null || typeof value !== 'object') return null;
   for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return `${path}.${key.split('\u0000').join('')}`;
-    const found = nulField(inner, `${path}.${key}`, depth + 1);
+    const message = unstorableText(key);
+    if (message) return { field: `${path}.${readableKey(key)}`, message };
+    const found = unstorableField(inner, `${path}.${key}`, depth + 1);
     if (found) return found;
   }
   return null;

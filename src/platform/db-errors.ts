@@ -1,0 +1,147 @@
+// Database outages: which failures mean the database cannot be reached (answered 503
+// service_unavailable with Retry-After, never 500), and one log line when an outage begins and one
+// when it ends, however many requests fail in between.
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Database } from './db.ts';
+
+/** Retry-After of a 503 while the database is unreachable. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+// postgres.js's codes for a connection closed, ended or never made.
+const DRIVER_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+]);
+// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections (class 08,
+// connection exceptions, is matched by its prefix).
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// A socket that could not connect or was cut; they carry the syscall that failed.
+const NETWORK_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// PGlite runs in this process: it is only unreachable once it is being closed.
+const PGLITE_CLOSED = new Set(['PGlite is closed', 'PGlite is closing']);
+
+/**
+ * True when an error (possibly wrapped by Drizzle, through `cause`) says the database could not be
+ * reached or dropped the connection, rather than refusing a statement.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; depth < 6 && e !== null && typeof e === 'object'; depth++) {
+    const { code, syscall, message, cause } = e as {
+      code?: unknown;
+      syscall?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
+    // A failed HTTP call (a payment provider) carries socket errors too; it is not the database.
+    if (message === 'fetch failed') return false;
+    if (typeof code === 'string') {
+      if (DRIVER_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+      if (typeof syscall === 'string' && NETWORK_ERRNOS.has(code)) return true;
+    }
+    if (typeof message === 'string' && PGLITE_CLOSED.has(message)) return true;
+    e = cause;
+  }
+  return false;
+}
+
+/** What is logged of the failure: its innermost code and message (a wrapper's carries the query). */
+function describe(error: unknown): { code?: string; reason: string } {
+  let inner = error as { code?: unknown; message?: unknown; cause?: unknown };
+  for (let depth = 0; depth < 6 && inner.cause !== null && typeof inner.cause === 'object'; depth++) {
+    inner = inner.cause as typeof inner;
+  }
+  return {
+    ...(typeof inner.code === 'string' && { code: inner.code }),
+    reason: typeof inner.message === 'string' ? inner.message : String(inner),
+  };
+}
+
+/**
+ * One per database: knows whether an outage is on, and while it is, asks the database every
+ * second whether it answers again, so that the end is logged even before a request succeeds.
+ */
+export class OutageWatch {
+  readonly #database: Database;
+  readonly #log: Logger;
+  readonly #probeMs: number;
+  #probe: NodeJS.Timeout | null = null;
+  #probing = false;
+  #closed = false;
+
+  constructor(database: Database, log: Logger, probeMs = 1000) {
+    this.#database = database;
+    this.#log = log;
+    this.#probeMs = probeMs;
+  }
+
+  /** true from the first failure until the database answers again */
+  get down(): boolean {
+    return this.#probe !== null;
+  }
+
+  /** A request failed because the database is unreachable: logged only if it is the first. */
+  failed(error: unknown): void {
+    if (this.#probe || this.#closed) return;
+    this.#log.error(
+      { ...describe(error), retry_after_seconds: SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS },
+      'database unreachable: answering 503 service_unavailable until it is back',
+    );
+    this.#probe = setInterval(() => void this.#check(), this.#probeMs);
+    this.#probe.unref();
+  }
+
+  async #check(): Promise<void> {
+    if (this.#probing || !this.#probe) return;
+    this.#probing = true;
+    try {
+      await this.#database.rows(sql`SELECT 1`);
+      if (this.#probe) {
+        clearInterval(this.#probe);
+        this.#probe = null;
+        this.#log.info('database reachable again');
+      }
+    } catch {
+      // still down; asked again on the next tick
+    } finally {
+      this.#probing = false;
+    }
+  }
+
+  /** For good: the service is closing its database. */
+  stop(): void {
+    this.#closed = true;
+    if (this.#probe) clearInterval(this.#probe);
+    this.#probe = null;
+  }
+}
+
+const watches = new WeakMap<Database, OutageWatch>();
+
+/** The database's outage watch, shared by every host of the service. */
+export function outageWatch(database: Database, log: Logger): OutageWatch {
+  let watch = watches.get(database);
+  if (!watch) {
+    watch = new OutageWatch(database, log.child({ component: 'database' }));
+    watches.set(database, watch);
+  }
+  return watch;
+}
+
+/** Ends the watch's probing (service close, before the database closes). */
+export function stopOutageWatch(database: Database): void {
+  watches.get(database)?.stop();
+}
