@@ -62,6 +62,8 @@ export interface CreateOrderOptions {
   found: EventWithTickets | undefined;
   /** take the tickets before writing the order (set by runOrderTransaction when it runs again) */
   takeFirst?: boolean;
+  /** the hosted checkout page's keyed hash of the buyer's IP, for its hold limit (hold-limits.ts) */
+  clientIpHash?: string | null;
 }
 
 /**
@@ -440,6 +442,7 @@ export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Create
           waiver_accepted_at: at(o.waiverAcceptedAt),
           hold_expires_at: at(o.holdExpiresAt),
           paid_after_expiry: o.paidAfterExpiry,
+          client_ip_hash: o.clientIpHash,
           paid_at: at(o.paidAt),
           closed_at: at(o.closedAt),
           created_at: at(o.createdAt),
@@ -535,6 +538,8 @@ function orderRows(ctx: AppContext, plan: OrderPlan): { order: OrderRow; registr
     waiverAcceptedAt: event.waiverRequired ? now : null,
     holdExpiresAt: free ? null : holdExpiresAt,
     paidAfterExpiry: false,
+    // only a hold needs it: a free order is paid at once
+    clientIpHash: free ? null : (options.clientIpHash ?? null),
     paidAt: free ? now : null,
     closedAt: null,
     createdAt: now,

@@ -51,6 +51,11 @@ export const orders = pgTable(
     holdExpiresAt: ts('hold_expires_at'),
     /** a payment confirmed after the hold lapsed with no capacity left: to be refunded */
     paidAfterExpiry: boolean('paid_after_expiry').notNull().default(false),
+    /**
+     * Keyed hash of the client IP (an IPv6 address's /64) that placed the order on the hosted
+     * checkout page, for its per-IP hold limit (hold-limits.ts); null for server orders
+     */
+    clientIpHash: text('client_ip_hash'),
     paidAt: ts('paid_at'),
     closedAt: ts('closed_at'),
     createdAt: ts('created_at').notNull(),
@@ -63,6 +68,9 @@ export const orders = pgTable(
     index('orders_pending_hold_idx')
       .on(t.holdExpiresAt)
       .where(sql`${t.status} = 'pending'`),
+    index('orders_client_ip_holds_idx')
+      .on(t.eventId, t.clientIpHash)
+      .where(sql`${t.status} = 'pending' AND ${t.clientIpHash} IS NOT NULL`),
   ],
 );
 

@@ -11,12 +11,14 @@ import {
 import type { AppContext } from '../context.ts';
 import { findEventOnSale, type EventWithTickets } from '../events/events.ts';
 import { createOrder, runOrderTransaction } from '../orders/create-order.ts';
+import { checkHoldLimit } from '../orders/hold-limits.ts';
 import { findOrder } from '../orders/list-orders.ts';
 import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import { latestAttempt, type PaymentAttemptRow } from '../payments/collect.ts';
 import type { Executor } from '../platform/db.ts';
-import { ApiError, type FieldError } from '../platform/errors.ts';
+import { ApiError, type ErrorCode, type FieldError } from '../platform/errors.ts';
+import { hashClientIp } from './buyer-limits.ts';
 import {
   checkPayment,
   estimateTotal,
@@ -30,11 +32,13 @@ import {
 export type PlaceOutcome =
   | { kind: 'invalid'; errors: FieldError[] }
   /** sold_out, sale_closed, payments_disabled, not_found: nothing the buyer can fix in a field */
-  | { kind: 'refused'; code: string; message: string }
+  | { kind: 'refused'; code: ErrorCode; message: string }
   /** the session is complete or expired */
   | { kind: 'session_closed' }
   /** a prompt for this session's order is on the buyer's phone: no second order */
   | { kind: 'payment_in_progress' }
+  /** the buyer's network already holds HOLD_LIMIT_TICKETS_PER_IP tickets of the event unpaid */
+  | { kind: 'hold_limit_reached'; held: number; retryAfterSeconds: number }
   /** dry run: the order as it would be, written to nothing */
   | { kind: 'checked'; order: OrderRow }
   | { kind: 'created'; order: OrderRow; payment: PaymentChoice | null };
@@ -48,12 +52,13 @@ class Rollback extends Error {
   }
 }
 
-const REFUSALS = new Set([
+const REFUSALS = new Set<ErrorCode>([
   'sold_out',
   'sale_closed',
   'payments_disabled',
   'not_found',
   'amount_below_minimum',
+  'amount_too_large',
 ]);
 
 export function isOpenAttempt(attempt: PaymentAttemptRow | undefined): boolean {
@@ -80,7 +85,14 @@ async function promptOutstanding(tx: Executor, sessionId: string): Promise<boole
  */
 export async function placeOrder(
   ctx: AppContext,
-  options: { session: CheckoutSessionRow; found: EventWithTickets; values: FormValues; dryRun: boolean },
+  options: {
+    session: CheckoutSessionRow;
+    found: EventWithTickets;
+    values: FormValues;
+    dryRun: boolean;
+    /** the buyer's IP (request.ip): the order's hold counts against it */
+    clientIp: string;
+  },
 ): Promise<PlaceOutcome> {
   const { session, found, values } = options;
   const extra: FieldError[] = [];
@@ -89,7 +101,9 @@ export async function placeOrder(
   }
   const method = isPaymentMethod(values.payment_method) ? values.payment_method : 'momo';
   let payment: PaymentChoice | null = null;
-  if (estimateTotal(values, found, method) > 0) {
+  // A free order is paid at once: it holds nothing, so the hold limit does not apply to it.
+  const holds = estimateTotal(values, found, method) > 0;
+  if (holds) {
     const checked = checkPayment(values.payment_method, values.payment_phone, values.buyer.phone);
     extra.push(...checked.errors);
     payment = checked.choice;
@@ -99,12 +113,27 @@ export async function placeOrder(
     eventId: session.eventId,
     now: ctx.clock.now(),
   });
+  const clientIpHash = hashClientIp(ctx.keys, options.clientIp);
   try {
     return await runOrderTransaction((takeFirst) =>
       ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
         const locked = await lockCheckoutSession(tx, session.id);
         if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
         if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
+        if (holds) {
+          // Before any ticket is taken: a refusal writes nothing and waits on no ticket type row.
+          const room = await checkHoldLimit(tx, {
+            eventId: session.eventId,
+            clientIpHash,
+            tickets: values.items.length,
+            limit: ctx.config.holdLimitTicketsPerIp,
+            now: ctx.clock.now(),
+            sessionId: session.id,
+          });
+          if (!room.allowed) {
+            return { kind: 'hold_limit_reached', held: room.held, retryAfterSeconds: room.retryAfterSeconds };
+          }
+        }
         let order: OrderRow;
         try {
           const created = await createOrder(ctx, tx, {
@@ -114,6 +143,7 @@ export async function placeOrder(
             input: toOrderInput(values, session),
             found: onSale,
             takeFirst,
+            clientIpHash,
           });
           await created.written;
           order = created.order;

@@ -9,7 +9,8 @@ import { findEvent, isRegistrationOpen, type EventWithTickets } from '../events/
 import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
 import { loadOrderOut, registrationsOf, type OrderRow } from '../orders/order-out.ts';
 import { startPayment } from '../payments/collect.ts';
-import { ApiError, notFound, type FieldError } from '../platform/errors.ts';
+import { ApiError, ERROR_STATUS, notFound, type FieldError } from '../platform/errors.ts';
+import { databaseUnavailable, outageWatch } from '../platform/db-errors.ts';
 import { sendError, toApiError, type Host } from '../platform/http.ts';
 import { rateLimitHeaders } from '../platform/rate-limit.ts';
 import { ASSETS, chooseEncoding } from './assets.ts';
@@ -22,6 +23,8 @@ import {
   type FormBody,
   type FormValues,
 } from './checkout-form.ts';
+import { normalizePhone } from '../orders/contact.ts';
+import { claimPromptSlot, holdLimitMessage, promptLimitMessage, type PromptSlot } from './buyer-limits.ts';
 import { nationalPhone } from './format.ts';
 import { cancelCheckout, isDeadlock, isOpenAttempt, loadSessionPayment, placeOrder } from './place-order.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from './security-headers.ts';
@@ -98,7 +101,9 @@ function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): vo
 
   scope.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'checkout page failed');
+    // An unreachable database is logged once per outage, not once per page.
+    if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'checkout page failed');
     else request.log.info({ error_code: apiError.code }, apiError.message);
     for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
     setPageHeaders(reply, NO_FRAMING);
@@ -265,14 +270,20 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
             notice: { kind: 'info', text: 'Your tickets changed: check the participant details below.' },
           });
         }
-        const outcome = await placeOrder(ctx, { session, found, values, dryRun: action !== 'pay' });
+        const outcome = await placeOrder(ctx, {
+          session,
+          found,
+          values,
+          dryRun: action !== 'pay',
+          clientIp: request.ip,
+        });
         switch (outcome.kind) {
           case 'invalid':
             return formPage(reply, loaded, { values, errors: outcome.errors, status: 400 });
           case 'refused':
             return formPage(reply, loaded, {
               values,
-              status: 409,
+              status: ERROR_STATUS[outcome.code],
               ...(outcome.code === 'sold_out'
                 ? { errors: [{ field: 'items', message: outcome.message }] }
                 : { notice: { kind: 'bad', text: outcome.message } }),
@@ -281,6 +292,20 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
             return seeOther(reply, checkoutPath(session.id));
           case 'payment_in_progress':
             return seeOther(reply, checkoutPath(session.id, '/pay'));
+          case 'hold_limit_reached': {
+            const message = holdLimitMessage({
+              held: outcome.held,
+              limit: ctx.config.holdLimitTicketsPerIp,
+              retryAfterSeconds: outcome.retryAfterSeconds,
+            });
+            refuse(request, reply, outcome.kind, outcome.retryAfterSeconds, message);
+            return formPage(reply, loaded, {
+              values,
+              status: 429,
+              errors: [{ field: 'items', message }],
+              errorCode: outcome.kind,
+            });
+          }
           case 'checked':
             return sendPage(
               reply,
@@ -290,11 +315,45 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
           case 'created': {
             const { order, payment } = outcome;
             if (order.status === 'paid' || !payment) return seeOther(reply, checkoutPath(session.id, '/pay'));
+            // The order stays held: the wait page lets the buyer send the prompt to another number.
+            const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone)!);
+            if (!slot.allowed) return promptRefused(request, reply, loaded, order, slot, payment);
             const code = await tryStartPayment(order, payment.method, payment.phone);
             return seeOther(reply, checkoutPath(session.id, code ? `/pay?error=${code}` : '/pay'));
           }
         }
       });
+
+      /** A 429 for a buyer limit: Retry-After, and the log line the error handler would write. */
+      function refuse(
+        request: FastifyRequest,
+        reply: FastifyReply,
+        code: 'hold_limit_reached' | 'prompt_limit_reached',
+        retryAfterSeconds: number,
+        message: string,
+      ) {
+        reply.header('Retry-After', String(retryAfterSeconds));
+        request.log.info({ error_code: code }, message);
+      }
+
+      /** The wait page, answering 429 prompt_limit_reached, with the number's field in error. */
+      async function promptRefused(
+        request: FastifyRequest,
+        reply: FastifyReply,
+        loaded: Loaded,
+        order: OrderRow,
+        slot: Extract<PromptSlot, { allowed: false }>,
+        retry: { method: string; phone: string },
+      ) {
+        const message = promptLimitMessage(slot.retryAfterSeconds);
+        refuse(request, reply, 'prompt_limit_reached', slot.retryAfterSeconds, message);
+        const view = await waitView(loaded, order, {
+          errors: [{ field: 'payment_phone', message }],
+          retry,
+          errorCode: 'prompt_limit_reached',
+        });
+        return sendPage(reply, 429, renderWaitPage(view));
+      }
 
       function paymentOf(values: FormValues) {
         const { choice } = checkPayment(values.payment_method, values.payment_phone, values.buyer.phone);
@@ -386,7 +445,7 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
         const loaded = await load(request, reply);
         if (!loaded) return reply;
         const { session, found } = loaded;
-        const { order } = await loadSessionPayment(db, session);
+        const { order, attempt } = await loadSessionPayment(db, session);
         if (order?.status === 'paid') return seeOther(reply, checkoutPath(session.id, '/pay'));
         if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
         if (!order || order.status !== 'pending') return seeOther(reply, checkoutPath(session.id, '/pay'));
@@ -397,6 +456,11 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
         const checked = checkPayment(method, phone, nationalPhone(order.buyerPhone));
         let errors = checked.errors;
         if (checked.choice) {
+          // While a prompt is out, startPayment sends nothing: nothing to count.
+          if (!isOpenAttempt(attempt ?? undefined)) {
+            const slot = await claimPromptSlot(ctx, normalizePhone(checked.choice.phone)!);
+            if (!slot.allowed) return promptRefused(request, reply, loaded, order, slot, retry);
+          }
           try {
             await startPayment(ctx, {
               organizationId: order.organizationId,

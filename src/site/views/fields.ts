@@ -76,9 +76,16 @@ export interface ErrorSummaryItem {
   message: string;
 }
 
-export function errorSummary(items: ErrorSummaryItem[]): Html {
+/** `code`: the refusal's error_code, when the page answers one (hold_limit_reached). */
+export function errorSummary(items: ErrorSummaryItem[], code?: string): Html {
   if (items.length === 0) return html``;
-  return html`<div class="error-summary" role="alert" tabindex="-1" aria-labelledby="error-summary-title">
+  return html`<div
+    class="error-summary"
+    role="alert"
+    tabindex="-1"
+    aria-labelledby="error-summary-title"
+    ${attr('data-error-code', code)}
+  >
     <h2 id="error-summary-title">There is a problem</h2>
     <ul>
       ${items.map((item) => html`<li><a href="#${item.href}">${item.message}</a></li>`)}

@@ -38,6 +38,8 @@ export interface FormView {
   errors: FieldError[];
   notice?: Notice | null;
   status?: number;
+  /** the refusal's error_code, on the error summary */
+  errorCode?: string;
 }
 
 export function checkoutPath(sessionId: string, rest = ''): string {
@@ -367,7 +369,7 @@ export function renderFormPage(view: FormView): string {
       data-currency="${event.currency}"
       data-max-tickets="${MAX_TICKETS_PER_ORDER}"
     >
-      ${errorSummary(summary)}
+      ${errorSummary(summary, view.errorCode)}
       ${view.notice ? html`<p class="notice${view.notice.kind === 'bad' ? ' bad' : ''}">${view.notice.text}</p>` : ''}
       ${stepSection('tickets', 'Tickets', false, tickets, ticketsNav)}
       ${stepSection('participants', 'Participants', later, participants, jsNav)}

@@ -55,6 +55,8 @@ export const OUTCOMES: Record<string, Outcome> = {
 
 const START_ERRORS: Record<string, string> = {
   amount_below_minimum: 'This amount is below the mobile money minimum, so it cannot be paid by phone.',
+  amount_too_large:
+    'This amount is above what this mobile money network takes in one payment. Choose fewer tickets, or try the other network.',
   order_not_payable: 'This order can no longer be paid.',
   validation_failed: 'The payment could not be started: check the number and the network.',
   internal_error: 'The payment prompt could not be sent. Try again.',
@@ -78,6 +80,8 @@ export interface WaitView {
   startError?: string | null;
   /** values typed into the retry form */
   retry?: { method: string; phone: string };
+  /** the refusal's error_code, on the error summary */
+  errorCode?: string;
 }
 
 export function waitState(order: OrderRow, attempt: PaymentAttemptRow | null, now: Date): WaitState {
@@ -115,7 +119,7 @@ function retryForm(view: WaitView, heading: string): Html {
     </div>`;
   };
   return html`<form method="post" action="${checkoutPath(session.id, '/retry')}" novalidate data-once>
-    ${errorSummary(summary)}
+    ${errorSummary(summary, view.errorCode)}
     <h3>${heading}</h3>
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>Network</legend>

@@ -1,0 +1,71 @@
+// The per-client hold limit of the hosted checkout page: the tickets in active unpaid holds placed
+// from one client IP for one event may not pass a setting. Counted in the order's transaction
+// under a transaction-level advisory lock on (event, client), so that concurrent orders from one
+// client are counted one after another and cannot pass the limit together.
+import { createHash } from 'node:crypto';
+import { and, asc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import type { Tx } from '../platform/db.ts';
+import { orders, registrations } from './orders.schema.ts';
+
+/** First key of the two-key advisory locks this module takes (the ASCII of "Hold"). */
+const HOLD_LOCK_CLASS = 0x486f6c64;
+
+export interface HoldLimitCheck {
+  eventId: string;
+  /** the keyed hash of the client's IP that the order will carry (orders.client_ip_hash) */
+  clientIpHash: string;
+  /** tickets the new order would hold */
+  tickets: number;
+  limit: number;
+  now: Date;
+  /** the session placing the order: its own pending order is replaced, so it does not count */
+  sessionId: string;
+}
+
+export type HoldRoom = { allowed: true } | { allowed: false; held: number; retryAfterSeconds: number };
+
+/** The second advisory lock key: 32 bits of (event, client); a rare collision only serializes. */
+function lockKey(eventId: string, clientIpHash: string): number {
+  return createHash('sha256').update(`${eventId}\n${clientIpHash}`).digest().readInt32BE(0);
+}
+
+/**
+ * Whether the client may hold `tickets` more for the event, and if not, in how many seconds
+ * enough of its holds lapse. Takes the lock first: it is held to the end of the caller's
+ * transaction, which must then write the order (with the same client_ip_hash) or nothing.
+ */
+export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<HoldRoom> {
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(${HOLD_LOCK_CLASS}::int, ${lockKey(check.eventId, check.clientIpHash)}::int)`,
+  );
+  // A new statement after the lock: under READ COMMITTED it sees every order committed by the
+  // transactions that held the lock before.
+  const holds = await tx
+    .select({ until: orders.holdExpiresAt, tickets: sql<number>`count(*)::int` })
+    .from(orders)
+    .innerJoin(registrations, eq(registrations.orderId, orders.id))
+    .where(
+      and(
+        eq(orders.eventId, check.eventId),
+        eq(orders.clientIpHash, check.clientIpHash),
+        eq(orders.status, 'pending'),
+        gt(orders.holdExpiresAt, check.now),
+        or(isNull(orders.checkoutSessionId), ne(orders.checkoutSessionId, check.sessionId)),
+      ),
+    )
+    .groupBy(orders.id)
+    .orderBy(asc(orders.holdExpiresAt));
+  const held = holds.reduce((sum, h) => sum + Number(h.tickets), 0);
+  const excess = held + check.tickets - check.limit;
+  if (excess <= 0) return { allowed: true };
+  // The earliest moment enough of the client's holds have lapsed for this order to fit.
+  let freed = 0;
+  let fitsAt = check.now;
+  for (const hold of holds) {
+    freed += Number(hold.tickets);
+    fitsAt = hold.until!;
+    if (freed >= excess) break;
+  }
+  const retryAfterSeconds = Math.max(1, Math.ceil((fitsAt.getTime() - check.now.getTime()) / 1000));
+  return { allowed: false, held, retryAfterSeconds };
+}
