@@ -1,14 +1,19 @@
 // Who is calling: a bearer token or a publishable key, checked on every request against the
 // client's current row (one read), so revocation and removed scopes act on the next request.
+// The guard runs in two steps around the body: what needs no database (the credential's form, a
+// token's seal and expiry) and the rate limit before the body is read, so a caller without a
+// credential never gets its body read; the client's row, the scope and the route's own read
+// once the body is in, still before any field of it is validated.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { rateLimitHeaders } from '../platform/rate-limit.ts';
 import { findRequestClient, type RequestClient } from './clients.ts';
+import { PUBLISHABLE_KEY_HEADER, readRequestCredentials, type CredentialSource } from './credentials.ts';
 import { intersectScopes, PUBLISHABLE_SCOPES, type Scope } from './scopes.ts';
-import { PUBLISHABLE_KEY_PREFIX, readAccessToken } from './tokens.ts';
+import { PUBLISHABLE_KEY_PREFIX, readAccessToken, type AccessTokenClaims } from './tokens.ts';
 
-export const PUBLISHABLE_KEY_HEADER = 'x-service-publishable-key';
+export { PUBLISHABLE_KEY_HEADER };
 
 export interface PartnerAuth {
   kind: 'bearer' | 'publishable';
@@ -46,22 +51,57 @@ export interface GuardOptions {
   /**
    * A read the route will need, sent together with the credential check so that both cost one
    * round trip, not two in a row. It must not depend on who is calling (the route checks what it
-   * read against request.auth). It is sent only for a credential worth a database read: a bearer
-   * token whose signature holds and that has not expired, or a publishable key of the right
-   * form. The route takes it from request.alongside.
+   * read against request.auth), and it gets the body before validation, so it must cope with any
+   * JSON. It is sent only for a credential worth a database read: a bearer token whose seal holds
+   * and that has not expired, or a publishable key of the right form. The route takes it from
+   * request.alongside.
    */
   alongside?: (request: FastifyRequest) => Promise<unknown>;
 }
 
-async function fromBearer(ctx: AppContext, token: string, alongside: () => void): Promise<PartnerAuth> {
-  const claims = readAccessToken(ctx.keys.token, token);
-  if (!claims) throw invalidToken('The access token is not valid.');
-  if (claims.expiresAt.getTime() <= ctx.clock.now().getTime())
-    throw invalidToken('The access token has expired.');
-  alongside();
-  const client = await findRequestClient(ctx.database.db, { clientId: claims.clientId });
-  if (!client || client.revokedAt) throw invalidToken('The access token has been revoked.');
-  return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null);
+/** A credential as far as it can be checked without the database. */
+type Presented =
+  | { kind: 'bearer'; claims: AccessTokenClaims }
+  | { kind: 'publishable'; key: string; origin: string | undefined };
+
+/**
+ * The credential a request presents, checked without the database; throws the right 401.
+ * A bearer token wins over a publishable key (SPEC.md 5.5); a route that takes only bearer tokens
+ * treats a publishable key as no credential.
+ */
+function presentedCredential(ctx: AppContext, request: CredentialSource, publishable: boolean): Presented {
+  const { authorization, publishableKeys } = readRequestCredentials(request);
+  if (authorization.length > 0) {
+    const [value] = authorization;
+    if (authorization.length > 1) throw invalidToken('Send one Authorization header.');
+    if (value!.scheme !== 'bearer' || !/^\S+$/.test(value!.token)) {
+      throw invalidToken('The Authorization header must be "Bearer <access token>".');
+    }
+    const claims = readAccessToken(ctx.keys.token, value!.token);
+    if (!claims) throw invalidToken('The access token is not valid.');
+    if (claims.expiresAt.getTime() <= ctx.clock.now().getTime())
+      throw invalidToken('The access token has expired.');
+    return { kind: 'bearer', claims };
+  }
+  if (publishableKeys.length > 0) {
+    if (!publishable) {
+      throw invalidToken(
+        'Publishable keys cannot be used on this route; send a bearer access token from your server.',
+      );
+    }
+    if (publishableKeys.length > 1) throw new ApiError('invalid_key', 'Send one publishable key.');
+    const key = publishableKeys[0]!;
+    if (!key.startsWith(PUBLISHABLE_KEY_PREFIX) || key.length > 128) throw invalidKey();
+    const origin = request.headers.origin;
+    return { kind: 'publishable', key, origin: typeof origin === 'string' ? origin : undefined };
+  }
+  throw new ApiError('invalid_token', 'Authentication required: send a bearer access token.', {
+    headers: { 'WWW-Authenticate': REALM },
+  });
+}
+
+function invalidKey(): ApiError {
+  return new ApiError('invalid_key', 'The publishable key is not valid (wrong, replaced or revoked).');
 }
 
 function authFor(
@@ -82,18 +122,17 @@ function authFor(
   };
 }
 
-async function fromPublishableKey(
-  ctx: AppContext,
-  key: string,
-  origin: string | undefined,
-  alongside: () => void,
-): Promise<PartnerAuth> {
-  const wellFormed = key.startsWith(PUBLISHABLE_KEY_PREFIX) && key.length <= 128;
-  if (wellFormed) alongside();
-  const client = wellFormed ? await findRequestClient(ctx.database.db, { publishableKey: key }) : undefined;
-  if (!client || client.revokedAt) {
-    throw new ApiError('invalid_key', 'The publishable key is not valid (wrong, replaced or revoked).');
+/** The presented credential's client, read now; throws the right 401/403. */
+async function readCredentialClient(ctx: AppContext, presented: Presented): Promise<PartnerAuth> {
+  if (presented.kind === 'bearer') {
+    const { claims } = presented;
+    const client = await findRequestClient(ctx.database.db, { clientId: claims.clientId });
+    if (!client || client.revokedAt) throw invalidToken('The access token has been revoked.');
+    return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null);
   }
+  const { key, origin } = presented;
+  const client = await findRequestClient(ctx.database.db, { publishableKey: key });
+  if (!client || client.revokedAt) throw invalidKey();
   if (origin === undefined) {
     throw new ApiError(
       'origin_not_allowed',
@@ -109,30 +148,10 @@ async function fromPublishableKey(
 /** Reads the credential of a request; throws the right 401/403. Bearer wins over a publishable key. */
 export async function authenticate(
   ctx: AppContext,
-  request: FastifyRequest,
-  options: { publishable: boolean; alongside?: () => void },
+  request: CredentialSource,
+  options: { publishable: boolean },
 ): Promise<PartnerAuth> {
-  const alongside = options.alongside ?? (() => {});
-  const authorization = request.headers.authorization;
-  const key = request.headers[PUBLISHABLE_KEY_HEADER];
-  if (authorization !== undefined) {
-    const match = /^Bearer +([^\s]+) *$/i.exec(authorization);
-    if (!match) throw invalidToken('The Authorization header must be "Bearer <access token>".');
-    return fromBearer(ctx, match[1]!, alongside);
-  }
-  if (key !== undefined) {
-    if (!options.publishable) {
-      throw invalidToken(
-        'Publishable keys cannot be used on this route; send a bearer access token from your server.',
-      );
-    }
-    if (Array.isArray(key)) throw new ApiError('invalid_key', 'Send one publishable key.');
-    const origin = request.headers.origin;
-    return fromPublishableKey(ctx, key, typeof origin === 'string' ? origin : undefined, alongside);
-  }
-  throw new ApiError('invalid_token', 'Authentication required: send a bearer access token.', {
-    headers: { 'WWW-Authenticate': REALM },
-  });
+  return readCredentialClient(ctx, presentedCredential(ctx, request, options.publishable));
 }
 
 function requireScope(auth: PartnerAuth, scope: Scope): void {
@@ -143,30 +162,54 @@ function requireScope(auth: PartnerAuth, scope: Scope): void {
   }
 }
 
-/** preHandler: authenticate, rate-limit per credential, and require a scope. */
-export function guard(ctx: AppContext, options: GuardOptions) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const read = options.alongside;
-    const alongside = read
-      ? () => {
-          const started = read(request);
-          started.catch(() => {}); // a refused credential never waits for it
-          request.alongside = started;
-        }
-      : undefined;
-    const auth = await authenticate(ctx, request, { publishable: options.publishable ?? false, alongside });
-    request.auth = auth;
-    const setting =
-      auth.kind === 'bearer' ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;
-    const key = auth.kind === 'bearer' ? `bearer:${auth.clientId}` : `pk:${auth.clientId}:${request.ip}`;
-    const result = await ctx.limiter.hit(key, setting);
-    const headers = rateLimitHeaders(auth.kind, setting, result);
-    reply.headers(headers);
-    if (!result.allowed) {
-      throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
-        headers,
-      });
-    }
-    requireScope(auth, options.scope);
+/** The client's row as it is being read, from onRequest to preValidation. */
+const clientReads = new WeakMap<FastifyRequest, Promise<PartnerAuth>>();
+
+export interface GuardHooks {
+  onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  preValidation(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+/**
+ * The route hooks that authenticate, rate-limit and require a scope (spread into the route's
+ * options). onRequest, before the body: the credential's form and seal, the rate limit (keyed by
+ * what the credential says without the database: the sealed client id, or the key and the IP),
+ * and the client's read sent off. preValidation, once the body is in: the route's own read sent
+ * (it then shares the round trip), the client awaited, the scope checked. So a request without
+ * a usable credential is answered 401 before its body is read or any field of it is looked at.
+ */
+export function guard(ctx: AppContext, options: GuardOptions): GuardHooks {
+  const publishable = options.publishable ?? false;
+  const read = options.alongside;
+  return {
+    async onRequest(request, reply) {
+      const presented = presentedCredential(ctx, request, publishable);
+      const bearer = presented.kind === 'bearer';
+      const setting = bearer ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;
+      const key = bearer ? `bearer:${presented.claims.clientId}` : `pk:${presented.key}:${request.ip}`;
+      const result = await ctx.limiter.hit(key, setting);
+      const headers = rateLimitHeaders(presented.kind, setting, result);
+      reply.headers(headers);
+      if (!result.allowed) {
+        throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
+          headers,
+        });
+      }
+      const client = readCredentialClient(ctx, presented);
+      client.catch(() => {}); // a body that fails to parse never waits for it
+      clientReads.set(request, client);
+    },
+    async preValidation(request) {
+      const client = clientReads.get(request);
+      if (!client) throw new Error('guard: preValidation without onRequest');
+      if (read) {
+        const started = read(request);
+        started.catch(() => {}); // a refused credential never waits for it
+        request.alongside = started;
+      }
+      const auth = await client;
+      request.auth = auth;
+      requireScope(auth, options.scope);
+    },
   };
 }

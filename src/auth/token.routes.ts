@@ -28,6 +28,7 @@ const invalidRequest = (description: string) => new OAuthError(400, 'invalid_req
 const DUMMY_SECRET_HASH = sha256Hex('no client has this secret');
 
 const FIELDS = ['grant_type', 'client_id', 'client_secret', 'scope'] as const;
+const CLIENT_ID_FORM = /^[A-Za-z0-9_]{1,64}$/;
 type TokenRequest = Partial<Record<(typeof FIELDS)[number], string>>;
 
 /** Form or JSON body -> the four fields, each a single string. */
@@ -163,7 +164,8 @@ async function issueToken(ctx: AppContext, request: FastifyRequest, reply: Fasti
     if (!clientId && !clientSecret) throw clientFailure();
     throw invalidRequest('Both client_id and client_secret are required.');
   }
-  const client = clientId.length <= 64 ? await findApiClient(ctx.database.db, clientId) : undefined;
+  // Only a client id of the form we issue is looked up; anything else (a NUL, odd text) is unknown.
+  const client = CLIENT_ID_FORM.test(clientId) ? await findApiClient(ctx.database.db, clientId) : undefined;
   const secretOk = matchesHash(clientSecret, client?.secretHash ?? DUMMY_SECRET_HASH);
   if (!client || !secretOk || client.revokedAt) throw clientFailure();
 

@@ -92,13 +92,14 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     '/v1/checkout-sessions',
     {
       config: { cors: true },
-      onRequest: ctx.writes.admit,
-      preHandler: guard(ctx, {
+      ...guard(ctx, {
         scope: 'checkout_sessions:write',
         publishable: true,
         // The event goes out with the credential check, and is checked against it after.
         alongside: readBodyEvent(ctx, readSessionEvent),
       }),
+      // A place to work only for a caller known and a body read and valid: a slow body holds none.
+      preHandler: ctx.writes.admit,
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Create a checkout session',
@@ -140,7 +141,7 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
   app.get(
     '/v1/checkout-sessions/:sessionId',
     {
-      preHandler: guard(ctx, { scope: 'checkout_sessions:read' }),
+      ...guard(ctx, { scope: 'checkout_sessions:read' }),
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Read a checkout session',

@@ -122,7 +122,7 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
     '/v1/events',
     {
       config: { cors: true },
-      preHandler: guard(ctx, { scope: 'events:read', publishable: true }),
+      ...guard(ctx, { scope: 'events:read', publishable: true }),
       schema: {
         tags: ['Events'],
         summary: 'List events on sale',
@@ -192,7 +192,7 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
     '/v1/events/:eventId',
     {
       config: { cors: true },
-      preHandler: guard(ctx, { scope: 'events:read', publishable: true }),
+      ...guard(ctx, { scope: 'events:read', publishable: true }),
       schema: {
         tags: ['Events'],
         summary: 'Get an event with ticket types and fees',

@@ -323,15 +323,25 @@ function ownedBy<T extends OwnedEvent>(found: T | undefined, organizationId: str
 /**
  * GuardOptions.alongside for a route whose body names its event (event_id): the event as `read`
  * reads it on sale (readEventOnSale, readSessionEvent), sent with the credential check.
- * bodyEventOf takes it once the caller is known.
+ * bodyEventOf takes it once the caller is known. It goes out before the body is validated (with
+ * the credential's read, which comes first): anything but an event id names no event and is not
+ * read, and the route's validation then answers for it.
  */
 export function readBodyEvent<T extends OwnedEvent>(
   ctx: AppContext,
   read: (db: Db, eventId: string, now: Date) => Promise<T | undefined>,
 ) {
-  return (request: FastifyRequest): Promise<T | undefined> =>
-    read(ctx.database.db, (request.body as { event_id: string }).event_id, ctx.clock.now());
+  return async (request: FastifyRequest): Promise<T | undefined> => {
+    const body: unknown = request.body;
+    const eventId =
+      typeof body === 'object' && body !== null ? (body as { event_id?: unknown }).event_id : null;
+    if (typeof eventId !== 'string' || eventId.length > 200 || !BODY_EVENT_ID.test(eventId)) return undefined;
+    return read(ctx.database.db, eventId, ctx.clock.now());
+  };
 }
+
+/** Every event id has this shape (DESIGN.md section 3); it also keeps a NUL byte from a query. */
+const BODY_EVENT_ID = /^evt_[A-Za-z0-9]+$/;
 
 /** The event readBodyEvent read, if it is the caller's organization's. */
 export async function bodyEventOf<T extends OwnedEvent>(request: FastifyRequest): Promise<T | undefined> {

@@ -101,12 +101,13 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
   app.post(
     '/v1/orders',
     {
-      onRequest: ctx.writes.admit,
-      preHandler: guard(ctx, {
+      ...guard(ctx, {
         scope: 'orders:write',
         // The event goes out with the credential check, and is checked against it after.
         alongside: readBodyEvent(ctx, readEventOnSale),
       }),
+      // A place to work only for a caller known and a body read and valid: a slow body holds none.
+      preHandler: ctx.writes.admit,
       schema: {
         tags: ['Orders'],
         summary: 'Create an order (headless checkout)',
@@ -159,7 +160,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
   app.get(
     '/v1/orders/:orderId',
     {
-      preHandler: guard(ctx, { scope: 'orders:read' }),
+      ...guard(ctx, { scope: 'orders:read' }),
       schema: {
         tags: ['Orders'],
         summary: 'Get an order with its registrations',
@@ -179,7 +180,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
   app.get(
     '/v1/orders',
     {
-      preHandler: guard(ctx, { scope: 'orders:read' }),
+      ...guard(ctx, { scope: 'orders:read' }),
       schema: {
         tags: ['Orders'],
         summary: 'List orders',

@@ -15,7 +15,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   app.post(
     '/v1/orders/:orderId/pay',
     {
-      preHandler: guard(ctx, { scope: 'orders:write' }),
+      ...guard(ctx, { scope: 'orders:write' }),
       schema: {
         tags: ['Orders'],
         summary: 'Pay a pending order by mobile money',

@@ -1,15 +1,18 @@
 // Admission for the routes that create (orders, checkout sessions): at most `limit` of
 // their requests are worked on at once in this process; the rest wait their turn, in arrival
-// order, before their bodies are even parsed. Under a burst (a flash sale) every request would
-// otherwise advance one step at a time together, sharing the CPU and the database pool, and all
-// of them would finish late; in turn, the first buyers are answered first and nobody waits longer.
+// order, before their work starts. Under a burst (a flash sale) every request would otherwise
+// advance one step at a time together, sharing the CPU and the database pool, and all of them
+// would finish late; in turn, the first buyers are answered first and nobody waits longer.
+// A request is admitted only once its caller is authenticated and its whole body is read and
+// valid (a preHandler hook): a place taken earlier could be held by anyone sending a body slowly,
+// and a few dozen such connections would stop every sale.
 // Only routes whose work is the database's belong here: one that waits on a payment provider
 // would hold its place for as long as the provider takes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface AdmissionGate {
   /**
-   * an onRequest hook: resolves when the request may go on; it leaves when its response closes. A
+   * a preHandler hook: resolves when the request may go on; it leaves when its response closes. A
    * request whose client goes away while it waits is dropped (hijacked, its handler never runs),
    * so a buyer who left before their turn gets nothing created and takes no place.
    */

@@ -2,6 +2,7 @@
 // A new route must be added to ROUTES; the last test fails if one is missing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { revokeApiClient } from '../../src/auth/clients.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import {
   bearer,
@@ -16,6 +17,8 @@ import {
 let h: Harness;
 let owner: TestPartner;
 let stranger: TestPartner;
+/** a token whose seal holds, of a client revoked since */
+let revokedToken: string;
 const ids: Record<string, string> = {};
 const ORIGIN = 'https://shop.example.org';
 
@@ -28,13 +31,32 @@ interface RouteCase {
   /** an object path whose other-organization access must be 404 */
   ownedObject?: boolean;
   body?: () => Record<string, unknown>;
+  /**
+   * A request no caller could get accepted (bad body, query or path): without a valid credential
+   * the answer is still 401, before any field is looked at. `validated`: the route's validation
+   * (body or query) would refuse it, rather than the path check before it.
+   */
+  invalid: { url: string; payload?: Record<string, unknown>; validated: boolean };
 }
 
 const buyer = { name: 'Ann', email: 'ann@example.org', phone: '0772123456' };
 
 const ROUTES: RouteCase[] = [
-  { method: 'GET', path: '/v1/events', scope: 'events:read', publishable: true },
-  { method: 'GET', path: '/v1/events/:event', scope: 'events:read', publishable: true, ownedObject: true },
+  {
+    method: 'GET',
+    path: '/v1/events',
+    scope: 'events:read',
+    publishable: true,
+    invalid: { url: '/v1/events?limit=abc', validated: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/events/:event',
+    scope: 'events:read',
+    publishable: true,
+    ownedObject: true,
+    invalid: { url: '/v1/events/evt_%00x', validated: false },
+  },
   {
     method: 'POST',
     path: '/v1/checkout-sessions',
@@ -42,6 +64,7 @@ const ROUTES: RouteCase[] = [
     publishable: true,
     ownedObject: true,
     body: () => ({ event_id: ids.event, on_success_url: `${ORIGIN}/ok`, on_cancel_url: `${ORIGIN}/no` }),
+    invalid: { url: '/v1/checkout-sessions', payload: {}, validated: true },
   },
   {
     method: 'GET',
@@ -49,6 +72,7 @@ const ROUTES: RouteCase[] = [
     scope: 'checkout_sessions:read',
     publishable: false,
     ownedObject: true,
+    invalid: { url: '/v1/checkout-sessions/cs_%00x', validated: false },
   },
   {
     method: 'POST',
@@ -61,6 +85,7 @@ const ROUTES: RouteCase[] = [
       items: [{ ticket_type_id: ids.ticketType, participant_name: 'Ann' }],
       buyer,
     }),
+    invalid: { url: '/v1/orders', payload: {}, validated: true },
   },
   {
     method: 'POST',
@@ -69,9 +94,23 @@ const ROUTES: RouteCase[] = [
     publishable: false,
     ownedObject: true,
     body: () => ({ payment_method: 'momo', phone: '0770000001' }),
+    invalid: { url: '/v1/orders/:order/pay', payload: {}, validated: true },
   },
-  { method: 'GET', path: '/v1/orders', scope: 'orders:read', publishable: false },
-  { method: 'GET', path: '/v1/orders/:order', scope: 'orders:read', publishable: false, ownedObject: true },
+  {
+    method: 'GET',
+    path: '/v1/orders',
+    scope: 'orders:read',
+    publishable: false,
+    invalid: { url: '/v1/orders?limit=abc&status=nope', validated: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/orders/:order',
+    scope: 'orders:read',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/orders/ord_%00x', validated: false },
+  },
 ];
 
 function url(path: string) {
@@ -85,6 +124,11 @@ function call(route: RouteCase, headers: Record<string, string>) {
     headers,
     ...(route.body && { payload: route.body() }),
   });
+}
+
+function callInvalid(route: RouteCase, headers: Record<string, string>) {
+  const { url: path, payload } = route.invalid;
+  return h.service.api.inject({ method: route.method, url: url(path), headers, ...(payload && { payload }) });
 }
 
 before(async () => {
@@ -116,6 +160,9 @@ before(async () => {
     },
   });
   ids.order = order.json().data.id;
+  const revoked = await makePartner(h);
+  revokedToken = await getToken(h, revoked);
+  await revokeApiClient(h.service.ctx.database.db, revoked.clientId, new Date());
 });
 after(() => h.close());
 
@@ -145,6 +192,38 @@ describe('security suite over every partner route', () => {
     test(`${name}: a wrong or expired token is 401 invalid_token`, async () => {
       assert401(await call(route, bearer('pat_wrong')), 'invalid_token');
       assert401(await call(route, { authorization: 'Basic abc' }), 'invalid_token');
+    });
+
+    test(`${name}: without a valid credential an invalid request is still 401, not 400`, async () => {
+      // The input is refused for a real caller, so the 401s below come before any field is read.
+      const real = await callInvalid(route, bearer(await getToken(h, owner)));
+      assert.ok([400, 404].includes(real.statusCode), `${real.statusCode} ${real.body}`);
+      const none = await callInvalid(route, {});
+      assert401(none, 'invalid_token');
+      assert.equal(none.headers['www-authenticate'], 'Bearer realm="service-partner"');
+      assert401(await callInvalid(route, bearer('pat_wrong')), 'invalid_token');
+      assert401(await callInvalid(route, { authorization: 'Basic abc' }), 'invalid_token');
+      if (!route.publishable) {
+        const key = await callInvalid(route, {
+          'x-service-publishable-key': owner.publishableKey,
+          origin: ORIGIN,
+        });
+        assert401(key, 'invalid_token');
+      }
+      if (route.invalid.validated) {
+        // Credentials that only the database can refuse are refused before validation too.
+        assert401(await callInvalid(route, bearer(revokedToken)), 'invalid_token');
+        if (route.publishable) {
+          const key = { 'x-service-publishable-key': 'pk_wrong', origin: ORIGIN };
+          assert401(await callInvalid(route, key), 'invalid_key');
+        }
+        const other = (['events:read', 'orders:read', 'checkout_sessions:read'] as Scope[]).find(
+          (s) => s !== route.scope,
+        )!;
+        const scoped = await callInvalid(route, bearer(await getToken(h, owner, other)));
+        assert.equal(scoped.statusCode, 403, scoped.body);
+        assert.equal(scoped.json().error_code, 'insufficient_scope');
+      }
     });
 
     test(`${name}: a token without ${route.scope} is 403 insufficient_scope`, async () => {
