@@ -4,6 +4,7 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { Type } from 'typebox';
+import { MAX_PRICE_MINOR } from '../events/fees.ts';
 import { violates } from '../platform/db.ts';
 import { notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { fieldErrors } from '../platform/http.ts';
@@ -11,6 +12,13 @@ import { ErrorOut } from '../platform/schemas.ts';
 
 /** The largest value a PostgreSQL integer column holds. */
 export const MAX_INT = 2_147_483_647;
+
+/** A ticket price: whole minor units up to the price ceiling (docs/decisions.md "Amount ceilings"). */
+export const PriceMinor = Type.Integer({
+  minimum: 0,
+  maximum: MAX_PRICE_MINOR,
+  description: `minor units; 0 = free; at most ${MAX_PRICE_MINOR}`,
+});
 
 export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
 export const CURRENCY_PATTERN = '^[A-Z]{3}$';
@@ -109,13 +117,21 @@ export async function rejectBrokenUnicode(request: FastifyRequest): Promise<void
   if (errors.length > 0) throw validationError(errors);
 }
 
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
 /** Fields whose text passed the date-time format yet is no real instant (e.g. a leap second). */
 export function impossibleDates(values: object, fields: string[], prefix = ''): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of fields) {
     const value = (values as Record<string, unknown>)[field];
-    if (typeof value === 'string' && !Number.isFinite(Date.parse(value))) {
+    if (typeof value !== 'string') continue;
+    const instant = Date.parse(value);
+    if (!Number.isFinite(instant)) {
       errors.push({ field: `${prefix}${field}`, message: 'is not a real point in time' });
+    } else if (instant < FIRST_INSTANT || instant > LAST_INSTANT) {
+      // Year 0 passes the date-time format, but PostgreSQL has no year 0.
+      errors.push({ field: `${prefix}${field}`, message: 'must be within the years 1 to 9999' });
     }
   }
   return errors;

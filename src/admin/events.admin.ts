@@ -39,6 +39,7 @@ import {
   isUniqueViolation,
   MAX_INT,
   Name,
+  PriceMinor,
   QUESTION_KEY_PATTERN,
   SHORT_CODE_PATTERN,
   SLUG_PATTERN,
@@ -53,7 +54,7 @@ import {
 const ticketTypeFields = {
   name: Name,
   description: Type.String({ maxLength: 5000 }),
-  price_minor: Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'minor units; 0 = free' }),
+  price_minor: PriceMinor,
   capacity: Type.Integer({ minimum: 1, maximum: MAX_INT }),
   distance_km: Type.Number({ minimum: 0, maximum: 1000 }),
   sales_start: DateTimeIn,

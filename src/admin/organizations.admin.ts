@@ -13,12 +13,13 @@ import {
   updateOrganization,
 } from '../organizations/organizations.ts';
 import type { FeeSchedule, MethodFee } from '../organizations/organizations.schema.ts';
-import { assertId, EmailOrEmpty, IdParams, MAX_INT, Name, errorResponses } from './admin-schemas.ts';
+import { MAX_FIXED_FEE_MINOR } from '../events/fees.ts';
+import { assertId, EmailOrEmpty, IdParams, Name, errorResponses } from './admin-schemas.ts';
 
 const MethodFeeIn = Type.Object(
   {
     percent_bp: Type.Integer({ minimum: 0, maximum: 10000, description: 'basis points: 350 = 3.5%' }),
-    fixed_minor: Type.Integer({ minimum: 0, maximum: MAX_INT }),
+    fixed_minor: Type.Integer({ minimum: 0, maximum: MAX_FIXED_FEE_MINOR }),
   },
   { additionalProperties: false },
 );

@@ -9,8 +9,9 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 
 /**
  * Checks a return URL: absolute https (http only for localhost/127.0.0.1 with a port), at most
- * 2048 characters, origin exactly one of the registered return URL domains. Returns the problem,
- * or null when the URL is acceptable.
+ * 2048 characters as the partner sent it (SPEC.md's limit is on the field; the stored form may be
+ * longer once percent-encoded), origin exactly one of the registered return URL domains. Returns
+ * the problem, or null when the URL is acceptable.
  */
 export function returnUrlProblem(value: string, allowedOrigins: readonly string[]): string | null {
   if (value.length === 0) return 'must not be empty; leave the field out instead';
@@ -29,8 +30,8 @@ export function returnUrlProblem(value: string, allowedOrigins: readonly string[
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
     return 'must use https (http only for a registered http://localhost:<port> or http://127.0.0.1:<port>)';
   }
-  // The URL is stored as given, so the text itself must read scheme://host: browsers forgive
-  // "https:host", "https:///host" and "\" for "/", which other parsers read as another host.
+  // The text itself must read scheme://host: browsers forgive "https:host", "https:///host" and
+  // "\" for "/", which other parsers (the partner's own, a proxy's) read as another host.
   if (!/^https?:\/\/[^/\\?#]+(?:[/?#]|$)/i.test(value)) return 'must be an absolute URL (scheme://host/...)';
   if (!allowedOrigins.includes(url.origin)) {
     return `origin ${url.origin} is not one of this client's return URL domains`;
@@ -54,6 +55,18 @@ export function successUrlFor(template: string, sessionId: string): string {
   const kept = query.split('&').filter((pair) => pair !== '' && pair.split('=')[0] !== 'session_id');
   kept.push(`session_id=${encodeURIComponent(sessionId)}`);
   return `${base}?${kept.join('&')}${hash}`;
+}
+
+/**
+ * The form a return URL is stored and sent in: its WHATWG serialization (`new URL(x).href`), which
+ * is what a browser requests when it follows the URL anyway. Everything outside ASCII is
+ * percent-encoded as UTF-8 and an IDN host becomes punycode, so every Location header and page
+ * link built from it is ASCII. Applied after the placeholders are replaced (successUrlFor): the
+ * path's `{` would otherwise become `%7B`, which is still a placeholder but no longer the text
+ * the partner wrote. The origin is the one returnUrlProblem checked, since both use this parser.
+ */
+export function storedReturnUrl(value: string): string {
+  return new URL(value).href;
 }
 
 /** embed_origin must be an origin in https://host[:port] form (or a local dev origin). */

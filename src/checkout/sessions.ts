@@ -11,7 +11,13 @@ import type { PlannedWrite } from '../platform/idempotency.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { checkoutSessions, type Prefill } from './checkout.schema.ts';
-import { collect, embedOriginProblem, returnUrlProblem, successUrlFor } from './return-urls.ts';
+import {
+  collect,
+  embedOriginProblem,
+  returnUrlProblem,
+  storedReturnUrl,
+  successUrlFor,
+} from './return-urls.ts';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
@@ -126,7 +132,9 @@ export function planCheckoutSession(
   const id = newId('cs');
   const uiMode = input.ui_mode ?? 'redirect';
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-  const successUrl = input.on_success_url === undefined ? null : successUrlFor(input.on_success_url, id);
+  // Stored percent-encoded (storedReturnUrl), so that every redirect to them is ASCII.
+  const successUrl =
+    input.on_success_url === undefined ? null : storedReturnUrl(successUrlFor(input.on_success_url, id));
   return {
     status: 201,
     body: { id, url: checkoutUrl(ctx, id), expires_at: expiresAt.toISOString(), ui_mode: uiMode },
@@ -141,7 +149,7 @@ export function planCheckoutSession(
       created_with: auth.kind,
       embed_origin: embedOrigin,
       success_url: successUrl,
-      cancel_url: input.on_cancel_url ?? null,
+      cancel_url: input.on_cancel_url === undefined ? null : storedReturnUrl(input.on_cancel_url),
       client_reference_id: input.client_reference_id ?? null,
       prefill: input.prefill ?? {},
       expires_at: expiresAt.toISOString(),
@@ -176,6 +184,19 @@ export interface CheckoutSessionOut {
   order: { id: string; status: string; code: string } | null;
 }
 
+/** What a Location header cannot carry as it is. */
+const UNPRINTABLE = /[^\u0020-\u007e]/;
+
+/**
+ * A session written before return URLs were stored percent-encoded may hold them as the partner
+ * sent them, non-ASCII included; it is read in the stored form, so that its redirects are ASCII too.
+ */
+function withStoredReturnUrls(row: CheckoutSessionRow | undefined): CheckoutSessionRow | undefined {
+  if (!row || !(UNPRINTABLE.test(row.successUrl ?? '') || UNPRINTABLE.test(row.cancelUrl ?? ''))) return row;
+  const stored = (url: string | null) => (url !== null && UNPRINTABLE.test(url) ? storedReturnUrl(url) : url);
+  return { ...row, successUrl: stored(row.successUrl), cancelUrl: stored(row.cancelUrl) };
+}
+
 export async function findCheckoutSession(
   db: Executor,
   organizationId: string,
@@ -185,7 +206,7 @@ export async function findCheckoutSession(
     .select()
     .from(checkoutSessions)
     .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.organizationId, organizationId)));
-  return row;
+  return withStoredReturnUrls(row);
 }
 
 /**
@@ -198,7 +219,7 @@ export async function findCheckoutSessionById(
 ): Promise<CheckoutSessionRow | undefined> {
   if (!/^cs_[A-Za-z0-9]{16,64}$/.test(sessionId)) return undefined;
   const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
-  return row;
+  return withStoredReturnUrls(row);
 }
 
 /**
@@ -215,7 +236,7 @@ export async function lockCheckoutSession(
     .from(checkoutSessions)
     .where(eq(checkoutSessions.id, sessionId))
     .for('no key update');
-  return row;
+  return withStoredReturnUrls(row);
 }
 
 /** The session's order to show: the paid one when complete, else the latest attempt. */

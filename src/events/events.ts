@@ -4,11 +4,11 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
-import type { FieldError } from '../platform/errors.ts';
+import { validationError, type FieldError } from '../platform/errors.ts';
 import { bumpCatalogVersion, type OrganizationRow } from '../organizations/organizations.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
 import { type AdditionalQuestion, events, ticketTypes } from './events.schema.ts';
-import { PAYMENT_METHODS, priceByMethod } from './fees.ts';
+import { MAX_PRICE_MINOR, PAYMENT_METHODS, priceByMethod } from './fees.ts';
 
 export type EventRow = typeof events.$inferSelect;
 export type TicketTypeRow = typeof ticketTypes.$inferSelect;
@@ -465,6 +465,22 @@ export function checkEventRules(
   return errors;
 }
 
+/**
+ * A ticket type's price must be whole minor units up to MAX_PRICE_MINOR. The admin schema says so
+ * too; this is for every other caller (the demo seed, tests), so that no stored price can make a
+ * total that an order cannot carry. Throws validation_failed before anything is written.
+ */
+function checkTicketPrices(types: ReadonlyArray<Partial<TicketTypeInput>>, field: (i: number) => string) {
+  const errors: FieldError[] = [];
+  types.forEach((tt, i) => {
+    const price = tt.price_minor;
+    if (price !== undefined && !(Number.isInteger(price) && price >= 0 && price <= MAX_PRICE_MINOR)) {
+      errors.push({ field: field(i), message: `must be a whole number from 0 to ${MAX_PRICE_MINOR}` });
+    }
+  });
+  if (errors.length > 0) throw validationError(errors);
+}
+
 function ticketTypeValues(
   tt: TicketTypeInput,
   position: number,
@@ -492,6 +508,7 @@ export async function createEvent(
   organizationId: string,
   input: EventInput,
 ): Promise<EventRow> {
+  checkTicketPrices(input.ticket_types, (i) => `ticket_types[${i}].price_minor`);
   const [event] = await db
     .insert(events)
     .values({
@@ -532,6 +549,7 @@ export async function addTicketType(
   event: EventRow,
   input: TicketTypeInput,
 ): Promise<TicketTypeRow> {
+  checkTicketPrices([input], () => 'price_minor');
   const [{ n }] = (await db
     .select({ n: sql<number>`coalesce(max(${ticketTypes.position}) + 1, 0)::int` })
     .from(ticketTypes)
@@ -629,6 +647,7 @@ export async function updateTicketType(
   ticketTypeId: string,
   patch: TicketTypePatch,
 ): Promise<TicketTypeRow | 'capacity_below_sold' | undefined> {
+  checkTicketPrices([patch], () => 'price_minor');
   const values = {
     name: patch.name,
     description: patch.description,

@@ -7,7 +7,7 @@ import { sessionStatus, type CheckoutSessionRow } from '../checkout/sessions.ts'
 import type { AppContext } from '../context.ts';
 import type { AdditionalQuestion } from '../events/events.schema.ts';
 import { isRegistrationOpen, type EventWithTickets, type TicketTypeRow } from '../events/events.ts';
-import { feeFor, type PaymentMethod } from '../events/fees.ts';
+import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
 import { insertRows, type Tx } from '../platform/db.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId, randomString } from '../platform/ids.ts';
@@ -28,6 +28,11 @@ import { orders, registrations } from './orders.schema.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
 export const MAX_DONATION_MINOR = 100_000_000;
+/**
+ * The highest order total, in minor units, under any payment method (docs/decisions.md "Amount
+ * ceilings"): far inside PostgreSQL's integer, whatever method the buyer then pays with.
+ */
+export const MAX_ORDER_TOTAL_MINOR = 1_000_000_000;
 export const HOLD_EXPIRY_JOB = 'order.expire_hold';
 const ORDER_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
@@ -308,6 +313,16 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
   const lacesFee = lines.reduce((sum, l) => sum + l.fee, 0);
   const donation = input.donation_minor ?? 0;
   const total = subtotal + donation + lacesFee;
+  // Paying re-prices with the chosen method's fee, so every method's total must fit.
+  const feesOf = (m: PaymentMethod) =>
+    lines.reduce((sum, l) => sum + feeFor(l.tt.priceMinor, organization.fees[m]), 0);
+  const largest = Math.max(total, ...PAYMENT_METHODS.map((m) => subtotal + donation + feesOf(m)));
+  if (largest > MAX_ORDER_TOTAL_MINOR) {
+    throw new ApiError(
+      'amount_too_large',
+      `This order would total ${largest} ${event.currency}; the largest order total is ${MAX_ORDER_TOTAL_MINOR} ${event.currency}. Order fewer tickets or give a smaller donation.`,
+    );
+  }
   if (total > 0 && !organization.paymentsEnabled) {
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
   }

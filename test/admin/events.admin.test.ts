@@ -542,6 +542,30 @@ describe('POST /admin/v1/events/{id}/ticket-types', () => {
     ]);
   });
 
+  test('takes a price up to the ceiling of 100,000,000 minor units and refuses one above it, saying so', async () => {
+    const org = await createOrg(h);
+    const event = await createEventFor(h, org.id);
+    const top = await admin(h, {
+      method: 'POST',
+      url: `/events/${event.event_id}/ticket-types`,
+      body: { name: 'Patron', price_minor: 100_000_000, capacity: 1 },
+    });
+    assert.equal(dataOf(top, 201).total_minor, 103_500_000);
+    for (const price_minor of [100_000_001, 2_147_483_647]) {
+      const res = await admin(h, {
+        method: 'POST',
+        url: `/events/${event.event_id}/ticket-types`,
+        body: { name: 'Too dear', price_minor, capacity: 1 },
+      });
+      const errors = errorOf(res, 400, 'validation_failed').errors!;
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        ['price_minor'],
+      );
+      assert.match(errors[0]!.message, /100000000/);
+    }
+  });
+
   test('answers not_found for an unknown event', async () => {
     const res = await admin(h, {
       method: 'POST',

@@ -1,7 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { embedOriginProblem, returnUrlProblem, successUrlFor } from '../../src/checkout/return-urls.ts';
+import {
+  embedOriginProblem,
+  returnUrlProblem,
+  storedReturnUrl,
+  successUrlFor,
+} from '../../src/checkout/return-urls.ts';
 
 const SHOP = 'https://shop.example.org';
 const ID = 'cs_4fQm2ZLx9TbK1wPq7sVd3nHa';
@@ -263,6 +268,99 @@ describe('successUrlFor', () => {
           const normalise = (s: string) =>
             s.replace(/\{CHECKOUT_SESSION_ID\}|%7BCHECKOUT_SESSION_ID%7D/gi, '\u0000');
           assert.equal(out.split(id).join('\u0000'), normalise(template));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('storedReturnUrl', () => {
+  // Printable ASCII only: what Node lets into a Location header, and what a browser would request.
+  const ASCII = /^[\x21-\x7e]+$/;
+
+  test('percent-encodes path, query and fragment as UTF-8 and writes an IDN host in punycode (table)', () => {
+    const table: Array<[string, string]> = [
+      [`${SHOP}/€`, `${SHOP}/%E2%82%AC`],
+      [`${SHOP}/caf\u00e9?q=\u20ac`, `${SHOP}/caf%C3%A9?q=%E2%82%AC`],
+      [
+        `${SHOP}/p?a=\u00fc&b=\u{1F3C3}#r\u00e9sum\u00e9`,
+        `${SHOP}/p?a=%C3%BC&b=%F0%9F%8F%83#r%C3%A9sum%C3%A9`,
+      ],
+      ['https://b\u00fccher.example/danke', 'https://xn--bcher-kva.example/danke'],
+      ['https://B\u00dcCHER.example:443/x', 'https://xn--bcher-kva.example/x'],
+      [SHOP, `${SHOP}/`],
+      ['http://localhost:5173/\u00e9', 'http://localhost:5173/%C3%A9'],
+    ];
+    for (const [given, stored] of table) {
+      assert.equal(storedReturnUrl(given), stored, given);
+      assert.match(stored, ASCII);
+      assert.equal(storedReturnUrl(stored), stored, `stable: ${stored}`);
+    }
+  });
+
+  test('leaves an already encoded URL as it is', () => {
+    for (const value of [
+      `${SHOP}/thanks?a=1&b=2#done`,
+      `${SHOP}/caf%C3%A9?q=%E2%82%AC`,
+      `${SHOP}/t?q=x%20y&r=%7E&flag`,
+      `${SHOP}/cart/%7BCHECKOUT_SESSION_ID%7D`,
+    ]) {
+      assert.equal(storedReturnUrl(value), value);
+    }
+  });
+
+  test('after successUrlFor, both placeholder forms still become the session id, beside non-ASCII text', () => {
+    const table: Array<[string, string]> = [
+      [`${SHOP}/caf\u00e9/{CHECKOUT_SESSION_ID}`, `${SHOP}/caf%C3%A9/${ID}`],
+      [`${SHOP}/caf\u00e9?s={CHECKOUT_SESSION_ID}&q=\u20ac`, `${SHOP}/caf%C3%A9?s=${ID}&q=%E2%82%AC`],
+      [`${SHOP}/\u20ac/%7BCHECKOUT_SESSION_ID%7D#\u00e9`, `${SHOP}/%E2%82%AC/${ID}#%C3%A9`],
+      [`${SHOP}/caf\u00e9?q=\u20ac`, `${SHOP}/caf%C3%A9?q=%E2%82%AC&session_id=${ID}`],
+      [`${SHOP}/caf\u00e9?session_id=\u00e9&q=1#\u00e9`, `${SHOP}/caf%C3%A9?q=1&session_id=${ID}#%C3%A9`],
+    ];
+    for (const [template, expected] of table) {
+      assert.equal(storedReturnUrl(successUrlFor(template, ID)), expected, template);
+    }
+  });
+
+  // Text from anywhere in Unicode, but none of the characters that end a URL part or make a
+  // placeholder, and nothing returnUrlProblem refuses (white space, controls).
+  const text = fc
+    .string({ unit: 'grapheme', minLength: 1, maxLength: 6 })
+    .filter((s) => !/[\s\p{Cc}\p{Cf}/?#%{}\\]/u.test(s));
+  const placeholder = fc.constantFrom(
+    '{CHECKOUT_SESSION_ID}',
+    '%7BCHECKOUT_SESSION_ID%7D',
+    '%7bCHECKOUT_SESSION_ID%7d',
+  );
+  const part = fc
+    .array(fc.oneof(text, text, placeholder), { minLength: 1, maxLength: 4 })
+    .map((ps) => ps.join(''));
+
+  test('property: a return URL that passes the rules is stored as ASCII on its origin, with every placeholder replaced', () => {
+    fc.assert(
+      fc.property(
+        fc.array(part, { maxLength: 3 }),
+        fc.array(part, { maxLength: 3 }),
+        fc.option(part, { nil: undefined }),
+        (segments, values, frag) => {
+          const template =
+            `${SHOP}/${segments.join('/')}` +
+            (values.length > 0 ? `?${values.map((v, i) => `k${i}=${v}`).join('&')}` : '') +
+            (frag !== undefined ? `#${frag}` : '');
+          fc.pre(returnUrlProblem(template, [SHOP]) === null);
+          const count = (template.match(/\{CHECKOUT_SESSION_ID\}|%7BCHECKOUT_SESSION_ID%7D/gi) ?? []).length;
+          const stored = storedReturnUrl(successUrlFor(template, ID));
+          assert.match(stored, ASCII, stored);
+          assert.equal(new URL(stored).origin, SHOP);
+          assert.doesNotMatch(stored, /CHECKOUT_SESSION_ID/i);
+          assert.equal(occurrences(stored, ID), Math.max(count, 1));
+          assert.equal(new URL(stored).searchParams.has('session_id'), count === 0);
+          assert.equal(storedReturnUrl(stored), stored, 'stable');
+          // The cancel URL, stored as given but encoded, is ASCII on the same origin too.
+          const cancel = storedReturnUrl(template);
+          assert.match(cancel, ASCII);
+          assert.equal(new URL(cancel).origin, SHOP);
         },
       ),
       { numRuns: 500 },

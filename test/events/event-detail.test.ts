@@ -324,7 +324,7 @@ describe('GET /v1/events/{eventId}', () => {
         [300, 11], // 10.5 -> 11 (half up, where half-even would give 10)
         [1, 0], // 0.035 -> 0
         [0, 0], // free
-        [2_000_000_000, 70_000_000],
+        [100_000_000, 3_500_000], // the price ceiling
       ];
       const tts = await ticketsAt(
         partner,

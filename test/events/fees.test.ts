@@ -1,7 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { feeFor, priceByMethod, priceFor } from '../../src/events/fees.ts';
+import {
+  feeFor,
+  MAX_FIXED_FEE_MINOR,
+  MAX_PRICE_MINOR,
+  priceByMethod,
+  priceFor,
+} from '../../src/events/fees.ts';
+import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/create-order.ts';
 import { DEFAULT_FEES } from '../../src/organizations/organizations.ts';
 
 describe('feeFor', () => {
@@ -24,6 +31,11 @@ describe('feeFor', () => {
       [999, 0, 250, 250], // no percentage, fixed only
       [12345, 10000, 0, 12345], // 100 %
       [2_147_483_647, 350, 0, 75_161_928], // 75161927.645 -> 75161928 (largest int4 price)
+      [100_000_000, 350, 0, 3_500_000], // the price ceiling
+      [99_999_999, 350, 0, 3_500_000], // 3499999.965 -> 3500000
+      [99_999_999, 1, 0, 10_000], // 9999.9999 -> 10000
+      [100_000_000, 10_000, 100_000_000, 200_000_000], // both ceilings at 100 %
+      [2_147_483_647, 10_000, 0, 2_147_483_647],
     ];
     for (const [price, percent_bp, fixed_minor, expected] of table) {
       assert.equal(
@@ -89,6 +101,26 @@ describe('feeFor', () => {
         assert.equal(feeFor(p, fee), expected);
         assert.equal(priceFor(p, fee).total_minor, p + expected);
       }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('property: within the price and fixed-fee ceilings a ticket total stays inside the order ceiling', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: MAX_PRICE_MINOR }),
+        fc.record({
+          percent_bp: fc.integer({ min: 0, max: 10_000 }),
+          fixed_minor: fc.integer({ min: 0, max: MAX_FIXED_FEE_MINOR }),
+        }),
+        (p, fee) => {
+          const { laces_fee_minor, total_minor } = priceFor(p, fee);
+          assert.ok(Number.isSafeInteger(total_minor));
+          assert.ok(laces_fee_minor <= MAX_PRICE_MINOR + MAX_FIXED_FEE_MINOR);
+          assert.ok(total_minor <= 2 * MAX_PRICE_MINOR + MAX_FIXED_FEE_MINOR);
+          assert.ok(total_minor <= MAX_ORDER_TOTAL_MINOR && total_minor <= 2_147_483_647);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
