@@ -7,6 +7,7 @@ import { formatAdminSchemaErrors, rejectBrokenUnicode } from './admin-schemas.ts
 import { registerClientAdminRoutes } from './clients.admin.ts';
 import { registerEventAdminRoutes } from './events.admin.ts';
 import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
+import { registerPaymentAdminRoutes } from './payments.admin.ts';
 import { registerWebhookAdminRoutes } from '../webhooks/webhooks.admin.ts';
 
 export async function registerAdminRoutes(app: Host, ctx: AppContext) {
@@ -20,6 +21,7 @@ export async function registerAdminRoutes(app: Host, ctx: AppContext) {
       await registerEventAdminRoutes(admin, ctx);
       await registerClientAdminRoutes(admin, ctx);
       await registerWebhookAdminRoutes(admin, ctx);
+      await registerPaymentAdminRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );

@@ -25,6 +25,7 @@ import {
   renderWebhookEndpoints,
   renderDelivery,
   renderDeliveries,
+  table,
 } from './render.ts';
 
 type Data = Record<string, unknown>;
@@ -100,6 +101,17 @@ const clientListFields = (values: Values) => ({
   allowed_domains: values['clear-allowed-domains'] ? [] : values['allowed-domain'],
   return_url_domains: values['clear-return-url-domains'] ? [] : values['return-url-domain'],
 });
+
+const REFUND_COLUMNS = [
+  'order_code',
+  'reason',
+  'amount_minor',
+  'currency',
+  'payment_method',
+  'payer_phone',
+  'payment_reference',
+  'order_id',
+];
 
 const COMMANDS: Command[] = [
   {
@@ -365,6 +377,19 @@ const COMMANDS: Command[] = [
       );
     },
     render: renderDelivery,
+  },
+  {
+    name: 'payments needs-refund',
+    usage: 'payments needs-refund --org <org_id>',
+    options: { org: str },
+    async run(api, { values }) {
+      requireFlags(values, ['org']);
+      return api.call('GET', `/organizations/${enc(String(values.org))}/payments/needs-refund`);
+    },
+    render: (data) => {
+      const rows = table(data.payments as Data[], REFUND_COLUMNS);
+      return data.has_more ? `${rows}\n(more are due: the oldest are shown first)` : rows;
+    },
   },
 ];
 

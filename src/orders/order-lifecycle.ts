@@ -50,7 +50,7 @@ async function applyState(
 export type PayOutcome =
   | { kind: 'paid'; order: OrderRow }
   | { kind: 'already_paid'; order: OrderRow }
-  /** confirmed after the hold lapsed with no capacity left: recorded for refund */
+  /** confirmed after the hold lapsed with no capacity left, or for a cancelled order: recorded for refund */
   | { kind: 'paid_after_expiry'; order: OrderRow }
   | { kind: 'not_payable'; order: OrderRow };
 
@@ -58,7 +58,8 @@ export type PayOutcome =
  * The order-paying transaction: order paid, registrations confirmed, session complete and an
  * order.paid outbox row, all in the caller's transaction. Safe to call twice (already_paid).
  * A payment confirmed after the hold expired is honoured if capacity remains, else recorded as
- * paid_after_expiry for refund; it is never dropped.
+ * paid_after_expiry for refund; one for a cancelled order (its buyer started over while a timed-out
+ * prompt was still being reconciled) is recorded the same way. It is never dropped.
  */
 export async function confirmOrderPaid(db: Executor, orderId: string, now: Date): Promise<PayOutcome> {
   const order = await lockOrder(db, orderId);
@@ -72,11 +73,14 @@ export async function confirmOrderPaid(db: Executor, orderId: string, now: Date)
       paidAt: now,
       holdExpiresAt: null,
     });
-  } else if (order.status === 'expired') {
-    if (await takePaidIfAvailable(db, quantities)) {
+  } else if (order.status === 'expired' || order.status === 'cancelled') {
+    if (order.status === 'expired' && (await takePaidIfAvailable(db, quantities))) {
+      // With an earlier payment flagged for refund, one of the two is still to be refunded: the
+      // list of payments needing refund then shows the later one as a second payment.
       paid = await applyState(db, order, { type: 'late_payment_honoured' }, now, {
         paidAt: now,
         closedAt: null,
+        paidAfterExpiry: false,
       });
     } else {
       const [flagged] = await db

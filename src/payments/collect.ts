@@ -1,9 +1,11 @@
 // Collecting a payment for an order: send the prompt, then learn the outcome by status queries
-// only (callbacks just trigger one sooner), and settle the order in one transaction. No double
-// prompt for one order (a unique index allows one open attempt), no payment ever lost (a late
-// success is honoured or flagged for refund), no amount accepted that differs from the order total.
+// only, and settle the order in one transaction. Callbacks are hints: they may make a status query
+// come sooner, never count against the job's schedule, and never end it. No double prompt for one
+// order (a unique index allows one open attempt), no payment ever lost (the job asks for 24 hours;
+// a late success is honoured or listed for refund), no amount accepted that differs from the order
+// total, and none asked above the provider's per-payment maximum.
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { feeFor, type PaymentMethod } from '../events/fees.ts';
 import { findOrganization } from '../organizations/organizations.ts';
@@ -17,10 +19,10 @@ import { ApiError, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob, type OutsideJobHandler } from '../platform/jobs.ts';
 import { paymentAttempts } from './payments.schema.ts';
-import { MIN_AMOUNT, type PaymentProvider, type StatusResult } from './provider.ts';
+import { isPaymentReference, MIN_AMOUNT, type PaymentProvider, type StatusResult } from './provider.ts';
 
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
-/** One job per attempt: submits if the prompt was never sent, then polls on the schedule. */
+/** One job per attempt: submits if the prompt was never sent, then asks on the schedule. */
 export const PAYMENT_JOB = 'payment.reconcile';
 
 export interface PaymentGateway {
@@ -29,25 +31,62 @@ export interface PaymentGateway {
   timeScale: number;
   /** public base of our callback routes, e.g. API_URL + /v1/payment-callbacks */
   callbackBase: string;
-  /** submissions running in the background; awaited at shutdown */
+  /** the largest total one payment may ask of each provider, in minor units (UGX) */
+  maxAmount: Record<PaymentMethod, number>;
+  /** submissions and callback-triggered queries running in the background; awaited at shutdown */
   inflight: Set<Promise<unknown>>;
+  /** callback-triggered status queries in flight in this process, by reference (one each) */
+  hinted: Map<string, Promise<void>>;
 }
 
 /** The approval window of a prompt on the phone (MTN: 5 minutes); Airtel is given the same. */
 export const PROMPT_WINDOW_MS = 5 * 60_000;
+/** How long the job keeps asking the provider about an attempt, counted from its creation. */
+export const RECONCILE_FOR_MS = 24 * 3600_000;
+/** Least time between two status queries that callbacks trigger for one reference. */
+export const CALLBACK_QUERY_SPACING_MS = 2_000;
+/** Callback-triggered queries one process runs at once; past that, callbacks are left to the job. */
+const MAX_CALLBACK_QUERIES = 256;
+
+/** Attempts the provider may still settle: the job keeps asking about these. */
+const UNSETTLED = ['pending', 'timed_out'] as const;
+
+function isUnsettled(status: string): boolean {
+  return (UNSETTLED as readonly string[]).includes(status);
+}
+
+const METHOD_NAMES: Record<PaymentMethod, string> = {
+  momo: 'MTN Mobile Money',
+  airtel: 'Airtel Money',
+};
 
 /**
- * Seconds from submission to each status query: 5, 10, 20, 30 s, then every 30 s through the
- * prompt window, then hourly up to 24 hours. Returns null when polling should stop.
+ * Delay before the job's status query after `polls` earlier ones: 5, 10, 20 and 30 s after
+ * submission, every 30 s through the prompt window, then growing (1, 2, 5, 10 and 30 minutes) and
+ * hourly. The job stops RECONCILE_FOR_MS after the attempt began, not after a number of queries.
  */
-export function nextPollDelayMs(polls: number): number | null {
+export function nextPollDelayMs(polls: number): number {
   const early = [5_000, 5_000, 10_000, 10_000];
   if (polls < early.length) return early[polls]!;
-  const elapsedEarly = 30_000;
-  const thirtySecondPolls = Math.ceil((PROMPT_WINDOW_MS - elapsedEarly) / 30_000);
-  if (polls < early.length + thirtySecondPolls) return 30_000;
-  const hourly = polls - early.length - thirtySecondPolls;
-  return hourly < 24 ? 3600_000 : null;
+  const windowPolls = Math.ceil((PROMPT_WINDOW_MS - 30_000) / 30_000);
+  if (polls < early.length + windowPolls) return 30_000;
+  const reconciling = [60_000, 120_000, 300_000, 600_000, 1_800_000];
+  return reconciling[polls - early.length - windowPolls] ?? 3600_000;
+}
+
+function reconcileEnd(attempt: PaymentAttemptRow, timeScale: number): number {
+  return attempt.createdAt.getTime() + RECONCILE_FOR_MS * timeScale;
+}
+
+/**
+ * When the job asks next: on the schedule, but no later than the end of the prompt window (where
+ * the buyer-facing timeout is decided) and the end of reconciliation (the last question).
+ */
+function nextQueryAt(attempt: PaymentAttemptRow, polls: number, now: Date, timeScale: number): Date {
+  const times = [now.getTime() + nextPollDelayMs(polls) * timeScale, reconcileEnd(attempt, timeScale)];
+  const windowEnd = attempt.promptExpiresAt.getTime();
+  if (now.getTime() < windowEnd) times.push(windowEnd);
+  return new Date(Math.min(...times));
 }
 
 function gatewayOf(ctx: AppContext): PaymentGateway {
@@ -114,6 +153,14 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
         `Mobile money needs at least ${minimum} ${repriced.currency}; this order totals ${repriced.total}.`,
       );
     }
+    // Refused before any prompt: the provider would refuse it only after the buyer approved.
+    const maximum = gateway.maxAmount[input.method];
+    if (repriced.total > maximum) {
+      throw new ApiError(
+        'amount_too_large',
+        `${METHOD_NAMES[input.method]} takes at most ${maximum} ${repriced.currency} in one payment; this order totals ${repriced.total}.`,
+      );
+    }
     const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
     // The hold covers the whole approval window (plus a margin), so a success never finds its seats released.
     const holdUntil = new Date(promptExpiresAt.getTime() + 60_000 * gateway.timeScale);
@@ -146,7 +193,7 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
     await enqueueJob(tx, {
       kind: PAYMENT_JOB,
       payload: { reference: attempt!.reference },
-      runAt: new Date(now.getTime() + nextPollDelayMs(0)! * gateway.timeScale),
+      runAt: new Date(now.getTime() + nextPollDelayMs(0) * gateway.timeScale),
       dedupeKey: `payment:${attempt!.reference}`,
       // Provider outages are retried with backoff (capped at an hour) for more than a day.
       maxAttempts: 60,
@@ -242,18 +289,9 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
   });
 }
 
-async function failAttempt(
-  tx: Tx,
-  attempt: PaymentAttemptRow,
-  kind: FailureKind,
-  message: string,
-  now: Date,
-) {
-  await tx
-    .update(paymentAttempts)
-    .set({ status: 'failed', failureKind: kind, failureMessage: message.slice(0, 500), finalizedAt: now })
-    .where(eq(paymentAttempts.id, attempt.id));
-  const order = await lockOrder(tx, attempt.orderId);
+/** Records the order's failure for the buyer, who may pay again while the hold lasts. */
+async function showFailure(tx: Tx, orderId: string, kind: FailureKind, now: Date) {
+  const order = await lockOrder(tx, orderId);
   if (!order) return;
   const next = transition(
     { status: order.status as 'pending', failureKind: order.failureKind as FailureKind | null },
@@ -267,9 +305,98 @@ async function failAttempt(
   }
 }
 
+async function failAttempt(
+  tx: Tx,
+  attempt: PaymentAttemptRow,
+  kind: FailureKind,
+  message: string,
+  now: Date,
+) {
+  await tx
+    .update(paymentAttempts)
+    .set({ status: 'failed', failureKind: kind, failureMessage: message.slice(0, 500), finalizedAt: now })
+    .where(eq(paymentAttempts.id, attempt.id));
+  // A timed-out attempt was already shown as a failure; the buyer may since have paid again.
+  if (attempt.status !== 'timed_out') await showFailure(tx, attempt.orderId, kind, now);
+}
+
 /**
- * Applies a status query's answer. Only this marks an order paid, and only when the amount and
- * currency the provider reports equal what we asked for.
+ * The prompt window ended with no answer: the buyer is told the payment timed out and may pay
+ * again, but the attempt stays unsettled and the job keeps asking the provider.
+ */
+async function timeOutAttempt(tx: Tx, attempt: PaymentAttemptRow, now: Date) {
+  await tx
+    .update(paymentAttempts)
+    .set({
+      status: 'timed_out',
+      failureKind: 'payment_timeout',
+      failureMessage: 'not approved within the prompt window; still asking the provider',
+    })
+    .where(eq(paymentAttempts.id, attempt.id));
+  await showFailure(tx, attempt.orderId, 'payment_timeout', now);
+}
+
+/**
+ * Applies a final answer of a status query (from the job or after a callback). Only this marks an
+ * order paid, and only when the amount and currency the provider reports equal what we asked for.
+ */
+async function applyFinalStatus(
+  ctx: AppContext,
+  tx: Tx,
+  attempt: PaymentAttemptRow,
+  status: Extract<StatusResult, { status: 'successful' | 'failed' }>,
+  now: Date,
+): Promise<void> {
+  if (status.status === 'failed') {
+    await failAttempt(tx, attempt, status.failureKind, status.message, now);
+    return;
+  }
+  // A provider that reports no amount (Airtel's status enquiry) cannot contradict us; one that
+  // reports a different amount or currency is never accepted.
+  const amountDiffers = status.amount !== null && status.amount !== attempt.amount;
+  const currencyDiffers = status.currency !== null && status.currency !== attempt.currency;
+  if (amountDiffers || currencyDiffers) {
+    ctx.log.error(
+      {
+        reference: attempt.reference,
+        order_id: attempt.orderId,
+        expected: { amount: attempt.amount, currency: attempt.currency },
+        reported: { amount: status.amount, currency: status.currency },
+      },
+      'payment amount mismatch: not accepted, needs review',
+    );
+    await failAttempt(
+      tx,
+      attempt,
+      'provider_error',
+      'amount reported by the provider differs from the order total',
+      now,
+    );
+    return;
+  }
+  await tx
+    .update(paymentAttempts)
+    .set({ status: 'successful', providerTransactionId: status.providerTransactionId, finalizedAt: now })
+    .where(eq(paymentAttempts.id, attempt.id));
+  const outcome = await confirmOrderPaid(tx, attempt.orderId, now);
+  // Both are listed by listPaymentsNeedingRefund (admin API and CLI); the log says so at once.
+  if (outcome.kind === 'paid_after_expiry') {
+    ctx.log.error(
+      { order_id: attempt.orderId, reference: attempt.reference },
+      'payment arrived after the order stopped holding its tickets and capacity is gone: refund needed',
+    );
+  } else if (outcome.kind === 'already_paid') {
+    ctx.log.error(
+      { order_id: attempt.orderId, reference: attempt.reference },
+      'a second payment for an order already paid: refund needed',
+    );
+  }
+}
+
+/**
+ * Applies the job's status query. A final answer settles the attempt; a pending one counts one
+ * poll, times the attempt out for the buyer once the prompt window has passed, and fails it only
+ * when RECONCILE_FOR_MS has passed. Returns when to ask next, or null when the attempt is settled.
  */
 export async function applyStatus(
   ctx: AppContext,
@@ -278,54 +405,15 @@ export async function applyStatus(
   status: StatusResult,
   now: Date,
 ): Promise<Date | null> {
-  if (status.status === 'successful') {
-    // A provider that reports no amount (Airtel's status enquiry) cannot contradict us; one that
-    // reports a different amount or currency is never accepted.
-    const amountDiffers = status.amount !== null && status.amount !== attempt.amount;
-    const currencyDiffers = status.currency !== null && status.currency !== attempt.currency;
-    if (amountDiffers || currencyDiffers) {
-      ctx.log.error(
-        {
-          reference: attempt.reference,
-          order_id: attempt.orderId,
-          expected: { amount: attempt.amount, currency: attempt.currency },
-          reported: { amount: status.amount, currency: status.currency },
-        },
-        'payment amount mismatch: not accepted, needs review',
-      );
-      await failAttempt(
-        tx,
-        attempt,
-        'provider_error',
-        'amount reported by the provider differs from the order total',
-        now,
-      );
-      return null;
-    }
-    await tx
-      .update(paymentAttempts)
-      .set({ status: 'successful', providerTransactionId: status.providerTransactionId, finalizedAt: now })
-      .where(eq(paymentAttempts.id, attempt.id));
-    const outcome = await confirmOrderPaid(tx, attempt.orderId, now);
-    if (outcome.kind === 'paid_after_expiry') {
-      ctx.log.error(
-        { order_id: attempt.orderId, reference: attempt.reference },
-        'payment arrived after the hold lapsed and capacity is gone: refund needed',
-      );
-    }
-    return null;
-  }
-  if (status.status === 'failed') {
-    await failAttempt(tx, attempt, status.failureKind, status.message, now);
+  if (status.status === 'successful' || status.status === 'failed') {
+    await applyFinalStatus(ctx, tx, attempt, status, now);
     return null;
   }
   // pending, or not_found (the provider has not recorded it yet): ask again later.
-  await tx
-    .update(paymentAttempts)
-    .set({ polls: attempt.polls + 1 })
-    .where(eq(paymentAttempts.id, attempt.id));
-  const next = nextPollDelayMs(attempt.polls + 1);
-  if (next === null) {
+  const timeScale = gatewayOf(ctx).timeScale;
+  const polls = attempt.polls + 1;
+  await tx.update(paymentAttempts).set({ polls }).where(eq(paymentAttempts.id, attempt.id));
+  if (now.getTime() >= reconcileEnd(attempt, timeScale)) {
     await failAttempt(
       tx,
       attempt,
@@ -335,44 +423,99 @@ export async function applyStatus(
     );
     return null;
   }
-  return new Date(now.getTime() + next * gatewayOf(ctx).timeScale);
+  if (attempt.status === 'pending' && now.getTime() >= attempt.promptExpiresAt.getTime()) {
+    await timeOutAttempt(tx, attempt, now);
+  }
+  return nextQueryAt(attempt, polls, now, timeScale);
 }
 
 /**
- * Asks the provider for the outcome now (the scheduled job, or a callback's hint). Returns when to
- * ask next, or null when the attempt is settled.
+ * The attempt's job: submits the prompt if it was never sent, then asks the provider for the
+ * outcome. Returns when to ask next, or null when the attempt is settled.
  */
-export async function pollAttempt(ctx: AppContext, reference: string): Promise<Date | null> {
+export async function reconcileAttempt(ctx: AppContext, reference: string): Promise<Date | null> {
   const gateway = gatewayOf(ctx);
   let attempt = await findAttempt(ctx.database.db, reference);
   if (attempt?.status === 'submitting') {
     await submitAttempt(ctx, reference);
     attempt = await findAttempt(ctx.database.db, reference);
-    if (attempt?.status === 'pending') {
-      return new Date(ctx.clock.now().getTime() + nextPollDelayMs(attempt.polls)! * gateway.timeScale);
+    if (attempt && isUnsettled(attempt.status)) {
+      return nextQueryAt(attempt, attempt.polls, ctx.clock.now(), gateway.timeScale);
     }
   }
-  if (!attempt || attempt.status !== 'pending') return null;
-  const status = await gateway.providers[attempt.method as PaymentMethod].getStatus(reference);
+  if (!attempt || !isUnsettled(attempt.status)) return null;
+  let status: StatusResult;
+  try {
+    status = await gateway.providers[attempt.method as PaymentMethod].getStatus(reference);
+  } catch (error) {
+    // The provider cannot be asked (the runner retries with backoff); the buyer still hears of
+    // the timeout when the prompt window is over.
+    if (attempt.status === 'pending' && ctx.clock.now() >= attempt.promptExpiresAt) {
+      await ctx.database.db.transaction(async (tx) => {
+        const locked = await findAttempt(tx, reference, true);
+        if (locked?.status === 'pending') await timeOutAttempt(tx, locked, ctx.clock.now());
+      });
+    }
+    throw error;
+  }
   return ctx.database.db.transaction(async (tx) => {
     const locked = await findAttempt(tx, reference, true);
-    if (!locked || locked.status !== 'pending') return null; // settled meanwhile: duplicates are harmless
+    if (!locked || !isUnsettled(locked.status)) return null; // settled meanwhile: duplicates are harmless
     return applyStatus(ctx, tx, locked, status, ctx.clock.now());
   });
 }
 
-/** A callback arrived for `reference`: never trusted as proof, it only triggers a status query. */
-export async function noteCallback(ctx: AppContext, method: string, reference: string): Promise<boolean> {
-  if (!/^[0-9a-f-]{36}$/i.test(reference)) return false;
-  const attempt = await findAttempt(ctx.database.db, reference);
-  if (!attempt || attempt.method !== method) return false;
-  try {
-    await pollAttempt(ctx, reference);
-  } catch (error) {
-    // The provider could not be asked right now; the attempt's job keeps polling.
-    ctx.log.warn({ err: error, reference }, 'status query after callback failed');
-  }
-  return true;
+/**
+ * A callback arrived for `reference`. It is never proof and never waited for: it may start one
+ * status query in the background, and only a final answer of that query is applied, so callbacks
+ * cannot move or end the job's schedule. Returns at once and the same way whatever the reference
+ * (known, unknown or malformed), so a caller learns nothing from the answer.
+ */
+export function noteCallback(ctx: AppContext, method: string, reference: string): void {
+  const gateway = ctx.payments;
+  if (!gateway || !Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
+  // At most one in flight per reference in this process, and a bounded number in all.
+  if (gateway.hinted.has(reference) || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
+  const query: Promise<void> = queryAfterCallback(ctx, method as PaymentMethod, reference)
+    .catch((error) =>
+      ctx.log.warn({ err: error, reference }, 'status query after a callback failed; the job keeps asking'),
+    )
+    .finally(() => {
+      gateway.hinted.delete(reference);
+      gateway.inflight.delete(query);
+    });
+  gateway.hinted.set(reference, query);
+  gateway.inflight.add(query);
+}
+
+async function queryAfterCallback(ctx: AppContext, method: PaymentMethod, reference: string): Promise<void> {
+  const gateway = gatewayOf(ctx);
+  const now = ctx.clock.now();
+  const spacedFrom = new Date(now.getTime() - CALLBACK_QUERY_SPACING_MS * gateway.timeScale);
+  // One conditional update claims the query, so processes sharing the database agree on the spacing.
+  const [claimed] = await ctx.database.db
+    .update(paymentAttempts)
+    .set({ callbackQueryAt: now })
+    .where(
+      and(
+        eq(paymentAttempts.reference, reference),
+        eq(paymentAttempts.method, method),
+        inArray(paymentAttempts.status, [...UNSETTLED]),
+        or(
+          isNull(paymentAttempts.callbackQueryAt),
+          sql`${paymentAttempts.callbackQueryAt} <= ${spacedFrom.toISOString()}::timestamptz`,
+        ),
+      ),
+    )
+    .returning({ id: paymentAttempts.id });
+  if (!claimed) return;
+  const status = await gateway.providers[method].getStatus(reference);
+  if (status.status !== 'successful' && status.status !== 'failed') return;
+  await ctx.database.db.transaction(async (tx) => {
+    const locked = await findAttempt(tx, reference, true);
+    if (!locked || !isUnsettled(locked.status)) return;
+    await applyFinalStatus(ctx, tx, locked, status, ctx.clock.now());
+  });
 }
 
 /** The latest attempt of an order (for the wait screen and the order read). */
@@ -392,7 +535,7 @@ export function paymentJobHandlers(ctx: AppContext): Record<string, OutsideJobHa
     [PAYMENT_JOB]: {
       outsideTransaction: true,
       run: async ({ job }) => {
-        const next = await pollAttempt(ctx, String(job.payload.reference));
+        const next = await reconcileAttempt(ctx, String(job.payload.reference));
         return next ? { retryAt: next } : undefined;
       },
     },

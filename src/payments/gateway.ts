@@ -28,7 +28,9 @@ export async function createPaymentGateway(
         },
         timeScale: payments.timeScale,
         callbackBase,
+        maxAmount: payments.maxAmount,
         inflight: new Set(),
+        hinted: new Map(),
       },
       close: async () => {},
     };
@@ -56,7 +58,9 @@ export async function createPaymentGateway(
       },
       timeScale: payments.timeScale,
       callbackBase,
+      maxAmount: payments.maxAmount,
       inflight: new Set(),
+      hinted: new Map(),
     },
     close: () => simulator.close(),
   };

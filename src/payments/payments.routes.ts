@@ -6,6 +6,7 @@ import { loadOrderOut } from '../orders/order-out.ts';
 import { OrderOut } from '../orders/orders.routes.ts';
 import { ApiError } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
+import { rateLimitHeaders } from '../platform/rate-limit.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
 import { noteCallback, startPayment } from './collect.ts';
 
@@ -48,10 +49,22 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   );
 
   // Providers call back with POST (Airtel) or PUT (MTN); our reference is in the path. A callback
-  // only triggers a status query: it is never taken as proof of payment.
+  // is unauthenticated: it is limited per client IP before its body is read, it may only make a
+  // status query come sooner (noteCallback), and every reference, known or not, gets the same 200.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.addHook('onRequest', async (request, reply) => {
+      const setting = ctx.config.rateLimits.callback;
+      const result = await ctx.limiter.hit(`callback:${request.ip}`, setting);
+      const headers = rateLimitHeaders('callback', setting, result);
+      reply.headers(headers);
+      if (!result.allowed) {
+        throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
+          headers,
+        });
+      }
+    });
     for (const method of ['POST', 'PUT'] as const) {
       scope.route({
         method,
@@ -62,8 +75,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         },
         handler: async (request) => {
           const { method: provider, reference } = request.params as { method: string; reference: string };
-          if (!(await noteCallback(ctx, provider, reference)))
-            throw new ApiError('not_found', 'No such payment.');
+          noteCallback(ctx, provider, reference);
           return envelope(200, 'Callback received', { received: true });
         },
       });

@@ -22,15 +22,21 @@ export const paymentAttempts = pgTable(
     msisdn: text('msisdn').notNull(),
     amount: integer('amount').notNull(),
     currency: text('currency').notNull(),
-    /** submitting | pending | successful | failed */
+    /**
+     * submitting | pending | timed_out | successful | failed. timed_out: the prompt window passed
+     * without an answer, so the buyer is told so and may pay again, but the reconciliation job
+     * keeps asking the provider; only successful and failed are final.
+     */
     status: text('status').notNull(),
     failureKind: text('failure_kind'),
     failureMessage: text('failure_message'),
     providerTransactionId: text('provider_transaction_id'),
     /** the buyer's approval window on the phone */
     promptExpiresAt: ts('prompt_expires_at').notNull(),
-    /** how many status queries have been made (drives the polling schedule) */
+    /** status queries made by the attempt's job (drives its schedule; callbacks never count) */
     polls: integer('polls').notNull().default(0),
+    /** when a callback last triggered a status query: spaces them out across processes */
+    callbackQueryAt: ts('callback_query_at'),
     createdAt: ts('created_at').notNull(),
     finalizedAt: ts('finalized_at'),
   },

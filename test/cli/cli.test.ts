@@ -210,6 +210,23 @@ describe('ticketing CLI', () => {
     assert.match(missing.stderr, /^error not_found: No such organization\.$/m);
   });
 
+  test('payments needs-refund lists what must be refunded, in text and in JSON', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'Refund Org', '--json']));
+    const none = await cli(['payments', 'needs-refund', '--org', org.id]);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, '(none)\n');
+    assert.deepEqual(json(await cli(['payments', 'needs-refund', '--org', org.id, '--json'])), {
+      payments: [],
+      has_more: false,
+    });
+    const missing = await cli(['payments', 'needs-refund']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--org is required/);
+    const unknown = await cli(['payments', 'needs-refund', '--org', 'org_doesnotexist0000000000000']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^error not_found: No such organization\.$/m);
+  });
+
   test('usage errors exit 2 with a short usage text', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['clients', 'create', '--org', 'org_x', '--scope', 'events:read'], /--name is required/],

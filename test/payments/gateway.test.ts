@@ -11,6 +11,25 @@ import { msisdnFor, pollUntilFinal } from './payments-helpers.ts';
 
 const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME_SCALE: '0.01' };
 
+describe('payment settings', () => {
+  test('MOMO_MAX_AMOUNT and AIRTEL_MAX_AMOUNT default to UGX 5,000,000 and must be whole numbers', () => {
+    assert.deepEqual(loadConfig(BASE_ENV).payments.maxAmount, { momo: 5_000_000, airtel: 5_000_000 });
+    const set = loadConfig({ ...BASE_ENV, MOMO_MAX_AMOUNT: '2000000', AIRTEL_MAX_AMOUNT: '4000000' });
+    assert.deepEqual(set.payments.maxAmount, { momo: 2_000_000, airtel: 4_000_000 });
+    for (const bad of ['0', '-1', '1.5', 'lots']) {
+      assert.throws(() => loadConfig({ ...BASE_ENV, MOMO_MAX_AMOUNT: bad }), /MOMO_MAX_AMOUNT/);
+      assert.throws(() => loadConfig({ ...BASE_ENV, AIRTEL_MAX_AMOUNT: bad }), /AIRTEL_MAX_AMOUNT/);
+    }
+  });
+
+  test('callbacks are limited per IP to 50 a second with bursts of 200 by default (RATE_LIMIT_CALLBACK_*)', () => {
+    assert.deepEqual(loadConfig(BASE_ENV).rateLimits.callback, { rate: 50, burst: 200 });
+    const set = loadConfig({ ...BASE_ENV, RATE_LIMIT_CALLBACK_RATE: '5', RATE_LIMIT_CALLBACK_BURST: '20' });
+    assert.deepEqual(set.rateLimits.callback, { rate: 5, burst: 20 });
+    assert.throws(() => loadConfig({ ...BASE_ENV, RATE_LIMIT_CALLBACK_RATE: '0' }), ConfigError);
+  });
+});
+
 describe('SIMULATOR_URL', () => {
   let sim: Simulator;
   before(async () => {

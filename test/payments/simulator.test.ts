@@ -11,7 +11,9 @@ import {
   timeScaleFrom,
   type Simulator,
 } from '../../src/payments/simulator/simulator.ts';
-import { sleep } from './payments-helpers.ts';
+import { createAirtelProvider } from '../../src/payments/airtel.ts';
+import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
+import { msisdnFor, paymentRequest, sleep } from './payments-helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/payments/simulator/main.ts', import.meta.url));
 const { mtn, airtel } = SIMULATOR_CREDENTIALS;
@@ -240,6 +242,30 @@ describe('Airtel contract', () => {
     });
     assert.equal(response.status, 200);
     assert.equal(response.body.status.response_code, 'DP00800001025');
+  });
+});
+
+describe('test controls', () => {
+  test('approve settles a pending payment as successful at once, on both networks; statusQueries counts queries', async () => {
+    const providers = {
+      momo: createMtnMomoProvider({ ...sim.mtn, timeoutMs: 5_000 }),
+      airtel: createAirtelProvider({ ...sim.airtel, timeoutMs: 5_000 }),
+    };
+    for (const method of ['momo', 'airtel'] as const) {
+      const reference = randomUUID();
+      const submitted = await providers[method].requestPayment(
+        paymentRequest({ reference, msisdn: msisdnFor(method, '09') }), // pending for ever
+      );
+      assert.equal(submitted.kind, 'submitted');
+      assert.equal((await providers[method].getStatus(reference)).status, 'pending');
+      assert.equal(sim.approve(reference), true);
+      const status = await providers[method].getStatus(reference);
+      assert.equal(status.status, 'successful', method);
+      assert.equal(sim.statusQueries(reference), 2);
+      assert.equal(sim.approve(reference), false, 'no longer pending');
+    }
+    assert.equal(sim.approve(randomUUID()), false, 'unknown');
+    assert.equal(sim.statusQueries(randomUUID()), 0);
   });
 });
 

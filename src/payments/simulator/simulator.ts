@@ -78,6 +78,13 @@ export interface Simulator {
   requestCount(): number;
   /** forget every issued token, so the next call with one gets 401 */
   revokeTokens(): void;
+  /** status queries received for a reference (both networks), whatever their answer */
+  statusQueries(reference: string): number;
+  /**
+   * Test control: the payer approves a payment that is still pending, now, whatever its number
+   * chose (09 included), with no callback. False when no such pending payment exists.
+   */
+  approve(reference: string): boolean;
 }
 
 interface Transaction {
@@ -196,6 +203,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const held = new Set<ServerResponse>();
   const callbackAborter = new AbortController();
   const tokenCounts = { mtn: 0, airtel: 0 };
+  const queries = new Map<string, number>();
+  const countQuery = (reference: string) => queries.set(reference, (queries.get(reference) ?? 0) + 1);
   let requests = 0;
   let closed = false;
   let url = '';
@@ -255,6 +264,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   // ---- settling and callbacks --------------------------------------------------------------------
 
   function settle(txn: Transaction): void {
+    if (txn.state !== 'pending') return; // approved early by a test: the scenario's own end is moot
     txn.state = txn.scenario.decline ? 'failed' : 'successful';
     log.info({ network: txn.network, reference: txn.reference, state: txn.state }, 'simulated payment final');
     for (let i = 0; i < txn.scenario.callbacks; i++) {
@@ -462,6 +472,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const status = /^\/collection\/v1_0\/requesttopay\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && status) {
       mtnCheckApiCall(req);
+      countQuery(decodeURIComponent(status[1]!));
       const txn = transactions.get(`momo:${decodeURIComponent(status[1]!)}`);
       if (!txn)
         throw new HttpError(404, {
@@ -582,6 +593,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const enquiry = /^\/standard\/v1\/payments\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && enquiry) {
       airtelCheckApiCall(req);
+      countQuery(decodeURIComponent(enquiry[1]!));
       const txn = transactions.get(`airtel:${decodeURIComponent(enquiry[1]!)}`);
       if (!txn) {
         return sendJson(
@@ -693,5 +705,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokenRequests: () => ({ ...tokenCounts }),
     requestCount: () => requests,
     revokeTokens: () => tokens.clear(),
+    statusQueries: (reference) => queries.get(reference) ?? 0,
+    approve(reference) {
+      const txn = transactions.get(`momo:${reference}`) ?? transactions.get(`airtel:${reference}`);
+      if (!txn || txn.state !== 'pending') return false;
+      txn.scenario = { ...txn.scenario, decline: null, statusShowsFinal: true, callbacks: 0 };
+      settle(txn);
+      return true;
+    },
   };
 }

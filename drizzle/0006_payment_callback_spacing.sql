@@ -1,0 +1,1 @@
+ALTER TABLE "payment_attempts" ADD COLUMN "callback_query_at" timestamp (3) with time zone;

@@ -1,0 +1,55 @@
+// Payments that bought nothing and must be returned, for operators (admin API and CLI): a success
+// confirmed after its order stopped holding tickets with no capacity left (the order is flagged
+// paid_after_expiry), and a second success for an order another payment already paid. Derived
+// from the attempts and their orders, so no path can forget to list one.
+import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { orders } from '../orders/orders.schema.ts';
+import type { Executor } from '../platform/db.ts';
+import type { PaymentAttemptRow } from './collect.ts';
+import { paymentAttempts } from './payments.schema.ts';
+
+export type RefundReason = 'paid_after_expiry' | 'duplicate_payment';
+
+export interface PaymentNeedingRefund {
+  reason: RefundReason;
+  attempt: PaymentAttemptRow;
+  order: typeof orders.$inferSelect;
+}
+
+/** Longest list one call returns; hasMore says there are more (oldest first, so none is skipped). */
+export const REFUND_LIST_LIMIT = 500;
+
+/** The organization's successful payments that must be refunded, the longest-waiting first. */
+export async function listPaymentsNeedingRefund(
+  db: Executor,
+  organizationId: string,
+  limit = REFUND_LIST_LIMIT,
+): Promise<{ payments: PaymentNeedingRefund[]; hasMore: boolean }> {
+  // A paid order's first success bought its tickets; every later one is a second payment.
+  const paidEarlier = sql<boolean>`EXISTS (
+    SELECT 1 FROM ${paymentAttempts} AS earlier
+    WHERE earlier.order_id = ${paymentAttempts.orderId} AND earlier.status = 'successful'
+      AND (earlier.finalized_at, earlier.id) < (${paymentAttempts.finalizedAt}, ${paymentAttempts.id}))`;
+  const rows = await db
+    .select({ attempt: paymentAttempts, order: orders })
+    .from(paymentAttempts)
+    .innerJoin(orders, eq(orders.id, paymentAttempts.orderId))
+    .where(
+      and(
+        eq(paymentAttempts.organizationId, organizationId),
+        eq(orders.organizationId, organizationId),
+        eq(paymentAttempts.status, 'successful'),
+        or(eq(orders.paidAfterExpiry, true), paidEarlier),
+      ),
+    )
+    .orderBy(asc(paymentAttempts.finalizedAt), asc(paymentAttempts.id))
+    .limit(limit + 1);
+  return {
+    payments: rows.slice(0, limit).map(({ attempt, order }) => ({
+      reason: order.paidAfterExpiry ? 'paid_after_expiry' : 'duplicate_payment',
+      attempt,
+      order,
+    })),
+    hasMore: rows.length > limit,
+  };
+}
