@@ -1,0 +1,102 @@
+// Two organizations with one of every object the admin API manages (event, ticket type, API
+// client, webhook endpoint, delivery), made through the admin API where it can be, for suites that
+// walk every admin route. No webhook is ever sent: the endpoint's host is under .invalid, the
+// service's resolver answers no name, and the harness runs no background jobs.
+import assert from 'node:assert/strict';
+import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
+import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
+import {
+  admin,
+  createClientFor,
+  createEventFor,
+  createOrg,
+  dataOf,
+  partnerOf,
+} from '../admin/admin-helpers.ts';
+import type { Harness, TestPartner } from './harness.ts';
+
+export interface AdminObjects {
+  organization: string;
+  event: string;
+  ticketType: string;
+  client: string;
+  webhookEndpoint: string;
+  delivery: string;
+  /** the client's credentials, for sending partner credentials where they do not belong */
+  partner: TestPartner;
+}
+
+export type AdminObjectKind = Exclude<keyof AdminObjects, 'partner'>;
+
+/** The kind of object a path parameter names, from the segment before it (clients/:client_id). */
+export const OBJECT_OF_SEGMENT: Record<string, AdminObjectKind> = {
+  organizations: 'organization',
+  events: 'event',
+  'ticket-types': 'ticketType',
+  clients: 'client',
+  'webhook-endpoints': 'webhookEndpoint',
+  deliveries: 'delivery',
+};
+
+/** Each kind's id prefix, for ids that are well formed but name nothing. */
+export const ID_PREFIX: Record<AdminObjectKind, string> = {
+  organization: 'org',
+  event: 'evt',
+  ticketType: 'tt',
+  client: 'cli',
+  webhookEndpoint: 'whe',
+  delivery: 'whd',
+};
+
+/** The path parameters of a route (`:name`), each with the kind of object it names. */
+export function paramsOf(template: string): Array<{ index: number; kind: AdminObjectKind | undefined }> {
+  const parts = template.split('/');
+  return parts.flatMap((part, index) =>
+    part.startsWith(':') ? [{ index, kind: OBJECT_OF_SEGMENT[parts[index - 1] ?? ''] }] : [],
+  );
+}
+
+/** Fills a route's path parameters; `value` gets each parameter's position and kind. */
+export function fillPath(
+  template: string,
+  value: (param: { index: number; kind: AdminObjectKind | undefined }) => string,
+): string {
+  const parts = template.split('/');
+  for (const param of paramsOf(template)) parts[param.index] = value(param);
+  return parts.join('/');
+}
+
+/** Stops the service from asking DNS about any webhook host. */
+export function resolveNoNames(h: Harness): void {
+  setWebhookResolver(h.service.ctx, async (hostname) => {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (tests resolve no names)`), {
+      code: 'ENOTFOUND',
+    });
+  });
+}
+
+export async function makeAdminObjects(h: Harness): Promise<AdminObjects> {
+  const org = await createOrg(h, { payments_enabled: true });
+  const event = await createEventFor(h, org.id!);
+  const client = await createClientFor(h, org.id!);
+  const { endpoint } = await createWebhookEndpoint(h.service.ctx.database.db, {
+    organizationId: org.id!,
+    url: 'https://hooks.example.invalid/in',
+    eventTypes: ['order.paid'],
+    now: h.clock.now(),
+  });
+  const delivery = dataOf(
+    await admin(h, { method: 'POST', url: `/webhook-endpoints/${endpoint.id}/test` }),
+    202,
+  );
+  assert.match(String(delivery.id), /^whd_/);
+  return {
+    organization: org.id!,
+    event: event.event_id,
+    ticketType: event.ticket_types[0].ticket_type_id,
+    client: client.client_id,
+    webhookEndpoint: endpoint.id,
+    delivery: delivery.id,
+    partner: partnerOf(client),
+  };
+}
