@@ -151,22 +151,10 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
       'set SIMULATOR_URL (a running simulator) or SIMULATOR_PORT (one started here), not both',
     );
   }
-  if (provider === 'simulator') {
-    return {
-      provider,
-      timeScale,
-      simulatorPort,
-      httpTimeoutMs,
-      maxAmount,
-      ...(simulatorUrl ? { simulatorUrl } : {}),
-    };
-  }
+  const common: PaymentsConfig = { provider, timeScale, simulatorPort, httpTimeoutMs, maxAmount };
+  if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
   return {
-    provider,
-    timeScale,
-    simulatorPort,
-    httpTimeoutMs,
-    maxAmount,
+    ...common,
     mtn: {
       baseUrl: required(env, 'MOMO_BASE_URL'),
       subscriptionKey: required(env, 'MOMO_SUBSCRIPTION_KEY'),

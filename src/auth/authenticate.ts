@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';
-import { rateLimitHeaders } from '../platform/rate-limit.ts';
+import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { findRequestClient, type RequestClient } from './clients.ts';
 import { PUBLISHABLE_KEY_HEADER, readRequestCredentials, type CredentialSource } from './credentials.ts';
 import { intersectScopes, PUBLISHABLE_SCOPES, type Scope } from './scopes.ts';
@@ -187,14 +187,7 @@ export function guard(ctx: AppContext, options: GuardOptions): GuardHooks {
       const bearer = presented.kind === 'bearer';
       const setting = bearer ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;
       const key = bearer ? `bearer:${presented.claims.clientId}` : `pk:${presented.key}:${request.ip}`;
-      const result = await ctx.limiter.hit(key, setting);
-      const headers = rateLimitHeaders(presented.kind, setting, result);
-      reply.headers(headers);
-      if (!result.allowed) {
-        throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
-          headers,
-        });
-      }
+      await enforceRateLimit(ctx.limiter, reply, { name: presented.kind, key, setting });
       const client = readCredentialClient(ctx, presented);
       client.catch(() => {}); // a body that fails to parse never waits for it
       clientReads.set(request, client);

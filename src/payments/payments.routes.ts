@@ -4,9 +4,8 @@ import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { loadOrderOut } from '../orders/order-out.ts';
 import { OrderOut } from '../orders/orders.routes.ts';
-import { ApiError } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
-import { rateLimitHeaders } from '../platform/rate-limit.ts';
+import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
 import { noteCallback, startPayment } from './collect.ts';
 
@@ -54,17 +53,13 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    scope.addHook('onRequest', async (request, reply) => {
-      const setting = ctx.config.rateLimits.callback;
-      const result = await ctx.limiter.hit(`callback:${request.ip}`, setting);
-      const headers = rateLimitHeaders('callback', setting, result);
-      reply.headers(headers);
-      if (!result.allowed) {
-        throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
-          headers,
-        });
-      }
-    });
+    scope.addHook('onRequest', (request, reply) =>
+      enforceRateLimit(ctx.limiter, reply, {
+        name: 'callback',
+        key: `callback:${request.ip}`,
+        setting: ctx.config.rateLimits.callback,
+      }),
+    );
     for (const method of ['POST', 'PUT'] as const) {
       scope.route({
         method,

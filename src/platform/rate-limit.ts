@@ -2,7 +2,9 @@
 // `burst` at once. Counters live in memory, or in Redis when REDIS_URL is set so that every
 // process shares them.
 import { Redis } from 'ioredis';
+import type { FastifyReply } from 'fastify';
 import type { RateLimitSetting } from '../config.ts';
+import { ApiError } from './errors.ts';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -148,4 +150,23 @@ export function rateLimitHeaders(
   };
   if (!r.allowed) headers['Retry-After'] = String(r.retryAfter);
   return headers;
+}
+
+/**
+ * Counts one request against `key`, sets the RateLimit headers on the reply, and throws 429
+ * rate_limited (with Retry-After) when the bucket is empty.
+ */
+export async function enforceRateLimit(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  options: { name: string; key: string; setting: RateLimitSetting },
+): Promise<void> {
+  const result = await limiter.hit(options.key, options.setting);
+  const headers = rateLimitHeaders(options.name, options.setting, result);
+  reply.headers(headers);
+  if (!result.allowed) {
+    throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
+      headers,
+    });
+  }
 }

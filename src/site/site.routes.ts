@@ -9,10 +9,10 @@ import { findEvent, isRegistrationOpen, type EventWithTickets } from '../events/
 import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
 import { loadOrderOut, registrationsOf, type OrderRow } from '../orders/order-out.ts';
 import { startPayment } from '../payments/collect.ts';
-import { ApiError, ERROR_STATUS, notFound, type FieldError } from '../platform/errors.ts';
+import { ERROR_STATUS, notFound, type FieldError } from '../platform/errors.ts';
 import { databaseUnavailable, outageWatch } from '../platform/db-errors.ts';
 import { sendError, toApiError, type Host } from '../platform/http.ts';
-import { rateLimitHeaders } from '../platform/rate-limit.ts';
+import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { ASSETS, chooseEncoding } from './assets.ts';
 import {
   checkPayment,
@@ -74,17 +74,13 @@ function seeOther(reply: FastifyReply, location: string) {
 
 /** HTML error pages, the per-IP limit and compression for every route of a scope. */
 function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): void {
-  scope.addHook('onRequest', async (request, reply) => {
-    const setting = ctx.config.rateLimits.sitePages;
-    const result = await ctx.limiter.hit(`site:${request.ip}`, setting);
-    const headers = rateLimitHeaders('site', setting, result);
-    reply.headers(headers);
-    if (!result.allowed) {
-      throw new ApiError('rate_limited', 'Too many requests; retry after the time in Retry-After.', {
-        headers,
-      });
-    }
-  });
+  scope.addHook('onRequest', (request, reply) =>
+    enforceRateLimit(ctx.limiter, reply, {
+      name: 'site',
+      key: `site:${request.ip}`,
+      setting: ctx.config.rateLimits.sitePages,
+    }),
+  );
 
   scope.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
