@@ -7,6 +7,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';
+import type { AdmissionGate } from '../platform/admission.ts';
+import { bodyArrived } from '../platform/client-errors.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { findRequestClient, type RequestClient } from './clients.ts';
 import { PUBLISHABLE_KEY_HEADER, readRequestCredentials, type CredentialSource } from './credentials.ts';
@@ -57,6 +59,12 @@ export interface GuardOptions {
    * request.alongside.
    */
   alongside?: (request: FastifyRequest) => Promise<unknown>;
+  /**
+   * The write-admission gate (routes that create): once the body is in, the request waits for its
+   * place before the client's row and the alongside read are sent, so that in a burst the database
+   * serves the admitted requests first instead of every waiting one's reads.
+   */
+  admit?: AdmissionGate['admit'];
 }
 
 /** A credential as far as it can be checked without the database. */
@@ -162,8 +170,11 @@ function requireScope(auth: PartnerAuth, scope: Scope): void {
   }
 }
 
-/** The client's row as it is being read, from onRequest to preValidation. */
+/** The credential as checked on arrival, and the client's row as it is being read. */
+const presentedCredentials = new WeakMap<FastifyRequest, Presented>();
 const clientReads = new WeakMap<FastifyRequest, Promise<PartnerAuth>>();
+/** Requests that took their write place on arrival. */
+const admitted = new WeakSet<FastifyRequest>();
 
 export interface GuardHooks {
   onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
@@ -174,35 +185,61 @@ export interface GuardHooks {
  * The route hooks that authenticate, rate-limit and require a scope (spread into the route's
  * options). onRequest, before the body: the credential's form and seal, the rate limit (keyed by
  * what the credential says without the database: the sealed client id, or the key and the IP),
- * and the client's read sent off. preValidation, once the body is in: the route's own read sent
- * (it then shares the round trip), the client awaited, the scope checked. So a request without
- * a usable credential is answered 401 before its body is read or any field of it is looked at.
+ * and the client's read sent off. preValidation, once the body is in: the write-admission place
+ * taken (routes that create, whose client read waits until then), the route's own read sent (it
+ * shares the round trip), the client awaited, the scope checked. So a request without a usable
+ * credential is answered 401 before its body is read or any field of it is looked at, and a slow
+ * body holds no place.
  */
 export function guard(ctx: AppContext, options: GuardOptions): GuardHooks {
   const publishable = options.publishable ?? false;
-  const read = options.alongside;
+  const { alongside: read, admit } = options;
   return {
     async onRequest(request, reply) {
+      // A body that came with the headers is buffered by the parser once this hook has started.
+      await undefined;
+      // Such a body cannot hold a place for long, so the request waits its turn before anything
+      // else is done for it: in a burst, only admitted requests take the event loop's time while
+      // their database answers come in. A body still arriving takes its place once it is all here.
+      if (admit && bodyArrived(request.raw)) {
+        await admit(request, reply);
+        if (reply.sent) return; // the client left while waiting
+        admitted.add(request);
+      }
       const presented = presentedCredential(ctx, request, publishable);
       const bearer = presented.kind === 'bearer';
       const setting = bearer ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;
       const key = bearer ? `bearer:${presented.claims.clientId}` : `pk:${presented.key}:${request.ip}`;
       await enforceRateLimit(ctx.limiter, reply, { name: presented.kind, key, setting });
-      const client = readCredentialClient(ctx, presented);
-      client.catch(() => {}); // a body that fails to parse never waits for it
-      clientReads.set(request, client);
+      presentedCredentials.set(request, presented);
+      // Without a gate, the client's row is read while the body arrives.
+      if (!admit) readClient(request, presented);
     },
-    async preValidation(request) {
-      const client = clientReads.get(request);
-      if (!client) throw new Error('guard: preValidation without onRequest');
+    async preValidation(request, reply) {
+      const presented = presentedCredentials.get(request);
+      if (!presented) throw new Error('guard: preValidation without onRequest');
+      if (admit) {
+        if (!admitted.has(request)) {
+          await admit(request, reply);
+          if (reply.sent) return; // the client left while waiting
+        }
+        // With the route's read below: both go out in one write and share the round trip.
+        readClient(request, presented);
+      }
       if (read) {
         const started = read(request);
         started.catch(() => {}); // a refused credential never waits for it
         request.alongside = started;
       }
-      const auth = await client;
+      const auth = await clientReads.get(request)!;
       request.auth = auth;
       requireScope(auth, options.scope);
     },
   };
+
+  function readClient(request: FastifyRequest, presented: Presented): void {
+    const client = readCredentialClient(ctx, presented);
+    client.catch(() => {}); // a body that fails to parse never waits for it
+    clientReads.set(request, client);
+  }
 }

@@ -93,13 +93,12 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
     {
       config: { cors: true },
       ...guard(ctx, {
+        admit: ctx.writes.admit,
         scope: 'checkout_sessions:write',
         publishable: true,
         // The event goes out with the credential check, and is checked against it after.
         alongside: readBodyEvent(ctx, readSessionEvent),
       }),
-      // A place to work only for a caller known and a body read and valid: a slow body holds none.
-      preHandler: ctx.writes.admit,
       schema: {
         tags: ['Checkout sessions'],
         summary: 'Create a checkout session',

@@ -102,12 +102,11 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
     '/v1/orders',
     {
       ...guard(ctx, {
+        admit: ctx.writes.admit,
         scope: 'orders:write',
         // The event goes out with the credential check, and is checked against it after.
         alongside: readBodyEvent(ctx, readEventOnSale),
       }),
-      // A place to work only for a caller known and a body read and valid: a slow body holds none.
-      preHandler: ctx.writes.admit,
       schema: {
         tags: ['Orders'],
         summary: 'Create an order (headless checkout)',

@@ -3,18 +3,20 @@
 // order, before their work starts. Under a burst (a flash sale) every request would otherwise
 // advance one step at a time together, sharing the CPU and the database pool, and all of them
 // would finish late; in turn, the first buyers are answered first and nobody waits longer.
-// A request is admitted only once its caller is authenticated and its whole body is read and
-// valid (a preHandler hook): a place taken earlier could be held by anyone sending a body slowly,
-// and a few dozen such connections would stop every sale.
+// A request asks for its place only once its credential has passed the checks that need no
+// database and its whole body is read (the guard's preValidation hook); its database reads wait
+// for the place. A place taken on arrival could be held by anyone sending a body slowly, and a
+// few dozen such connections would stop every sale.
 // Only routes whose work is the database's belong here: one that waits on a payment provider
 // would hold its place for as long as the provider takes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface AdmissionGate {
   /**
-   * a preHandler hook: resolves when the request may go on; it leaves when its response closes. A
-   * request whose client goes away while it waits is dropped (hijacked, its handler never runs),
-   * so a buyer who left before their turn gets nothing created and takes no place.
+   * Called by the guard once the body is in: resolves when the request may go on; it leaves when
+   * its response closes. A request whose client goes away while it waits is dropped (hijacked, its
+   * handler never runs), so a buyer who left before their turn gets nothing created and takes no
+   * place.
    */
   admit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** requests being worked on, and waiting */

@@ -1,7 +1,7 @@
 // HTTP that never becomes a request (a malformed request line or header block, bad chunking, a
 // header block too large or too slow) and bodies that do not arrive in time: answered in the error
 // envelope with an X-Request-Id wherever a response can still be written, then the connection closes.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { finished, PassThrough, type Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
@@ -132,6 +132,19 @@ export function refuseConnect(this: { log: FastifyBaseLogger }, _request: unknow
   this.log.info({ request_id: requestId, error_code: apiError.code }, apiError.message);
   if (socket.writable) socket.write(rawErrorResponse(apiError, requestId));
   socket.destroy();
+}
+
+/**
+ * Whether a request's whole body is already here (or it has none). The parser has buffered a body
+ * that came with the headers by the time a hook runs after a turn of microtasks, but marks the
+ * message complete only later.
+ */
+export function bodyArrived(raw: IncomingMessage): boolean {
+  if (raw.complete) return true;
+  const { headers } = raw;
+  if (headers['transfer-encoding'] !== undefined) return false;
+  const length = Number(headers['content-length'] ?? 0);
+  return Number.isSafeInteger(length) && raw.readableLength >= length;
 }
 
 /**

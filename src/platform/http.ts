@@ -22,6 +22,7 @@ import type { AppContext } from '../context.ts';
 import { migrationsCurrent } from './db.ts';
 import {
   answerClientError,
+  bodyArrived,
   boundBody,
   refuseConnect,
   serverTimeouts,
@@ -279,9 +280,8 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   // A body must arrive within REQUEST_BODY_TIMEOUT_MS of its headers (408 request_timeout). Only
   // routes that take a body get the hook: GET and HEAD routes run nothing more per request.
   const bodyDeadline: preParsingHookHandler = (request, reply, payload, done) => {
-    const { headers } = request;
-    const length = headers['content-length'];
-    if ((length === undefined || length === '0') && headers['transfer-encoding'] === undefined) {
+    // A body already all here (or none) needs no deadline.
+    if (bodyArrived(request.raw)) {
       done(null, payload);
       return;
     }
