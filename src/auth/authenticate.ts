@@ -183,13 +183,13 @@ export interface GuardHooks {
 
 /**
  * The route hooks that authenticate, rate-limit and require a scope (spread into the route's
- * options). onRequest, before the body: the credential's form and seal, the rate limit (keyed by
- * what the credential says without the database: the sealed client id, or the key and the IP),
- * and the client's read sent off. preValidation, once the body is in: the write-admission place
- * taken (routes that create, whose client read waits until then), the route's own read sent (it
- * shares the round trip), the client awaited, the scope checked. So a request without a usable
- * credential is answered 401 before its body is read or any field of it is looked at, and a slow
- * body holds no place.
+ * options). onRequest, before the body is parsed: on a creation route whose body came with the
+ * headers, the write-admission place; then the credential's form and seal and the rate limit
+ * (keyed by what the credential says without the database: the sealed client id, or the key and
+ * the IP); elsewhere the client's read sent off. preValidation, once the body is in: the place of
+ * a creation whose body came late, its client read and the route's own read sent together, the
+ * client awaited, the scope checked. So a request without a usable credential is answered 401
+ * before any field of its body is looked at, and a body still arriving holds no place.
  */
 export function guard(ctx: AppContext, options: GuardOptions): GuardHooks {
   const publishable = options.publishable ?? false;

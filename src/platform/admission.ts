@@ -3,10 +3,9 @@
 // order, before their work starts. Under a burst (a flash sale) every request would otherwise
 // advance one step at a time together, sharing the CPU and the database pool, and all of them
 // would finish late; in turn, the first buyers are answered first and nobody waits longer.
-// A request asks for its place only once its credential has passed the checks that need no
-// database and its whole body is read (the guard's preValidation hook); its database reads wait
-// for the place. A place taken on arrival could be held by anyone sending a body slowly, and a
-// few dozen such connections would stop every sale.
+// No place is held while a body arrives (a few dozen slow senders would stop every sale): the
+// guard asks for one on arrival only when the body came with the headers, and otherwise once the
+// body is all here; the request's database reads wait for its place.
 // Only routes whose work is the database's belong here: one that waits on a payment provider
 // would hold its place for as long as the provider takes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
