@@ -284,6 +284,32 @@ describe('POST /admin/v1/organizations/{id}/events', () => {
     assert.deepEqual(body.errors, [{ field: 'starts_at', message: 'is not a real point in time' }]);
   });
 
+  test('refuses a date in the year 0, which PostgreSQL cannot store, on create, patch and ticket types', async () => {
+    const org = await createOrg(h);
+    const year0 = '0000-01-01T00:00:00Z';
+    const created = await admin(h, {
+      method: 'POST',
+      url: `/organizations/${org.id}/events`,
+      body: eventBody(h, { reg_opens_at: year0 }),
+    });
+    assert.deepEqual(errorOf(created, 400, 'validation_failed').errors, [
+      { field: 'reg_opens_at', message: 'must be within the years 1 to 9999' },
+    ]);
+    const event = await createEventFor(h, org.id);
+    const patched = await admin(h, {
+      method: 'PATCH',
+      url: `/events/${event.event_id}`,
+      body: { reg_opens_at: year0 },
+    });
+    errorOf(patched, 400, 'validation_failed');
+    const added = await admin(h, {
+      method: 'POST',
+      url: `/events/${event.event_id}/ticket-types`,
+      body: { name: 'Kids', price_minor: 0, capacity: 1, sales_start: year0 },
+    });
+    errorOf(added, 400, 'validation_failed');
+  });
+
   test('refuses a handle already used in the organization with 409 conflict; another organization may use it', async () => {
     const org = await createOrg(h);
     await createEventFor(h, org.id, { handle: 'city-run' });

@@ -189,6 +189,24 @@ describe('POST /v1/oauth/token', () => {
     assert.equal(viaBasic.headers['www-authenticate'], 'Basic realm="service-partner"');
   });
 
+  test('a client id that is not of the issued form (a NUL) is invalid_client, however it is sent', async () => {
+    const answers = [
+      await tokenRequest({
+        contentType: 'application/json',
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' }),
+      }),
+      await tokenRequest({ body: 'grant_type=client_credentials&client_id=a%00b&client_secret=x' }),
+      await tokenRequest({
+        body: form({ grant_type: 'client_credentials' }),
+        headers: { authorization: basic('a\u0000b', 'x', false) },
+      }),
+    ];
+    for (const res of answers) {
+      assert.equal(res.statusCode, 401, res.body);
+      assert.equal(res.json().error, 'invalid_client');
+    }
+  });
+
   test('refuses unsupported content types and malformed bodies in the OAuth shape', async () => {
     const cases = [
       { contentType: 'text/plain', body: 'grant_type=client_credentials' },

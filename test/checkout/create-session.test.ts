@@ -342,6 +342,22 @@ describe('POST /v1/checkout-sessions: validation_failed', () => {
     }
   });
 
+  test('refuses a lone surrogate in client_reference_id or prefill with validation_failed, writing nothing', async () => {
+    for (const extra of [
+      { client_reference_id: '\ud800' },
+      { prefill: { buyer_email: 'ann@example.org\ud800' } },
+      { prefill: { buyer_name: 'Ann \udc00' } },
+    ]) {
+      await expectNothingWritten(h, async () => {
+        const res = await postSession(h, bearer(token), redirectBody(eventId, extra));
+        assert.equal(res.statusCode, 400, res.body);
+        const body = res.json();
+        assert.equal(body.error_code, 'validation_failed');
+        assert.equal(body.errors[0].message, 'must be valid Unicode text');
+      });
+    }
+  });
+
   test('reports several broken rules at once', async () => {
     const res = await postSession(h, bearer(token), {
       event_id: eventId,
