@@ -5,16 +5,27 @@ import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Ports handed to children are taken below Linux's ephemeral range (32768-60999): a port there,
+// free when checked, can be given to another test's listen(0) or outgoing connection before the
+// child binds it.
+const FIRST_PORT = 20_000;
+const PORTS = 12_000;
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A port free now, outside the ephemeral range, for a child process to listen on. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = FIRST_PORT + Math.floor(Math.random() * PORTS);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found');
 }
 
 export interface Child {
@@ -36,6 +47,17 @@ export const TEST_DATABASE_CONNECTIONS = {
 
 /** Starts src/main.ts with the given environment and waits until it logs "listening". */
 export async function startMain(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startMainOnce(env, timeoutMs);
+    } catch (error) {
+      // Another process took a chosen port between the check and the child's listen.
+      if (tries >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startMainOnce(env: Record<string, string>, timeoutMs: number): Promise<Child> {
   const [api, site, app] = [await freePort(), await freePort(), await freePort()];
   const urls = {
     api: `http://127.0.0.1:${api}`,
