@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { MAX_PRICE_MINOR } from '../events/fees.ts';
 import { violates } from '../platform/db.ts';
 import { notFound, validationError, type FieldError } from '../platform/errors.ts';
-import { fieldErrors } from '../platform/http.ts';
+import { fieldErrors, LONE_SURROGATE } from '../platform/http.ts';
 import { ErrorOut } from '../platform/schemas.ts';
 
 /** The largest value a PostgreSQL integer column holds. */
@@ -89,8 +89,6 @@ const ID = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
 export function assertId(value: string, prefix: string, what: string): void {
   if (!value.startsWith(`${prefix}_`) || !ID.test(value)) throw notFound(what);
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * preValidation hook: every string in the body must be well-formed Unicode, or the database

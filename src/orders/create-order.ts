@@ -25,6 +25,7 @@ import { cancelPendingOrder, expireLapsedHolds, recordOrdersPaid } from './order
 import { transition } from './order-state.ts';
 import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';
 import { orders, registrations } from './orders.schema.ts';
+import { LONE_SURROGATE } from '../platform/http.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
 export const MAX_DONATION_MINOR = 100_000_000;
@@ -113,7 +114,6 @@ export function localDate(instant: Date, timeZone: string): string {
 
 /** The earliest date_of_birth taken: nobody older runs, and PostgreSQL has no year 0000. */
 const MIN_DATE_OF_BIRTH = '1900-01-01';
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Strings PostgreSQL cannot store (a NUL byte fails the query: a 500) or would silently alter (a

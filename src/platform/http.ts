@@ -222,6 +222,28 @@ export function sendOAuthError(
     .send({ error, error_description: description });
 }
 
+const OAUTH_ERRORS: Record<number, [number, string]> = {
+  429: [429, 'rate_limited'],
+  500: [500, 'server_error'],
+  503: [503, 'temporarily_unavailable'],
+};
+
+/**
+ * How a failed request is logged, on every host: an unreachable database once per outage (its
+ * watch), another 5xx with its error, a 4xx as one info line.
+ */
+export function logRequestError(
+  ctx: AppContext,
+  request: FastifyRequest,
+  error: unknown,
+  apiError: ApiError,
+  message: string,
+): void {
+  if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
+  else if (apiError.status >= 500) request.log.error({ err: error }, message);
+  else request.log.info({ error_code: apiError.code }, apiError.message);
+}
+
 export interface CreateHostOptions {
   name: HostName;
   logger: Logger;
@@ -318,26 +340,14 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     return payload;
   });
 
-  const outage = outageWatch(ctx.database, ctx.log);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    // An unreachable database is logged once per outage, not once per request.
-    if (apiError.code === 'service_unavailable' && !(error instanceof ApiError)) outage.failed(error);
-    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ error_code: apiError.code }, apiError.message);
+    logRequestError(ctx, request, error, apiError, 'request failed');
     if (request.routeOptions.config?.oauthErrors) {
       // RFC 6749 has temporarily_unavailable for a 503 (an unreachable database).
-      const status =
-        apiError.status === 503 ? 503 : apiError.status >= 500 ? 500 : apiError.status === 429 ? 429 : 400;
-      const code =
-        status === 503
-          ? 'temporarily_unavailable'
-          : status === 500
-            ? 'server_error'
-            : status === 429
-              ? 'rate_limited'
-              : 'invalid_request';
-      return sendOAuthError(reply, status, code, apiError.message, apiError.headers);
+      const status = apiError.status >= 500 && apiError.status !== 503 ? 500 : apiError.status;
+      const [oauthStatus, code] = OAUTH_ERRORS[status] ?? [400, 'invalid_request'];
+      return sendOAuthError(reply, oauthStatus, code, apiError.message, apiError.headers);
     }
     return sendError(request, reply, apiError);
   });
@@ -354,7 +364,7 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
       return envelope(200, 'ready', { status: 'ready', database: ctx.database.kind });
     } catch (error) {
       if (databaseUnavailable(error)) {
-        outage.failed(error);
+        outageWatch(ctx.database, ctx.log).failed(error);
         return sendError(_request, reply, databaseUnavailableError());
       }
       return sendError(
@@ -369,7 +379,8 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   return app;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A UTF-16 surrogate without its pair: not Unicode text, and not storable as it is. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function unstorableText(text: string): string | null {
   if (text.includes('\u0000')) return 'must not contain NUL characters';

@@ -10,8 +10,7 @@ import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
 import { loadOrderOut, registrationsOf, type OrderRow } from '../orders/order-out.ts';
 import { startPayment } from '../payments/collect.ts';
 import { ERROR_STATUS, notFound, type FieldError } from '../platform/errors.ts';
-import { databaseUnavailable, outageWatch } from '../platform/db-errors.ts';
-import { sendError, toApiError, type Host } from '../platform/http.ts';
+import { logRequestError, sendError, toApiError, type Host } from '../platform/http.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { ASSETS, chooseEncoding } from './assets.ts';
 import {
@@ -97,10 +96,7 @@ function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): vo
 
   scope.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
-    // An unreachable database is logged once per outage, not once per page.
-    if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
-    else if (apiError.status >= 500) request.log.error({ err: error }, 'checkout page failed');
-    else request.log.info({ error_code: apiError.code }, apiError.message);
+    logRequestError(ctx, request, error, apiError, 'checkout page failed');
     for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
     setPageHeaders(reply, NO_FRAMING);
     const page =
