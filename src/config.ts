@@ -1,6 +1,215 @@
-// Environment -> typed configuration. Bad values fail at start with one line naming the variable.
+// Environment -> typed configuration. One TypeBox schema declares every variable the service reads
+// (type, bounds, default, meaning); loadConfig parses the environment through it once, then builds
+// the Config the code uses. A bad value stops the start with one line naming the variable, what it
+// accepts and what it got.
+import {
+  Type,
+  type Static,
+  type TNumber,
+  type TNumberOptions,
+  type TObject,
+  type TSchema,
+  type TSchemaOptions,
+  type TStringOptions,
+} from 'typebox';
+import { Value } from 'typebox/value';
 import type { DatabaseConnections } from './platform/db.ts';
 import type { HttpLimits } from './platform/client-errors.ts';
+
+export class ConfigError extends Error {}
+
+// Builders for the shapes that repeat. A refinement's message is what the variable accepts, in the
+// words that follow "must be"; `writeOnly` marks a secret, whose value an error never repeats.
+
+function positive(fallback: number, description: string) {
+  return Type.Number({ exclusiveMinimum: 0, default: fallback, description });
+}
+
+function flag(fallback: boolean, description: string) {
+  return Type.Boolean({ default: fallback, description });
+}
+
+function httpUrl(description: string) {
+  return Type.Refine(Type.String({ description }), isHttpUrl, () => 'an absolute http(s) URL');
+}
+
+function origin(fallback: string, description: string) {
+  return Type.Refine(
+    Type.String({ default: fallback, description }),
+    (text) => isHttpUrl(text) && isOrigin(new URL(text)),
+    () => `an absolute http(s) URL without a path, such as ${fallback}`,
+  );
+}
+
+/** A token bucket: `${prefix}_RATE` (per second) and `${prefix}_BURST`. */
+function rateLimit<P extends string>(prefix: P, fallback: RateLimitSetting, description: string) {
+  return {
+    [`${prefix}_RATE`]: positive(fallback.rate, `${description}: requests per second, sustained`),
+    [`${prefix}_BURST`]: positive(fallback.burst, `${description}: requests at once, the bucket size`),
+  } as Record<`${P}_RATE` | `${P}_BURST`, TNumber>;
+}
+
+function isHttpUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
+}
+
+function isOrigin(url: URL): boolean {
+  return url.pathname === '/' && !url.search && !url.hash;
+}
+
+/** Every environment variable the service reads. An empty value counts as unset. */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Enum(['development', 'production', 'test'], {
+    default: 'development',
+    description: 'production asks for https webhooks and a fixed admin key; test logs nothing',
+  }),
+  API_URL: origin('http://127.0.0.1:4000', "public URL of the partner API; its port is the API listener's"),
+  SITE_URL: origin(
+    'http://localhost:4001',
+    "public URL of the checkout site; its port is the site listener's",
+  ),
+  APP_URL: origin('http://127.0.0.1:4002', 'public URL of the organizer app and admin API'),
+  DATABASE_URL: Type.Optional(
+    Type.Refine(
+      Type.String({
+        writeOnly: true,
+        description: 'PostgreSQL URL; absent means embedded PGlite under DATA_DIR',
+      }),
+      (text) => /^postgres(ql)?:\/\//.test(text),
+      () => 'a postgres:// or postgresql:// URL',
+    ),
+  ),
+  DATA_DIR: Type.String({
+    default: '.data',
+    description: "embedded database directory and demo.json; 'memory://' keeps the database in memory",
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      description: 'Redis for rate-limit counters shared by several processes',
+    }),
+  ),
+  ADMIN_API_KEY: Type.Optional(
+    Type.String({
+      minLength: 24,
+      writeOnly: true,
+      description: 'fixed admin API key, required in production; otherwise one is generated on first start',
+    }),
+  ),
+  LOG_LEVEL: Type.Optional(
+    Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      description: 'pino level; default info, silent when NODE_ENV=test',
+    }),
+  ),
+  SEED_DEMO: Type.Optional(
+    Type.Boolean({
+      description: 'seed the demo organization into an empty database; default: on PGlite, outside tests',
+    }),
+  ),
+  TRUST_PROXY: flag(false, 'trust X-Forwarded-For for client addresses, behind a load balancer'),
+  ...rateLimit('RATE_LIMIT_TOKEN', { rate: 10 / 60, burst: 10 }, 'token endpoint, per client id and IP'),
+  ...rateLimit('RATE_LIMIT_BEARER', { rate: 100, burst: 200 }, 'per API client with a bearer token'),
+  ...rateLimit('RATE_LIMIT_PUBLISHABLE', { rate: 20, burst: 40 }, 'per publishable key and IP'),
+  ...rateLimit('RATE_LIMIT_SITE', { rate: 30, burst: 60 }, 'per IP on checkout pages'),
+  // Providers call back from a few addresses, one callback per payment: room for a flash sale's.
+  ...rateLimit('RATE_LIMIT_CALLBACK', { rate: 50, burst: 200 }, 'payment provider callbacks, per IP'),
+  SHUTDOWN_GRACE_SECONDS: positive(10, 'longest wait for in-flight requests at shutdown'),
+  REQUEST_HEADERS_TIMEOUT_MS: positive(
+    10_000,
+    'longest a client may take to send a request line and headers',
+  ),
+  REQUEST_BODY_TIMEOUT_MS: positive(
+    10_000,
+    'longest a client may take to send a body once its headers are in',
+  ),
+  KEEP_ALIVE_TIMEOUT_MS: positive(72_000, 'an idle kept-alive connection is closed after this'),
+  WRITE_CONCURRENCY: positive(32, 'requests creating orders or checkout sessions worked on at once'),
+  DATABASE_READ_CONNECTIONS: positive(2, 'PostgreSQL connections for statements outside transactions'),
+  DATABASE_TRANSACTION_CONNECTIONS: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'PostgreSQL connections for transactions; default WRITE_CONCURRENCY + 2',
+    }),
+  ),
+  RUN_JOBS: flag(true, 'run background jobs in this process: expiry, payment polling, webhook delivery'),
+  HOLD_MINUTES: positive(15, 'how long a pending order holds its tickets, in minutes'),
+  HOLD_LIMIT_TICKETS_PER_IP: Type.Integer({
+    // at least one largest order (10 tickets, MAX_TICKETS_PER_ORDER), or such an order could never be placed
+    minimum: 10,
+    default: 20,
+    description: 'tickets one client IP may hold unpaid per event through the hosted checkout page',
+  }),
+  PROMPT_LIMIT_PER_PHONE: Type.Integer({
+    minimum: 1,
+    default: 3,
+    description: 'payment prompts the hosted checkout page sends one phone number in any 10 minutes',
+  }),
+  PAYMENT_PROVIDER: Type.Optional(
+    Type.Enum(['simulator', 'live'], {
+      description:
+        'the provider simulator or the real MTN MoMo and Airtel Money APIs; default live in production',
+    }),
+  ),
+  PAYMENT_TIME_SCALE: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        'multiplies simulator delays, polling and prompt windows; default SIMULATOR_TIME_SCALE, else 1',
+    }),
+  ),
+  SIMULATOR_TIME_SCALE: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "the simulator's time scale; 1 is real time" }),
+  ),
+  PAYMENT_HTTP_TIMEOUT_MS: positive(15_000, 'time-out of each call to a payment provider'),
+  // Both networks cap one Ugandan merchant payment at UGX 5,000,000 (docs/decisions.md).
+  MOMO_MAX_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 5_000_000,
+    description: 'largest total one payment may ask of MTN MoMo, in UGX',
+  }),
+  AIRTEL_MAX_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 5_000_000,
+    description: 'largest total one payment may ask of Airtel Money, in UGX',
+  }),
+  SIMULATOR_PORT: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 65535, description: 'port of the simulator; 0 is any free port' }),
+  ),
+  SIMULATOR_URL: Type.Optional(httpUrl('a simulator running there, instead of one started in-process')),
+  MOMO_BASE_URL: Type.Optional(httpUrl('MTN MoMo Collection API')),
+  MOMO_SUBSCRIPTION_KEY: Type.Optional(
+    Type.String({ writeOnly: true, description: 'MTN MoMo subscription key' }),
+  ),
+  MOMO_API_USER: Type.Optional(Type.String({ description: 'MTN MoMo API user' })),
+  MOMO_API_KEY: Type.Optional(Type.String({ writeOnly: true, description: 'MTN MoMo API key' })),
+  MOMO_TARGET_ENVIRONMENT: Type.String({ default: 'mtnuganda', description: 'MTN MoMo target environment' }),
+  AIRTEL_BASE_URL: Type.Optional(httpUrl('Airtel Money Open API')),
+  AIRTEL_CLIENT_ID: Type.Optional(Type.String({ description: 'Airtel Money client id' })),
+  AIRTEL_CLIENT_SECRET: Type.Optional(
+    Type.String({ writeOnly: true, description: 'Airtel Money client secret' }),
+  ),
+  WEBHOOK_ALLOW_PRIVATE_URLS: flag(
+    false,
+    'allow webhook URLs on private addresses, in development and tests only',
+  ),
+  WEBHOOK_TIME_SCALE: positive(
+    1,
+    'multiplies the webhook retry schedule and outbox polling; tests shorten it',
+  ),
+  WEBHOOK_TIMEOUT_MS: Type.Number({
+    // kept under the job lease (60 s)
+    exclusiveMinimum: 0,
+    maximum: 30_000,
+    default: 15_000,
+    description: 'time-out of each webhook delivery attempt, response included',
+  }),
+  DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
+});
+
+/** The environment as the schema reads it, defaults applied. */
+export type Env = Static<typeof EnvSchema>;
+type EnvName = keyof typeof EnvSchema.properties;
 
 export interface RateLimitSetting {
   /** sustained requests per second */
@@ -10,7 +219,7 @@ export interface RateLimitSetting {
 }
 
 export interface Config {
-  env: 'development' | 'production' | 'test';
+  env: Env['NODE_ENV'];
   apiUrl: URL;
   siteUrl: URL;
   appUrl: URL;
@@ -21,9 +230,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** fixed admin key; when absent a generated one is kept (hashed) in the database */
   adminApiKey: string | undefined;
-  logLevel: string;
+  logLevel: NonNullable<Env['LOG_LEVEL']>;
   /** seed the demo organization on an empty database */
   seedDemo: boolean;
+  /** trust X-Forwarded-For for request.ip (behind a load balancer) */
+  trustProxy: boolean;
   tokenTtlSeconds: number;
   /** how long a pending order holds its tickets */
   holdMinutes: number;
@@ -57,7 +268,7 @@ export interface Config {
 
 export interface PaymentsConfig {
   /** simulator: the built-in provider simulator, started in-process; live: the real APIs */
-  provider: 'simulator' | 'live';
+  provider: NonNullable<Env['PAYMENT_PROVIDER']>;
   /**
    * SIMULATOR_URL: a simulator already running there (`npm run simulator`) instead of one started
    * in-process, e.g. so that it outlives this process; without a trailing slash
@@ -93,65 +304,105 @@ export interface WebhooksConfig {
   timeoutMs: number;
 }
 
-export class ConfigError extends Error {}
-
-function webhooksConfig(env: NodeJS.ProcessEnv, nodeEnv: string): WebhooksConfig {
-  const allowPrivateUrls = flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false);
-  if (allowPrivateUrls && nodeEnv === 'production') {
-    throw new ConfigError(
-      'WEBHOOK_ALLOW_PRIVATE_URLS is for development and tests only, not NODE_ENV=production',
-    );
+/** Environment text as the type its schema declares, so that the schema can check it. */
+function fromText(schema: TSchema, text: string): unknown {
+  if (Type.IsNumber(schema) || Type.IsInteger(schema)) {
+    const n = Number(text);
+    return text.trim() !== '' && Number.isFinite(n) ? n : text;
   }
-  const timeoutMs = positive(env, 'WEBHOOK_TIMEOUT_MS', 15_000);
-  if (timeoutMs > 30_000)
-    throw new ConfigError(`WEBHOOK_TIMEOUT_MS must be at most 30000, got "${timeoutMs}"`);
-  return { allowPrivateUrls, timeScale: positive(env, 'WEBHOOK_TIME_SCALE', 1), timeoutMs };
+  if (Type.IsBoolean(schema)) {
+    const word = text.toLowerCase();
+    if (['1', 'true', 'yes'].includes(word)) return true;
+    if (['0', 'false', 'no'].includes(word)) return false;
+  }
+  return text;
 }
 
-function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name];
-  if (!raw) return undefined;
-  try {
-    const parsed = new URL(raw);
-    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.toString();
-  } catch {
-    // reported below
+/** What a variable accepts, in words, from its schema's keywords. */
+function describeAllowed(schema: TSchema): string {
+  if (Type.IsRefine(schema)) {
+    return schema['~refine'].map((refinement) => refinement.error(undefined)).join(', ');
   }
-  throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  if (Type.IsEnum(schema)) {
+    const values = schema.enum.map(String);
+    return `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+  }
+  if (Type.IsBoolean(schema)) return 'true or false, 1 or 0, yes or no';
+  const { minimum, maximum, exclusiveMinimum, minLength } = schema as TNumberOptions & TStringOptions;
+  if (Type.IsString(schema)) {
+    return minLength === undefined ? 'text' : `at least ${minLength} characters long`;
+  }
+  const integer = Type.IsInteger(schema);
+  const noun = integer ? 'whole number' : 'number';
+  const atMost = maximum === undefined ? '' : `, at most ${maximum}`;
+  if (exclusiveMinimum === 0 || (integer && minimum === 1)) return `a positive ${noun}${atMost}`;
+  if (exclusiveMinimum !== undefined) return `a ${noun} above ${exclusiveMinimum}${atMost}`;
+  if (minimum !== undefined && maximum !== undefined) return `a ${noun} from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return `a ${noun}, at least ${minimum}`;
+  return `a ${noun}${atMost}`;
 }
 
-function required(env: NodeJS.ProcessEnv, name: string): string {
+/** `NAME must be <allowed>, got "<text>" (<meaning>)`; a secret's text is not repeated. */
+function describeBadValue(name: string, schema: TSchema, text: string): string {
+  const { description, writeOnly } = schema as TSchemaOptions;
+  const got = writeOnly ? 'got a value that is not shown here' : `got "${text}"`;
+  return `${name} must be ${describeAllowed(schema)}, ${got}${description ? ` (${description})` : ''}`;
+}
+
+/** Reads the variables a schema declares from an environment, or throws ConfigError for the first bad one. */
+function parseVariables<Schema extends TObject>(schema: Schema, env: NodeJS.ProcessEnv): Static<Schema> {
+  const given: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const text = env[name];
+    if (text !== undefined && text !== '') given[name] = fromText(property, text);
+  }
+  const values = Value.Default(schema, given);
+  for (const error of Value.Errors(schema, values)) {
+    const name = error.instancePath.slice(1);
+    const property = (schema.properties as Record<string, TSchema>)[name];
+    if (property) throw new ConfigError(describeBadValue(name, property, env[name] ?? ''));
+    throw new ConfigError(`configuration: ${error.message}`);
+  }
+  return values as Static<Schema>;
+}
+
+/**
+ * One variable read through its schema, for the programs beside the service (the simulator's own
+ * main, the CLI) that share it; undefined when unset and the schema has no default.
+ */
+export function readVariable<Name extends EnvName>(
+  name: Name,
+  env: NodeJS.ProcessEnv = process.env,
+): Env[Name] {
+  const values = parseVariables(Type.Object({ [name]: EnvSchema.properties[name] }), env);
+  return (values as Record<string, unknown>)[name] as Env[Name];
+}
+
+function required(env: Env, name: EnvName): string {
   const value = env[name];
-  if (!value) throw new ConfigError(`${name} is required when PAYMENT_PROVIDER=live`);
+  if (typeof value !== 'string' || !value)
+    throw new ConfigError(`${name} is required when PAYMENT_PROVIDER=live`);
   return value;
 }
 
-function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig {
-  const provider = env.PAYMENT_PROVIDER || (nodeEnv === 'production' ? 'live' : 'simulator');
-  if (provider !== 'simulator' && provider !== 'live') {
-    throw new ConfigError(`PAYMENT_PROVIDER must be simulator or live, got "${provider}"`);
-  }
-  const timeScale = positive(env, 'PAYMENT_TIME_SCALE', positive(env, 'SIMULATOR_TIME_SCALE', 1));
-  const simulatorPort = env.SIMULATOR_PORT ? Number(env.SIMULATOR_PORT) : 0;
-  if (!Number.isInteger(simulatorPort) || simulatorPort < 0 || simulatorPort > 65535) {
-    throw new ConfigError(`SIMULATOR_PORT must be a port number, got "${env.SIMULATOR_PORT}"`);
-  }
-  const httpTimeoutMs = positive(env, 'PAYMENT_HTTP_TIMEOUT_MS', 15_000);
-  // Both networks cap one Ugandan merchant payment at UGX 5,000,000 (docs/decisions.md).
-  const maxAmount = {
-    momo: wholeNumber(env, 'MOMO_MAX_AMOUNT', 5_000_000),
-    airtel: wholeNumber(env, 'AIRTEL_MAX_AMOUNT', 5_000_000),
-  };
-  const simulatorUrl = optionalUrl(env, 'SIMULATOR_URL')?.replace(/\/+$/, '');
+function paymentsConfig(env: Env): PaymentsConfig {
+  const provider = env.PAYMENT_PROVIDER ?? (env.NODE_ENV === 'production' ? 'live' : 'simulator');
+  const simulatorUrl = env.SIMULATOR_URL && new URL(env.SIMULATOR_URL).toString().replace(/\/+$/, '');
   if (simulatorUrl && provider !== 'simulator') {
     throw new ConfigError('SIMULATOR_URL applies only to PAYMENT_PROVIDER=simulator');
   }
-  if (simulatorUrl && env.SIMULATOR_PORT) {
+  if (simulatorUrl && env.SIMULATOR_PORT !== undefined) {
     throw new ConfigError(
       'set SIMULATOR_URL (a running simulator) or SIMULATOR_PORT (one started here), not both',
     );
   }
-  const common: PaymentsConfig = { provider, timeScale, simulatorPort, httpTimeoutMs, maxAmount };
+  const common: PaymentsConfig = {
+    provider,
+    timeScale: env.PAYMENT_TIME_SCALE ?? env.SIMULATOR_TIME_SCALE ?? 1,
+    simulatorPort: env.SIMULATOR_PORT ?? 0,
+    httpTimeoutMs: env.PAYMENT_HTTP_TIMEOUT_MS,
+    maxAmount: { momo: env.MOMO_MAX_AMOUNT, airtel: env.AIRTEL_MAX_AMOUNT },
+  };
   if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
   return {
     ...common,
@@ -160,7 +411,7 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
       subscriptionKey: required(env, 'MOMO_SUBSCRIPTION_KEY'),
       apiUser: required(env, 'MOMO_API_USER'),
       apiKey: required(env, 'MOMO_API_KEY'),
-      targetEnvironment: env.MOMO_TARGET_ENVIRONMENT || 'mtnuganda',
+      targetEnvironment: env.MOMO_TARGET_ENVIRONMENT,
     },
     airtel: {
       baseUrl: required(env, 'AIRTEL_BASE_URL'),
@@ -170,117 +421,66 @@ function paymentsConfig(env: NodeJS.ProcessEnv, nodeEnv: string): PaymentsConfig
   };
 }
 
-function url(env: NodeJS.ProcessEnv, name: string, fallback: string): URL {
-  const raw = env[name] ?? fallback;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
-  }
-  if (parsed.pathname !== '/' || parsed.search || parsed.hash) {
-    throw new ConfigError(`${name} must be an origin without a path, got "${raw}"`);
-  }
-  return parsed;
+function limit(rate: number, burst: number): RateLimitSetting {
+  return { rate, burst };
 }
 
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
-  return n;
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const n = positive(env, name, fallback);
-  if (!Number.isInteger(n)) throw new ConfigError(`${name} must be a whole number, got "${env[name]}"`);
-  return n;
-}
-
-/** At least one largest order (10 tickets, MAX_TICKETS_PER_ORDER), or such an order could never be placed. */
-function holdLimit(env: NodeJS.ProcessEnv): number {
-  const n = wholeNumber(env, 'HOLD_LIMIT_TICKETS_PER_IP', 20);
-  if (n < 10) {
-    throw new ConfigError(`HOLD_LIMIT_TICKETS_PER_IP must be at least 10 (one full order), got "${n}"`);
-  }
-  return n;
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function limit(env: NodeJS.ProcessEnv, prefix: string, rate: number, burst: number): RateLimitSetting {
-  return { rate: positive(env, `${prefix}_RATE`, rate), burst: positive(env, `${prefix}_BURST`, burst) };
-}
-
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const nodeEnv = env.NODE_ENV ?? 'development';
-  if (nodeEnv !== 'development' && nodeEnv !== 'production' && nodeEnv !== 'test') {
-    throw new ConfigError(`NODE_ENV must be development, production or test, got "${nodeEnv}"`);
-  }
-  const databaseUrl = env.DATABASE_URL || undefined;
-  const writeConcurrency = Math.ceil(positive(env, 'WRITE_CONCURRENCY', 32));
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
-  }
-  const adminApiKey = env.ADMIN_API_KEY || undefined;
-  if (adminApiKey !== undefined && adminApiKey.length < 24) {
-    throw new ConfigError('ADMIN_API_KEY must be at least 24 characters');
-  }
-  if (nodeEnv === 'production' && !adminApiKey) {
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const env = parseVariables(EnvSchema, source);
+  const production = env.NODE_ENV === 'production';
+  // Rules between variables, which the schema of each cannot state.
+  if (production && !env.ADMIN_API_KEY) {
     throw new ConfigError('ADMIN_API_KEY is required when NODE_ENV=production');
   }
-  const apiUrl = url(env, 'API_URL', 'http://127.0.0.1:4000');
-  const siteUrl = url(env, 'SITE_URL', 'http://localhost:4001');
-  const appUrl = url(env, 'APP_URL', 'http://127.0.0.1:4002');
+  if (production && env.WEBHOOK_ALLOW_PRIVATE_URLS) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE_URLS is for development and tests only, not NODE_ENV=production',
+    );
+  }
+  const writeConcurrency = Math.ceil(env.WRITE_CONCURRENCY);
   return {
-    env: nodeEnv,
-    apiUrl,
-    siteUrl,
-    appUrl,
-    databaseUrl,
-    dataDir: env.DATA_DIR || '.data',
-    redisUrl: env.REDIS_URL || undefined,
-    adminApiKey,
-    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
-    seedDemo: flag(env, 'SEED_DEMO', !databaseUrl && nodeEnv !== 'test'),
+    env: env.NODE_ENV,
+    apiUrl: new URL(env.API_URL),
+    siteUrl: new URL(env.SITE_URL),
+    appUrl: new URL(env.APP_URL),
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    redisUrl: env.REDIS_URL,
+    adminApiKey: env.ADMIN_API_KEY,
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    seedDemo: env.SEED_DEMO ?? (!env.DATABASE_URL && env.NODE_ENV !== 'test'),
+    trustProxy: env.TRUST_PROXY,
     tokenTtlSeconds: 3600,
-    holdMinutes: positive(env, 'HOLD_MINUTES', 15),
-    holdLimitTicketsPerIp: holdLimit(env),
-    promptLimitPerPhone: wholeNumber(env, 'PROMPT_LIMIT_PER_PHONE', 3),
-    runJobs: flag(env, 'RUN_JOBS', true),
+    holdMinutes: env.HOLD_MINUTES,
+    holdLimitTicketsPerIp: env.HOLD_LIMIT_TICKETS_PER_IP,
+    promptLimitPerPhone: env.PROMPT_LIMIT_PER_PHONE,
+    runJobs: env.RUN_JOBS,
     writeConcurrency,
     databaseConnections: {
-      reads: Math.ceil(positive(env, 'DATABASE_READ_CONNECTIONS', 2)),
+      reads: Math.ceil(env.DATABASE_READ_CONNECTIONS),
       // every admitted creation can have its transaction at once, with room for background jobs
-      transactions: Math.ceil(positive(env, 'DATABASE_TRANSACTION_CONNECTIONS', writeConcurrency + 2)),
+      transactions: Math.ceil(env.DATABASE_TRANSACTION_CONNECTIONS ?? writeConcurrency + 2),
     },
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.
-      tokenEndpoint: limit(env, 'RATE_LIMIT_TOKEN', 10 / 60, 10),
-      bearer: limit(env, 'RATE_LIMIT_BEARER', 100, 200),
-      publishableKey: limit(env, 'RATE_LIMIT_PUBLISHABLE', 20, 40),
-      sitePages: limit(env, 'RATE_LIMIT_SITE', 30, 60),
-      // Providers call back from a few addresses, one callback per payment: room for a flash sale's.
-      callback: limit(env, 'RATE_LIMIT_CALLBACK', 50, 200),
+      tokenEndpoint: limit(env.RATE_LIMIT_TOKEN_RATE, env.RATE_LIMIT_TOKEN_BURST),
+      bearer: limit(env.RATE_LIMIT_BEARER_RATE, env.RATE_LIMIT_BEARER_BURST),
+      publishableKey: limit(env.RATE_LIMIT_PUBLISHABLE_RATE, env.RATE_LIMIT_PUBLISHABLE_BURST),
+      sitePages: limit(env.RATE_LIMIT_SITE_RATE, env.RATE_LIMIT_SITE_BURST),
+      callback: limit(env.RATE_LIMIT_CALLBACK_RATE, env.RATE_LIMIT_CALLBACK_BURST),
     },
-    payments: paymentsConfig(env, nodeEnv),
-    webhooks: webhooksConfig(env, nodeEnv),
-    demoWebhookUrl: optionalUrl(env, 'DEMO_WEBHOOK_URL'),
-    shutdownGraceSeconds: positive(env, 'SHUTDOWN_GRACE_SECONDS', 10),
+    payments: paymentsConfig(env),
+    webhooks: {
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      timeScale: env.WEBHOOK_TIME_SCALE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    },
+    demoWebhookUrl: env.DEMO_WEBHOOK_URL && new URL(env.DEMO_WEBHOOK_URL).toString(),
+    shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     http: {
-      headersTimeoutMs: Math.ceil(positive(env, 'REQUEST_HEADERS_TIMEOUT_MS', 10_000)),
-      bodyTimeoutMs: Math.ceil(positive(env, 'REQUEST_BODY_TIMEOUT_MS', 10_000)),
-      keepAliveTimeoutMs: Math.ceil(positive(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000)),
+      headersTimeoutMs: Math.ceil(env.REQUEST_HEADERS_TIMEOUT_MS),
+      bodyTimeoutMs: Math.ceil(env.REQUEST_BODY_TIMEOUT_MS),
+      keepAliveTimeoutMs: Math.ceil(env.KEEP_ALIVE_TIMEOUT_MS),
     },
   };
 }

@@ -1,6 +1,7 @@
 // The CLI's HTTP side: one call to the admin API, its envelope unwrapped, its error kept whole.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readVariable } from '../config.ts';
 
 export interface FieldError {
   field: string;
@@ -40,7 +41,7 @@ export interface AdminClient {
 /** ADMIN_API_KEY, else admin_api_key from DATA_DIR/demo.json (written on the demo's first start). */
 export function resolveAdminKey(env: NodeJS.ProcessEnv): string {
   if (env.ADMIN_API_KEY) return env.ADMIN_API_KEY;
-  const file = join(env.DATA_DIR || '.data', 'demo.json');
+  const file = join(readVariable('DATA_DIR', env), 'demo.json');
   let key: unknown;
   try {
     key = (JSON.parse(readFileSync(file, 'utf8')) as { admin_api_key?: unknown }).admin_api_key;
@@ -54,7 +55,7 @@ export function resolveAdminKey(env: NodeJS.ProcessEnv): string {
 }
 
 export function resolveAppUrl(env: NodeJS.ProcessEnv, override?: string): string {
-  const raw = override ?? env.APP_URL ?? 'http://127.0.0.1:4002';
+  const raw = override ?? env.APP_URL ?? readVariable('APP_URL', {}); // else the service's default
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,7 +1,10 @@
 // Where webhooks may go. A receiver URL is a partner's input and we POST to it from inside our
 // network, so it must not reach loopback, private, link-local or cloud metadata addresses (SSRF).
 // Pure functions: the address classifier, the URL rules, and the check of resolved addresses.
-import { isIP, isIPv4 } from 'node:net';
+// The ranges are ipaddr.js's table of special-purpose addresses (IANA's registries); this file
+// only says what each of its names means here, and where we answer otherwise.
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export type AddressClass =
   | 'public'
@@ -15,87 +18,100 @@ export type AddressClass =
   | 'reserved'
   | 'invalid';
 
-type Range4 = [base: number, prefix: number, kind: AddressClass];
+/** Checked before the library's names: ranges we single out or answer differently for. */
+const OVERRIDES: Parameters<typeof ipaddr.subnetMatch>[1] = {
+  // AWS, GCP, Azure and OpenStack instance metadata (link-local to the library), and AWS's over IPv6
+  // (unique local): named apart so that the refusal says what it protects.
+  metadata: [ipaddr.parseCIDR('169.254.169.254/32'), ipaddr.parseCIDR('fd00:ec2::254/128')],
+  // IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, ...), all of it: the library names
+  // its parts one by one, and its as112v6 name also covers a public range outside this block.
+  reserved: ipaddr.parseCIDR('2001::/23'),
+};
 
-/** IPv4 ranges that are not the public internet; the first match wins, so narrow ones come first. */
-const IPV4_RANGES: Range4[] = [
-  [ip4('169.254.169.254'), 32, 'metadata'], // AWS, GCP, Azure, OpenStack instance metadata
-  [ip4('0.0.0.0'), 8, 'unspecified'],
-  [ip4('10.0.0.0'), 8, 'private'],
-  [ip4('100.64.0.0'), 10, 'shared'], // carrier-grade NAT (also Alibaba's 100.100.100.200 metadata)
-  [ip4('127.0.0.0'), 8, 'loopback'],
-  [ip4('169.254.0.0'), 16, 'link_local'],
-  [ip4('172.16.0.0'), 12, 'private'],
-  [ip4('192.0.0.0'), 24, 'reserved'], // IETF protocol assignments
-  [ip4('192.0.2.0'), 24, 'reserved'], // documentation
-  [ip4('192.88.99.0'), 24, 'reserved'], // 6to4 relay
-  [ip4('192.168.0.0'), 16, 'private'],
-  [ip4('198.18.0.0'), 15, 'reserved'], // benchmarking
-  [ip4('198.51.100.0'), 24, 'reserved'], // documentation
-  [ip4('203.0.113.0'), 24, 'reserved'], // documentation
-  [ip4('224.0.0.0'), 4, 'multicast'],
-  [ip4('240.0.0.0'), 4, 'reserved'], // future use and broadcast
-];
+/**
+ * What each IPv4 range name of ipaddr.js means here. A name not listed is 'reserved', so a range
+ * that a newer version names is refused until it is listed.
+ */
+const IPV4_NAMES: Record<string, AddressClass> = {
+  unicast: 'public',
+  unspecified: 'unspecified', // 0.0.0.0/8
+  broadcast: 'reserved',
+  multicast: 'multicast',
+  linkLocal: 'link_local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared', // 100.64.0.0/10, also Alibaba's 100.100.100.200 metadata
+  private: 'private',
+  reserved: 'reserved', // IETF assignments, documentation, 6to4 relay, benchmarking, 240/4
+  // Anycast services on the public internet (DNS sinks, multicast relays): public, as unicast is.
+  as112: 'public',
+  amt: 'public',
+};
 
-function ip4(text: string): number {
-  return text.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+/** What each IPv6 range name of ipaddr.js means here; a name not listed is 'reserved'. */
+const IPV6_NAMES: Record<string, AddressClass> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link_local',
+  multicast: 'multicast',
+  uniqueLocal: 'private', // fc00::/7
+  deprecatedSiteLocal: 'private', // fec0::/10, still routed privately by some networks
+  as112v6: 'public', // 2620:4f:8000::/48, anycast DNS (its 2001:4:112::/48 half is an override)
+};
+
+/** The forms that carry an IPv4 address, whose class is that address's. */
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96'); // deprecated ::a.b.c.d
+/** Only 2000::/3 is allocated for global unicast; the rest of the unnamed space is not. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+function override(address: ipaddr.IPv4 | ipaddr.IPv6): AddressClass | undefined {
+  const name = ipaddr.subnetMatch(address, OVERRIDES, 'none');
+  return name === 'none' ? undefined : (name as AddressClass);
 }
 
-function classify4(value: number): AddressClass {
-  for (const [base, prefix, kind] of IPV4_RANGES) {
-    const size = 2 ** (32 - prefix);
-    if (value >= base && value < base + size) return kind;
-  }
-  return 'public';
+function classify4(address: ipaddr.IPv4): AddressClass {
+  return override(address) ?? IPV4_NAMES[address.range()] ?? 'reserved';
 }
 
-/** Eight 16-bit groups of an IPv6 address (already validated by isIP). */
-function groups6(text: string): number[] {
-  let address = text;
-  // A dotted IPv4 tail (::ffff:127.0.0.1) becomes two hex groups (::ffff:7f00:1).
-  const lastColon = address.lastIndexOf(':');
-  const tail = address.slice(lastColon + 1);
-  if (isIPv4(tail)) {
-    const v = ip4(tail);
-    address = `${address.slice(0, lastColon + 1)}${Math.floor(v / 65536).toString(16)}:${(v % 65536).toString(16)}`;
-  }
-  const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const gap = address.indexOf('::');
-  if (gap === -1) return parse(address);
-  const left = parse(address.slice(0, gap));
-  const right = parse(address.slice(gap + 2));
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+/** The IPv4 address in two 16-bit groups of an IPv6 address. */
+function embedded4(hi: number, lo: number): AddressClass {
+  return classify4(new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]));
 }
 
-function classify6(g: number[]): AddressClass {
-  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  const embedded4 = (hi: number, lo: number) => classify4(g[hi]! * 65536 + g[lo]!);
-  if (zeroUpTo(8)) return 'unspecified';
-  if (zeroUpTo(7) && g[7] === 1) return 'loopback';
-  if (zeroUpTo(5) && g[5] === 0xffff) return embedded4(6, 7); // IPv4-mapped ::ffff:a.b.c.d
-  if (zeroUpTo(6)) return embedded4(6, 7); // IPv4-compatible ::a.b.c.d (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return embedded4(6, 7); // NAT64
-  if (g[0] === 0x2002) return embedded4(1, 2); // 6to4 carries an IPv4 address
-  if (g[0] === 0xfd00 && g[1] === 0x0ec2 && g.slice(2, 7).every((x) => x === 0) && g[7] === 0x254) {
-    return 'metadata'; // AWS instance metadata over IPv6
+function classify6(address: ipaddr.IPv6): AddressClass {
+  const known = override(address);
+  if (known) return known;
+  const g = address.parts;
+  const carried = (hi: number, lo: number) => embedded4(g[hi]!, g[lo]!);
+  const range = address.range();
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+      return carried(6, 7);
+    case '6to4': // 2002:AABB:CCDD::/48
+      return carried(1, 2);
+    case 'rfc6052': // NAT64; where the local-use prefix 64:ff9b:1::/48 puts the address varies
+      return address.match(NAT64_WELL_KNOWN) ? carried(6, 7) : 'reserved';
+    case 'unicast':
+      if (address.match(IPV4_COMPATIBLE)) return carried(6, 7);
+      return address.match(GLOBAL_UNICAST) ? 'public' : 'reserved';
   }
-  const top = g[0]!;
-  if ((top & 0xfe00) === 0xfc00) return 'private'; // fc00::/7 unique local
-  if ((top & 0xffc0) === 0xfe80) return 'link_local'; // fe80::/10
-  if ((top & 0xffc0) === 0xfec0) return 'private'; // fec0::/10 site-local (deprecated)
-  if ((top & 0xff00) === 0xff00) return 'multicast';
-  if (top === 0x2001 && g[1] === 0x0db8) return 'reserved'; // documentation
-  if (top === 0x2001 && g[1]! < 0x0200) return 'reserved'; // 2001::/23 IETF assignments, Teredo
-  if ((top & 0xe000) !== 0x2000) return 'reserved'; // only 2000::/3 is global unicast
-  return 'public';
+  return IPV6_NAMES[range] ?? 'reserved';
 }
 
 /** What kind of address this is. Only 'public' may receive webhooks (outside development). */
 export function classifyAddress(address: string): AddressClass {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 4) return classify4(ip4(bare));
-  if (family === 6) return classify6(groups6(bare.toLowerCase()));
+  // node's isIP first: ipaddr.js also reads shorthand and octal forms (010.1, 0x7f.1) that are
+  // not addresses in a resolver's answer.
+  try {
+    const family = isIP(bare);
+    if (family === 4) return classify4(ipaddr.IPv4.parse(bare));
+    // In hex groups first (the URL parser's canonical form): ipaddr.js reads ::a.b.c.d as
+    // ::ffff:a.b.c.d, which would make ::0.0.0.1 (that is, ::1) an unspecified address.
+    if (family === 6) return classify6(ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1)));
+  } catch {
+    // a form node accepts and the library does not: refused below
+  }
   return 'invalid';
 }
 

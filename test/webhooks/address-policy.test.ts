@@ -79,6 +79,16 @@ describe('classifyAddress', () => {
     ['192.169.0.0', 'public'],
     ['fbff:ffff::1', 'reserved'],
     ['fe00::1', 'reserved'],
+    // where the answer is ours rather than the range library's, or the library's text reading
+    ['::0.0.0.1', 'loopback'],
+    ['2001:3::1', 'reserved'],
+    ['2001:4:112::1', 'reserved'],
+    ['64:ff9b:1::a00:1', 'reserved'],
+    ['::ffff:0:a00:1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['4000::1', 'reserved'],
+    ['192.175.48.1', 'public'],
+    ['2620:4f:8000::1', 'public'],
     // public
     ['8.8.8.8', 'public'],
     ['1.1.1.1', 'public'],

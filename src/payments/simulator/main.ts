@@ -1,27 +1,18 @@
 // `npm run simulator`: the provider simulator on its own. SIMULATOR_PORT (default 4010),
 // SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may contain {reference}).
+import { readVariable } from '../../config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { SCENARIOS, DEFAULT_SCENARIO, testPhoneNumber } from './scenarios.ts';
-import { startSimulator, timeScaleFrom } from './simulator.ts';
-
-function portFrom(value: string | undefined): number {
-  if (value === undefined || value === '') return 4010;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`SIMULATOR_PORT must be a port number (0 = any), got "${value}"`);
-  }
-  return port;
-}
+import { startSimulator } from './simulator.ts';
 
 async function main(): Promise<void> {
-  const log = createLogger(process.env.LOG_LEVEL || 'info');
   let options;
   try {
     options = {
-      port: portFrom(process.env.SIMULATOR_PORT),
-      timeScale: timeScaleFrom(process.env.SIMULATOR_TIME_SCALE),
+      port: readVariable('SIMULATOR_PORT') ?? 4010,
+      timeScale: readVariable('SIMULATOR_TIME_SCALE') ?? 1,
       airtelCallbackUrl: process.env.SIMULATOR_AIRTEL_CALLBACK_URL || undefined,
-      log,
+      log: createLogger(readVariable('LOG_LEVEL') ?? 'info'),
     };
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
