@@ -290,14 +290,22 @@ describe('the server', () => {
       assert.throws(() => timeScaleFrom(bad), /SIMULATOR_TIME_SCALE/);
   });
 
-  test('the time scale defaults to SIMULATOR_TIME_SCALE', async () => {
+  test('the time scale is an option only: 1 by default, SIMULATOR_TIME_SCALE is for main.ts', async () => {
     const saved = process.env.SIMULATOR_TIME_SCALE;
     process.env.SIMULATOR_TIME_SCALE = '0.5';
     try {
       const other = await startSimulator();
       const info = await fetch(other.url).then((r) => r.json());
       await other.close();
-      assert.equal(info.time_scale, 0.5);
+      assert.equal(info.time_scale, 1);
+      const scaled = await startSimulator({ timeScale: 0.25 });
+      const scaledInfo = await fetch(scaled.url).then((r) => r.json());
+      await scaled.close();
+      assert.equal(scaledInfo.time_scale, 0.25);
+      await assert.rejects(
+        startSimulator({ timeScale: 0 }),
+        /SIMULATOR_TIME_SCALE must be a positive number/,
+      );
     } finally {
       if (saved === undefined) delete process.env.SIMULATOR_TIME_SCALE;
       else process.env.SIMULATOR_TIME_SCALE = saved;
@@ -325,6 +333,7 @@ describe('the server', () => {
       assert.match(out, /01 {2}MTN 0770000001 {2}Airtel 0700000001/);
       const info = await fetch(url).then((r) => r.json());
       assert.equal(info.airtel, `${url}/airtel`);
+      assert.equal(info.time_scale, 0.05, 'main.ts passes SIMULATOR_TIME_SCALE on');
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

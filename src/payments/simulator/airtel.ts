@@ -1,0 +1,203 @@
+// The simulator's Airtel Money Open API, served under /airtel: a client-credentials token, then
+// the collection payment and its enquiry, each call checked for the bearer token and the
+// country and currency headers. Airtel's callback URL is registered, not sent per request.
+import type { IncomingMessage } from 'node:http';
+import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
+import { scenarioFor } from './scenarios.ts';
+import { header, HttpError, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
+import { bearerValid, countQuery, issueToken, type SimulatorState, type Transaction } from './sim-state.ts';
+import { createTransaction, type NetworkRules } from './sim-transactions.ts';
+
+/** Airtel's status and code for a transaction; `final` shows the real state even when the enquiry would not. */
+function airtelView(txn: Transaction, final: boolean) {
+  const state = final || txn.scenario.statusShowsFinal ? txn.state : 'pending';
+  const decline = txn.scenario.decline;
+  if (state === 'successful') {
+    return { status: 'TS', code: 'DP00800001001', message: 'Transaction is successful' };
+  }
+  if (state === 'failed' && decline)
+    return { status: decline.airtelStatus, code: decline.airtelCode, message: decline.message };
+  return { status: 'TIP', code: 'DP00800001006', message: 'Transaction in progress' };
+}
+
+const airtelEnvelope = (code: string, message: string, resultCode: string, extra: object = {}) => ({
+  data: {},
+  status: { code, message, result_code: resultCode, success: false, ...extra },
+});
+const airtelBad = (message: string, resultCode = 'ESB000008') =>
+  new HttpError(400, airtelEnvelope('400', message, resultCode));
+
+export const airtelRules: NetworkRules = {
+  duplicateError: () =>
+    new HttpError(200, {
+      data: {},
+      status: {
+        code: '200',
+        message: 'Duplicate transaction id',
+        result_code: 'ESB000041',
+        success: false,
+      },
+    }),
+  outageError: () =>
+    new HttpError(503, '<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>'),
+  callbackFor: (state, txn) => {
+    const view = airtelView(txn, true);
+    return {
+      url: state.airtelCallbackUrl?.replaceAll('{reference}', encodeURIComponent(txn.reference)) ?? null,
+      method: 'POST',
+      body: {
+        transaction: {
+          id: txn.reference,
+          message: view.message,
+          status_code: view.status === 'TS' ? 'TS' : 'TF',
+          airtel_money_id: txn.providerId,
+        },
+      },
+    };
+  },
+};
+
+function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
+  if (!bearerValid(state, req, 'airtel')) {
+    throw new HttpError(
+      401,
+      airtelEnvelope('401', 'Access token is missing, invalid or expired', 'ESB000001'),
+    );
+  }
+  if (
+    header(req, 'x-country') !== creds.airtel.country ||
+    header(req, 'x-currency') !== creds.airtel.currency
+  ) {
+    throw airtelBad(`X-Country must be ${creds.airtel.country} and X-Currency ${creds.airtel.currency}`);
+  }
+}
+
+async function issueAirtelToken(state: SimulatorState, { req, res }: SimCall): Promise<void> {
+  const body = await readJson(
+    req,
+    (message) => new HttpError(400, { error: 'invalid_request', error_description: message }),
+  );
+  if (body.grant_type !== 'client_credentials') {
+    throw new HttpError(400, {
+      error: 'unsupported_grant_type',
+      error_description: 'Use client_credentials.',
+    });
+  }
+  if (body.client_id !== creds.airtel.clientId || body.client_secret !== creds.airtel.clientSecret) {
+    throw new HttpError(401, {
+      error: 'invalid_client',
+      error_description: 'Client authentication failed.',
+    });
+  }
+  state.tokenCounts.airtel++;
+  // Airtel sends expires_in as a string.
+  sendJson(res, 200, {
+    access_token: issueToken(state, 'airtel'),
+    expires_in: String(state.tokenTtlSeconds),
+    token_type: 'bearer',
+  });
+}
+
+async function collectAirtelPayment(state: SimulatorState, { req, res }: SimCall): Promise<void> {
+  checkApiCall(state, req);
+  const body = await readJson(req, (message) => airtelBad(message));
+  const subscriber = obj(body.subscriber);
+  const transaction = obj(body.transaction);
+  const reference = body.reference ?? '';
+  if (typeof reference !== 'string') throw airtelBad('reference must be a string');
+  const msisdn = subscriber.msisdn;
+  if (typeof msisdn !== 'string' || !/^[1-9]\d{8}$/.test(msisdn)) {
+    throw airtelBad('Invalid MSISDN: send the national number without the country code', 'ESB000033');
+  }
+  const { amount, id, currency, country } = transaction;
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
+    throw airtelBad('transaction.amount must be a positive number');
+  }
+  if (typeof id !== 'string' || id === '' || id.length > 64) throw airtelBad('transaction.id is required');
+  if (currency !== creds.airtel.currency || country !== creds.airtel.country) {
+    throw airtelBad('transaction currency and country must match the headers', 'ESB000035');
+  }
+  createTransaction(state, {
+    rules: airtelRules,
+    txn: {
+      network: 'airtel',
+      reference: id,
+      scenario: scenarioFor(msisdn),
+      msisdn,
+      amount,
+      currency,
+      payerMessage: reference,
+      payeeNote: reference,
+      callbackUrl: null,
+    },
+    submission: {
+      network: 'airtel',
+      reference: id,
+      msisdn,
+      amount,
+      currency,
+      callbackUrl: null,
+      description: reference,
+    },
+    res,
+    accept: () =>
+      sendJson(res, 200, {
+        data: { transaction: { id, status: 'Success.' } },
+        status: {
+          code: '200',
+          message: 'SUCCESS',
+          result_code: 'ESB000010',
+          response_code: 'DP00800001006',
+          success: true,
+        },
+      }),
+  });
+}
+
+const ENQUIRY_PATH = /^\/standard\/v1\/payments\/([^/]+)$/;
+
+function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall): void {
+  checkApiCall(state, req);
+  const reference = decodeURIComponent(ENQUIRY_PATH.exec(path)![1]!);
+  countQuery(state, reference);
+  const txn = state.transactions.get(`airtel:${reference}`);
+  if (!txn) {
+    return sendJson(
+      res,
+      200,
+      airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00800001025' }),
+    );
+  }
+  const view = airtelView(txn, false);
+  sendJson(res, 200, {
+    data: {
+      transaction: {
+        airtel_money_id: view.status === 'TIP' ? null : txn.providerId,
+        id: txn.reference,
+        message: view.message,
+        status: view.status,
+        // Not in Airtel's documented enquiry answer: the simulator adds what was submitted.
+        amount: txn.amount,
+        currency: txn.currency,
+      },
+    },
+    status: {
+      code: '200',
+      message: 'SUCCESS',
+      result_code: 'ESB000010',
+      response_code: view.code,
+      success: true,
+    },
+  });
+}
+
+/** Answers one request under /airtel; `call.path` has the prefix removed. */
+export async function handleAirtelRequest(state: SimulatorState, call: SimCall): Promise<void> {
+  const { req, path } = call;
+  if (req.method === 'POST' && path === '/auth/oauth2/token') return issueAirtelToken(state, call);
+  if (req.method === 'POST' && (path === '/merchant/v1/payments/' || path === '/merchant/v1/payments')) {
+    return collectAirtelPayment(state, call);
+  }
+  if (req.method === 'GET' && ENQUIRY_PATH.test(path)) return enquireAirtelPayment(state, call);
+  throw new HttpError(404, airtelEnvelope('404', 'Resource not found', 'ESB000001'));
+}

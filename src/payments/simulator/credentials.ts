@@ -1,0 +1,17 @@
+// The simulator's fixed test credentials, shared by both networks' routes and the wiring.
+
+/** Fixed test credentials: the simulator accepts these and nothing else. */
+export const SIMULATOR_CREDENTIALS = Object.freeze({
+  mtn: Object.freeze({
+    subscriptionKey: 'sim-mtn-subscription-key-0001',
+    apiUser: '6f1c3a52-7d2e-4b8a-9c41-0e5d2f7a8b10',
+    apiKey: 'sim-mtn-api-key-0001',
+    targetEnvironment: 'mtnuganda',
+  }),
+  airtel: Object.freeze({
+    clientId: 'sim-airtel-client-0001',
+    clientSecret: 'sim-airtel-secret-0001',
+    country: 'UG',
+    currency: 'UGX',
+  }),
+});

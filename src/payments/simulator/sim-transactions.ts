@@ -1,0 +1,110 @@
+// A simulated payment's life, the same on both networks: created by a submit (or refused as a
+// duplicate or an outage, as its scenario says), settled when its scenario's delay runs out, and
+// announced by zero, one or two callbacks. What differs per network comes in as NetworkRules.
+import { randomInt } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { HttpError } from './sim-http.ts';
+import {
+  later,
+  scaled,
+  type CallbackDelivery,
+  type SimulatorState,
+  type Submission,
+  type Transaction,
+} from './sim-state.ts';
+
+export interface NetworkRules {
+  duplicateError(): HttpError;
+  outageError(): HttpError;
+  /** the callback announcing a final transaction; a null url sends none */
+  callbackFor(state: SimulatorState, txn: Transaction): { url: string | null; method: string; body: unknown };
+}
+
+/** A lost response is held until the client gives up; after this the socket is destroyed anyway. */
+const HOLD_LOST_RESPONSE_MS = 30_000;
+const CALLBACK_TIMEOUT_MS = 5_000;
+/** Scenario 03's second callback follows the first by this much (scaled). */
+const DUPLICATE_CALLBACK_AFTER_MS = 1_000;
+
+export function createTransaction(
+  state: SimulatorState,
+  options: {
+    rules: NetworkRules;
+    txn: Omit<Transaction, 'state' | 'providerId'>;
+    submission: Omit<Submission, 'scenario' | 'result' | 'at'>;
+    res: ServerResponse;
+    accept: () => void;
+  },
+): void {
+  const { rules, txn, submission, res, accept } = options;
+  const key = `${txn.network}:${txn.reference}`;
+  const record = (result: Submission['result']) =>
+    state.submissions.push({ ...submission, scenario: txn.scenario.code, result, at: new Date() });
+  if (state.transactions.has(key)) {
+    record('duplicate');
+    throw rules.duplicateError();
+  }
+  if (txn.scenario.submit === 'outage') {
+    record('outage');
+    throw rules.outageError();
+  }
+  const providerId =
+    txn.network === 'momo'
+      ? String(randomInt(1_000_000_000, 9_999_999_999))
+      : `SIM${randomInt(1e9, 1e10 - 1)}`;
+  const full: Transaction = { ...txn, state: 'pending', providerId };
+  state.transactions.set(key, full);
+  if (txn.scenario.settleAfterMs !== null) {
+    later(state, scaled(state, txn.scenario.settleAfterMs), () => settleTransaction(state, rules, full));
+  }
+  if (txn.scenario.submit === 'lose_response') {
+    record('response_lost');
+    // Accepted, but the answer never comes: hold the socket until the client gives up.
+    state.held.add(res);
+    res.on('close', () => state.held.delete(res));
+    later(state, HOLD_LOST_RESPONSE_MS, () => res.destroy());
+    return;
+  }
+  record('accepted');
+  accept();
+}
+
+export function settleTransaction(state: SimulatorState, rules: NetworkRules, txn: Transaction): void {
+  if (txn.state !== 'pending') return; // approved early by a test: the scenario's own end is moot
+  txn.state = txn.scenario.decline ? 'failed' : 'successful';
+  state.log.info(
+    { network: txn.network, reference: txn.reference, state: txn.state },
+    'simulated payment final',
+  );
+  for (let i = 0; i < txn.scenario.callbacks; i++) {
+    if (i === 0) void deliverCallback(state, rules, txn);
+    else
+      later(
+        state,
+        scaled(state, DUPLICATE_CALLBACK_AFTER_MS) * i,
+        () => void deliverCallback(state, rules, txn),
+      );
+  }
+}
+
+async function deliverCallback(state: SimulatorState, rules: NetworkRules, txn: Transaction): Promise<void> {
+  const { url, method, body } = rules.callbackFor(state, txn);
+  if (!url) return;
+  const delivery: CallbackDelivery = { network: txn.network, reference: txn.reference, url, status: null };
+  try {
+    const response = await fetch(url, {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), state.callbackAborter.signal]),
+    });
+    await response.arrayBuffer();
+    delivery.status = response.status;
+    if (response.status >= 300) state.log.warn({ ...delivery }, 'callback delivery refused (not retried)');
+  } catch (error) {
+    delivery.error = error instanceof Error ? error.message : String(error);
+    if (!state.closed) state.log.warn({ ...delivery }, 'callback delivery failed (not retried)');
+  }
+  state.deliveries.push(delivery);
+}
