@@ -1,4 +1,5 @@
 // What every module receives: configuration, database, clock, limiter, logger and service keys.
+// It knows no module: a module keeps what it adds to a service itself (payments/payment-gateway.ts).
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
@@ -6,7 +7,6 @@ import type { Database } from './platform/db.ts';
 import type { ServiceKeys } from './platform/keys.ts';
 import type { AdmissionGate } from './platform/admission.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
-import type { PaymentGateway } from './payments/collect.ts';
 
 export interface AppContext {
   config: Config;
@@ -17,6 +17,4 @@ export interface AppContext {
   writes: AdmissionGate;
   log: Logger;
   keys: ServiceKeys;
-  /** mobile-money providers; absent when the service runs without payments */
-  payments?: PaymentGateway;
 }

@@ -1,9 +1,10 @@
-// Every table of the service, for Drizzle's typed queries and drizzle-kit's migration generator.
+// Every table of the service, for drizzle-kit's migration generator (drizzle.config.ts).
 export * from './platform/platform.schema.ts';
 export * from './organizations/organizations.schema.ts';
 export * from './events/events.schema.ts';
 export * from './auth/auth.schema.ts';
 export * from './platform/jobs.schema.ts';
+export * from './platform/idempotency.schema.ts';
 export * from './checkout/checkout.schema.ts';
 export * from './orders/orders.schema.ts';
 export * from './webhooks/webhooks.schema.ts';

@@ -6,7 +6,8 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
-import { migrate, openDatabase, type Database } from './platform/db.ts';
+import { openDatabase, type Database } from './platform/db.ts';
+import { migrate } from './platform/migrate.ts';
 import { stopOutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
@@ -14,8 +15,10 @@ import { createLogger } from './platform/logger.ts';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner } from './platform/jobs.ts';
 import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
-import { orderJobHandlers, SESSION_SWEEP_JOB } from './orders/order-jobs.ts';
+import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
+import { orderJobHandlers } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
+import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { startWebhookDispatcher, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 
@@ -62,8 +65,8 @@ export async function createService(config: Config, options: CreateServiceOption
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
-    payments: payments.gateway,
   };
+  attachPaymentGateway(ctx, payments.gateway);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
@@ -75,6 +78,7 @@ export async function createService(config: Config, options: CreateServiceOption
     log: log.child({ component: 'jobs' }),
     handlers: {
       ...orderJobHandlers,
+      ...checkoutJobHandlers,
       ...idempotencyJobHandlers,
       ...paymentJobHandlers(ctx),
       ...webhookJobHandlers(ctx),

@@ -8,6 +8,7 @@ import type * as ScopesModule from '../../src/auth/scopes.ts';
 import type * as EventsModule from '../../src/events/events.ts';
 import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
 import type * as DbModule from '../../src/platform/db.ts';
+import type * as MigrateModule from '../../src/platform/migrate.ts';
 import { importDist } from './paths.ts';
 
 export const EVENT_COUNT = 50;
@@ -64,7 +65,8 @@ export async function seedBenchData(
   open: { url?: string; dataDir?: string },
   options: { holdEvents?: number } = {},
 ): Promise<SeededPartner> {
-  const { openDatabase, migrate } = await importDist<typeof DbModule>('platform/db.js');
+  const { openDatabase } = await importDist<typeof DbModule>('platform/db.js');
+  const { migrate } = await importDist<typeof MigrateModule>('platform/migrate.js');
   const { createOrganization } = await importDist<typeof OrganizationsModule>(
     'organizations/organizations.js',
   );
@@ -80,7 +82,7 @@ export async function seedBenchData(
   try {
     await migrate(database);
     const now = Date.now();
-    return await database.db.transaction(async (tx) => {
+    return await database.transaction(async (tx) => {
       const org = await createOrganization(tx, {
         name: 'Bench Running Club',
         paymentsEnabled: true,

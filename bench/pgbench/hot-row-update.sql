@@ -1,4 +1,4 @@
--- The inventory update of a free order (src/orders/inventory.ts takePaidIfAvailable; a paid
+-- The inventory update of a free order (src/events/inventory.ts takePaidIfAvailable; a paid
 -- order's hold, holdTickets, has the same form on held_count) on one hot row, alone, in
 -- autocommit: the fastest that concurrent orders for one ticket type can take it on this
 -- PostgreSQL. The reference of bench/scenarios/hold-contention.ts; the table is a scratch copy of

@@ -23,6 +23,7 @@ import type * as OrganizationsModule from '../../src/organizations/organizations
 import type * as MtnModule from '../../src/payments/mtn-momo.ts';
 import type * as SimulatorModule from '../../src/payments/simulator/simulator.ts';
 import type * as DbModule from '../../src/platform/db.ts';
+import type * as MigrateModule from '../../src/platform/migrate.ts';
 import { createBenchDatabase } from '../lib/database.ts';
 import { raceEventInput } from '../lib/seed.ts';
 import { fetchToken } from '../lib/http.ts';
@@ -826,7 +827,8 @@ export const flashSale: Scenario = {
         data: { run: false, reason: 'needs PostgreSQL' },
       };
     }
-    const { openDatabase, migrate } = await importDist<typeof DbModule>('platform/db.js');
+    const { openDatabase } = await importDist<typeof DbModule>('platform/db.js');
+    const { migrate } = await importDist<typeof MigrateModule>('platform/migrate.js');
     const { createOrganization } = await importDist<typeof OrganizationsModule>(
       'organizations/organizations.js',
     );
@@ -848,7 +850,7 @@ export const flashSale: Scenario = {
       await migrate(database);
       const db = database.db;
       sql = postgres(url, { max: 2, onnotice: () => {} });
-      const { organizationId, clientId, clientSecret } = await db.transaction(async (tx) => {
+      const { organizationId, clientId, clientSecret } = await database.transaction(async (tx) => {
         const org = await createOrganization(tx, {
           name: 'Flash Sale Running Club',
           paymentsEnabled: true,

@@ -11,7 +11,7 @@
 // holds/s = 100 / time from the first request written to the 100th 201; attempts/s = 1,000 /
 // time until the last answer. No Idempotency-Key is sent (none is asked for).
 //
-// Reference (PostgreSQL): pgbench running the service's inventory UPDATE (src/orders/inventory.ts)
+// Reference (PostgreSQL): pgbench running the service's inventory UPDATE (src/events/inventory.ts)
 // alone, in autocommit, on one row of a scratch copy of ticket_types, with 20 clients. The
 // service can put up to WRITE_CONCURRENCY (32) transactions on that row at once, but pgbench's
 // rate is higher at 20 clients than at 32 (measured on the 2-CPU machine: about 3,500 against

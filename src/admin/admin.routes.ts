@@ -8,7 +8,7 @@ import { registerClientAdminRoutes } from './clients.admin.ts';
 import { registerEventAdminRoutes } from './events.admin.ts';
 import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
 import { registerPaymentAdminRoutes } from './payments.admin.ts';
-import { registerWebhookAdminRoutes } from '../webhooks/webhooks.admin.ts';
+import { registerWebhookAdminRoutes } from './webhooks/webhooks.admin.ts';
 
 export async function registerAdminRoutes(app: Host, ctx: AppContext) {
   await app.register(

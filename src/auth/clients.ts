@@ -1,30 +1,34 @@
-// API clients: client credentials, publishable key, scopes and domain allowlists.
+// API clients: client credentials, publishable key, scopes and domain allowlists, and their wire shape.
 import { and, eq, sql } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { Db, Executor } from '../platform/db.ts';
 import { sha256Hex } from '../platform/crypto.ts';
 import { newId, newSecret } from '../platform/ids.ts';
-import { organizations } from '../organizations/organizations.schema.ts';
+import { Timestamp } from '../platform/schemas.ts';
+import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
 import { apiClients } from './auth.schema.ts';
 import type { Scope } from './scopes.ts';
 
 export type ApiClientRow = typeof apiClients.$inferSelect;
 
-export interface ApiClientOut {
-  client_id: string;
-  organization_id: string;
-  name: string;
-  scopes: string[];
-  allowed_domains: string[];
-  return_url_domains: string[];
-  publishable_key: string;
-  status: 'active' | 'revoked';
-  revoked_at: string | null;
-  secret_rotated_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** Never carries the secret or its hash. */
+export const ClientOut = Type.Object({
+  client_id: Type.String(),
+  organization_id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  allowed_domains: Type.Array(Type.String()),
+  return_url_domains: Type.Array(Type.String()),
+  publishable_key: Type.String(),
+  status: Type.Enum(['active', 'revoked']),
+  revoked_at: Type.Union([Timestamp, Type.Null()]),
+  secret_rotated_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type ClientOut = Static<typeof ClientOut>;
 
-export function toClientOut(row: ApiClientRow): ApiClientOut {
+export function toClientOut(row: ApiClientRow): ClientOut {
   return {
     client_id: row.id,
     organization_id: row.organizationId,
@@ -94,15 +98,12 @@ const requestClientColumns = {
   allowedDomains: apiClients.allowedDomains,
   returnUrlDomains: apiClients.returnUrlDomains,
   revokedAt: apiClients.revokedAt,
-  catalogVersion: organizations.catalogVersion,
+  catalogVersion: organizationColumns.catalogVersion,
 };
 
 function requestClientStatements(db: Db) {
   const query = () =>
-    db
-      .select(requestClientColumns)
-      .from(apiClients)
-      .innerJoin(organizations, eq(organizations.id, apiClients.organizationId));
+    joinOrganization(db.select(requestClientColumns).from(apiClients).$dynamic(), apiClients.organizationId);
   return {
     byId: query()
       .where(eq(apiClients.id, sql.placeholder('id')))

@@ -1,91 +1,23 @@
 // POST /v1/checkout-sessions (bearer or publishable key) and GET /v1/checkout-sessions/{id} (bearer).
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
-import { bodyEventOf, readBodyEvent, readSessionEvent, type SessionEvent } from '../events/events.ts';
+import { bodyEventOf, readBodyEvent, readSessionEvent, type SessionEvent } from '../events/events-on-sale.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { idempotencyKeyOf, runIdempotentWrite, sendIdempotent } from '../platform/idempotency.ts';
 import type { FastifyReply } from 'fastify';
-import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
+import { Envelope, errorResponses } from '../platform/schemas.ts';
 import {
+  CheckoutSessionCreatedOut,
+  CheckoutSessionIn,
+  CheckoutSessionOut,
   findCheckoutSession,
-  MAX_CLIENT_REFERENCE_LENGTH,
   planCheckoutSession,
   toCheckoutSessionOut,
 } from './sessions.ts';
 
 const CREATED_MESSAGE = 'Checkout session created';
-
-export const CheckoutSessionIn = Type.Object(
-  {
-    event_id: Type.String({ maxLength: 200, description: "The organization's event" }),
-    ui_mode: Type.Optional(
-      Type.Union([Type.Literal('redirect'), Type.Literal('embedded')], { default: undefined }),
-    ),
-    on_success_url: Type.Optional(
-      Type.String({
-        description:
-          'Required for redirect. Absolute https URL on a registered return URL domain; {CHECKOUT_SESSION_ID} is replaced by the session id, otherwise session_id=<id> is added.',
-        examples: ['https://club.example.org/thanks?session_id={CHECKOUT_SESSION_ID}'],
-      }),
-    ),
-    on_cancel_url: Type.Optional(
-      Type.String({
-        description: 'Required for redirect. Same rules; used as given.',
-        examples: ['https://club.example.org/race'],
-      }),
-    ),
-    embed_origin: Type.Optional(
-      Type.String({
-        description:
-          'Required for embedded sessions created with a bearer token: origin of the page hosting the modal.',
-        examples: ['https://club.example.org'],
-      }),
-    ),
-    client_reference_id: Type.Optional(
-      Type.String({ description: `At most ${MAX_CLIENT_REFERENCE_LENGTH} characters` }),
-    ),
-    prefill: Type.Optional(
-      Type.Object(
-        {
-          buyer_name: Type.Optional(Type.String({ maxLength: 200 })),
-          buyer_email: Type.Optional(Type.String({ maxLength: 254 })),
-          buyer_phone: Type.Optional(Type.String({ maxLength: 32 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const CheckoutSessionCreatedOut = Type.Object({
-  id: Type.String({ examples: ['cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
-  url: Type.String({ examples: ['https://checkout.example.com/checkout/cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
-  expires_at: Timestamp,
-  ui_mode: Type.String({ examples: ['redirect'] }),
-});
-
-export const CheckoutSessionOut = Type.Object({
-  id: Type.String(),
-  status: Type.String({ description: 'open, complete or expired', examples: ['complete'] }),
-  ui_mode: Type.String(),
-  url: Type.String(),
-  expires_at: Timestamp,
-  created_at: Timestamp,
-  event_id: Type.String(),
-  client_reference_id: Type.Union([Type.String(), Type.Null()]),
-  embed_origin: Type.Union([Type.String(), Type.Null()]),
-  on_success_url: Type.Union([Type.String(), Type.Null()], {
-    description: 'Where the buyer lands after paying, with the session id already filled in',
-  }),
-  on_cancel_url: Type.Union([Type.String(), Type.Null()]),
-  order: Type.Union([
-    Type.Object({ id: Type.String(), status: Type.String({ examples: ['paid'] }), code: Type.String() }),
-    Type.Null(),
-  ]),
-});
 
 export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
   app.post(

@@ -1,5 +1,5 @@
-// Checkout sessions and the idempotency records that protect their creation (and order creation).
-import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+// Checkout sessions. (The idempotency records that protect their creation are platform's.)
+import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { apiClients } from '../auth/auth.schema.ts';
 import { events } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
@@ -41,25 +41,4 @@ export const checkoutSessions = pgTable(
     createdAt: ts('created_at').notNull(),
   },
   (t) => [index('checkout_sessions_org_idx').on(t.organizationId, t.createdAt)],
-);
-
-export const idempotencyKeys = pgTable(
-  'idempotency_keys',
-  {
-    apiClientId: text('api_client_id')
-      .notNull()
-      .references(() => apiClients.id),
-    key: text('key').notNull(),
-    /** method + route: a key is scoped to the operation it was first used for */
-    operation: text('operation').notNull(),
-    /** SHA-256 of the canonical request body */
-    requestHash: text('request_hash').notNull(),
-    responseStatus: integer('response_status').notNull(),
-    responseBody: jsonb('response_body').notNull(),
-    createdAt: ts('created_at').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.apiClientId, t.key] }),
-    index('idempotency_keys_created_idx').on(t.createdAt),
-  ],
 );

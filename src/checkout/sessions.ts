@@ -1,16 +1,20 @@
 // Checkout sessions: creation with every rule of SPEC.md section 4, and the read shape of DESIGN.md.
-import { and, desc, eq } from 'drizzle-orm';
+// The wire schemas are the routes' validation and OpenAPI and, through Static, the types here.
+import { and, eq, ne } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { PartnerAuth } from '../auth/authenticate.ts';
 import { parseOrigin } from '../auth/origins.ts';
 import type { AppContext } from '../context.ts';
-import { isRegistrationOpen, type SessionEvent } from '../events/events.ts';
+import { isRegistrationOpen } from '../events/event-rules.ts';
+import type { SessionEvent } from '../events/events-on-sale.ts';
 import { isEmail, normalizePhone } from '../orders/contact.ts';
-import { orders } from '../orders/orders.schema.ts';
+import { findSessionOrder } from '../orders/list-orders.ts';
 import type { Executor } from '../platform/db.ts';
 import type { PlannedWrite } from '../platform/idempotency.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import { checkoutSessions, type Prefill } from './checkout.schema.ts';
+import { Timestamp } from '../platform/schemas.ts';
+import { checkoutSessions } from './checkout.schema.ts';
 import {
   collect,
   embedOriginProblem,
@@ -24,27 +28,62 @@ export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export const SESSION_LIFETIME_MS = 24 * 3600 * 1000;
 export const MAX_CLIENT_REFERENCE_LENGTH = 256;
 
-export interface CreateSessionInput {
-  event_id: string;
-  ui_mode?: 'redirect' | 'embedded';
-  on_success_url?: string;
-  on_cancel_url?: string;
-  embed_origin?: string;
-  client_reference_id?: string;
-  prefill?: Prefill;
-}
+export const CheckoutSessionIn = Type.Object(
+  {
+    event_id: Type.String({ maxLength: 200, description: "The organization's event" }),
+    ui_mode: Type.Optional(
+      Type.Union([Type.Literal('redirect'), Type.Literal('embedded')], { default: undefined }),
+    ),
+    on_success_url: Type.Optional(
+      Type.String({
+        description:
+          'Required for redirect. Absolute https URL on a registered return URL domain; {CHECKOUT_SESSION_ID} is replaced by the session id, otherwise session_id=<id> is added.',
+        examples: ['https://club.example.org/thanks?session_id={CHECKOUT_SESSION_ID}'],
+      }),
+    ),
+    on_cancel_url: Type.Optional(
+      Type.String({
+        description: 'Required for redirect. Same rules; used as given.',
+        examples: ['https://club.example.org/race'],
+      }),
+    ),
+    embed_origin: Type.Optional(
+      Type.String({
+        description:
+          'Required for embedded sessions created with a bearer token: origin of the page hosting the modal.',
+        examples: ['https://club.example.org'],
+      }),
+    ),
+    client_reference_id: Type.Optional(
+      Type.String({ description: `At most ${MAX_CLIENT_REFERENCE_LENGTH} characters` }),
+    ),
+    prefill: Type.Optional(
+      Type.Object(
+        {
+          buyer_name: Type.Optional(Type.String({ maxLength: 200 })),
+          buyer_email: Type.Optional(Type.String({ maxLength: 254 })),
+          buyer_phone: Type.Optional(Type.String({ maxLength: 32 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CheckoutSessionIn = Static<typeof CheckoutSessionIn>;
 
-export interface CheckoutSessionCreatedOut {
-  id: string;
-  url: string;
-  expires_at: string;
-  ui_mode: string;
-}
+export const CheckoutSessionCreatedOut = Type.Object({
+  id: Type.String({ examples: ['cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
+  url: Type.String({ examples: ['https://checkout.example.com/checkout/cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
+  expires_at: Timestamp,
+  ui_mode: Type.String({ examples: ['redirect'] }),
+});
+export type CheckoutSessionCreatedOut = Static<typeof CheckoutSessionCreatedOut>;
 
 /** Field rules that need no database: every problem at once, as validation_failed. */
 function checkFields(
   auth: PartnerAuth,
-  input: CreateSessionInput,
+  input: CheckoutSessionIn,
 ): { errors: FieldError[]; embedOrigin: string | null } {
   const errors: FieldError[] = [];
   const uiMode = input.ui_mode ?? 'redirect';
@@ -109,7 +148,7 @@ function checkFields(
 export function planCheckoutSession(
   ctx: AppContext,
   auth: PartnerAuth,
-  input: CreateSessionInput,
+  input: CheckoutSessionIn,
   /** the event as readSessionEvent reads it, kept to the caller's organization */
   found: SessionEvent | undefined,
 ): PlannedWrite<CheckoutSessionCreatedOut> {
@@ -169,20 +208,26 @@ export function sessionStatus(row: Pick<CheckoutSessionRow, 'status' | 'expiresA
   return 'open';
 }
 
-export interface CheckoutSessionOut {
-  id: string;
-  status: string;
-  ui_mode: string;
-  url: string;
-  expires_at: string;
-  created_at: string;
-  event_id: string;
-  client_reference_id: string | null;
-  embed_origin: string | null;
-  on_success_url: string | null;
-  on_cancel_url: string | null;
-  order: { id: string; status: string; code: string } | null;
-}
+export const CheckoutSessionOut = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: 'open, complete or expired', examples: ['complete'] }),
+  ui_mode: Type.String(),
+  url: Type.String(),
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  event_id: Type.String(),
+  client_reference_id: Type.Union([Type.String(), Type.Null()]),
+  embed_origin: Type.Union([Type.String(), Type.Null()]),
+  on_success_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the buyer lands after paying, with the session id already filled in',
+  }),
+  on_cancel_url: Type.Union([Type.String(), Type.Null()]),
+  order: Type.Union([
+    Type.Object({ id: Type.String(), status: Type.String({ examples: ['paid'] }), code: Type.String() }),
+    Type.Null(),
+  ]),
+});
+export type CheckoutSessionOut = Static<typeof CheckoutSessionOut>;
 
 /** What a Location header cannot carry as it is. */
 const UNPRINTABLE = /[^\u0020-\u007e]/;
@@ -239,14 +284,22 @@ export async function lockCheckoutSession(
   return withStoredReturnUrls(row);
 }
 
-/** The session's order to show: the paid one when complete, else the latest attempt. */
-export async function sessionOrder(db: Executor, sessionId: string) {
-  const rows = await db
-    .select({ id: orders.id, status: orders.status, code: orders.orderCode })
-    .from(orders)
-    .where(eq(orders.checkoutSessionId, sessionId))
-    .orderBy(desc(orders.createdAt), desc(orders.id));
-  return rows.find((o) => o.status === 'paid') ?? rows[0] ?? null;
+/**
+ * Marks sessions complete, in the transaction that paid their order: payments' settleOrderPaid,
+ * and the hosted checkout for an order paid at once (free).
+ */
+export async function completeCheckoutSessions(
+  db: Executor,
+  completed: Array<{ sessionId: string; at: Date }>,
+): Promise<void> {
+  await Promise.all(
+    completed.map(({ sessionId, at }) =>
+      db
+        .update(checkoutSessions)
+        .set({ status: 'complete', completedAt: at })
+        .where(and(eq(checkoutSessions.id, sessionId), ne(checkoutSessions.status, 'complete'))),
+    ),
+  );
 }
 
 export async function toCheckoutSessionOut(
@@ -266,6 +319,6 @@ export async function toCheckoutSessionOut(
     embed_origin: row.embedOrigin,
     on_success_url: row.successUrl,
     on_cancel_url: row.cancelUrl,
-    order: await sessionOrder(db, row.id),
+    order: await findSessionOrder(db, row.id),
   };
 }

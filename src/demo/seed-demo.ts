@@ -119,7 +119,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
     }
     webhookUrl = checked.url;
   }
-  const result = await ctx.database.db.transaction(async (tx) => {
+  const result = await ctx.database.transaction(async (tx) => {
     const org = await createOrganization(tx, {
       name: 'Demo Running Club',
       paymentsEnabled: true,

@@ -5,80 +5,10 @@ import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { envelope, type Host, sendSerialized } from '../platform/http.ts';
-import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
+import { Envelope, errorResponses } from '../platform/schemas.ts';
+import { EventDetailOut, EventListItemOut, toEventDetail, toEventListItem } from './event-out.ts';
 import { EventPageCache } from './event-page-cache.ts';
-import {
-  type EventPageKey,
-  findEventOnSale,
-  listEventsOnSale,
-  toEventDetail,
-  toEventListItem,
-} from './events.ts';
-
-const MethodPrice = Type.Object({ laces_fee_minor: Type.Integer(), total_minor: Type.Integer() });
-
-const eventFields = {
-  event_id: Type.String({ examples: ['evt_3kTzQ8bN1cV7xY2wR5mP0aLd'] }),
-  name: Type.String({ examples: ['Kampala City Half Marathon'] }),
-  handle: Type.String({ examples: ['kampala-city-half'] }),
-  short_code: Type.String({ examples: ['KCH26'] }),
-  description: Type.String(),
-  cover: Type.String({ description: 'Cover image URL (empty when none)' }),
-  venue: Type.String(),
-  event_type: Type.String({ examples: ['road_race'] }),
-  status: Type.String({ examples: ['open'] }),
-  visibility: Type.String({ examples: ['public'] }),
-  starts_at: Timestamp,
-  ends_at: Timestamp,
-  timezone: Type.String({ examples: ['Africa/Kampala'] }),
-  currency: Type.String({ examples: ['UGX'] }),
-  reg_opens_at: Timestamp,
-  reg_closes_at: Timestamp,
-  payments_enabled: Type.Boolean(),
-};
-
-export const EventListItemOut = Type.Object(eventFields);
-
-export const TicketTypeOut = Type.Object({
-  ticket_type_id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  currency: Type.String(),
-  price_minor: Type.Integer({ description: 'Price before fee, minor units' }),
-  laces_fee_minor: Type.Integer({ description: 'Service fee for the default method (momo)' }),
-  total_minor: Type.Integer({ description: 'price_minor + laces_fee_minor' }),
-  card: Type.Null({ description: 'Card is not yet enabled' }),
-  airtel: Type.Union([MethodPrice, Type.Null()], {
-    description: 'Fee and total when paying with Airtel Money',
-  }),
-  is_free: Type.Boolean(),
-  capacity: Type.Integer(),
-  distance_km: Type.Number(),
-  remaining: Type.Integer(),
-  sales_start: Timestamp,
-  sales_end: Timestamp,
-  min_age: Type.Integer({ description: '0 when there is no minimum age' }),
-});
-
-export const AdditionalQuestionOut = Type.Object({
-  key: Type.String(),
-  label: Type.String(),
-  type: Type.String({ examples: ['select'] }),
-  required: Type.Boolean(),
-  options: Type.Array(Type.String()),
-  help: Type.String(),
-});
-
-export const EventDetailOut = Type.Object({
-  ...eventFields,
-  organizer_name: Type.String(),
-  support_email: Type.String(),
-  payment_methods: Type.Array(Type.String(), { examples: [['momo', 'airtel']] }),
-  ticket_types: Type.Array(TicketTypeOut),
-  additional_questions: Type.Array(AdditionalQuestionOut),
-  waiver_required: Type.Boolean(),
-  waiver_version: Type.String({ examples: ['2026-01-15'] }),
-});
+import { type EventPageKey, findEventOnSale, listEventsOnSale } from './events-on-sale.ts';
 
 const ListQuery = Type.Object(
   {

@@ -1,5 +1,6 @@
 // Fee arithmetic (DESIGN.md section 3): fee = round_half_up(price * percent) + fixed, per method.
-import type { FeeSchedule, MethodFee } from '../organizations/organizations.schema.ts';
+import type { FeeSchedule, MethodFee } from '../organizations/organizations.ts';
+import type { MethodPriceOut } from './event-out.ts';
 
 export const PAYMENT_METHODS = ['momo', 'airtel'] as const;
 
@@ -20,10 +21,8 @@ export function feeFor(priceMinor: number, fee: MethodFee): number {
   return Math.floor((priceMinor * fee.percent_bp + 5000) / 10000) + fee.fixed_minor;
 }
 
-export interface MethodPrice {
-  laces_fee_minor: number;
-  total_minor: number;
-}
+/** A price for one payment method, as on the wire. */
+export type MethodPrice = MethodPriceOut;
 
 export function priceFor(priceMinor: number, fee: MethodFee): MethodPrice {
   const laces_fee_minor = feeFor(priceMinor, fee);

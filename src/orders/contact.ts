@@ -1,4 +1,6 @@
 // Buyer contact rules: e-mail shape and Ugandan mobile numbers (DESIGN.md section 3, "Phone numbers").
+// The hosted checkout's page script bundles this file too (web/checkout-page), so the browser checks
+// what the server checks: it stays free of imports and of anything but plain JavaScript.
 
 /** A plain shape check: something@domain.tld, no spaces, at most 254 characters. */
 export function isEmail(value: string): boolean {

@@ -1,5 +1,5 @@
 // Reading orders: one by id, or a page newest first with filters and an opaque cursor.
-import { and, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import type { Executor } from '../platform/db.ts';
@@ -49,6 +49,50 @@ export async function findOrder(
     .from(orders)
     .where(and(eq(orders.id, orderId), eq(orders.organizationId, organizationId)));
   return row;
+}
+
+/** A checkout session's order to show: the paid one when complete, else the latest attempt. */
+export async function findSessionOrder(
+  db: Executor,
+  sessionId: string,
+): Promise<{ id: string; status: string; code: string } | null> {
+  const rows = await db
+    .select({ id: orders.id, status: orders.status, code: orders.orderCode })
+    .from(orders)
+    .where(eq(orders.checkoutSessionId, sessionId))
+    .orderBy(desc(orders.createdAt), desc(orders.id));
+  return rows.find((o) => o.status === 'paid') ?? rows[0] ?? null;
+}
+
+/**
+ * Locks a checkout session's pending orders (its caller holds the session's lock) and returns
+ * their ids.
+ */
+export async function lockPendingSessionOrders(db: Executor, sessionId: string): Promise<string[]> {
+  const pending = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.checkoutSessionId, sessionId), eq(orders.status, 'pending')))
+    .for('update');
+  return pending.map(({ id }) => id);
+}
+
+/** The organization's orders of these ids. */
+export async function findOrders(db: Executor, organizationId: string, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(orders)
+    .where(and(inArray(orders.id, ids), eq(orders.organizationId, organizationId)));
+}
+
+/**
+ * The ids of the organization's orders paid after they stopped holding tickets (to be refunded),
+ * as a subquery for `id IN (...)`.
+ */
+export function paidAfterExpiryOrderIds(organizationId: string): SQL {
+  return sql`(SELECT ${orders.id} FROM ${orders}
+    WHERE ${orders.organizationId} = ${organizationId} AND ${orders.paidAfterExpiry})`;
 }
 
 interface OrderCursorKey {

@@ -15,8 +15,10 @@
 // committed: its orders fail as a lone order's would, and none is written twice.
 import type { AppContext } from '../context.ts';
 import { connectionGone, type Tx } from '../platform/db.ts';
-import { countsOf, soldOut, writeOrders, type CreatedOrder, type OrderPlan } from './create-order.ts';
-import { capacityRefusal, countTickets, isCapacityRefusal, lockTicketTypes } from './inventory.ts';
+import { countsOf, soldOut } from './create-order.ts';
+import type { OrderPlan } from './plan-order.ts';
+import { writeOrders, type CreatedOrder } from './write-orders.ts';
+import { capacityRefusal, countTickets, isCapacityRefusal, lockTicketTypes } from '../events/inventory.ts';
 
 /** at most this many orders in one transaction */
 export const BATCH_LIMIT = 50;
@@ -114,9 +116,13 @@ class OrderBatches {
   async #run(batch: Waiting[], locked = overflows(batch.map((w) => w.plan))): Promise<void> {
     const plans = batch.map((w) => w.plan);
     try {
-      const outcomes: Array<CreatedOrder | Error> = await this.#ctx.database.transaction(async (tx) =>
-        locked ? writeLocked(this.#ctx, tx, plans) : writeBatch(this.#ctx, tx, plans),
-      );
+      const outcomes: Array<CreatedOrder | Error> = await this.#ctx.database.transaction(async (tx) => {
+        const { value, writes } = locked
+          ? await writeLocked(this.#ctx, tx, plans)
+          : writeBatch(this.#ctx, tx, plans);
+        await Promise.all(writes);
+        return value;
+      });
       batch.forEach((w, i) => {
         const outcome = outcomes[i]!;
         if (outcome instanceof Error) w.reject(outcome);

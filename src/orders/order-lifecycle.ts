@@ -1,11 +1,9 @@
 // Order status changes after creation: paid, hold expired, cancelled. Each one locks the order row,
 // asks the pure state machine, and moves inventory in the same transaction.
-import { and, eq, ne, sql } from 'drizzle-orm';
-import { checkoutSessions } from '../checkout/checkout.schema.ts';
-import { insertRows, type Executor } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
-import { outboxEvents } from '../webhooks/webhooks.schema.ts';
-import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from './inventory.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../platform/db.ts';
+import { writeOutboxEvents } from '../webhooks/outbox.ts';
+import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from '../events/inventory.ts';
 import { loadOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
@@ -55,8 +53,9 @@ export type PayOutcome =
   | { kind: 'not_payable'; order: OrderRow };
 
 /**
- * The order-paying transaction: order paid, registrations confirmed, session complete and an
- * order.paid outbox row, all in the caller's transaction. Safe to call twice (already_paid).
+ * The order-paying transaction: order paid, registrations confirmed and an order.paid outbox row,
+ * all in the caller's transaction; the caller completes the order's checkout session (payments'
+ * settleOrderPaid). Safe to call twice (already_paid).
  * A payment confirmed after the hold expired is honoured if capacity remains, else recorded as
  * paid_after_expiry for refund; one for a cancelled order (its buyer started over while a timed-out
  * prompt was still being reconciled) is recorded the same way. It is never dropped.
@@ -98,9 +97,9 @@ export async function confirmOrderPaid(db: Executor, orderId: string, now: Date)
 }
 
 /**
- * What every order that becomes paid writes besides itself and its registrations: its checkout
- * session completed and one order.paid outbox row whose data is the Order (`data`). Both
- * statements go out together. Used by confirmOrderPaid and by createOrder for free orders.
+ * What every order that becomes paid writes besides itself and its registrations: one order.paid
+ * outbox row whose data is the Order (`data`). Used by confirmOrderPaid and by createOrder for
+ * free orders.
  */
 export async function recordOrderPaid(
   db: Executor,
@@ -116,35 +115,15 @@ export async function recordOrdersPaid(
   db: Executor,
   paid: Array<{ order: OrderRow; data: OrderOut; now: Date }>,
 ): Promise<void> {
-  await Promise.all([
-    ...paid.flatMap(({ order, now }) =>
-      order.checkoutSessionId
-        ? [
-            db
-              .update(checkoutSessions)
-              .set({ status: 'complete', completedAt: now })
-              .where(
-                and(
-                  eq(checkoutSessions.id, order.checkoutSessionId),
-                  ne(checkoutSessions.status, 'complete'),
-                ),
-              ),
-          ]
-        : [],
-    ),
-    db.execute(
-      insertRows(
-        outboxEvents,
-        paid.map(({ order, data, now }) => ({
-          id: newId('msg'),
-          organization_id: order.organizationId,
-          type: 'order.paid',
-          payload: { type: 'order.paid', timestamp: now.toISOString(), data },
-          created_at: now.toISOString(),
-        })),
-      ),
-    ),
-  ]);
+  await writeOutboxEvents(
+    db,
+    paid.map(({ order, data, now }) => ({
+      organizationId: order.organizationId,
+      type: 'order.paid',
+      data,
+      at: now,
+    })),
+  );
 }
 
 /**

@@ -1,44 +1,49 @@
-// The Order wire shape (SPEC.md section 2) and loading orders with their registrations.
+// The Order wire shape (SPEC.md section 2) and loading orders with their registrations. The schema
+// is the routes' validation and serialization, their OpenAPI entry and, through Static, the type.
 import { asc, inArray } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
+import { Timestamp } from '../platform/schemas.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 export type OrderRow = typeof orders.$inferSelect;
 export type RegistrationRow = typeof registrations.$inferSelect;
 
-export interface RegistrationOut {
-  id: string;
-  ticket_type_id: string;
-  distance_km: number;
-  ticket_label: string;
-  participant_name: string;
-  status: string;
-}
+export const RegistrationOut = Type.Object({
+  id: Type.String(),
+  ticket_type_id: Type.String(),
+  distance_km: Type.Number(),
+  ticket_label: Type.String(),
+  participant_name: Type.String(),
+  status: Type.String({ examples: ['confirmed'] }),
+});
+export type RegistrationOut = Static<typeof RegistrationOut>;
 
-export interface OrderOut {
-  id: string;
-  order_code: string;
-  event_id: string;
-  status: string;
-  currency: string;
-  subtotal: number;
-  discount_total: number;
-  donation_total: number;
-  laces_fee: number;
-  total: number;
-  failure_kind: string | null;
-  ticket_count: number;
-  buyer: { name: string; email: string; phone: string };
-  attribution: {
-    channel: string;
-    api_client_id: string;
-    checkout_session_id: string | null;
-    partner_reference: string;
-  };
-  hold_expires_at: string | null;
-  created_at: string;
-  registrations: RegistrationOut[];
-}
+export const OrderOut = Type.Object({
+  id: Type.String({ examples: ['ord_7hYt2LmQ9xWc4RbN1sKp3VzA'] }),
+  order_code: Type.String({ examples: ['K7M2Q9XP'] }),
+  event_id: Type.String(),
+  status: Type.String({ description: 'pending, paid, expired, cancelled or refunded', examples: ['paid'] }),
+  currency: Type.String({ examples: ['UGX'] }),
+  subtotal: Type.Integer(),
+  discount_total: Type.Integer(),
+  donation_total: Type.Integer(),
+  laces_fee: Type.Integer(),
+  total: Type.Integer(),
+  failure_kind: Type.Union([Type.String(), Type.Null()]),
+  ticket_count: Type.Integer(),
+  buyer: Type.Object({ name: Type.String(), email: Type.String(), phone: Type.String() }),
+  attribution: Type.Object({
+    channel: Type.String({ examples: ['partner_api'] }),
+    api_client_id: Type.String(),
+    checkout_session_id: Type.Union([Type.String(), Type.Null()]),
+    partner_reference: Type.String(),
+  }),
+  hold_expires_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  registrations: Type.Array(RegistrationOut),
+});
+export type OrderOut = Static<typeof OrderOut>;
 
 export function toOrderOut(order: OrderRow, regs: RegistrationRow[]): OrderOut {
   return {

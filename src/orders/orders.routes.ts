@@ -7,88 +7,20 @@ import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/idempotency.ts';
 import type { FastifyReply } from 'fastify';
-import { Envelope, errorResponses, Timestamp } from '../platform/schemas.ts';
+import { Envelope, errorResponses } from '../platform/schemas.ts';
 import { clampLimit } from '../events/events.routes.ts';
-import { bodyEventOf, readBodyEvent, readEventOnSale, type EventWithTickets } from '../events/events.ts';
-import {
-  createOrder,
-  createPlannedOrder,
-  planOrder,
-  runOrderTransaction,
-  type CreatedOrder,
-} from './create-order.ts';
+import { bodyEventOf, readBodyEvent, readEventOnSale } from '../events/events-on-sale.ts';
+import type { EventWithTickets } from '../events/events.ts';
+import { createOrder, createPlannedOrder, runOrderTransaction } from './create-order.ts';
+import { planOrder } from './plan-order.ts';
+import type { CreatedOrder } from './write-orders.ts';
 import { writeOrderInBatch } from './order-batches.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
-import { loadOrderOut, toOrderOut } from './order-out.ts';
+import { OrderIn } from './order-in.ts';
+import { loadOrderOut, OrderOut, toOrderOut } from './order-out.ts';
 import { ORDER_STATUSES } from './order-state.ts';
 
 const CREATED_MESSAGE = 'Order created';
-
-const RegistrationOut = Type.Object({
-  id: Type.String(),
-  ticket_type_id: Type.String(),
-  distance_km: Type.Number(),
-  ticket_label: Type.String(),
-  participant_name: Type.String(),
-  status: Type.String({ examples: ['confirmed'] }),
-});
-
-export const OrderOut = Type.Object({
-  id: Type.String({ examples: ['ord_7hYt2LmQ9xWc4RbN1sKp3VzA'] }),
-  order_code: Type.String({ examples: ['K7M2Q9XP'] }),
-  event_id: Type.String(),
-  status: Type.String({ description: 'pending, paid, expired, cancelled or refunded', examples: ['paid'] }),
-  currency: Type.String({ examples: ['UGX'] }),
-  subtotal: Type.Integer(),
-  discount_total: Type.Integer(),
-  donation_total: Type.Integer(),
-  laces_fee: Type.Integer(),
-  total: Type.Integer(),
-  failure_kind: Type.Union([Type.String(), Type.Null()]),
-  ticket_count: Type.Integer(),
-  buyer: Type.Object({ name: Type.String(), email: Type.String(), phone: Type.String() }),
-  attribution: Type.Object({
-    channel: Type.String({ examples: ['partner_api'] }),
-    api_client_id: Type.String(),
-    checkout_session_id: Type.Union([Type.String(), Type.Null()]),
-    partner_reference: Type.String(),
-  }),
-  hold_expires_at: Type.Union([Timestamp, Type.Null()]),
-  created_at: Timestamp,
-  registrations: Type.Array(RegistrationOut),
-});
-
-export const OrderIn = Type.Object(
-  {
-    event_id: Type.String({ maxLength: 200 }),
-    items: Type.Array(
-      Type.Object(
-        {
-          ticket_type_id: Type.String({ maxLength: 200 }),
-          participant_name: Type.String({ maxLength: 200 }),
-          answers: Type.Optional(Type.Record(Type.String(), Type.String())),
-          date_of_birth: Type.Optional(
-            Type.String({ description: 'YYYY-MM-DD; required when the ticket type has a minimum age' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-      { maxItems: 50 },
-    ),
-    buyer: Type.Object(
-      {
-        name: Type.String({ maxLength: 200 }),
-        email: Type.String({ maxLength: 254 }),
-        phone: Type.String({ maxLength: 32 }),
-      },
-      { additionalProperties: false },
-    ),
-    waiver_accepted: Type.Optional(Type.Boolean()),
-    donation_minor: Type.Optional(Type.Integer()),
-    client_reference_id: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
 
 const OrderListOut = Type.Object({
   orders: Type.Array(OrderOut),

@@ -1,9 +1,13 @@
-// Organizations: create, read, update. Fee schedules default to DESIGN.md's 3.5% per method.
+// Organizations: create, read, update, and their wire shape. Fee schedules default to DESIGN.md's
+// 3.5% per method.
 import { eq, sql } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
+import { Timestamp } from '../platform/schemas.ts';
 import { type FeeSchedule, organizations } from './organizations.schema.ts';
 
+export type { FeeSchedule, MethodFee } from './organizations.schema.ts';
 export type OrganizationRow = typeof organizations.$inferSelect;
 
 export const DEFAULT_FEES: FeeSchedule = {
@@ -11,15 +15,18 @@ export const DEFAULT_FEES: FeeSchedule = {
   airtel: { percent_bp: 350, fixed_minor: 0 },
 };
 
-export interface OrganizationOut {
-  id: string;
-  name: string;
-  payments_enabled: boolean;
-  support_email: string;
-  fees: FeeSchedule;
-  created_at: string;
-  updated_at: string;
-}
+const MethodFeeOut = Type.Object({ percent_bp: Type.Integer(), fixed_minor: Type.Integer() });
+
+export const OrganizationOut = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  payments_enabled: Type.Boolean(),
+  support_email: Type.String(),
+  fees: Type.Object({ momo: MethodFeeOut, airtel: MethodFeeOut }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type OrganizationOut = Static<typeof OrganizationOut>;
 
 export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
   return {

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createAirtelProvider } from './airtel.ts';
-import type { PaymentGateway } from './collect.ts';
+import type { PaymentGateway } from './payment-gateway.ts';
 import { createMtnMomoProvider } from './mtn-momo.ts';
 import { SIMULATOR_CREDENTIALS, startSimulator, type Simulator } from './simulator/simulator.ts';
 

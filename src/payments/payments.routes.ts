@@ -2,12 +2,12 @@
 import { Type } from 'typebox';
 import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import { loadOrderOut } from '../orders/order-out.ts';
-import { OrderOut } from '../orders/orders.routes.ts';
+import { loadOrderOut, OrderOut } from '../orders/order-out.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
-import { noteCallback, startPayment } from './collect.ts';
+import { noteCallback } from './note-callback.ts';
+import { startPayment } from './start-payment.ts';
 
 const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
 

@@ -2,10 +2,11 @@
 // confirmed after its order stopped holding tickets with no capacity left (the order is flagged
 // paid_after_expiry), and a second success for an order another payment already paid. Derived
 // from the attempts and their orders, so no path can forget to list one.
-import { and, asc, eq, or, sql } from 'drizzle-orm';
-import { orders } from '../orders/orders.schema.ts';
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { findOrders, paidAfterExpiryOrderIds } from '../orders/list-orders.ts';
+import type { OrderRow } from '../orders/order-out.ts';
 import type { Executor } from '../platform/db.ts';
-import type { PaymentAttemptRow } from './collect.ts';
+import type { PaymentAttemptRow } from './payment-attempts.ts';
 import { paymentAttempts } from './payments.schema.ts';
 
 export type RefundReason = 'paid_after_expiry' | 'duplicate_payment';
@@ -13,7 +14,7 @@ export type RefundReason = 'paid_after_expiry' | 'duplicate_payment';
 export interface PaymentNeedingRefund {
   reason: RefundReason;
   attempt: PaymentAttemptRow;
-  order: typeof orders.$inferSelect;
+  order: OrderRow;
 }
 
 /** Longest list one call returns; hasMore says there are more (oldest first, so none is skipped). */
@@ -31,25 +32,28 @@ export async function listPaymentsNeedingRefund(
     WHERE earlier.order_id = ${paymentAttempts.orderId} AND earlier.status = 'successful'
       AND (earlier.finalized_at, earlier.id) < (${paymentAttempts.finalizedAt}, ${paymentAttempts.id}))`;
   const rows = await db
-    .select({ attempt: paymentAttempts, order: orders })
+    .select()
     .from(paymentAttempts)
-    .innerJoin(orders, eq(orders.id, paymentAttempts.orderId))
     .where(
       and(
         eq(paymentAttempts.organizationId, organizationId),
-        eq(orders.organizationId, organizationId),
         eq(paymentAttempts.status, 'successful'),
-        or(eq(orders.paidAfterExpiry, true), paidEarlier),
+        or(inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)), paidEarlier),
       ),
     )
     .orderBy(asc(paymentAttempts.finalizedAt), asc(paymentAttempts.id))
     .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const ordersById = new Map(
+    (await findOrders(db, organizationId, [...new Set(page.map((a) => a.orderId))])).map((o) => [o.id, o]),
+  );
   return {
-    payments: rows.slice(0, limit).map(({ attempt, order }) => ({
-      reason: order.paidAfterExpiry ? 'paid_after_expiry' : 'duplicate_payment',
-      attempt,
-      order,
-    })),
+    payments: page.flatMap((attempt) => {
+      const order = ordersById.get(attempt.orderId);
+      if (!order) return [];
+      const reason: RefundReason = order.paidAfterExpiry ? 'paid_after_expiry' : 'duplicate_payment';
+      return [{ reason, attempt, order }];
+    }),
     hasMore: rows.length > limit,
   };
 }

@@ -19,7 +19,7 @@ import addFormatsModule from 'ajv-formats';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
-import { migrationsCurrent } from './db.ts';
+import { migrationsCurrent } from './migrate.ts';
 import {
   answerClientError,
   bodyArrived,
@@ -31,6 +31,7 @@ import {
 import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
+import type { ErrorOut } from './schemas.ts';
 import { LazyChildLogger } from './logger.ts';
 
 export type HostName = 'api' | 'site' | 'app';
@@ -124,14 +125,6 @@ export function fieldErrors(errors: ErrorObject[], part?: string): FieldError[] 
   return out;
 }
 
-interface ErrorBody {
-  code: number;
-  message: string;
-  error_code: ErrorCode;
-  request_id: string;
-  errors?: FieldError[];
-}
-
 /** Maps anything thrown to an ApiError; the only place error bodies are decided. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -195,7 +188,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   reply.header('X-Request-Id', request.id);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', REALM);
-  const body: ErrorBody = {
+  const body: ErrorOut = {
     code: error.status,
     message: error.message,
     error_code: error.code,
@@ -250,9 +243,27 @@ export interface CreateHostOptions {
 }
 
 export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
+  const app = buildFastify(ctx, options);
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies on the API; the token endpoint adds its own parsers in its own scope.
+  app.removeContentTypeParser('text/plain');
+
+  app.server.on('connect', refuseConnect.bind(app));
+
+  startEachRequest(app);
+  addBodyDeadline(app, ctx.config.http.bodyTimeoutMs);
+  refuseUnstorableInput(app);
+  closeConnectionsOnShutdown(app);
+  setErrorHandlers(app, ctx);
+  addHealthRoutes(app, ctx);
+  return app;
+}
+
+/** The Fastify instance of a host, with its limits, timeouts, request ids and logging. */
+function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
   const limits = ctx.config.http;
   const timeouts = serverTimeouts(limits);
-  const app = Fastify({
+  return Fastify({
     loggerInstance: options.logger.child({ host: options.name }),
     genReqId: () => newId('req'),
     // a per-request logger only for requests that log (a route's own level makes one at once)
@@ -271,20 +282,19 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     requestTimeout: timeouts.requestTimeout,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     clientErrorHandler: answerClientError,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors: (error, request, reply) => {
       void sendError(request, reply, toApiError(error));
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Host;
+}
 
-  app.setValidatorCompiler(validatorCompiler);
-  // Only JSON bodies on the API; the token endpoint adds its own parsers in its own scope.
-  app.removeContentTypeParser('text/plain');
-
-  app.server.on('connect', refuseConnect.bind(app));
-
-  // A callback hook (no promise): this runs on every request.
+/**
+ * Every request: its X-Request-Id, its response tracked, and a Host header if HTTP/1.1. A callback
+ * hook (no promise): this runs on every request.
+ */
+function startEachRequest(app: Host): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     trackResponse(reply.raw);
@@ -298,16 +308,20 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     }
     done();
   });
+}
 
-  // A body must arrive within REQUEST_BODY_TIMEOUT_MS of its headers (408 request_timeout). Only
-  // routes that take a body get the hook: GET and HEAD routes run nothing more per request.
+/**
+ * A body must arrive within REQUEST_BODY_TIMEOUT_MS of its headers (408 request_timeout). Only
+ * routes that take a body get the hook: GET and HEAD routes run nothing more per request.
+ */
+function addBodyDeadline(app: Host, bodyTimeoutMs: number): void {
   const bodyDeadline: preParsingHookHandler = (request, reply, payload, done) => {
     // A body already all here (or none) needs no deadline.
     if (bodyArrived(request.raw)) {
       done(null, payload);
       return;
     }
-    done(null, boundBody(payload, reply.raw, limits.bodyTimeoutMs));
+    done(null, boundBody(payload, reply.raw, bodyTimeoutMs));
   };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -315,11 +329,15 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     const own = route.preParsing;
     route.preParsing = [bodyDeadline, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
   });
+}
 
-  // PostgreSQL text cannot hold NUL, and a lone surrogate would be stored altered or fail the
-  // statement: refuse both before any query. A path with either names nothing (404); in a body or
-  // query it is bad input. Cursors are left to their route, which refuses anything it did not
-  // issue. A preHandler, so that a caller without a valid credential hears 401 first.
+/**
+ * PostgreSQL text cannot hold NUL, and a lone surrogate would be stored altered or fail the
+ * statement: refuse both before any query. A path with either names nothing (404); in a body or
+ * query it is bad input. Cursors are left to their route, which refuses anything it did not
+ * issue. A preHandler, so that a caller without a valid credential hears 401 first.
+ */
+function refuseUnstorableInput(app: Host): void {
   app.addHook('preHandler', async (request) => {
     if (unstorableField(request.params, 'path')) throw new ApiError('not_found', 'No such resource.');
     const { cursor: _cursor, ...query } = (request.query ?? {}) as Record<string, unknown>;
@@ -328,9 +346,13 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
       throw new ApiError('validation_failed', `${found.field} ${found.message}.`, { errors: [found] });
     }
   });
+}
 
-  // While shutting down, in-flight requests finish and their connections are not kept alive,
-  // so the listener can close as soon as the last response is written.
+/**
+ * While shutting down, in-flight requests finish and their connections are not kept alive,
+ * so the listener can close as soon as the last response is written.
+ */
+function closeConnectionsOnShutdown(app: Host): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -339,7 +361,10 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
     if (closing) reply.header('Connection', 'close');
     return payload;
   });
+}
 
+/** Every error and unknown route answered in the envelope (or as OAuth errors where a route asks). */
+function setErrorHandlers(app: Host, ctx: AppContext): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     logRequestError(ctx, request, error, apiError, 'request failed');
@@ -355,7 +380,10 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new ApiError('not_found', 'No such route.')),
   );
+}
 
+/** /healthz while the process runs; /readyz once the database answers and its migrations are current. */
+function addHealthRoutes(app: Host, ctx: AppContext): void {
   app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -376,7 +404,6 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
       );
     }
   });
-  return app;
 }
 
 /** A UTF-16 surrogate without its pair: not Unicode text, and not storable as it is. */

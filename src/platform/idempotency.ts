@@ -6,9 +6,9 @@ import { createHash } from 'node:crypto';
 import { getTableName, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { AppContext } from '../context.ts';
-import { idempotencyKeys } from '../checkout/checkout.schema.ts';
 import type { FastifyReply } from 'fastify';
 import { boundSql, type Tx } from './db.ts';
+import { idempotencyKeys } from './idempotency.schema.ts';
 import type { JobHandler } from './jobs.ts';
 import { ApiError } from './errors.ts';
 
@@ -57,8 +57,8 @@ export interface IdempotentWork<T> {
   body: T;
   /**
    * Writes the work has sent but not waited for (their results are not needed for the answer):
-   * the stored response and COMMIT follow them on the wire (Database.transaction), so the work's
-   * last writes cost no round trip of their own. One that fails fails the whole request.
+   * the stored response goes out with them, and both are awaited before COMMIT. One that fails
+   * fails the whole request.
    */
   written?: Promise<unknown>;
 }
@@ -129,8 +129,8 @@ interface IdempotencyOptions {
 
 /**
  * Runs `work` in a transaction under the Idempotency-Key, if one was sent. The claim, the lookup
- * and the stored response are written out as SQL: they run on every keyed request, and the query
- * builder took 25 to 35 µs of CPU to build each (written out: about 3).
+ * and the stored response are written out as SQL: they run on every keyed request, and building
+ * them with the query builder cost several times more CPU (docs/decisions.md).
  */
 export async function runIdempotent<T>(
   ctx: AppContext,
@@ -138,34 +138,34 @@ export async function runIdempotent<T>(
   work: (tx: Tx) => Promise<IdempotentWork<T>>,
 ): Promise<IdempotentResult<T>> {
   const { clientId, key, operation } = options;
-  return ctx.database.transaction(
-    async (tx): Promise<{ value: IdempotentResult<T>; writes: Promise<unknown>[] }> => {
-      if (key === undefined) {
-        const { status, body, written } = await work(tx);
-        return { value: { status, body, replayed: false }, writes: written ? [written] : [] };
-      }
-      const now = ctx.clock.now();
-      const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
-      // The claim and the lookup go out together (one round trip) but stay two statements, run in
-      // order: the lookup takes its own snapshot after the lock is granted, so it sees the response
-      // of a request that held the key until just before. (Folded into one statement, the lookup
-      // would read the statement's snapshot, taken before the grant, and could miss it.)
-      const [[claimed], [previous]] = await Promise.all([
-        ctx.database.rows<{ ok: boolean }>(claimStatement(clientId, key), tx),
-        ctx.database.rows<StoredResponse>(lookupStatement(clientId, key, cutoff), tx),
-      ]);
-      if (!claimed?.ok) throw inUse();
-      const hash = requestHash(options.body);
-      const prior = replayOf<T>(previous, operation, hash);
-      if (prior) return { value: prior, writes: [] };
+  return ctx.database.transaction(async (tx): Promise<IdempotentResult<T>> => {
+    if (key === undefined) {
       const { status, body, written } = await work(tx);
-      const stored = ctx.database.rows(
-        boundSql(STORE, storeParams({ clientId, key, operation, hash, status, body, now, cutoff })),
-        tx,
-      );
-      return { value: { status, body, replayed: false }, writes: written ? [written, stored] : [stored] };
-    },
-  );
+      await written;
+      return { status, body, replayed: false };
+    }
+    const now = ctx.clock.now();
+    const cutoff = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+    // The claim and the lookup go out together (one round trip) but stay two statements, run in
+    // order: the lookup takes its own snapshot after the lock is granted, so it sees the response
+    // of a request that held the key until just before. (Folded into one statement, the lookup
+    // would read the statement's snapshot, taken before the grant, and could miss it.)
+    const [[claimed], [previous]] = await Promise.all([
+      ctx.database.rows<{ ok: boolean }>(claimStatement(clientId, key), tx),
+      ctx.database.rows<StoredResponse>(lookupStatement(clientId, key, cutoff), tx),
+    ]);
+    if (!claimed?.ok) throw inUse();
+    const hash = requestHash(options.body);
+    const prior = replayOf<T>(previous, operation, hash);
+    if (prior) return prior;
+    const { status, body, written } = await work(tx);
+    const stored = ctx.database.rows(
+      boundSql(STORE, storeParams({ clientId, key, operation, hash, status, body, now, cutoff })),
+      tx,
+    );
+    await Promise.all([written, stored]);
+    return { status, body, replayed: false };
+  });
 }
 
 /**
@@ -266,7 +266,7 @@ function writeTextsFor(table: PgTable, columns: string[]) {
  * (replayed, reused) writes nothing; the claim, taken first, answers 409 while another request
  * holds the key instead of waiting for it. A request that wrote nothing then reads what is stored.
  * The text is written out rather than built by the query builder: it runs on the path partners
- * call most, and the builder's work was about a tenth of the service's CPU there.
+ * call most, where the builder's work was a large share of the service's CPU.
  *
  * It runs pipelined with other requests' statements (Database.statement), which it must never
  * hold up for long, and it does not wait on locks held for long: the claim never waits; the

@@ -194,7 +194,7 @@ export class JobRunner {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       if (typeof handler === 'function') {
-        await database.db.transaction(async (tx) => finish(tx, await handler({ job, tx, now: clock.now() })));
+        await database.transaction(async (tx) => finish(tx, await handler({ job, tx, now: clock.now() })));
       } else {
         await finish(database.db, await handler.run({ job, now: clock.now() }));
       }

@@ -1,5 +1,5 @@
 // Shared wire schemas: the envelopes, timestamps, and the error body, for validation and OpenAPI.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 export const Timestamp = Type.String({
   format: 'date-time',
@@ -35,6 +35,7 @@ export const ErrorOut = Type.Object(
     ],
   },
 );
+export type ErrorOut = Static<typeof ErrorOut>;
 
 /** Error responses of a route, for the OpenAPI document. */
 export function errorResponses(...statuses: number[]) {

@@ -1,9 +1,9 @@
-// The checkout pages' two static assets, built once at start: the script (the source text of
-// checkoutPageScript, so it needs no build step in development or production) and the
+// The checkout pages' static assets, made once at start: the script (web/checkout-page, bundled
+// by build-checkout-page.ts: from dist/ when built, else in memory), its source map and the
 // stylesheet. Each is served under a content hash, cached for a year, gzip or brotli encoded.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { checkoutPageScript } from './client/checkout-page.client.ts';
+import { loadCheckoutPageBundle } from './build-checkout-page.ts';
 import { CHECKOUT_CSS } from './client/checkout.css.ts';
 
 export interface Asset {
@@ -14,19 +14,16 @@ export interface Asset {
   brotli: Buffer;
 }
 
-/**
- * Whitespace-only shrinking that cannot change meaning for code written as the script is (no
- * multi-line strings or template literals): indentation, blank lines and whole-line comments go.
- */
-export function compactSource(source: string): string {
-  return source
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('//'))
-    .join('\n');
+interface AssetSource {
+  name: string;
+  extension: string;
+  contentType: string;
+  text: string;
+  /** 11 (smallest, slowest) for what every page loads; less for what only tools fetch */
+  brotliQuality?: number;
 }
 
-function makeAsset(name: string, extension: string, contentType: string, text: string): Asset {
+function makeAsset({ name, extension, contentType, text, brotliQuality = 11 }: AssetSource): Asset {
   const body = Buffer.from(text, 'utf8');
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12);
   return {
@@ -35,27 +32,38 @@ function makeAsset(name: string, extension: string, contentType: string, text: s
     body,
     gzip: gzipSync(body, { level: 9 }),
     brotli: brotliCompressSync(body, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+      params: { [zlib.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
     }),
   };
 }
 
-export const CHECKOUT_SCRIPT: Asset = makeAsset(
-  'checkout',
-  'js',
-  'text/javascript; charset=utf-8',
-  `"use strict";(${compactSource(checkoutPageScript.toString())})();\n`,
-);
+const bundle = await loadCheckoutPageBundle();
 
-export const CHECKOUT_STYLES: Asset = makeAsset(
-  'checkout',
-  'css',
-  'text/css; charset=utf-8',
-  compactSource(CHECKOUT_CSS),
-);
+/** Only developer tools fetch it; its URL is in the script's last line. */
+export const CHECKOUT_SCRIPT_MAP: Asset = makeAsset({
+  name: 'checkout',
+  extension: 'js.map',
+  contentType: 'application/json; charset=utf-8',
+  text: bundle.map,
+  brotliQuality: 5,
+});
+
+export const CHECKOUT_SCRIPT: Asset = makeAsset({
+  name: 'checkout',
+  extension: 'js',
+  contentType: 'text/javascript; charset=utf-8',
+  text: `${bundle.code}//# sourceMappingURL=${CHECKOUT_SCRIPT_MAP.path.slice('/assets/'.length)}\n`,
+});
+
+export const CHECKOUT_STYLES: Asset = makeAsset({
+  name: 'checkout',
+  extension: 'css',
+  contentType: 'text/css; charset=utf-8',
+  text: CHECKOUT_CSS.trim(),
+});
 
 export const ASSETS: ReadonlyMap<string, Asset> = new Map(
-  [CHECKOUT_SCRIPT, CHECKOUT_STYLES].map((a) => [a.path, a]),
+  [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES].map((a) => [a.path, a]),
 );
 
 /** The encoding to answer with, from Accept-Encoding: br, then gzip, else none. */

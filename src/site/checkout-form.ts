@@ -3,14 +3,13 @@
 // in the form are the paths createOrder names in its errors ('items[0].participant_name',
 // 'buyer.email', 'waiver_accepted'), so an error lands next to its input without a mapping table.
 import type { CheckoutSessionRow } from '../checkout/sessions.ts';
-import type { AdditionalQuestion } from '../events/events.schema.ts';
-import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
+import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/events.ts';
 import { feeFor, type PaymentMethod } from '../events/fees.ts';
-import type { CreateOrderInput } from '../orders/create-order.ts';
-import { MAX_TICKETS_PER_ORDER } from '../orders/create-order.ts';
-import { networkOf, normalizePhone } from '../orders/contact.ts';
+import type { CreateOrderInput } from '../orders/order-in.ts';
+import { MAX_TICKETS_PER_ORDER } from '../orders/order-rules.ts';
+import { normalizePhone } from '../orders/contact.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { METHOD_NAMES } from './format.ts';
+import { PHONE_MESSAGE, wrongNetworkMessage } from './payment-phone.ts';
 
 export type FormBody = Record<string, string>;
 
@@ -192,16 +191,12 @@ export function checkPayment(
   }
   if (msisdn === null) {
     if (phoneField === 'payment_phone') {
-      errors.push({ field: 'payment_phone', message: 'Enter a Ugandan mobile number such as 0772 123456' });
+      errors.push({ field: 'payment_phone', message: PHONE_MESSAGE });
     }
   } else if (isPaymentMethod(methodValue)) {
-    const network = networkOf(msisdn);
-    if (network !== null && network !== methodValue) {
-      const name = METHOD_NAMES[network]!;
-      errors.push({
-        field: phoneField === 'payment_phone' ? 'payment_phone' : 'payment_method',
-        message: `This is an ${name} number: choose ${name} or enter another number`,
-      });
+    const message = wrongNetworkMessage(msisdn, methodValue);
+    if (message !== null) {
+      errors.push({ field: phoneField === 'payment_phone' ? 'payment_phone' : 'payment_method', message });
     }
   }
   if (errors.length > 0 || msisdn === null || !isPaymentMethod(methodValue)) return { choice: null, errors };

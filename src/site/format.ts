@@ -1,5 +1,6 @@
 // Display formatting for the checkout pages: money in minor units, dates in the event's zone,
-// phone numbers and payment method names. Pure functions.
+// phone numbers and payment method names. Pure functions, free of imports: the page script
+// (web/checkout-page) bundles them too.
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 

@@ -3,20 +3,22 @@
 // of a session is pending, and an order whose payment prompt is out is never replaced or
 // cancelled: the session row is locked first, then the pending order, then its attempts are read.
 import {
+  completeCheckoutSessions,
   lockCheckoutSession,
-  sessionOrder,
   sessionStatus,
   type CheckoutSessionRow,
 } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
-import { findEventOnSale, type EventWithTickets } from '../events/events.ts';
-import { createOrder, runOrderTransaction } from '../orders/create-order.ts';
+import { findEventOnSale } from '../events/events-on-sale.ts';
+import type { EventWithTickets } from '../events/events.ts';
+import { createPlannedOrder, runOrderTransaction } from '../orders/create-order.ts';
+import { planOrder } from '../orders/plan-order.ts';
 import { checkHoldLimit } from '../orders/hold-limits.ts';
-import { findOrder } from '../orders/list-orders.ts';
+import { findOrder, findSessionOrder, lockPendingSessionOrders } from '../orders/list-orders.ts';
 import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
-import { latestAttempt, type PaymentAttemptRow } from '../payments/collect.ts';
-import type { Executor } from '../platform/db.ts';
+import { hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../payments/payment-attempts.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { ApiError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { hashClientIp } from './buyer-limits.ts';
 import {
@@ -72,14 +74,33 @@ export function isDeadlock(error: unknown): boolean {
 
 /** Locks the session's pending order and tells whether a prompt for it is outstanding. */
 async function promptOutstanding(tx: Executor, sessionId: string): Promise<boolean> {
-  const current = await sessionOrder(tx, sessionId);
+  const current = await findSessionOrder(tx, sessionId);
   if (!current || current.status !== 'pending') return false;
   await lockOrder(tx, current.id);
   return isOpenAttempt(await latestAttempt(tx, current.id));
 }
 
 /**
- * Validates the whole form with createOrder itself (the authority), then keeps the order, or
+ * Settles the session's earlier attempts before it gets a new order, so that a session has at most
+ * one pending order: locks the session, refuses one that is complete or expired, and cancels its
+ * pending orders. Refuses instead while a payment prompt for one of them is on the buyer's phone:
+ * an approval would then pay for a cancelled order. Refusals are `conflict`.
+ */
+export async function prepareSession(tx: Tx, sessionId: string, now: Date): Promise<void> {
+  const locked = await lockCheckoutSession(tx, sessionId);
+  const status = sessionStatus(locked!, now);
+  if (status === 'complete') throw new ApiError('conflict', 'This checkout session is already complete.');
+  if (status === 'expired') throw new ApiError('conflict', 'This checkout session has expired.');
+  for (const id of await lockPendingSessionOrders(tx, sessionId)) {
+    if (await hasOpenAttempt(tx, id)) {
+      throw new ApiError('conflict', 'A payment for this checkout is waiting for approval on the phone.');
+    }
+    await cancelPendingOrder(tx, id, now);
+  }
+}
+
+/**
+ * Validates the whole form with planOrder itself (the authority), then keeps the order, or
  * with dryRun rolls it back (the review page shows the server's own totals without holding
  * anything). Payment details are checked only when the order will cost something.
  */
@@ -116,7 +137,7 @@ export async function placeOrder(
   const clientIpHash = hashClientIp(ctx.keys, options.clientIp);
   try {
     return await runOrderTransaction((takeFirst) =>
-      ctx.database.db.transaction(async (tx): Promise<PlaceOutcome> => {
+      ctx.database.transaction(async (tx): Promise<PlaceOutcome> => {
         const locked = await lockCheckoutSession(tx, session.id);
         if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
         if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
@@ -136,7 +157,7 @@ export async function placeOrder(
         }
         let order: OrderRow;
         try {
-          const created = await createOrder(ctx, tx, {
+          const plan = planOrder(ctx, {
             organizationId: session.organizationId,
             apiClientId: session.apiClientId,
             session: locked,
@@ -145,8 +166,15 @@ export async function placeOrder(
             takeFirst,
             clientIpHash,
           });
-          await created.written;
+          await prepareSession(tx, session.id, plan.now);
+          const created = await createPlannedOrder(ctx, tx, plan);
           order = created.order;
+          // A free order is paid at once, and its session with it.
+          const completed =
+            order.status === 'paid'
+              ? completeCheckoutSessions(tx, [{ sessionId: session.id, at: order.paidAt! }])
+              : undefined;
+          await Promise.all([created.written, completed]);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'validation_failed') {
             throw new Rollback({ kind: 'invalid', errors: [...(error.errors ?? []), ...extra] });
@@ -177,7 +205,7 @@ export interface SessionPayment {
 
 /** The session's order to show (the paid one, else the latest) and its latest payment attempt. */
 export async function loadSessionPayment(db: Executor, session: CheckoutSessionRow): Promise<SessionPayment> {
-  const ref = await sessionOrder(db, session.id);
+  const ref = await findSessionOrder(db, session.id);
   const order = ref ? ((await findOrder(db, session.organizationId, ref.id)) ?? null) : null;
   const attempt = order ? ((await latestAttempt(db, order.id)) ?? null) : null;
   return { order, attempt };
@@ -188,10 +216,10 @@ export async function loadSessionPayment(db: Executor, session: CheckoutSessionR
  * approval must still find its order payable; the hold then lapses on its own).
  */
 export async function cancelCheckout(ctx: AppContext, session: CheckoutSessionRow): Promise<void> {
-  await ctx.database.db.transaction(async (tx) => {
+  await ctx.database.transaction(async (tx) => {
     await lockCheckoutSession(tx, session.id);
     if (await promptOutstanding(tx, session.id)) return;
-    const current = await sessionOrder(tx, session.id);
+    const current = await findSessionOrder(tx, session.id);
     if (current?.status === 'pending') await cancelPendingOrder(tx, current.id, ctx.clock.now());
   });
 }

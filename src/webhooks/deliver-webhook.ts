@@ -5,9 +5,15 @@
 // written together.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import type { Tx } from '../platform/db.ts';
 import { randomString } from '../platform/ids.ts';
-import { decideOutcome, parseRetryAfter } from './delivery-schedule.ts';
-import { sendWebhook } from './send-webhook.ts';
+import {
+  decideOutcome,
+  parseRetryAfter,
+  type AttemptOutcome,
+  type EndpointEffect,
+} from './delivery-schedule.ts';
+import { sendWebhook, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
 import { disableWebhookEndpoint, signingSecrets } from './webhook-endpoints.ts';
 import { webhookRuntime } from './webhook-runtime.ts';
@@ -21,6 +27,14 @@ export function webhookBody(payload: Record<string, unknown>): string {
   return JSON.stringify({ type: payload.type, timestamp: payload.timestamp, data: payload.data });
 }
 
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** The delivery while this attempt still holds its lease. */
+function leasedBy(deliveryId: string, owner: string) {
+  return and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, owner));
+}
+
 /**
  * Makes one attempt if the delivery is pending and due. Returns when to look at it again (its
  * next attempt, or the end of someone else's lease), or null when there is nothing more to do.
@@ -30,26 +44,14 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
   const runtime = webhookRuntime(ctx);
   const owner = randomString(16);
   const now = ctx.clock.now();
-  const [claimed] = await db
-    .update(webhookDeliveries)
-    .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + runtime.timeoutMs + LEASE_MARGIN_MS) })
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        eq(webhookDeliveries.status, 'pending'),
-        or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, now)),
-        or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, now)),
-      ),
-    )
-    .returning();
-  if (!claimed) {
-    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-    if (!row || row.status !== 'pending') return null;
-    // Someone else is sending it, or it is not due yet: look again then.
-    const later = [row.leaseUntil, row.nextAttemptAt].filter((d): d is Date => d !== null && d > now);
-    return later.length > 0 ? new Date(Math.max(...later.map((d) => d.getTime()))) : now;
-  }
-  const mine = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, owner));
+  const claimed = await claimDelivery(ctx, {
+    deliveryId,
+    owner,
+    now,
+    leaseMs: runtime.timeoutMs + LEASE_MARGIN_MS,
+  });
+  if (!claimed) return lookAgainAt(ctx, deliveryId, now);
+  const mine = leasedBy(deliveryId, owner);
 
   const [target] = await db
     .select({ endpoint: webhookEndpoints, event: outboxEvents })
@@ -100,69 +102,144 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
     'webhook attempt',
   );
 
-  await db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      deliveryId,
-      attemptedAt: sentAt,
-      status: result.status,
-      latencyMs: result.latencyMs,
-      error,
-      responseExcerpt: result.excerpt,
-    });
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        status: outcome.delivery,
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        nextAttemptAt: outcome.nextAttemptAt,
-        lastAttemptAt: sentAt,
-        lastStatus: result.status,
-        lastError: error,
-        ...(outcome.delivery === 'delivered' && { deliveredAt: done }),
-        leaseOwner: null,
-        leaseUntil: null,
-        updatedAt: done,
-      })
-      .where(mine);
-    switch (outcome.endpoint) {
-      case 'healthy':
-        await tx
-          .update(webhookEndpoints)
-          .set({ failingSince: null })
-          .where(
-            and(eq(webhookEndpoints.id, endpoint.id), sql`${webhookEndpoints.failingSince} IS NOT NULL`),
-          );
-        break;
-      case 'failing':
-        await tx
-          .update(webhookEndpoints)
-          .set({
-            failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${sentAt.toISOString()}::timestamptz)`,
-          })
-          .where(eq(webhookEndpoints.id, endpoint.id));
-        break;
-      case 'disable_gone':
-      case 'disable_failing': {
-        const reason = outcome.endpoint === 'disable_gone' ? 'gone' : 'failing';
-        await disableWebhookEndpoint(tx, endpoint.id, reason, done);
-        // The organization is told through the endpoint's status and disabled_reason in the admin
-        // API (and the organizer app that reads it), and operators through this line.
-        ctx.log.warn(
-          {
-            organization_id: endpoint.organizationId,
-            endpoint_id: endpoint.id,
-            url: endpoint.url,
-            reason,
-            failing_since: endpoint.failingSince?.toISOString() ?? null,
-            last_status: result.status,
-          },
-          reason === 'gone'
-            ? 'webhook endpoint disabled: the receiver answered 410 Gone'
-            : 'webhook endpoint disabled: failing for 5 days without a success',
-        );
-        break;
-      }
-    }
-  });
+  await ctx.database.transaction((tx) =>
+    recordAttempt(ctx, tx, { deliveryId, owner, endpoint, result, outcome, error, sentAt, done }),
+  );
   return outcome.delivery === 'pending' ? outcome.nextAttemptAt : null;
+}
+
+interface AttemptRecord {
+  deliveryId: string;
+  /** the lease owner: only a delivery still leased by this attempt is updated */
+  owner: string;
+  endpoint: EndpointRow;
+  result: SendOutcome;
+  outcome: AttemptOutcome;
+  error: string | null;
+  sentAt: Date;
+  done: Date;
+}
+
+/** Writes the attempt, the delivery's new state and the endpoint's health together. */
+async function recordAttempt(
+  ctx: AppContext,
+  tx: Tx,
+  { deliveryId, owner, endpoint, result, outcome, error, sentAt, done }: AttemptRecord,
+): Promise<void> {
+  await tx.insert(webhookAttempts).values({
+    deliveryId,
+    attemptedAt: sentAt,
+    status: result.status,
+    latencyMs: result.latencyMs,
+    error,
+    responseExcerpt: result.excerpt,
+  });
+  await tx
+    .update(webhookDeliveries)
+    .set({
+      status: outcome.delivery,
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      nextAttemptAt: outcome.nextAttemptAt,
+      lastAttemptAt: sentAt,
+      lastStatus: result.status,
+      lastError: error,
+      ...(outcome.delivery === 'delivered' && { deliveredAt: done }),
+      leaseOwner: null,
+      leaseUntil: null,
+      updatedAt: done,
+    })
+    .where(leasedBy(deliveryId, owner));
+  await recordEndpointHealth(ctx, tx, {
+    endpoint,
+    effect: outcome.endpoint,
+    status: result.status,
+    sentAt,
+    done,
+  });
+}
+
+/** Takes the lease on the delivery if it is pending, due and not leased; undefined otherwise. */
+async function claimDelivery(
+  ctx: AppContext,
+  { deliveryId, owner, now, leaseMs }: { deliveryId: string; owner: string; now: Date; leaseMs: number },
+): Promise<DeliveryRow | undefined> {
+  const [claimed] = await ctx.database.db
+    .update(webhookDeliveries)
+    .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.status, 'pending'),
+        or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, now)),
+        or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, now)),
+      ),
+    )
+    .returning();
+  return claimed;
+}
+
+/** A delivery not claimed: when to look again, or null when it is no longer pending. */
+async function lookAgainAt(ctx: AppContext, deliveryId: string, now: Date): Promise<Date | null> {
+  const [row] = await ctx.database.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, deliveryId));
+  if (!row || row.status !== 'pending') return null;
+  // Someone else is sending it, or it is not due yet: look again then.
+  const later = [row.leaseUntil, row.nextAttemptAt].filter((d): d is Date => d !== null && d > now);
+  return later.length > 0 ? new Date(Math.max(...later.map((d) => d.getTime()))) : now;
+}
+
+interface EndpointHealth {
+  endpoint: EndpointRow;
+  effect: EndpointEffect;
+  /** the attempt's HTTP status (null: no answer), for the log line of a disabled endpoint */
+  status: number | null;
+  sentAt: Date;
+  done: Date;
+}
+
+/** What the attempt says of the endpoint's health: healthy again, failing since, or disabled. */
+async function recordEndpointHealth(
+  ctx: AppContext,
+  tx: Tx,
+  { endpoint, effect, status, sentAt, done }: EndpointHealth,
+): Promise<void> {
+  switch (effect) {
+    case 'healthy':
+      await tx
+        .update(webhookEndpoints)
+        .set({ failingSince: null })
+        .where(and(eq(webhookEndpoints.id, endpoint.id), sql`${webhookEndpoints.failingSince} IS NOT NULL`));
+      break;
+    case 'failing':
+      await tx
+        .update(webhookEndpoints)
+        .set({
+          failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${sentAt.toISOString()}::timestamptz)`,
+        })
+        .where(eq(webhookEndpoints.id, endpoint.id));
+      break;
+    case 'disable_gone':
+    case 'disable_failing': {
+      const reason = effect === 'disable_gone' ? 'gone' : 'failing';
+      await disableWebhookEndpoint(tx, endpoint.id, reason, done);
+      // The organization is told through the endpoint's status and disabled_reason in the admin
+      // API (and the organizer app that reads it), and operators through this line.
+      ctx.log.warn(
+        {
+          organization_id: endpoint.organizationId,
+          endpoint_id: endpoint.id,
+          url: endpoint.url,
+          reason,
+          failing_since: endpoint.failingSince?.toISOString() ?? null,
+          last_status: status,
+        },
+        reason === 'gone'
+          ? 'webhook endpoint disabled: the receiver answered 410 Gone'
+          : 'webhook endpoint disabled: failing for 5 days without a success',
+      );
+      break;
+    }
+  }
 }

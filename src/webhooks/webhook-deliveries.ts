@@ -1,9 +1,12 @@
 // Deliveries: one per (endpoint, event), made from the outbox by the dispatcher, each sent by its
-// own job on the retry schedule. Also the on-demand test event, replays, and the attempt log.
+// own job on the retry schedule. Also the on-demand test event, replays, the attempt log, and the
+// delivery's wire shape.
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { Executor, Tx } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs.ts';
+import { Timestamp } from '../platform/schemas.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 
@@ -205,29 +208,31 @@ export async function attemptsOf(
   return byDelivery;
 }
 
-export interface WebhookAttemptOut {
-  attempted_at: string;
-  status: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-}
+export const WebhookAttemptOut = Type.Object({
+  attempted_at: Timestamp,
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  latency_ms: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  response_excerpt: Type.Union([Type.String(), Type.Null()]),
+});
+export type WebhookAttemptOut = Static<typeof WebhookAttemptOut>;
 
-export interface WebhookDeliveryOut {
-  id: string;
-  endpoint_id: string;
-  webhook_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  attempts: WebhookAttemptOut[];
-}
+export const WebhookDeliveryOut = Type.Object({
+  id: Type.String(),
+  endpoint_id: Type.String(),
+  webhook_id: Type.String({ description: 'msg_...: the webhook-id header, the same on every attempt' }),
+  event_type: Type.String(),
+  status: Type.Enum(DELIVERY_STATUSES),
+  attempt_count: Type.Integer(),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()]),
+  last_attempt_at: Type.Union([Timestamp, Type.Null()]),
+  last_status: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  delivered_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  attempts: Type.Array(WebhookAttemptOut),
+});
+export type WebhookDeliveryOut = Static<typeof WebhookDeliveryOut>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

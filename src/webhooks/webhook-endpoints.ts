@@ -2,8 +2,10 @@
 // URL and event types, disable and enable, rotate the secret (the old one keeps signing for 24 h),
 // delete. Write functions take the transaction explicitly.
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
+import { Timestamp } from '../platform/schemas.ts';
 import { checkWebhookUrl } from './address-policy.ts';
 import { SECRET_OVERLAP_MS } from './delivery-schedule.ts';
 import { resolveAllowed } from './send-webhook.ts';
@@ -21,20 +23,25 @@ export const TEST_EVENT_TYPE = 'test';
 
 export type DisabledReason = 'manual' | 'gone' | 'failing';
 
-export interface WebhookEndpointOut {
-  id: string;
-  organization_id: string;
-  url: string;
-  events: string[];
-  status: 'enabled' | 'disabled';
-  disabled_reason: DisabledReason | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  secret_rotated_at: string | null;
-  previous_secret_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** An endpoint on the wire; never carries a secret. */
+export const WebhookEndpointOut = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  status: Type.Enum(['enabled', 'disabled']),
+  disabled_reason: Type.Union([Type.Enum(['manual', 'gone', 'failing']), Type.Null()], {
+    description:
+      'manual: disabled through the API; gone: the receiver answered 410; failing: every attempt failed for 5 days',
+  }),
+  disabled_at: Type.Union([Timestamp, Type.Null()]),
+  failing_since: Type.Union([Timestamp, Type.Null()]),
+  secret_rotated_at: Type.Union([Timestamp, Type.Null()]),
+  previous_secret_expires_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type WebhookEndpointOut = Static<typeof WebhookEndpointOut>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -338,7 +338,7 @@ describe('Idempotency-Key on POST /v1/checkout-sessions', () => {
       const held = new Promise<void>((resolve) => (release = resolve));
       let claimed!: () => void;
       const holding = new Promise<void>((resolve) => (claimed = resolve));
-      const holder = database.db.transaction(async (tx) => {
+      const holder = database.transaction(async (tx) => {
         await tx.execute(
           sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${partner.clientId}:${key}`}, 0))`,
         );

@@ -8,7 +8,7 @@ import {
   priceByMethod,
   priceFor,
 } from '../../src/events/fees.ts';
-import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/create-order.ts';
+import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/plan-order.ts';
 import { DEFAULT_FEES } from '../../src/organizations/organizations.ts';
 
 describe('feeFor', () => {

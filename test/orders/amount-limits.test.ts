@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { feeFor, MAX_FIXED_FEE_MINOR, MAX_PRICE_MINOR } from '../../src/events/fees.ts';
 import { addTicketType, createEvent, updateTicketType } from '../../src/events/events.ts';
-import { MAX_DONATION_MINOR, MAX_ORDER_TOTAL_MINOR } from '../../src/orders/create-order.ts';
+import { MAX_DONATION_MINOR } from '../../src/orders/order-rules.ts';
+import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/plan-order.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import {
   bearer,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
-import { findEventOnSale } from '../../src/events/events.ts';
+import { findEventOnSale } from '../../src/events/events-on-sale.ts';
 import { createOrder, runOrderTransaction } from '../../src/orders/create-order.ts';
 import { cancelPendingOrder, confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -110,7 +110,7 @@ describe('inventory under concurrency', () => {
                   now: ctx.clock.now(),
                 });
                 const order = await runOrderTransaction((takeFirst) =>
-                  db.transaction(async (tx) => {
+                  ctx.database.transaction(async (tx) => {
                     const created = await createOrder(ctx, tx, {
                       organizationId: partner.organizationId,
                       apiClientId: partner.clientId,
@@ -133,10 +133,10 @@ describe('inventory under concurrency', () => {
                 orderIds.push(order.id);
               } else if (a.kind === 'pay' && orderIds.length > 0) {
                 const id = orderIds[a.pick % orderIds.length]!;
-                await db.transaction((tx) => confirmOrderPaid(tx, id, ctx.clock.now()));
+                await ctx.database.transaction((tx) => confirmOrderPaid(tx, id, ctx.clock.now()));
               } else if (a.kind === 'cancel' && orderIds.length > 0) {
                 const id = orderIds[a.pick % orderIds.length]!;
-                await db.transaction((tx) => cancelPendingOrder(tx, id, ctx.clock.now()));
+                await ctx.database.transaction((tx) => cancelPendingOrder(tx, id, ctx.clock.now()));
               } else if (a.kind === 'expire') {
                 h.clock.advance(16 * 60_000);
                 await h.service.jobs.runDue();

@@ -5,13 +5,16 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { findCheckoutSession, type CheckoutSessionRow } from '../../src/checkout/sessions.ts';
-import { createOrder, runOrderTransaction, type OrderItemInput } from '../../src/orders/create-order.ts';
-import { isCapacityRefusal } from '../../src/orders/inventory.ts';
+import { createOrder, createPlannedOrder, runOrderTransaction } from '../../src/orders/create-order.ts';
+import type { OrderItemInput } from '../../src/orders/order-in.ts';
+import { planOrder } from '../../src/orders/plan-order.ts';
+import { isCapacityRefusal } from '../../src/events/inventory.ts';
 import type { Tx } from '../../src/platform/db.ts';
 import { ApiError } from '../../src/platform/errors.ts';
-import { confirmOrderPaid } from '../../src/orders/order-lifecycle.ts';
 import { loadOrderOut, type OrderOut } from '../../src/orders/order-out.ts';
 import { orders } from '../../src/orders/orders.schema.ts';
+import { settleOrderPaid } from '../../src/payments/settle-payment.ts';
+import { prepareSession } from '../../src/site/place-order.ts';
 import {
   bearer,
   getToken,
@@ -82,7 +85,7 @@ async function orderRow(id: string) {
 
 async function pay(orderId: string) {
   const ctx = h.service.ctx;
-  return ctx.database.db.transaction((tx) => confirmOrderPaid(tx, orderId, ctx.clock.now()));
+  return ctx.database.transaction((tx) => settleOrderPaid(tx, orderId, ctx.clock.now()));
 }
 
 async function newSession(eventId: string): Promise<CheckoutSessionRow> {
@@ -106,7 +109,7 @@ async function newSession(eventId: string): Promise<CheckoutSessionRow> {
   return session!;
 }
 
-/** An order attempt inside a checkout session, as the hosted checkout page makes it. */
+/** An order attempt inside a checkout session, as the hosted checkout page makes it (placeOrder). */
 async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity: number) {
   const ctx = h.service.ctx;
   const items: OrderItemInput[] = Array.from({ length: quantity }, (_, i) => ({
@@ -115,8 +118,8 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
   }));
   const found = await readEvent(session.eventId);
   const row = await runOrderTransaction((takeFirst) =>
-    ctx.database.db.transaction(async (tx) => {
-      const created = await createOrder(ctx, tx, {
+    ctx.database.transaction(async (tx) => {
+      const plan = planOrder(ctx, {
         organizationId: partner.organizationId,
         apiClientId: partner.clientId,
         session,
@@ -124,6 +127,8 @@ async function sessionAttempt(session: CheckoutSessionRow, tt: string, quantity:
         found,
         takeFirst,
       });
+      await prepareSession(tx, session.id, plan.now);
+      const created = await createPlannedOrder(ctx, tx, plan);
       await created.written;
       return created.order;
     }),
@@ -144,7 +149,7 @@ async function orderFromRead(
   const runs: Array<{ takeFirst: boolean; error: unknown }> = [];
   const result = await runOrderTransaction(async (takeFirst) => {
     try {
-      return await ctx.database.db.transaction(async (tx) => {
+      return await ctx.database.transaction(async (tx) => {
         const created = await createOrder(ctx, tx, {
           organizationId: partner.organizationId,
           apiClientId: partner.clientId,

@@ -6,10 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { killBackendBlockedBy } from '../helpers/postgres.ts';
-import { planOrder, writeOrders, type OrderPlan } from '../../src/orders/create-order.ts';
+import { planOrder, type OrderPlan } from '../../src/orders/plan-order.ts';
+import { writeOrders } from '../../src/orders/write-orders.ts';
 import type { Tx } from '../../src/platform/db.ts';
 import { ApiError } from '../../src/platform/errors.ts';
-import { isCapacityRefusal } from '../../src/orders/inventory.ts';
+import { isCapacityRefusal } from '../../src/events/inventory.ts';
 import { writeOrderInBatch } from '../../src/orders/order-batches.ts';
 import {
   bearer,
@@ -125,7 +126,8 @@ describe('orders written in batches', () => {
         },
       });
       const created = writeOrders(ctx, counting, batch);
-      return { value: created.map((c) => c.order.id), writes: created.map((c) => c.written) };
+      await Promise.all(created.map((c) => c.written));
+      return created.map((c) => c.order.id);
     });
     // orders, registrations, the free orders' order.paid rows, the pending orders' expiry jobs
     assert.equal(statements, 4);
@@ -221,7 +223,7 @@ describe('orders written in batches', () => {
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
       let holderPid = 0;
-      const holder = ctx.database.db.transaction(async (tx) => {
+      const holder = ctx.database.transaction(async (tx) => {
         const [row] = await ctx.database.rows<{ pid: number }>(
           sql`SELECT pg_backend_pid() AS pid FROM ticket_types WHERE id = ${tt} FOR UPDATE`,
           tx,

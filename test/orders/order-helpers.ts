@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { asc, eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
-import { findEventOnSale } from '../../src/events/events.ts';
+import { findEventOnSale } from '../../src/events/events-on-sale.ts';
 import type { OrderOut } from '../../src/orders/order-out.ts';
 import type { Harness, TestPartner } from '../helpers/harness.ts';
 

@@ -303,7 +303,7 @@ describe('holds and late payments', () => {
   test('a success after the hold lapsed is honoured when capacity remains', async () => {
     const order = await newOrder();
     await pay(order.id, 'momo', '0770000002');
-    await h.service.ctx.database.db.transaction(async (tx) => {
+    await h.service.ctx.database.transaction(async (tx) => {
       await tx
         .update(orders)
         .set({ holdExpiresAt: new Date(Date.now() - 1) })
@@ -325,7 +325,7 @@ describe('holds and late payments', () => {
       .where(eq(ticketTypes.eventId, event.id));
     const first = await newOrder(tt!.id, h, token, event.id);
     await pay(first.id, 'momo', '0770000002');
-    await h.service.ctx.database.db.transaction(async (tx) => {
+    await h.service.ctx.database.transaction(async (tx) => {
       await tx
         .update(orders)
         .set({ holdExpiresAt: new Date(Date.now() - 1) })

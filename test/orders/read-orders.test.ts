@@ -260,7 +260,7 @@ describe('GET /v1/orders filters', () => {
     o.paid = await shop.order(shop.freeTt);
     h.clock.advance(MINUTE_MS);
     o.cancelled = await shop.order(otherPaidTt, otherEventId);
-    await ctx.database.db.transaction((tx) => cancelPendingOrder(tx, o.cancelled.id, ctx.clock.now()));
+    await ctx.database.transaction((tx) => cancelPendingOrder(tx, o.cancelled.id, ctx.clock.now()));
     h.clock.advance(MINUTE_MS);
     o.otherPaid = await shop.order(otherFreeTt, otherEventId);
     byAge = [o.expired, o.pending, o.paid, o.cancelled, o.otherPaid];

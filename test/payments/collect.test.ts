@@ -12,7 +12,9 @@ import { runCli } from '../../src/cli/cli.ts';
 import { ticketTypes } from '../../src/events/events.schema.ts';
 import { cancelPendingOrder } from '../../src/orders/order-lifecycle.ts';
 import { orders } from '../../src/orders/orders.schema.ts';
-import { CALLBACK_QUERY_SPACING_MS, PROMPT_WINDOW_MS } from '../../src/payments/collect.ts';
+import { CALLBACK_QUERY_SPACING_MS } from '../../src/payments/note-callback.ts';
+import { gatewayOf } from '../../src/payments/payment-gateway.ts';
+import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import {
@@ -133,7 +135,7 @@ async function attemptsOf(orderId: string) {
 async function payAndWait(orderId: string, method: 'momo' | 'airtel', phone: string): Promise<string> {
   const res = await pay(orderId, method, phone);
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...h.service.ctx.payments!.inflight]);
+  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
   const attempt = (await attemptsOf(orderId)).at(-1)!;
   assert.equal(attempt.status, 'pending');
   return attempt.reference;
@@ -167,8 +169,8 @@ function callback(
 
 /** Waits for the status queries callbacks started in the background. */
 async function callbackQueriesDone() {
-  for (let i = 0; i < 100 && h.service.ctx.payments!.hinted.size > 0; i++) {
-    await Promise.allSettled([...h.service.ctx.payments!.inflight]);
+  for (let i = 0; i < 100 && gatewayOf(h.service.ctx).hinted.size > 0; i++) {
+    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
   }
 }
 
@@ -392,7 +394,7 @@ describe('reconciliation after the buyer-facing timeout', () => {
     const order = await newOrder(await newEvent());
     const reference = await payAndWait(order.id, 'momo', '0770000009');
     await advanceAndRunJobs(PROMPT_WINDOW_MS + 1000);
-    await db().transaction((tx) => cancelPendingOrder(tx, order.id, h.clock.now()));
+    await h.service.ctx.database.transaction((tx) => cancelPendingOrder(tx, order.id, h.clock.now()));
     assert.ok(sim.approve(reference));
     await advanceAndRunJobs(HOUR);
     assert.equal((await readOrder(order.id)).status, 'cancelled');
@@ -434,7 +436,7 @@ describe("a provider's per-payment maximum", () => {
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().error_code, 'amount_too_large');
     assert.match(res.json().message, /100000/);
-    await Promise.allSettled([...h.service.ctx.payments!.inflight]);
+    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
     assert.equal(sim.submissions().length, submitted, 'the simulator received nothing');
     assert.deepEqual(await attemptsOf(order.id), []);
     assert.deepEqual(await orderRow(order.id), before, 'the order is unchanged');

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
-import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../../src/site/assets.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../../src/site/assets.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import {
   createSession,
@@ -238,9 +238,9 @@ describe('GET /checkout/<session_id>/status.json', () => {
 });
 
 describe('assets', () => {
-  test('the script and the stylesheet are served by content hash, cached for a year, compressed on request', async () => {
-    for (const asset of [CHECKOUT_SCRIPT, CHECKOUT_STYLES]) {
-      assert.match(asset.path, /^\/assets\/checkout\.[A-Za-z0-9_-]{12}\.(js|css)$/);
+  test('the script, its source map and the stylesheet are served by content hash, cached for a year, compressed on request', async () => {
+    for (const asset of [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES]) {
+      assert.match(asset.path, /^\/assets\/checkout\.[A-Za-z0-9_-]{12}\.(js|js\.map|css)$/);
       const plain = await getPage(h, asset.path);
       assert.equal(plain.statusCode, 200);
       assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable');
@@ -254,16 +254,26 @@ describe('assets', () => {
       assert.equal(br.headers['content-encoding'], 'br');
     }
     assert.match(CHECKOUT_SCRIPT.contentType, /^text\/javascript/);
+    assert.match(CHECKOUT_SCRIPT_MAP.contentType, /^application\/json/);
     assert.match(CHECKOUT_STYLES.contentType, /^text\/css/);
     const missing = await getPage(h, '/assets/checkout.AAAAAAAAAAAA.js');
     assert.equal(missing.statusCode, 404);
     assert.match(missing.headers['content-type'] as string, /^text\/html/);
   });
 
-  test('the script parses as JavaScript and sets no global', async () => {
-    const text = CHECKOUT_SCRIPT.body.toString('utf8');
-    assert.doesNotThrow(() => new Function(text));
-    assert.match(text, /^"use strict";\(function checkoutPageScript\(\)/);
+  test('the source map is reachable at the URL the script names, and describes that script', async () => {
+    const script = await getPage(h, CHECKOUT_SCRIPT.path);
+    const url = /\n\/\/# sourceMappingURL=(\S+)\n$/.exec(script.body)?.[1];
+    assert.ok(url, 'the script names its map');
+    const res = await getPage(h, new URL(url, `http://site.test${CHECKOUT_SCRIPT.path}`).pathname);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^application\/json/);
+    assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const map = res.json();
+    assert.equal(map.version, 3);
+    assert.ok(map.mappings.length > 1000);
+    assert.ok(map.sources.includes('../../web/checkout-page/main.ts'), map.sources.join(' '));
+    assert.equal(map.sources.length, map.sourcesContent.length);
   });
 
   test('pages are gzip-compressed when the browser asks', async () => {

@@ -3,10 +3,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { chooseEncoding, compactSource } from '../../src/site/assets.ts';
+import { chooseEncoding } from '../../src/site/assets.ts';
 import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
 import { attr, escapeHtml, html, raw } from '../../src/site/html.ts';
+import { wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 
 describe('html', () => {
@@ -109,6 +110,24 @@ describe('form', () => {
     // A prefix of neither network (71x) is the buyer's call.
     assert.deepEqual(checkPayment('airtel', '0712345678', '').errors, []);
   });
+
+  test("the wrong-network message, shared with the page script, names the number's network", () => {
+    const cases: [string, string, string | null][] = [
+      ['256772123456', 'momo', null],
+      [
+        '256772123456',
+        'airtel',
+        'This is an MTN Mobile Money number: choose MTN Mobile Money or enter another number',
+      ],
+      ['256752123456', 'momo', 'This is an Airtel Money number: choose Airtel Money or enter another number'],
+      ['256752123456', 'airtel', null],
+      ['256712345678', 'momo', null],
+      ['256712345678', 'airtel', null],
+    ];
+    for (const [msisdn, method, message] of cases) {
+      assert.equal(wrongNetworkMessage(msisdn, method), message, `${msisdn} ${method}`);
+    }
+  });
 });
 
 describe('security headers', () => {
@@ -137,9 +156,6 @@ describe('security headers', () => {
 });
 
 describe('assets', () => {
-  test('compactSource drops indentation, blank lines and comment lines only', () => {
-    assert.equal(compactSource('  a();\n\n  // note\n  b(); // kept\n'), 'a();\nb(); // kept');
-  });
   test('encodings follow Accept-Encoding, q=0 refuses', () => {
     assert.equal(chooseEncoding('gzip, deflate, br'), 'br');
     assert.equal(chooseEncoding('gzip'), 'gzip');

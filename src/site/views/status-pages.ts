@@ -4,14 +4,14 @@ import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import type { PaymentMethod } from '../../events/fees.ts';
 import type { OrderOut, OrderRow } from '../../orders/order-out.ts';
-import type { PaymentAttemptRow } from '../../payments/collect.ts';
+import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, methodName } from '../format.ts';
 import { attr, html, type Html } from '../html.ts';
 import { controlAria, errorNote, errorSummary, textField } from './fields.ts';
-import { cancelForm, checkoutPath, collectErrors, hostOf } from './form-page.ts';
 import { layout } from './layout.ts';
+import { cancelForm, checkoutPath, collectErrors, hostOf } from './page-parts.ts';
 
 export interface Outcome {
   title: string;

@@ -1,9 +1,10 @@
-// Inventory holds. The paid plus held count of a ticket type never exceeds its capacity: every
+// Ticket type inventory: the held and paid counts on the ticket type rows, changed for orders'
+// holds and payments. The paid plus held count of a ticket type never exceeds its capacity: every
 // change is one conditional UPDATE on the ticket type row inside the order's transaction (never
 // read-then-write), rows are always touched in id order so concurrent orders cannot deadlock,
 // and a CHECK constraint backs it up.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { ticketTypes } from '../events/events.schema.ts';
+import { ticketTypes } from './events.schema.ts';
 import { violates, type Executor } from '../platform/db.ts';
 
 /** ticket type id -> quantity, in id order */

@@ -1,0 +1,157 @@
+// Module boundaries, the last step of `npm run lint`: the rules of .dependency-cruiser.cjs, and no
+// import cycle between modules (moduleOf). A module is a folder directly under src/ with its
+// subfolders. Type-only imports count: they couple too.
+// Exits 1 on any violation. `node scripts/check-boundaries.ts [dir]` checks dir/src (default .).
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+
+export const MODULE_CYCLE_RULE = 'no-module-cycles';
+
+export interface BoundaryViolation {
+  rule: string;
+  from: string;
+  to: string;
+  /** for a cycle: the modules around it and one import for each step */
+  cycle?: string[];
+}
+
+const load = createRequire(import.meta.url);
+const config = load('../.dependency-cruiser.cjs') as { forbidden: IForbiddenRuleType[] };
+
+/**
+ * The module a file counts in for cycles: src/<name> for a file under src/<name>/. Of the root,
+ * config.ts and context.ts count in platform (the plumbing they belong with, which may import
+ * them); any other root file stands alone.
+ */
+export function moduleOf(path: string): string {
+  if (path === 'src/config.ts' || path === 'src/context.ts') return 'src/platform';
+  const match = /^src\/([^/]+)\//.exec(path);
+  return match ? `src/${match[1]}` : path;
+}
+
+const isSchema = (path: string) => path.endsWith('.schema.ts');
+
+/** Every violation of the boundaries in `baseDir`/src. */
+export async function checkBoundaries(baseDir: string): Promise<BoundaryViolation[]> {
+  const { output } = await cruise(['src'], {
+    baseDir: resolve(baseDir),
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+  });
+  const result = (typeof output === 'string' ? JSON.parse(output) : output) as ICruiseResult;
+  const violations: BoundaryViolation[] = result.summary.violations
+    .filter((v) => v.rule.severity !== 'ignore')
+    .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }));
+  return [...violations, ...moduleCycles(result)];
+}
+
+/** One violation per group of modules that reach each other, with one cycle through it. */
+function moduleCycles(result: ICruiseResult): BoundaryViolation[] {
+  // module -> module it imports -> one file import that makes the edge
+  const edges = new Map<string, Map<string, string>>();
+  for (const file of result.modules) {
+    for (const dependency of file.dependencies) {
+      const [from, to] = [moduleOf(file.source), moduleOf(dependency.resolved)];
+      if (from === to || dependency.couldNotResolve || !dependency.resolved.startsWith('src/')) continue;
+      // A foreign key's declaration (schema file to schema file) couples tables, not modules: a
+      // table may point at a higher module's (orders at checkout sessions).
+      if (isSchema(file.source) && isSchema(dependency.resolved)) continue;
+      const targets = edges.get(from) ?? new Map<string, string>();
+      if (!targets.has(to)) targets.set(to, `${file.source} -> ${dependency.resolved}`);
+      edges.set(from, targets);
+    }
+  }
+  const violations: BoundaryViolation[] = [];
+  for (const group of stronglyConnected(edges)) {
+    if (group.length < 2) continue;
+    const start = group.sort()[0]!;
+    const path = shortestCycle(edges, start, new Set(group));
+    violations.push({
+      rule: MODULE_CYCLE_RULE,
+      from: path[0]!,
+      to: path[1]!,
+      cycle: path
+        .slice(0, -1)
+        .map((from, i) => `${from} -> ${path[i + 1]} (${edges.get(from)!.get(path[i + 1]!)})`),
+    });
+  }
+  return violations;
+}
+
+/** Tarjan's strongly connected components. */
+function stronglyConnected(edges: Map<string, Map<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      groups.push(group);
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return groups;
+}
+
+/** The shortest path from `start` back to itself within `group` (breadth first). */
+function shortestCycle(edges: Map<string, Map<string, string>>, start: string, group: Set<string>): string[] {
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (!group.has(next)) continue;
+      if (next === start) {
+        const path = [start];
+        for (let at = node; at !== start; at = previous.get(at)!) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!previous.has(next)) {
+        previous.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return [start, start];
+}
+
+export function formatViolation(v: BoundaryViolation): string {
+  const head = `${v.rule}: ${v.from} -> ${v.to}`;
+  return v.cycle ? [head, ...v.cycle.map((step) => `  ${step}`)].join('\n') : head;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const violations = await checkBoundaries(process.argv[2] ?? '.');
+  for (const v of violations) console.error(formatViolation(v));
+  if (violations.length > 0) {
+    console.error(`module boundaries: ${violations.length} violation(s)`);
+    process.exitCode = 1;
+  } else {
+    console.log('module boundaries: no violations');
+  }
+}

@@ -1,0 +1,38 @@
+// POST /organizations/:id/clients: a new API client of the organization; its secret is shown once.
+import { createApiClient, toClientOut } from '../../auth/clients.ts';
+import type { AppContext } from '../../context.ts';
+import { findOrganization } from '../../organizations/organizations.ts';
+import { notFound } from '../../platform/errors.ts';
+import { send, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
+import { checkClientLists } from './client-admin-checks.ts';
+import { ClientCreatedOut, ClientCreateIn } from './client-admin.schema.ts';
+
+export function createClientRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.post(
+    '/organizations/:id/clients',
+    {
+      schema: {
+        params: IdParams,
+        body: ClientCreateIn,
+        response: { 201: Envelope(ClientCreatedOut, 'Client created'), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      assertId(request.params.id, 'org', 'organization');
+      const org = await findOrganization(db, request.params.id);
+      if (!org) throw notFound('organization');
+      const lists = checkClientLists(request.body);
+      const { client, clientSecret } = await createApiClient(db, {
+        organizationId: org.id,
+        name: request.body.name,
+        scopes: lists.scopes ?? [],
+        allowedDomains: lists.allowedDomains ?? [],
+        returnUrlDomains: lists.returnUrlDomains ?? [],
+      });
+      return send(reply, 201, 'Client created', { ...toClientOut(client), client_secret: clientSecret });
+    },
+  );
+}

@@ -1,0 +1,32 @@
+// GET /organizations/:id/clients: every API client of the organization, revoked ones included.
+import { Type } from 'typebox';
+import { ClientOut, listApiClients, toClientOut } from '../../auth/clients.ts';
+import type { AppContext } from '../../context.ts';
+import { findOrganization } from '../../organizations/organizations.ts';
+import { notFound } from '../../platform/errors.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
+
+export function listClientsRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.get(
+    '/organizations/:id/clients',
+    {
+      schema: {
+        params: IdParams,
+        response: {
+          200: Envelope(Type.Object({ clients: Type.Array(ClientOut) }), 'Clients retrieved'),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => {
+      assertId(request.params.id, 'org', 'organization');
+      const org = await findOrganization(db, request.params.id);
+      if (!org) throw notFound('organization');
+      const rows = await listApiClients(db, org.id);
+      return envelope(200, 'Clients retrieved', { clients: rows.map(toClientOut) });
+    },
+  );
+}

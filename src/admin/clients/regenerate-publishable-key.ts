@@ -1,0 +1,35 @@
+// POST /clients/:client_id/regenerate-publishable-key: a new publishable key; the old one stops working.
+import { regeneratePublishableKey } from '../../auth/clients.ts';
+import type { AppContext } from '../../context.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
+import { clientOr404, revokedConflict } from './client-admin-checks.ts';
+import { PublishableKeyOut } from './client-admin.schema.ts';
+
+export function regeneratePublishableKeyRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.post(
+    '/clients/:client_id/regenerate-publishable-key',
+    {
+      schema: {
+        params: ClientIdParams,
+        body: NoBody,
+        response: {
+          200: Envelope(PublishableKeyOut, 'Publishable key regenerated'),
+          ...errorResponses(400, 401, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const client = await clientOr404(ctx, request.params.client_id);
+      if (client.revokedAt) throw revokedConflict();
+      const row = await regeneratePublishableKey(db, client.id, ctx.clock.now());
+      if (!row) throw revokedConflict();
+      return envelope(200, 'Publishable key regenerated', {
+        client_id: row.id,
+        publishable_key: row.publishableKey,
+      });
+    },
+  );
+}

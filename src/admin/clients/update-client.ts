@@ -1,0 +1,40 @@
+// PATCH /clients/:client_id: the client's name, scopes and origin allowlists.
+import { ClientOut, toClientOut, updateApiClient } from '../../auth/clients.ts';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../platform/errors.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
+import { checkClientLists, clientOr404 } from './client-admin-checks.ts';
+import { ClientPatchIn } from './client-admin.schema.ts';
+
+export function updateClientRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.patch(
+    '/clients/:client_id',
+    {
+      schema: {
+        params: ClientIdParams,
+        body: ClientPatchIn,
+        response: { 200: Envelope(ClientOut, 'Client updated'), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const client = await clientOr404(ctx, request.params.client_id);
+      const lists = checkClientLists(request.body);
+      const row = await updateApiClient(
+        db,
+        client.id,
+        {
+          name: request.body.name,
+          scopes: lists.scopes,
+          allowedDomains: lists.allowedDomains,
+          returnUrlDomains: lists.returnUrlDomains,
+        },
+        ctx.clock.now(),
+      );
+      if (!row) throw notFound('client');
+      return envelope(200, 'Client updated', toClientOut(row));
+    },
+  );
+}

@@ -1,0 +1,35 @@
+// POST /organizations: a new organization, with the default fees for any method left out.
+import type { AppContext } from '../../context.ts';
+import {
+  createOrganization,
+  DEFAULT_FEES,
+  OrganizationOut,
+  toOrganizationOut,
+} from '../../organizations/organizations.ts';
+import { send, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { errorResponses } from '../admin-schemas.ts';
+import { mergeFees, OrganizationCreateIn } from './organization-admin.schema.ts';
+
+export function createOrganizationRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.post(
+    '/organizations',
+    {
+      schema: {
+        body: OrganizationCreateIn,
+        response: { 201: Envelope(OrganizationOut, 'Organization created'), ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const row = await createOrganization(db, {
+        name: body.name,
+        paymentsEnabled: body.payments_enabled ?? false,
+        supportEmail: body.support_email ?? '',
+        fees: mergeFees(DEFAULT_FEES, body.fees) ?? DEFAULT_FEES,
+      });
+      return send(reply, 201, 'Organization created', toOrganizationOut(row));
+    },
+  );
+}

@@ -1,0 +1,29 @@
+// GET /organizations: every organization.
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.ts';
+import { listOrganizations, OrganizationOut, toOrganizationOut } from '../../organizations/organizations.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { errorResponses } from '../admin-schemas.ts';
+
+export function listOrganizationsRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.get(
+    '/organizations',
+    {
+      schema: {
+        response: {
+          200: Envelope(
+            Type.Object({ organizations: Type.Array(OrganizationOut) }),
+            'Organizations retrieved',
+          ),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async () => {
+      const rows = await listOrganizations(db);
+      return envelope(200, 'Organizations retrieved', { organizations: rows.map(toOrganizationOut) });
+    },
+  );
+}

@@ -1,0 +1,43 @@
+// POST /organizations/:id/webhook-endpoints: registers a receiver URL for some event types (default
+// order.paid); the answer carries the signing secret, shown this once.
+import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
+import type { AppContext } from '../../context.ts';
+import { findOrganization } from '../../organizations/organizations.ts';
+import { notFound } from '../../platform/errors.ts';
+import { send, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { createWebhookEndpoint, toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
+import { EndpointCreatedOut, EndpointCreateIn } from './webhook-admin.schema.ts';
+
+export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.post(
+    '/organizations/:id/webhook-endpoints',
+    {
+      schema: {
+        params: IdParams,
+        body: EndpointCreateIn,
+        response: {
+          201: Envelope(EndpointCreatedOut, 'Webhook endpoint created'),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      assertId(request.params.id, 'org', 'organization');
+      const org = await findOrganization(db, request.params.id);
+      if (!org) throw notFound('organization');
+      const eventTypes = eventTypesOr400(request.body.events) ?? ['order.paid'];
+      const url = (await urlOr400(ctx, request.body.url))!;
+      const now = ctx.clock.now();
+      const { endpoint, secret } = await createWebhookEndpoint(db, {
+        organizationId: org.id,
+        url,
+        eventTypes,
+        now,
+      });
+      return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// DELETE /webhook-endpoints/:id: removes the endpoint (an action: no body).
+import { errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../platform/errors.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import { deleteWebhookEndpoint } from '../../webhooks/webhook-endpoints.ts';
+import { endpointOr404 } from './webhook-admin-checks.ts';
+import { DeletedOut } from './webhook-admin.schema.ts';
+
+export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  actions.delete(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        params: IdParams,
+        body: NoBody,
+        response: {
+          200: Envelope(DeletedOut, 'Webhook endpoint deleted'),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const endpoint = await endpointOr404(ctx, request.params.id);
+      if (!(await deleteWebhookEndpoint(db, endpoint.id))) throw notFound('webhook endpoint');
+      return envelope(200, 'Webhook endpoint deleted', { id: endpoint.id, deleted: true });
+    },
+  );
+}

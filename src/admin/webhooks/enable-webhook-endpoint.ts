@@ -1,0 +1,36 @@
+// POST /webhook-endpoints/:id/enable: resumes deliveries to the endpoint.
+import { errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../platform/errors.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import {
+  enableWebhookEndpoint,
+  toWebhookEndpointOut,
+  WebhookEndpointOut,
+} from '../../webhooks/webhook-endpoints.ts';
+import { endpointOr404 } from './webhook-admin-checks.ts';
+
+export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  actions.post(
+    '/webhook-endpoints/:id/enable',
+    {
+      schema: {
+        params: IdParams,
+        body: NoBody,
+        response: {
+          200: Envelope(WebhookEndpointOut, 'Webhook endpoint enabled'),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const endpoint = await endpointOr404(ctx, request.params.id);
+      const now = ctx.clock.now();
+      const row = await enableWebhookEndpoint(db, endpoint.id, now);
+      if (!row) throw notFound('webhook endpoint');
+      return envelope(200, 'Webhook endpoint enabled', toWebhookEndpointOut(row, now));
+    },
+  );
+}

@@ -1,0 +1,39 @@
+// PATCH /webhook-endpoints/:id: changes the URL and/or the event types.
+import { errorResponses, IdParams } from '../admin-schemas.ts';
+import type { AppContext } from '../../context.ts';
+import { notFound } from '../../platform/errors.ts';
+import { envelope, type Host } from '../../platform/http.ts';
+import { Envelope } from '../../platform/schemas.ts';
+import {
+  toWebhookEndpointOut,
+  updateWebhookEndpoint,
+  WebhookEndpointOut,
+} from '../../webhooks/webhook-endpoints.ts';
+import { endpointOr404, eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
+import { EndpointPatchIn } from './webhook-admin.schema.ts';
+
+export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
+  const db = ctx.database.db;
+  admin.patch(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        params: IdParams,
+        body: EndpointPatchIn,
+        response: {
+          200: Envelope(WebhookEndpointOut, 'Webhook endpoint updated'),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const endpoint = await endpointOr404(ctx, request.params.id);
+      const eventTypes = eventTypesOr400(request.body.events);
+      const url = await urlOr400(ctx, request.body.url);
+      const now = ctx.clock.now();
+      const row = await updateWebhookEndpoint(db, endpoint.id, { url, eventTypes }, now);
+      if (!row) throw notFound('webhook endpoint');
+      return envelope(200, 'Webhook endpoint updated', toWebhookEndpointOut(row, now));
+    },
+  );
+}

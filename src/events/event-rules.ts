@@ -1,0 +1,82 @@
+// Rules about an event that no schema can state: its registration window, the cross-field checks
+// of an admin write, and the price ceiling of its ticket types.
+import { validationError, type FieldError } from '../platform/errors.ts';
+import type { EventInput, EventRow, TicketTypeInput } from './events.ts';
+import { MAX_PRICE_MINOR } from './fees.ts';
+
+/** Registration open: now inside [reg_opens_at, reg_closes_at). */
+export function isRegistrationOpen(event: Pick<EventRow, 'regOpensAt' | 'regClosesAt'>, now: Date): boolean {
+  return event.regOpensAt.getTime() <= now.getTime() && now.getTime() < event.regClosesAt.getTime();
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Cross-field rules the schema cannot state. Returns every problem, not just the first. */
+export function checkEventRules(
+  input: Partial<EventInput>,
+  merged: {
+    startsAt: Date;
+    endsAt: Date;
+    regOpensAt: Date;
+    regClosesAt: Date;
+    waiverRequired: boolean;
+    waiverVersion: string;
+  },
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (merged.endsAt.getTime() <= merged.startsAt.getTime()) {
+    errors.push({ field: 'ends_at', message: 'must be after starts_at' });
+  }
+  if (merged.regClosesAt.getTime() <= merged.regOpensAt.getTime()) {
+    errors.push({ field: 'reg_closes_at', message: 'must be after reg_opens_at' });
+  }
+  if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
+    errors.push({ field: 'timezone', message: 'must be an IANA time zone name such as Africa/Kampala' });
+  }
+  if (merged.waiverRequired && !merged.waiverVersion) {
+    errors.push({ field: 'waiver_version', message: 'is required when waiver_required is true' });
+  }
+  const keys = new Set<string>();
+  (input.additional_questions ?? []).forEach((q, i) => {
+    if (keys.has(q.key)) errors.push({ field: `additional_questions[${i}].key`, message: 'is used twice' });
+    keys.add(q.key);
+    if (q.type === 'select' && q.options.length === 0) {
+      errors.push({
+        field: `additional_questions[${i}].options`,
+        message: 'must list at least one option for select',
+      });
+    }
+  });
+  (input.ticket_types ?? []).forEach((tt, i) => {
+    if (tt.sales_start && tt.sales_end && Date.parse(tt.sales_end) <= Date.parse(tt.sales_start)) {
+      errors.push({ field: `ticket_types[${i}].sales_end`, message: 'must be after sales_start' });
+    }
+  });
+  return errors;
+}
+
+/**
+ * A ticket type's price must be whole minor units up to MAX_PRICE_MINOR. The admin schema says so
+ * too; this is for every other caller (the demo seed, tests), so that no stored price can make a
+ * total that an order cannot carry. Throws validation_failed before anything is written.
+ */
+export function checkTicketPrices(
+  types: ReadonlyArray<Partial<TicketTypeInput>>,
+  field: (i: number) => string,
+): void {
+  const errors: FieldError[] = [];
+  types.forEach((tt, i) => {
+    const price = tt.price_minor;
+    if (price !== undefined && !(Number.isInteger(price) && price >= 0 && price <= MAX_PRICE_MINOR)) {
+      errors.push({ field: field(i), message: `must be a whole number from 0 to ${MAX_PRICE_MINOR}` });
+    }
+  });
+  if (errors.length > 0) throw validationError(errors);
+}

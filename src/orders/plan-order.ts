@@ -1,0 +1,125 @@
+// Planning an order: every check that needs no statement, and its price, before anything is
+// written (createPlannedOrder and order-batches.ts write the plan).
+import type { AppContext } from '../context.ts';
+import { isRegistrationOpen } from '../events/event-rules.ts';
+import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
+import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
+import { ApiError, notFound, validationError } from '../platform/errors.ts';
+import { quantitiesOf, type Quantities } from '../events/inventory.ts';
+import type { CreateOrderInput, OrderItemInput } from './order-in.ts';
+import { checkInput, unstorableText } from './order-rules.ts';
+
+/**
+ * The highest order total, in minor units, under any payment method (docs/decisions.md "Amount
+ * ceilings"): far inside PostgreSQL's integer, whatever method the buyer then pays with.
+ */
+export const MAX_ORDER_TOTAL_MINOR = 1_000_000_000;
+
+/** What an order takes from the hosted checkout's session (checkout/sessions.ts). */
+export interface OrderSession {
+  id: string;
+  eventId: string;
+  clientReferenceId: string | null;
+}
+
+export interface CreateOrderOptions {
+  organizationId: string;
+  apiClientId: string;
+  /**
+   * The hosted checkout's session, null for headless orders. Its caller (site/place-order.ts) has
+   * locked it and settled its earlier attempt in this transaction, and completes it when the order
+   * is paid at once (free).
+   */
+  session: OrderSession | null;
+  input: CreateOrderInput;
+  /**
+   * The order's event as findEventOnSale reads it for this organization (the session's event, or
+   * input.event_id), looked up by the caller before its transaction; undefined when not on sale.
+   */
+  found: EventWithTickets | undefined;
+  /** take the tickets before writing the order (set by runOrderTransaction when it runs again) */
+  takeFirst?: boolean;
+  /** the hosted checkout page's keyed hash of the buyer's IP, for its hold limit (hold-limits.ts) */
+  clientIpHash?: string | null;
+}
+
+/** An order checked against its event and priced, ready to be written (planOrder). */
+export interface OrderPlan {
+  options: CreateOrderOptions;
+  found: EventWithTickets;
+  now: Date;
+  lines: Array<{ item: OrderItemInput; tt: TicketTypeRow; fee: number }>;
+  subtotal: number;
+  lacesFee: number;
+  donation: number;
+  total: number;
+  free: boolean;
+  /** tickets per ticket type, in id order */
+  quantities: Quantities;
+  /**
+   * The event as read showed room for every ticket: they are counted after the order is written,
+   * unconditionally (see createPlannedOrder).
+   */
+  countLast: boolean;
+}
+
+/** Every check that needs no statement, in the order the API reports them; throws the first. */
+export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPlan {
+  const { input, session } = options;
+  const unstorable = unstorableText(input, '', []);
+  if (unstorable.length > 0) throw validationError(unstorable);
+  const now = ctx.clock.now();
+  const { found } = options;
+  if (!found || found.event.id !== (session ? session.eventId : input.event_id)) throw notFound('event');
+  const chosen = checkInput(found, input, now);
+  const { event, organization } = found;
+  if (!isRegistrationOpen(event, now))
+    throw new ApiError('sale_closed', 'Registration for this event is not open.');
+  for (const tt of new Set(chosen.values())) {
+    if (now.getTime() < tt.salesStart.getTime() || now.getTime() >= tt.salesEnd.getTime()) {
+      throw new ApiError('sale_closed', `Sales for ${tt.name} are not open.`);
+    }
+  }
+  const method: PaymentMethod = input.payment_method ?? 'momo';
+  const lines = input.items.map((item, i) => {
+    const tt = chosen.get(i)!;
+    return { item, tt, fee: feeFor(tt.priceMinor, organization.fees[method]) };
+  });
+  const subtotal = lines.reduce((sum, l) => sum + l.tt.priceMinor, 0);
+  const lacesFee = lines.reduce((sum, l) => sum + l.fee, 0);
+  const donation = input.donation_minor ?? 0;
+  const total = subtotal + donation + lacesFee;
+  // Paying re-prices with the chosen method's fee, so every method's total must fit.
+  const feesOf = (m: PaymentMethod) =>
+    lines.reduce((sum, l) => sum + feeFor(l.tt.priceMinor, organization.fees[m]), 0);
+  const largest = Math.max(total, ...PAYMENT_METHODS.map((m) => subtotal + donation + feesOf(m)));
+  if (largest > MAX_ORDER_TOTAL_MINOR) {
+    throw new ApiError(
+      'amount_too_large',
+      `This order would total ${largest} ${event.currency}; the largest order total is ${MAX_ORDER_TOTAL_MINOR} ${event.currency}. Order fewer tickets or give a smaller donation.`,
+    );
+  }
+  if (total > 0 && !organization.paymentsEnabled) {
+    throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
+  }
+  const quantities = quantitiesOf(lines.map((l) => l.tt.id));
+  const countLast =
+    !options.takeFirst &&
+    [...quantities].every(([id, n]) => {
+      const tt = found.ticketTypes.find((t) => t.id === id)!;
+      return tt.capacity - tt.paidCount - tt.heldCount >= n;
+    });
+  return {
+    options,
+    found,
+    now,
+    lines,
+    subtotal,
+    lacesFee,
+    donation,
+    total,
+    free: total === 0,
+    quantities,
+    countLast,
+  };
+}

@@ -1,0 +1,198 @@
+// Writing planned orders: their rows, their registrations and what follows from them (the
+// order.paid outbox row of a free order, the hold-expiry job of a pending one).
+import type { AppContext } from '../context.ts';
+import { insertRows, type Tx } from '../platform/db.ts';
+import { newId, randomString } from '../platform/ids.ts';
+import { enqueueJobs } from '../platform/jobs.ts';
+import { normalizePhone } from './contact.ts';
+import { recordOrdersPaid } from './order-lifecycle.ts';
+import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';
+import { transition } from './order-state.ts';
+import { orders, registrations } from './orders.schema.ts';
+import type { OrderPlan } from './plan-order.ts';
+
+export const HOLD_EXPIRY_JOB = 'order.expire_hold';
+const ORDER_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+/** A new order as written, with the writes still on their way (see IdempotentWork.written). */
+export interface CreatedOrder {
+  order: OrderRow;
+  registrations: RegistrationRow[];
+  written: Promise<unknown>;
+}
+
+/**
+ * Writes planned orders, their registrations and what follows from them, waiting on no statement;
+ * their tickets are counted (or taken) by the caller. However many orders, the rows of each table
+ * go out in one statement of fixed text (a JSON array of rows), prepared once per connection.
+ */
+export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): CreatedOrder[] {
+  if (plans.length === 0) return [];
+  const created = plans.map((plan) => orderRows(ctx, plan));
+  // Everything the orders write goes out together (one round trip; statements on one connection
+  // run in the order sent, so the registrations follow their orders). A free order is written
+  // paid, as confirmOrderPaid (order-lifecycle.ts) leaves a paid order: registrations confirmed,
+  // then recordOrdersPaid's order.paid outbox row, shared by both (test/orders/create-order.test.ts
+  // compares a free order with its webhook). A pending order gets its hold-expiry job.
+  const paid = created.filter((c) => c.order.status === 'paid');
+  const pending = created.filter((c) => c.order.status === 'pending');
+  const writes = [
+    ctx.database.rows(
+      insertRows(
+        orders,
+        created.map((c) => orderInsertRow(c.order)),
+      ),
+      tx,
+    ),
+    ctx.database.rows(
+      insertRows(
+        registrations,
+        created.flatMap((c) => c.registrations.map(registrationInsertRow)),
+      ),
+      tx,
+    ),
+    paid.length > 0
+      ? recordOrdersPaid(
+          tx,
+          paid.map((c) => ({
+            order: c.order,
+            data: toOrderOut(c.order, c.registrations),
+            now: c.order.paidAt!,
+          })),
+        )
+      : undefined,
+    pending.length > 0
+      ? enqueueJobs(
+          tx,
+          pending.map((c) => ({
+            kind: HOLD_EXPIRY_JOB,
+            payload: { order_id: c.order.id },
+            runAt: c.order.holdExpiresAt!,
+            dedupeKey: `hold:${c.order.id}`,
+          })),
+        )
+      : undefined,
+  ];
+  const written = Promise.all(writes);
+  written.catch(() => {}); // whoever commits awaits them
+  return created.map((c) => ({ ...c, written }));
+}
+
+/** A planned order's rows, as writeOrders writes them. */
+function orderRows(ctx: AppContext, plan: OrderPlan): { order: OrderRow; registrations: RegistrationRow[] } {
+  const { options, found, now, lines, subtotal, lacesFee, donation, total, free } = plan;
+  const { input, session } = options;
+  const { event } = found;
+  const holdExpiresAt = new Date(now.getTime() + ctx.config.holdMinutes * 60_000);
+  // what paying a new order makes of it, as the state machine says (paid, no failure)
+  const paying = free
+    ? transition({ status: 'pending', failureKind: null }, { type: 'payment_confirmed' })
+    : null;
+  if (paying && !paying.ok) throw new Error(paying.reason);
+  const order: OrderRow = {
+    id: newId('ord'),
+    organizationId: options.organizationId,
+    eventId: event.id,
+    checkoutSessionId: session?.id ?? null,
+    apiClientId: options.apiClientId,
+    channel: 'partner_api',
+    partnerReference: session ? session.clientReferenceId : (input.client_reference_id ?? null),
+    orderCode: randomString(8, ORDER_CODE_ALPHABET),
+    status: paying ? paying.next.status : 'pending',
+    failureKind: paying ? paying.next.failureKind : null,
+    currency: event.currency,
+    subtotal,
+    discountTotal: 0,
+    donationTotal: donation,
+    lacesFee,
+    total,
+    paymentMethod: total > 0 ? (input.payment_method ?? null) : null,
+    buyerName: input.buyer.name.trim(),
+    buyerEmail: input.buyer.email.trim(),
+    buyerPhone: normalizePhone(input.buyer.phone)!,
+    waiverVersion: event.waiverRequired ? event.waiverVersion : null,
+    waiverAcceptedAt: event.waiverRequired ? now : null,
+    holdExpiresAt: free ? null : holdExpiresAt,
+    paidAfterExpiry: false,
+    // only a hold needs it: a free order is paid at once
+    clientIpHash: free ? null : (options.clientIpHash ?? null),
+    paidAt: free ? now : null,
+    closedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const regs: RegistrationRow[] = lines.map((l, i) => ({
+    id: newId('reg'),
+    orderId: order.id,
+    organizationId: options.organizationId,
+    ticketTypeId: l.tt.id,
+    position: i,
+    ticketLabel: l.tt.name,
+    distanceKm: l.tt.distanceKm,
+    priceMinor: l.tt.priceMinor,
+    feeMinor: l.fee,
+    participantName: l.item.participant_name.trim(),
+    dateOfBirth: l.item.date_of_birth ?? null,
+    answers: l.item.answers ?? {},
+    status: free ? 'confirmed' : 'pending',
+    createdAt: now,
+  }));
+  return { order, registrations: regs };
+}
+
+const at = (d: Date | null) => d?.toISOString() ?? null;
+
+/** An order as a row of the orders insert (insertRows' JSON: columns by name, instants as ISO text). */
+function orderInsertRow(o: OrderRow) {
+  return {
+    id: o.id,
+    organization_id: o.organizationId,
+    event_id: o.eventId,
+    checkout_session_id: o.checkoutSessionId,
+    api_client_id: o.apiClientId,
+    channel: o.channel,
+    partner_reference: o.partnerReference,
+    order_code: o.orderCode,
+    status: o.status,
+    failure_kind: o.failureKind,
+    currency: o.currency,
+    subtotal: o.subtotal,
+    discount_total: o.discountTotal,
+    donation_total: o.donationTotal,
+    laces_fee: o.lacesFee,
+    total: o.total,
+    payment_method: o.paymentMethod,
+    buyer_name: o.buyerName,
+    buyer_email: o.buyerEmail,
+    buyer_phone: o.buyerPhone,
+    waiver_version: o.waiverVersion,
+    waiver_accepted_at: at(o.waiverAcceptedAt),
+    hold_expires_at: at(o.holdExpiresAt),
+    paid_after_expiry: o.paidAfterExpiry,
+    client_ip_hash: o.clientIpHash,
+    paid_at: at(o.paidAt),
+    closed_at: at(o.closedAt),
+    created_at: at(o.createdAt),
+    updated_at: at(o.updatedAt),
+  };
+}
+
+/** A registration as a row of the registrations insert. */
+function registrationInsertRow(r: RegistrationRow) {
+  return {
+    id: r.id,
+    order_id: r.orderId,
+    organization_id: r.organizationId,
+    ticket_type_id: r.ticketTypeId,
+    position: r.position,
+    ticket_label: r.ticketLabel,
+    distance_km: r.distanceKm,
+    price_minor: r.priceMinor,
+    fee_minor: r.feeMinor,
+    participant_name: r.participantName,
+    date_of_birth: r.dateOfBirth,
+    answers: r.answers,
+    status: r.status,
+    created_at: at(r.createdAt),
+  };
+}

@@ -1,0 +1,89 @@
+// Payment attempt rows: reading them, and marking one failed or timed out for the buyer.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import { showPaymentFailure } from '../orders/order-payment.ts';
+import type { FailureKind } from '../orders/order-state.ts';
+import type { Executor, Tx } from '../platform/db.ts';
+import { paymentAttempts } from './payments.schema.ts';
+
+export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
+
+/** Attempts the provider may still settle: the job keeps asking about these. */
+export const UNSETTLED = ['pending', 'timed_out'] as const;
+
+export function isUnsettled(status: string): boolean {
+  return (UNSETTLED as readonly string[]).includes(status);
+}
+
+export async function openAttempt(db: Executor, orderId: string): Promise<PaymentAttemptRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentAttempts)
+    .where(
+      and(eq(paymentAttempts.orderId, orderId), inArray(paymentAttempts.status, ['submitting', 'pending'])),
+    );
+  return row;
+}
+
+/** Whether a payment prompt for the order is out: an attempt being submitted or pending. */
+export async function hasOpenAttempt(db: Executor, orderId: string): Promise<boolean> {
+  const [prompt] = await db
+    .select({ id: paymentAttempts.id })
+    .from(paymentAttempts)
+    .where(
+      and(eq(paymentAttempts.orderId, orderId), inArray(paymentAttempts.status, ['submitting', 'pending'])),
+    )
+    .limit(1);
+  return prompt !== undefined;
+}
+
+export async function findAttempt(
+  db: Executor,
+  reference: string,
+  lock = false,
+): Promise<PaymentAttemptRow | undefined> {
+  const query = db.select().from(paymentAttempts).where(eq(paymentAttempts.reference, reference));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+/** The latest attempt of an order (for the wait screen and the order read). */
+export async function latestAttempt(db: Executor, orderId: string): Promise<PaymentAttemptRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.orderId, orderId))
+    .orderBy(desc(paymentAttempts.createdAt))
+    .limit(1);
+  return row;
+}
+
+export async function failAttempt(
+  tx: Tx,
+  attempt: PaymentAttemptRow,
+  kind: FailureKind,
+  message: string,
+  now: Date,
+) {
+  await tx
+    .update(paymentAttempts)
+    .set({ status: 'failed', failureKind: kind, failureMessage: message.slice(0, 500), finalizedAt: now })
+    .where(eq(paymentAttempts.id, attempt.id));
+  // A timed-out attempt was already shown as a failure; the buyer may since have paid again.
+  if (attempt.status !== 'timed_out') await showPaymentFailure(tx, attempt.orderId, kind, now);
+}
+
+/**
+ * The prompt window ended with no answer: the buyer is told the payment timed out and may pay
+ * again, but the attempt stays unsettled and the job keeps asking the provider.
+ */
+export async function timeOutAttempt(tx: Tx, attempt: PaymentAttemptRow, now: Date) {
+  await tx
+    .update(paymentAttempts)
+    .set({
+      status: 'timed_out',
+      failureKind: 'payment_timeout',
+      failureMessage: 'not approved within the prompt window; still asking the provider',
+    })
+    .where(eq(paymentAttempts.id, attempt.id));
+  await showPaymentFailure(tx, attempt.orderId, 'payment_timeout', now);
+}

@@ -1,0 +1,205 @@
+// Starting a payment: check the buyer's number, re-price and record the attempt with its job in
+// one transaction, then send the prompt in the background (submitAttempt; the job sends it if this
+// process dies first).
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import type { PaymentMethod } from '../events/fees.ts';
+import { networkOf, normalizePhone } from '../orders/contact.ts';
+import { expireOrderHold, lockOrder } from '../orders/order-lifecycle.ts';
+import type { OrderRow } from '../orders/order-out.ts';
+import { extendHold, repriceOrder } from '../orders/order-payment.ts';
+import type { Tx } from '../platform/db.ts';
+import { ApiError, notFound } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
+import { enqueueJob } from '../platform/jobs.ts';
+import { failAttempt, findAttempt, openAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
+import { gatewayOf, type PaymentGateway } from './payment-gateway.ts';
+import { nextPollDelayMs, PAYMENT_JOB, PROMPT_WINDOW_MS } from './payment-schedule.ts';
+import { paymentAttempts } from './payments.schema.ts';
+import { MIN_AMOUNT } from './provider.ts';
+
+const METHOD_NAMES: Record<PaymentMethod, string> = {
+  momo: 'MTN Mobile Money',
+  airtel: 'Airtel Money',
+};
+
+export interface StartPaymentInput {
+  organizationId: string;
+  orderId: string;
+  method: PaymentMethod;
+  phone: string;
+}
+
+/**
+ * Starts (or continues) payment of a pending order: re-prices it for the chosen method, extends
+ * the hold over the prompt window, records the attempt, and sends the prompt. A second call while
+ * a prompt is outstanding sends nothing and returns the order as it is.
+ */
+export async function startPayment(ctx: AppContext, input: StartPaymentInput): Promise<OrderRow> {
+  const gateway = gatewayOf(ctx);
+  const msisdn = checkPayerPhone(input);
+  const started = await ctx.database.transaction((tx) =>
+    openPaymentAttempt(ctx, tx, { gateway, input, msisdn }),
+  );
+  if (started.lapsed) {
+    throw new ApiError('order_not_payable', 'The hold on this order has expired; start a new order.');
+  }
+  if (started.attempt) submitInBackground(ctx, gateway, started.attempt.reference);
+  return started.order;
+}
+
+/** The payer's number, normalized; refused when it is not a Ugandan mobile number of the method's network. */
+function checkPayerPhone(input: StartPaymentInput): string {
+  const msisdn = normalizePhone(input.phone);
+  if (msisdn === null) {
+    throw new ApiError('validation_failed', 'phone must be a Ugandan mobile number such as 0772 123456.', {
+      errors: [{ field: 'phone', message: 'must be a Ugandan mobile number such as 0772 123456' }],
+    });
+  }
+  const network = networkOf(msisdn);
+  if (network !== null && network !== input.method) {
+    const name = network === 'momo' ? 'MTN Mobile Money (momo)' : 'Airtel Money (airtel)';
+    throw new ApiError('validation_failed', `This number is on ${name}; choose that payment method.`, {
+      errors: [{ field: 'phone', message: `is a ${name} number, not ${input.method}` }],
+    });
+  }
+  return msisdn;
+}
+
+interface OpenPaymentAttempt {
+  gateway: PaymentGateway;
+  input: StartPaymentInput;
+  msisdn: string;
+}
+
+/**
+ * In the caller's transaction: the locked order, and the attempt recorded for it (null when a
+ * prompt is already out, or when its hold had lapsed: then the hold is settled and `lapsed` set).
+ */
+async function openPaymentAttempt(
+  ctx: AppContext,
+  tx: Tx,
+  { gateway, input, msisdn }: OpenPaymentAttempt,
+): Promise<{ order: OrderRow; attempt: PaymentAttemptRow | null; lapsed: boolean }> {
+  const now = ctx.clock.now();
+  const order = await lockOrder(tx, input.orderId);
+  if (!order || order.organizationId !== input.organizationId) throw notFound('order');
+  const outstanding = await openAttempt(tx, order.id);
+  if (outstanding) return { order, attempt: null, lapsed: false };
+  if (order.status === 'pending' && order.holdExpiresAt && order.holdExpiresAt.getTime() <= now.getTime()) {
+    // Settle the lapsed hold (committed), then refuse below.
+    await expireOrderHold(tx, order.id, now);
+    return { order, attempt: null, lapsed: true };
+  }
+  if (order.status !== 'pending') {
+    throw new ApiError('order_not_payable', `This order is ${order.status} and cannot be paid.`);
+  }
+  const repriced = await repriceOrder(tx, order, input.method, now);
+  checkAmount(gateway, input.method, repriced);
+  const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
+  // The hold covers the whole approval window (plus a margin), so a success never finds its seats released.
+  const holdUntil = new Date(promptExpiresAt.getTime() + 60_000 * gateway.timeScale);
+  const extended = await extendHold(tx, order.id, holdUntil, now);
+  const [attempt] = await tx
+    .insert(paymentAttempts)
+    .values({
+      id: newId('pay'),
+      reference: randomUUID(),
+      orderId: order.id,
+      organizationId: order.organizationId,
+      method: input.method,
+      msisdn,
+      amount: repriced.total,
+      currency: repriced.currency,
+      status: 'submitting',
+      promptExpiresAt,
+      createdAt: now,
+    })
+    .returning();
+  // Durable intent: if this process dies before or while submitting, the job submits (a resend
+  // with the same reference is harmless), then polls on the schedule.
+  await enqueueJob(tx, {
+    kind: PAYMENT_JOB,
+    payload: { reference: attempt!.reference },
+    runAt: new Date(now.getTime() + nextPollDelayMs(0) * gateway.timeScale),
+    dedupeKey: `payment:${attempt!.reference}`,
+    // Provider outages are retried with backoff (capped at an hour) for more than a day.
+    maxAttempts: 60,
+  });
+  return { order: extended, attempt: attempt!, lapsed: false };
+}
+
+/** Refuses a re-priced total below mobile money's minimum or above the method's per-payment maximum. */
+function checkAmount(
+  gateway: PaymentGateway,
+  method: PaymentMethod,
+  repriced: { total: number; currency: string },
+): void {
+  const minimum = MIN_AMOUNT[repriced.currency] ?? 0;
+  if (repriced.total < minimum) {
+    throw new ApiError(
+      'amount_below_minimum',
+      `Mobile money needs at least ${minimum} ${repriced.currency}; this order totals ${repriced.total}.`,
+    );
+  }
+  // Refused before any prompt: the provider would refuse it only after the buyer approved.
+  const maximum = gateway.maxAmount[method];
+  if (repriced.total > maximum) {
+    throw new ApiError(
+      'amount_too_large',
+      `${METHOD_NAMES[method]} takes at most ${maximum} ${repriced.currency} in one payment; this order totals ${repriced.total}.`,
+    );
+  }
+}
+
+/**
+ * The prompt goes out in the background so the caller gets its 202 at once even when a provider
+ * is slow; the attempt's job submits it anyway if this process dies first.
+ */
+function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference: string): void {
+  const submission = submitAttempt(ctx, reference)
+    .catch((error) =>
+      ctx.log.warn({ err: error, reference }, 'payment submission failed; the job will retry'),
+    )
+    .finally(() => gateway.inflight.delete(submission));
+  gateway.inflight.add(submission);
+}
+
+/** Sends the prompt for an attempt in state `submitting` and records what the provider said. */
+export async function submitAttempt(ctx: AppContext, reference: string): Promise<void> {
+  const gateway = gatewayOf(ctx);
+  const attempt = await findAttempt(ctx.database.db, reference);
+  if (!attempt || attempt.status !== 'submitting') return;
+  const provider = gateway.providers[attempt.method as PaymentMethod];
+  const result = await provider.requestPayment({
+    reference,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    msisdn: attempt.msisdn,
+    callbackUrl: `${gateway.callbackBase}/${attempt.method}/${reference}`,
+    description: `Order payment ${attempt.orderId}`,
+  });
+  // A provider error on submit says "nothing created", but a payment created despite it must not
+  // be orphaned: ask once, and if it exists, follow it like any other.
+  const created =
+    result.kind === 'rejected' && result.failureKind === 'provider_error'
+      ? await provider.getStatus(reference).then(
+          (status) => status.status !== 'not_found',
+          () => false,
+        )
+      : false;
+  await ctx.database.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    const locked = await findAttempt(tx, reference, true);
+    if (!locked || locked.status !== 'submitting') return;
+    if (result.kind === 'rejected' && !created) {
+      await failAttempt(tx, locked, result.failureKind, result.message, now);
+      return;
+    }
+    // submitted, already_submitted (a resend of ours) or unknown (lost response): learn by polling.
+    if (result.kind === 'unknown')
+      ctx.log.warn({ reference, message: result.message }, 'payment submission outcome unknown');
+    await tx.update(paymentAttempts).set({ status: 'pending' }).where(eq(paymentAttempts.id, locked.id));
+  });
+}

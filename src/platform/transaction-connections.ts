@@ -1,0 +1,129 @@
+// The connections transactions run on (PostgreSQL): one postgres.js client of one connection
+// each, handed to one transaction at a time, first come first served, through Drizzle's own
+// transaction(). A client carries nothing but its transaction's statements, so BEGIN never
+// shares a connection with other requests' statements (porsager/postgres#1189), and a client
+// whose connection was lost is replaced rather than reconnected (docs/decisions.md "Transaction
+// connections").
+import { connect, type Socket } from 'node:net';
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import type { Tx } from './db.ts';
+
+/** No schema, as db.ts's query builders. */
+type Schema = Record<string, never>;
+
+/** postgres.js's documented `socket` option receives these (its parsed host, port and path). */
+interface SocketOptions {
+  host: string[];
+  port: number[];
+  path: string | false;
+  connect_timeout: number;
+}
+
+interface Connection {
+  db: PostgresJsDatabase<Schema>;
+  client: postgres.Sql;
+  /** its socket closed: whatever it was doing failed, and it is not to be used again */
+  lost: boolean;
+  /** it was given up: it must not connect again */
+  retired: boolean;
+}
+
+/** A connected socket, as postgres.js's own would be; `onClose` hears of its closing. */
+function connectSocket(options: SocketOptions, onClose: () => void): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = options.path
+      ? connect(options.path)
+      : connect({ port: options.port[0]!, host: options.host[0]! });
+    const fail = (error: Error) => {
+      socket.destroy();
+      reject(error);
+    };
+    socket.setTimeout(options.connect_timeout * 1000, () =>
+      fail(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' })),
+    );
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      socket.off('error', fail);
+      socket.once('close', onClose);
+      resolve(socket);
+    });
+  });
+}
+
+export class TransactionConnections {
+  readonly #url: string;
+  readonly #options: postgres.Options<Record<string, never>>;
+  readonly #free: Connection[];
+  readonly #all = new Set<Connection>();
+  readonly #waiting: Array<(connection: Connection) => void> = [];
+
+  constructor(url: string, size: number, options: postgres.Options<Record<string, never>>) {
+    this.#url = url;
+    this.#options = options;
+    this.#free = Array.from({ length: size }, () => this.#open());
+  }
+
+  #open(): Connection {
+    const connection = { lost: false, retired: false } as Connection;
+    connection.client = postgres(this.#url, {
+      ...this.#options,
+      max: 1,
+      socket: async (options: SocketOptions) => {
+        // A retired client must not reconnect: it would run whatever is still queued on it
+        // outside the transaction it belonged to.
+        if (connection.retired) throw new Error('transaction connection retired after it was lost');
+        connection.lost = false;
+        return connectSocket(options, () => (connection.lost = true));
+      },
+    } as postgres.Options<Record<string, never>>);
+    connection.db = drizzle(connection.client);
+    this.#all.add(connection);
+    return connection;
+  }
+
+  /** Runs `body` in a transaction on a connection of its own. */
+  async run<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    const connection = await this.#take();
+    try {
+      return await connection.db.transaction(body as (tx: unknown) => Promise<T>);
+    } finally {
+      this.#give(connection);
+    }
+  }
+
+  #take(): Promise<Connection> {
+    let connection = this.#free.pop();
+    if (connection?.lost) {
+      // closed while it waited here (by PostgreSQL, or at the end of its lifetime)
+      this.#retire(connection);
+      connection = this.#open();
+    }
+    return connection ? Promise.resolve(connection) : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the connection on; one that was lost is retired and a new one takes its place. */
+  #give(connection: Connection): void {
+    let next = connection;
+    if (connection.lost) {
+      this.#retire(connection);
+      next = this.#open();
+    }
+    const waiting = this.#waiting.shift();
+    if (waiting) waiting(next);
+    else this.#free.push(next);
+  }
+
+  #retire(connection: Connection): void {
+    connection.retired = true;
+    this.#all.delete(connection);
+    // Not awaited, and at once: ending a client whose connection is gone can wait for ever
+    // (porsager/postgres#1097).
+    connection.client.end({ timeout: 0 }).catch(() => {});
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([...this.#all].map((connection) => connection.client.end({ timeout: 5 })));
+  }
+}

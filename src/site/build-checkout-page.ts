@@ -1,0 +1,105 @@
+// Builds the hosted checkout page's script (web/checkout-page) with esbuild: one minified IIFE and
+// its source map. `npm run build:checkout-page` writes both to dist/checkout-page/, with the list
+// of source files they were made from; the SITE host loads them at start when none of those files
+// is newer, else builds in memory, so tests and `npm run dev` need no build step.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../embed/build-checkout-js.ts';
+
+export interface CheckoutPageBundle {
+  /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
+  code: string;
+  /** its source map, sources relative to dist/checkout-page/ */
+  map: string;
+  /** the files the bundle was made from, relative to the project root, `/`-separated */
+  inputs: string[];
+}
+
+export function checkoutPagePaths(root = projectRoot()) {
+  const outDir = join(root, 'dist', 'checkout-page');
+  return {
+    entry: join(root, 'web', 'checkout-page', 'main.ts'),
+    code: join(outDir, 'checkout.js'),
+    map: join(outDir, 'checkout.js.map'),
+    inputs: join(outDir, 'checkout.inputs.json'),
+  };
+}
+
+/** Bundles and minifies the script with its source map. */
+export async function bundleCheckoutPage(root = projectRoot()): Promise<CheckoutPageBundle> {
+  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
+  const esbuild = await import('esbuild');
+  const paths = checkoutPagePaths(root);
+  const result = await esbuild.build({
+    entryPoints: [paths.entry],
+    absWorkingDir: root,
+    outfile: paths.code,
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2017',
+    charset: 'utf8',
+    legalComments: 'none',
+    sourcemap: 'external',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  const output = (suffix: string) => result.outputFiles.find((file) => file.path.endsWith(suffix))!.text;
+  return {
+    code: output('.js'),
+    map: output('.js.map'),
+    inputs: Object.keys(result.metafile.inputs).map((input) => input.split(sep).join('/')),
+  };
+}
+
+function newestInputTime(root: string, inputs: string[]): number {
+  const files = inputs.map((input) => join(root, input)).filter((file) => existsSync(file));
+  files.push(fileURLToPath(import.meta.url));
+  return Math.max(...files.map((file) => statSync(file).mtimeMs));
+}
+
+export type BundleOrigin = 'built' | 'memory';
+
+/**
+ * The bundle for the SITE host: the files in dist/checkout-page/ when present and no input is
+ * newer (a deployment may ship without web/), else built in memory.
+ */
+export async function loadCheckoutPageBundle(
+  root = projectRoot(),
+): Promise<CheckoutPageBundle & { from: BundleOrigin }> {
+  const paths = checkoutPagePaths(root);
+  const hasSources = existsSync(paths.entry);
+  if ([paths.code, paths.map, paths.inputs].every((file) => existsSync(file))) {
+    const inputs = JSON.parse(readFileSync(paths.inputs, 'utf8')) as string[];
+    const builtAt = Math.min(...[paths.code, paths.map].map((file) => statSync(file).mtimeMs));
+    if (!hasSources || builtAt >= newestInputTime(root, inputs)) {
+      const [code, map] = [paths.code, paths.map].map((file) => readFileSync(file, 'utf8')) as [
+        string,
+        string,
+      ];
+      return { code, map, inputs, from: 'built' };
+    }
+  }
+  if (!hasSources) {
+    throw new Error(`checkout page script: neither ${paths.code} nor its sources in web/checkout-page`);
+  }
+  return { ...(await bundleCheckoutPage(root)), from: 'memory' };
+}
+
+/** `npm run build:checkout-page` */
+export async function writeCheckoutPage(root = projectRoot()): Promise<{ path: string; bytes: number }> {
+  const bundle = await bundleCheckoutPage(root);
+  const paths = checkoutPagePaths(root);
+  mkdirSync(dirname(paths.code), { recursive: true });
+  writeFileSync(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
+  writeFileSync(paths.map, bundle.map);
+  writeFileSync(paths.code, bundle.code);
+  return { path: relative(root, paths.code), bytes: Buffer.byteLength(bundle.code) };
+}
+
+if (import.meta.main) {
+  const { path, bytes } = await writeCheckoutPage();
+  process.stdout.write(`checkout page script: ${path} (${bytes} bytes) and its source map\n`);
+}

@@ -1,0 +1,100 @@
+// How the checkout's handlers answer: an HTML page, a 303 to another page, and the session every
+// page of /checkout/<session_id> starts from (a 404 page when there is none).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { findCheckoutSessionById, sessionStatus, type CheckoutSessionRow } from '../../checkout/sessions.ts';
+import type { AppContext } from '../../context.ts';
+import { isRegistrationOpen } from '../../events/event-rules.ts';
+import { findEvent, type EventWithTickets } from '../../events/events.ts';
+import { loadOrderOut, type OrderRow } from '../../orders/order-out.ts';
+import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
+import { renderFormPage, type FormView } from '../views/form-page.ts';
+import { renderConfirmationPage, renderNotFoundPage } from '../views/status-pages.ts';
+
+const HTML = 'text/html; charset=utf-8';
+
+export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export interface SessionParams {
+  sessionId: string;
+}
+
+/** The session a page is for, its event, and the session's status at `now`. */
+export interface Loaded {
+  session: CheckoutSessionRow;
+  found: EventWithTickets;
+  status: string;
+  now: Date;
+}
+
+export function sendPage(reply: FastifyReply, status: number, page: string) {
+  return reply.code(status).type(HTML).send(page);
+}
+
+export function seeOther(reply: FastifyReply, location: string) {
+  return reply.redirect(location, 303);
+}
+
+/** The session and its event, or a 404 page already sent. Sets the page headers. */
+export async function loadSession(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Loaded | null> {
+  const db = ctx.database.db;
+  const { sessionId } = request.params as SessionParams;
+  const session = await findCheckoutSessionById(db, sessionId);
+  const found = session ? await findEvent(db, session.eventId) : undefined;
+  if (!session || !found) {
+    setPageHeaders(reply, NO_FRAMING);
+    await sendPage(reply, 404, renderNotFoundPage());
+    return null;
+  }
+  setPageHeaders(reply, framePolicyFor(session));
+  const now = ctx.clock.now();
+  return { session, found, status: sessionStatus(session, now), now };
+}
+
+/** Whether the event still takes registrations (open, not over, public, within its dates). */
+export function saleOpen(loaded: Loaded): boolean {
+  const { event } = loaded.found;
+  return (
+    event.status === 'open' &&
+    event.endsAt.getTime() > loaded.now.getTime() &&
+    event.visibility !== 'private' &&
+    isRegistrationOpen(event, loaded.now)
+  );
+}
+
+/** The form again, at the stage its values are at unless told otherwise. */
+export function sendFormPage(
+  reply: FastifyReply,
+  loaded: Loaded,
+  view: Partial<FormView> & Pick<FormView, 'values'>,
+) {
+  return sendPage(
+    reply,
+    view.status ?? 200,
+    renderFormPage({
+      session: loaded.session,
+      found: loaded.found,
+      now: loaded.now,
+      stage: view.values.items.length > 0 ? 'details' : 'tickets',
+      errors: [],
+      ...view,
+    }),
+  );
+}
+
+export async function sendConfirmation(
+  ctx: AppContext,
+  reply: FastifyReply,
+  confirmed: { loaded: Loaded; order: OrderRow; justPaid: boolean },
+) {
+  const { loaded, order, justPaid } = confirmed;
+  const out = await loadOrderOut(ctx.database.db, order);
+  return sendPage(
+    reply,
+    200,
+    renderConfirmationPage({ session: loaded.session, found: loaded.found, order: out, justPaid }),
+  );
+}

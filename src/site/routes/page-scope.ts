@@ -1,0 +1,60 @@
+// What every route of a checkout scope shares: the per-IP rate limit, compression of pages, and
+// HTML pages for errors and unknown paths (never the API's JSON envelope).
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { AppContext } from '../../context.ts';
+import { logRequestError, toApiError, type Host } from '../../platform/http.ts';
+import { enforceRateLimit } from '../../platform/rate-limit.ts';
+import { chooseEncoding } from '../assets.ts';
+import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
+import { renderErrorPage } from '../views/status-pages.ts';
+import { sendPage } from './page-replies.ts';
+
+/** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
+const COMPRESS_FROM_BYTES = 1024;
+
+/** HTML error pages, the per-IP limit and compression for every route of a scope. */
+export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): void {
+  scope.addHook('onRequest', (request, reply) =>
+    enforceRateLimit(ctx.limiter, reply, {
+      name: 'site',
+      key: `site:${request.ip}`,
+      setting: ctx.config.rateLimits.sitePages,
+    }),
+  );
+
+  scope.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
+    reply.header('Vary', 'Accept-Encoding');
+    if (Buffer.byteLength(payload) < COMPRESS_FROM_BYTES) return payload;
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    if (!encoding) return payload;
+    reply.header('Content-Encoding', encoding);
+    reply.removeHeader('content-length');
+    return encoding === 'br'
+      ? brotliCompressSync(payload, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } })
+      : gzipSync(payload, { level: 6 });
+  });
+
+  scope.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    logRequestError(ctx, request, error, apiError, 'checkout page failed');
+    for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+    setPageHeaders(reply, NO_FRAMING);
+    const page =
+      apiError.status === 404
+        ? notFoundPage()
+        : renderErrorPage({
+            status: apiError.status,
+            requestId: request.id,
+            ...(apiError.headers['Retry-After'] !== undefined && {
+              retryAfter: apiError.headers['Retry-After'],
+            }),
+          });
+    return sendPage(reply, apiError.status, page);
+  });
+
+  scope.setNotFoundHandler((_request, reply) => {
+    setPageHeaders(reply, NO_FRAMING);
+    return sendPage(reply, 404, notFoundPage());
+  });
+}

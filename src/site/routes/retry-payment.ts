@@ -1,0 +1,89 @@
+// POST /checkout/<session_id>/retry: pay the pending order again, from the same number or another,
+// on either network. Problems come back as the wait page with the retry form's fields in error.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { normalizePhone } from '../../orders/contact.ts';
+import type { OrderRow } from '../../orders/order-out.ts';
+import { startPayment } from '../../payments/start-payment.ts';
+import type { FieldError } from '../../platform/errors.ts';
+import { toApiError } from '../../platform/http.ts';
+import { claimPromptSlot } from '../buyer-limits.ts';
+import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
+import { nationalPhone } from '../format.ts';
+import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
+import { checkoutPath } from '../views/page-parts.ts';
+import { renderExpiredPage, renderWaitPage } from '../views/status-pages.ts';
+import { loadSession, seeOther, sendPage, type Loaded, type PageHandler } from './page-replies.ts';
+import { sendPromptRefused, waitView } from './wait-replies.ts';
+
+interface Retry {
+  loaded: Loaded;
+  order: OrderRow;
+  choice: PaymentChoice;
+  /** a prompt for the order is still out: startPayment sends nothing, so nothing is counted */
+  promptOut: boolean;
+  /** as typed, for the form */
+  typed: { method: string; phone: string };
+}
+
+/** Sends the prompt; answers the redirect, or returns the field errors startPayment gave. */
+async function startRetry(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  retry: Retry,
+): Promise<FastifyReply | FieldError[]> {
+  const { loaded, order, choice } = retry;
+  const sessionId = loaded.session.id;
+  if (!retry.promptOut) {
+    const slot = await claimPromptSlot(ctx, normalizePhone(choice.phone)!);
+    if (!slot.allowed)
+      return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: retry.typed });
+  }
+  try {
+    await startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...choice });
+    return seeOther(reply, checkoutPath(sessionId, '/pay'));
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.code !== 'validation_failed') {
+      if (apiError.status >= 500) request.log.error({ err: error }, 'payment retry failed');
+      return seeOther(reply, checkoutPath(sessionId, `/pay?error=${apiError.code}`));
+    }
+    return (apiError.errors ?? []).map((e) => ({
+      field: e.field === 'phone' ? 'payment_phone' : e.field,
+      message: e.message,
+    }));
+  }
+}
+
+export function retryPayment(ctx: AppContext): PageHandler {
+  return async (request, reply) => {
+    const loaded = await loadSession(ctx, request, reply);
+    if (!loaded) return reply;
+    const { session, found } = loaded;
+    const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
+    if (order?.status === 'paid') return seeOther(reply, checkoutPath(session.id, '/pay'));
+    if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
+    if (!order || order.status !== 'pending') return seeOther(reply, checkoutPath(session.id, '/pay'));
+    const body = (request.body ?? {}) as FormBody;
+    const typed = {
+      method: (body.payment_method ?? '').slice(0, 20),
+      phone: (body.payment_phone ?? '').slice(0, 40),
+    };
+    const checked = checkPayment(typed.method, typed.phone, nationalPhone(order.buyerPhone));
+    let errors = checked.errors;
+    if (checked.choice) {
+      const promptOut = isOpenAttempt(attempt ?? undefined);
+      const started = await startRetry(ctx, request, reply, {
+        loaded,
+        order,
+        choice: checked.choice,
+        promptOut,
+        typed,
+      });
+      if (!Array.isArray(started)) return started;
+      errors = started;
+    }
+    return sendPage(reply, 400, renderWaitPage(await waitView(ctx, { loaded, order, errors, retry: typed })));
+  };
+}

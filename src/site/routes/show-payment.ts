@@ -1,0 +1,23 @@
+// GET /checkout/<session_id>/pay: the wait screen, its outcomes with the retry form, or the
+// confirmation once paid. Read-only: a reload creates nothing and sends nothing.
+import type { AppContext } from '../../context.ts';
+import { loadSessionPayment } from '../place-order.ts';
+import { checkoutPath } from '../views/page-parts.ts';
+import { renderExpiredPage, renderWaitPage, startErrorText } from '../views/status-pages.ts';
+import { loadSession, seeOther, sendConfirmation, sendPage, type PageHandler } from './page-replies.ts';
+import { waitView } from './wait-replies.ts';
+
+export function showPayment(ctx: AppContext): PageHandler {
+  return async (request, reply) => {
+    const loaded = await loadSession(ctx, request, reply);
+    if (!loaded) return reply;
+    const { session, found } = loaded;
+    const { order } = await loadSessionPayment(ctx.database.db, session);
+    if (order?.status === 'paid') return sendConfirmation(ctx, reply, { loaded, order, justPaid: true });
+    if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
+    if (!order) return seeOther(reply, checkoutPath(session.id));
+    const code = (request.query as { error?: unknown }).error;
+    const startError = startErrorText(typeof code === 'string' ? code.slice(0, 40) : undefined);
+    return sendPage(reply, 200, renderWaitPage(await waitView(ctx, { loaded, order, startError })));
+  };
+}

@@ -1,0 +1,78 @@
+// The wait page's data, and the 429 a buyer limit answers with (Retry-After, a log line, the page
+// with the message on its field), for the handlers that send payment prompts.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../../events/fees.ts';
+import { registrationsOf, type OrderRow } from '../../orders/order-out.ts';
+import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
+import { loadSessionPayment } from '../place-order.ts';
+import { renderWaitPage, type WaitView } from '../views/status-pages.ts';
+import { sendPage, type Loaded } from './page-replies.ts';
+
+/** The wait page for the order: what it costs per network, and the session's latest attempt. */
+export async function waitView(
+  ctx: AppContext,
+  { loaded, order, ...extra }: { loaded: Loaded; order: OrderRow } & Partial<WaitView>,
+): Promise<WaitView> {
+  const db = ctx.database.db;
+  const regs = (await registrationsOf(db, [order.id])).get(order.id) ?? [];
+  const fees = loaded.found.organization.fees;
+  const base = order.subtotal - order.discountTotal + order.donationTotal;
+  const totals = Object.fromEntries(
+    PAYMENT_METHODS.map((m) => [m, base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, fees[m]), 0)]),
+  ) as Record<PaymentMethod, number>;
+  const { attempt } = await loadSessionPayment(db, loaded.session);
+  return {
+    session: loaded.session,
+    found: loaded.found,
+    order,
+    attempt,
+    totals,
+    now: ctx.clock.now(),
+    ...extra,
+  };
+}
+
+export interface Refusal {
+  code: 'hold_limit_reached' | 'prompt_limit_reached';
+  retryAfterSeconds: number;
+  message: string;
+}
+
+/** A 429 for a buyer limit: Retry-After, and the log line the error handler would write. */
+export function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): void {
+  reply.header('Retry-After', String(refusal.retryAfterSeconds));
+  request.log.info({ error_code: refusal.code }, refusal.message);
+}
+
+export interface PromptRefused {
+  loaded: Loaded;
+  order: OrderRow;
+  slot: Extract<PromptSlot, { allowed: false }>;
+  /** what the buyer asked for, back in the retry form */
+  retry: { method: string; phone: string };
+}
+
+/** The wait page, answering 429 prompt_limit_reached, with the number's field in error. */
+export async function sendPromptRefused(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refused: PromptRefused,
+) {
+  const { loaded, order, slot, retry } = refused;
+  const message = promptLimitMessage(slot.retryAfterSeconds);
+  refuse(request, reply, {
+    code: 'prompt_limit_reached',
+    retryAfterSeconds: slot.retryAfterSeconds,
+    message,
+  });
+  const view = await waitView(ctx, {
+    loaded,
+    order,
+    errors: [{ field: 'payment_phone', message }],
+    retry,
+    errorCode: 'prompt_limit_reached',
+  });
+  return sendPage(reply, 429, renderWaitPage(view));
+}

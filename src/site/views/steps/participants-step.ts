@@ -1,0 +1,101 @@
+// The participants step: one fieldset per ticket (full name, the event's questions, date of birth
+// when the ticket has a minimum age), plus a <template> per ticket type on sale from which the
+// page script builds the fieldsets when the quantities change.
+import type { TicketTypeRow } from '../../../events/events.ts';
+import { localDate } from '../../../orders/order-rules.ts';
+import { fieldId, type ItemValues } from '../../checkout-form.ts';
+import { formatDate } from '../../format.ts';
+import { html, type Html } from '../../html.ts';
+import { selectField, textField } from '../fields.ts';
+import type { FormView } from '../form-page.ts';
+
+/** Where a fieldset sits: its index and number, or the template's placeholders for them. */
+interface Slot {
+  index: string;
+  number: string;
+  key: string;
+}
+
+interface Fieldset {
+  tt: TicketTypeRow;
+  slot: Slot;
+  /** what was typed; null for a template */
+  item: ItemValues | null;
+  errors: Map<string, string>;
+}
+
+function questionFields(view: FormView, { slot, item, errors }: Fieldset): Html[] {
+  const path = (name: string) => `items[${slot.index}].${name}`;
+  return view.found.event.additionalQuestions.map((q) => {
+    const name = path(`answers.${q.key}`);
+    const label = q.required ? q.label : `${q.label} (optional)`;
+    const extra = q.required ? html` data-check="required" data-label="${q.label}"` : html``;
+    const value = item?.answers[q.key] ?? '';
+    const error = item ? errors.get(name) : undefined;
+    const hint = q.help ? { hint: q.help } : {};
+    return q.type === 'select'
+      ? selectField({ id: fieldId(name), name, label, value, options: q.options, error, ...hint, extra })
+      : textField({ id: fieldId(name), name, label, value, error, ...hint, extra });
+  });
+}
+
+function dateOfBirthField(view: FormView, { tt, slot, item, errors }: Fieldset): Html | '' {
+  if (tt.minAge <= 0) return '';
+  const { event } = view.found;
+  const name = `items[${slot.index}].date_of_birth`;
+  return textField({
+    id: fieldId(name),
+    name,
+    label: 'Date of birth',
+    type: 'date',
+    value: item?.date_of_birth ?? '',
+    error: item ? errors.get(name) : undefined,
+    hint: `The participant must be at least ${tt.minAge} on race day, ${formatDate(event.startsAt, event.timezone)}.`,
+    extra: html` min="1900-01-01" max="${localDate(view.now, event.timezone)}" autocomplete="off"
+    data-check="dob" data-min-age="${tt.minAge}" data-race-day="${localDate(event.startsAt, event.timezone)}"`,
+  });
+}
+
+function participantFieldset(view: FormView, fieldset: Fieldset): Html {
+  const { tt, slot, item, errors } = fieldset;
+  const path = (name: string) => `items[${slot.index}].${name}`;
+  return html`<fieldset class="participant" data-item data-key="${slot.key}" data-label="${tt.name}">
+    <legend>Participant ${slot.number}: ${tt.name}</legend>
+    <input type="hidden" name="${path('ticket_type_id')}" value="${tt.id}" />
+    ${textField({
+      id: fieldId(path('participant_name')),
+      name: path('participant_name'),
+      label: 'Full name',
+      value: item?.participant_name ?? '',
+      error: item ? errors.get(path('participant_name')) : undefined,
+      hint: 'As it should appear on the results list',
+      extra: html` autocomplete="off" data-check="required" data-label="Full name" data-name`,
+    })}
+    ${questionFields(view, fieldset)} ${dateOfBirthField(view, fieldset)}
+  </fieldset>`;
+}
+
+export function participantsStep(
+  view: FormView,
+  errors: Map<string, string>,
+  typesOnSale: TicketTypeRow[],
+): Html {
+  const byId = new Map(view.found.ticketTypes.map((tt) => [tt.id, tt]));
+  const template: Slot = { index: '__I__', number: '__N__', key: '__K__' };
+  return html`<div data-participants>
+      ${view.values.items.map((item, i) =>
+        participantFieldset(view, {
+          tt: byId.get(item.ticket_type_id)!,
+          slot: { index: String(i), number: String(i + 1), key: item.key },
+          item,
+          errors,
+        }),
+      )}
+    </div>
+    ${typesOnSale.map(
+      (tt) =>
+        html`<template data-participant-template="${tt.id}"
+          >${participantFieldset(view, { tt, slot: template, item: null, errors })}</template
+        >`,
+    )}`;
+}

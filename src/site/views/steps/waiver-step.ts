@@ -1,0 +1,40 @@
+// The waiver step: the event's waiver text and one checkbox that accepts it for every participant.
+import type { EventWithTickets } from '../../../events/events.ts';
+import { fieldId, type FormValues } from '../../checkout-form.ts';
+import { attr, html, type Html } from '../../html.ts';
+import { controlAria, errorNote } from '../fields.ts';
+
+/** Plain text as paragraphs: blank lines part paragraphs, single line breaks stay. */
+export function paragraphs(text: string): Html[] {
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => html`<p>${p.split(/\r?\n/).map((line, i) => html`${i > 0 ? html`<br />` : ''}${line}`)}</p>`);
+}
+
+export function waiverStep(
+  event: EventWithTickets['event'],
+  values: FormValues,
+  errors: Map<string, string>,
+): Html {
+  const error = errors.get('waiver_accepted');
+  const id = fieldId('waiver_accepted');
+  return html`<p>Version ${event.waiverVersion}</p>
+    ${event.waiverText ? html`<div class="waiver-text">${paragraphs(event.waiverText)}</div>` : ''}
+    <div class="field${error ? ' invalid' : ''}" data-field="${id}">
+      ${errorNote(id, error)}
+      <div class="check">
+        <input
+          type="checkbox"
+          id="${id}"
+          name="waiver_accepted"
+          value="yes"
+          ${attr('checked', values.waiver_accepted)}${controlAria(id, null, error)}
+        />
+        <label for="${id}"
+          >I accept the waiver (version ${event.waiverVersion}) for every participant in this order</label
+        >
+      </div>
+    </div>`;
+}

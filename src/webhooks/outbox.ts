@@ -1,0 +1,30 @@
+// The transactional outbox as other modules write to it: each event in the transaction that
+// caused it, delivered to the organization's endpoints later (webhook-deliveries.ts).
+import { insertRows, type Executor } from '../platform/db.ts';
+import { newId } from '../platform/ids.ts';
+import { outboxEvents } from './webhooks.schema.ts';
+
+export interface OutboxEvent {
+  organizationId: string;
+  /** dotted past tense, e.g. order.paid */
+  type: string;
+  /** the payload's data: the object the event is about, in its wire shape */
+  data: unknown;
+  at: Date;
+}
+
+/** Writes events to the outbox in one statement. */
+export async function writeOutboxEvents(db: Executor, events: OutboxEvent[]): Promise<void> {
+  await db.execute(
+    insertRows(
+      outboxEvents,
+      events.map(({ organizationId, type, data, at }) => ({
+        id: newId('msg'),
+        organization_id: organizationId,
+        type,
+        payload: { type, timestamp: at.toISOString(), data },
+        created_at: at.toISOString(),
+      })),
+    ),
+  );
+}

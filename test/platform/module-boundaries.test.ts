@@ -1,0 +1,85 @@
+// Module boundaries (.dependency-cruiser.cjs, scripts/check-boundaries.ts, run by `npm run lint`):
+// the service keeps them, and a tree that breaks each rule once is refused with that rule's name.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  checkBoundaries,
+  formatViolation,
+  MODULE_CYCLE_RULE,
+  type BoundaryViolation,
+} from '../../scripts/check-boundaries.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/boundaries', import.meta.url));
+
+const brief = (v: BoundaryViolation) => `${v.rule}: ${v.from} -> ${v.to}`;
+
+test('the service keeps its module boundaries', async () => {
+  const violations = await checkBoundaries(ROOT);
+  assert.deepEqual(violations.map(formatViolation), []);
+});
+
+describe('a tree with one violation of each rule', async () => {
+  const violations = await checkBoundaries(FIXTURE);
+  const found = violations.map(brief).sort();
+
+  test('platform importing a feature module is refused', () => {
+    assert.ok(
+      found.includes('platform-imports-no-module: src/platform/db.ts -> src/orders/order-code.ts'),
+      found.join('\n'),
+    );
+  });
+
+  test('context.ts, which platform may import, importing a feature module is refused', () => {
+    assert.ok(
+      found.includes('platform-imports-no-module: src/context.ts -> src/payments/gateway.ts'),
+      found.join('\n'),
+    );
+  });
+
+  test("a module importing another module's schema file is refused; a schema file and db-schema.ts may", () => {
+    assert.deepEqual(
+      found.filter((v) => v.startsWith('no-foreign-schema-imports')),
+      ['no-foreign-schema-imports: src/payments/refunds.ts -> src/orders/orders.schema.ts'],
+    );
+  });
+
+  test('a cycle between modules through files that form no file cycle is refused', () => {
+    const cycle = violations.find((v) => v.rule === MODULE_CYCLE_RULE && v.from === 'src/checkout');
+    assert.ok(cycle, found.join('\n'));
+    assert.equal(cycle.to, 'src/orders');
+    assert.deepEqual(cycle.cycle, [
+      'src/checkout -> src/orders (src/checkout/session.ts -> src/orders/order-code.ts)',
+      'src/orders -> src/checkout (src/orders/create-order.ts -> src/checkout/session.ts)',
+    ]);
+  });
+
+  test("a cycle through another module's subfolder is refused", () => {
+    assert.ok(found.includes(`${MODULE_CYCLE_RULE}: src/admin -> src/events`), found.join('\n'));
+  });
+
+  test('these and nothing else: neither a module importing its own subfolder nor a foreign key makes a cycle', () => {
+    assert.deepEqual(found, [
+      'no-foreign-schema-imports: src/payments/refunds.ts -> src/orders/orders.schema.ts',
+      `${MODULE_CYCLE_RULE}: src/admin -> src/events`,
+      `${MODULE_CYCLE_RULE}: src/checkout -> src/orders`,
+      'platform-imports-no-module: src/context.ts -> src/payments/gateway.ts',
+      'platform-imports-no-module: src/platform/db.ts -> src/orders/order-code.ts',
+    ]);
+  });
+
+  test('the lint step fails on it, naming each violation', async () => {
+    const run = promisify(execFile)(process.execPath, ['scripts/check-boundaries.ts', FIXTURE], {
+      cwd: ROOT,
+    });
+    const failure = (await run.then(
+      () => assert.fail('check-boundaries passed a tree with violations'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
+    assert.equal(failure.code, 1);
+    for (const line of found) assert.ok(failure.stderr.includes(line), `${line}\n${failure.stderr}`);
+  });
+});

@@ -1,0 +1,84 @@
+// The checkout form's parts the script works with, found once, and its live totals: what the
+// chosen tickets, fees and donation come to for the chosen network, from the data-* attributes
+// the server rendered on each quantity (price and fee per network in minor units).
+import { formatMoney } from '../../src/site/format.ts';
+import { all, one } from './dom.ts';
+
+export interface FormParts {
+  form: HTMLFormElement;
+  currency: string;
+  steps: HTMLElement[];
+  /** one quantity per ticket type on sale */
+  selects: HTMLSelectElement[];
+  methodRadios: HTMLInputElement[];
+  payPhone: HTMLInputElement | null;
+  buyerPhone: HTMLInputElement | null;
+  donation: HTMLInputElement | null;
+}
+
+export function findFormParts(form: HTMLFormElement): FormParts {
+  return {
+    form,
+    currency: form.dataset.currency || 'UGX',
+    steps: all<HTMLElement>('[data-step]', form),
+    selects: all<HTMLSelectElement>('select[data-qty]', form),
+    methodRadios: all<HTMLInputElement>('input[name="payment_method"]:not([disabled])', form),
+    payPhone: one<HTMLInputElement>('[data-pay-phone]', form),
+    buyerPhone: one<HTMLInputElement>('[data-buyer-phone]', form),
+    donation: one<HTMLInputElement>('[data-donation]', form),
+  };
+}
+
+/** The checked network, else MTN (the prices the page shows before a choice). */
+export function chosenMethod(parts: FormParts): string {
+  const checked = parts.methodRadios.filter((r) => r.checked)[0];
+  return checked ? checked.value : 'momo';
+}
+
+export interface Totals {
+  count: number;
+  subtotal: number;
+  fee: number;
+  donation: number;
+  total: number;
+}
+
+/** The donation field as minor units; anything but digits (after spaces and commas) is 0. */
+function donationMinor(parts: FormParts): number {
+  const raw = parts.donation ? parts.donation.value.replace(/[\s,]/g, '') : '';
+  return /^\d+$/.test(raw) ? Number(raw) : 0;
+}
+
+export function orderTotals(parts: FormParts): Totals {
+  let count = 0;
+  let subtotal = 0;
+  let fee = 0;
+  const feeKey = chosenMethod(parts) === 'airtel' ? 'feeAirtel' : 'feeMomo';
+  parts.selects.forEach((s) => {
+    const n = Number(s.value) || 0;
+    count += n;
+    subtotal += n * Number(s.dataset.price);
+    fee += n * Number(s.dataset[feeKey]);
+  });
+  const donation = donationMinor(parts);
+  return { count, subtotal, fee, donation, total: subtotal + fee + donation };
+}
+
+export function money(parts: FormParts, minor: number): string {
+  return formatMoney(minor, parts.currency);
+}
+
+/** Prices for the chosen network, and the running total under the tickets (read out politely). */
+export function refreshPrices(parts: FormParts): void {
+  const airtel = chosenMethod(parts) === 'airtel';
+  all<HTMLElement>('[data-method-price]', parts.form).forEach((e) => {
+    const text = airtel ? e.dataset.airtel : e.dataset.momo;
+    if (text) e.textContent = text;
+  });
+  const t = orderTotals(parts);
+  all<HTMLElement>('[data-live-total]', parts.form).forEach((e) => {
+    e.textContent = t.count
+      ? t.count + (t.count === 1 ? ' ticket: ' : ' tickets: ') + money(parts, t.total) + ' with fees'
+      : '';
+  });
+}

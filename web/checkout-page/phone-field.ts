@@ -1,0 +1,53 @@
+// The mobile money number and its network, by the server's own rules (orders/contact.ts,
+// site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
+// prefix until the buyer picks one.
+import { networkOf, normalizePhone, type MobileNetwork } from '../../src/orders/contact.ts';
+import { PHONE_MESSAGE, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
+
+/** The network of a typed number; null when it is not a Ugandan mobile number of a known network. */
+function networkOfInput(value: string): MobileNetwork | null {
+  const msisdn = normalizePhone(value);
+  return msisdn ? networkOf(msisdn) : null;
+}
+
+/** What is wrong with paying `method` (null: none chosen yet) from the typed number. */
+export function paymentPhoneProblem(value: string, method: string | null): string | null {
+  const msisdn = normalizePhone(value);
+  if (!msisdn) return PHONE_MESSAGE;
+  return method ? wrongNetworkMessage(msisdn, method) : null;
+}
+
+export interface NetworkGuess {
+  /** a radio is already checked by the buyer's earlier choice */
+  chosen: boolean;
+  /** after the radios were set from the number */
+  onGuess?: (network: MobileNetwork) => void;
+  /** after the buyer picked a radio */
+  onChoose?: () => void;
+}
+
+/**
+ * Checks the radio of the number's network as the buyer types, until the buyer picks a radio
+ * themselves. Returns the guess, for when the page fills the number in.
+ */
+export function guessNetwork(
+  phone: HTMLInputElement,
+  radios: HTMLInputElement[],
+  options: NetworkGuess,
+): () => void {
+  let chosen = options.chosen;
+  radios.forEach((r) =>
+    r.addEventListener('change', () => {
+      chosen = true;
+      if (options.onChoose) options.onChoose();
+    }),
+  );
+  const guess = () => {
+    const network = networkOfInput(phone.value);
+    if (chosen || !network) return;
+    radios.forEach((r) => (r.checked = r.value === network));
+    if (options.onGuess) options.onGuess(network);
+  };
+  phone.addEventListener('input', guess);
+  return guess;
+}

@@ -1,0 +1,103 @@
+// The checks a step passes before the next one shows. The server repeats all of them and more;
+// these only spare the buyer a round trip. Each marks its fields and returns the bad controls.
+import { isEmail, normalizePhone } from '../../src/orders/contact.ts';
+import { PHONE_MESSAGE } from '../../src/site/payment-phone.ts';
+import { all, one } from './dom.ts';
+import { setError, type Control } from './field-errors.ts';
+import { orderTotals, type FormParts } from './form-parts.ts';
+import { paymentPhoneProblem } from './phone-field.ts';
+
+type StepCheck = (parts: FormParts, step: HTMLElement) => HTMLElement[];
+
+/** Sets the control's error and says whether it had one. */
+function mark(control: Control, message: string | null): boolean {
+  setError(control, message);
+  return message !== null;
+}
+
+/** Whole years from the date of birth to the day, both YYYY-MM-DD. */
+function ageOn(dob: string, on: string): number {
+  const b = dob.split('-').map(Number);
+  const o = on.split('-').map(Number);
+  return o[0]! - b[0]! - (o[1]! < b[1]! || (o[1] === b[1] && o[2]! < b[2]!) ? 1 : 0);
+}
+
+function checkTickets(parts: FormParts): HTMLElement[] {
+  const first = parts.selects[0];
+  if (!first) return [];
+  const n = orderTotals(parts).count;
+  const max = Number(parts.form.dataset.maxTickets || 10);
+  const message =
+    n === 0 ? 'Choose at least one ticket' : n > max ? 'Choose at most ' + max + ' tickets' : null;
+  return mark(first, message) ? [first] : [];
+}
+
+function answerProblem(control: Control): string | null {
+  const value = control.value.trim();
+  if (control.dataset.check === 'required') {
+    return value === '' ? (control.dataset.label || 'This answer') + ' is required' : null;
+  }
+  if (control.dataset.check !== 'dob') return null;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'Enter the date of birth';
+  if (ageOn(value, control.dataset.raceDay || value) < Number(control.dataset.minAge || 0))
+    return 'The participant must be at least ' + control.dataset.minAge + ' on race day';
+  return null;
+}
+
+function checkParticipants(_parts: FormParts, step: HTMLElement): HTMLElement[] {
+  return all<Control>('fieldset[data-item] [data-check]', step).filter((c) => mark(c, answerProblem(c)));
+}
+
+function buyerProblem(control: HTMLInputElement): string | null {
+  const value = control.value.trim();
+  let message: string | null = null;
+  if (control.dataset.check === 'required' && !value)
+    message = (control.dataset.label || 'This') + ' is required';
+  if (control.type === 'email' && value && !isEmail(value))
+    message = 'Enter an e-mail address such as name@example.com';
+  if (control.type === 'tel' && !normalizePhone(value)) message = PHONE_MESSAGE;
+  return message;
+}
+
+function checkBuyer(_parts: FormParts, step: HTMLElement): HTMLElement[] {
+  return all<HTMLInputElement>('input', step).filter((c) => mark(c, buyerProblem(c)));
+}
+
+function checkWaiver(_parts: FormParts, step: HTMLElement): HTMLElement[] {
+  const box = one<HTMLInputElement>('input[type=checkbox]', step);
+  return box && mark(box, box.checked ? null : 'Accept the waiver to continue') ? [box] : [];
+}
+
+function checkDonation(parts: FormParts): HTMLElement[] {
+  const donation = parts.donation;
+  if (!donation) return [];
+  const raw = donation.value.replace(/[\s,]/g, '');
+  const ok = raw === '' || /^\d+$/.test(raw);
+  return mark(donation, ok ? null : 'Enter a whole number of UGX, such as 5000') ? [donation] : [];
+}
+
+function checkPayment(parts: FormParts): HTMLElement[] {
+  const { methodRadios, payPhone } = parts;
+  if (!payPhone) return [];
+  const bad: HTMLElement[] = [];
+  const chosen = methodRadios.filter((r) => r.checked)[0];
+  const first = methodRadios[0];
+  if (first && mark(first, chosen ? null : 'Choose how to pay')) bad.push(first);
+  if (mark(payPhone, paymentPhoneProblem(payPhone.value, chosen ? chosen.value : null))) bad.push(payPhone);
+  return bad;
+}
+
+const CHECKS: Record<string, StepCheck> = {
+  tickets: checkTickets,
+  participants: checkParticipants,
+  buyer: checkBuyer,
+  waiver: checkWaiver,
+  donation: checkDonation,
+  payment: checkPayment,
+};
+
+/** Checks one step; returns its first bad control, for focus. */
+export function checkStep(parts: FormParts, step: HTMLElement): HTMLElement | null {
+  const check = CHECKS[step.dataset.step || ''];
+  return (check ? check(parts, step) : [])[0] || null;
+}
