@@ -105,6 +105,11 @@ function requestClientStatements(db: Db) {
   const query = () =>
     joinOrganization(db.select(requestClientColumns).from(apiClients).$dynamic(), apiClients.organizationId);
   return {
+    client: db
+      .select()
+      .from(apiClients)
+      .where(eq(apiClients.id, sql.placeholder('id')))
+      .prepare('api_client_by_id'),
     byId: query()
       .where(eq(apiClients.id, sql.placeholder('id')))
       .prepare('request_client_by_id'),
@@ -121,12 +126,23 @@ const statementsByDb = new WeakMap<Db, ReturnType<typeof requestClientStatements
  * along so cached event pages can be checked without a second query. Built once per database
  * (a prepared query), since it runs on every request.
  */
+function statementsOf(db: Db) {
+  let statements = statementsByDb.get(db);
+  if (!statements) statementsByDb.set(db, (statements = requestClientStatements(db)));
+  return statements;
+}
+
+/** The client a token is asked for, as findApiClient reads it, as a prepared query (one round trip). */
+export async function findClientForToken(db: Db, clientId: string): Promise<ApiClientRow | undefined> {
+  const [row] = await statementsOf(db).client.execute({ id: clientId });
+  return row;
+}
+
 export async function findRequestClient(
   db: Db,
   by: { clientId: string } | { publishableKey: string },
 ): Promise<RequestClient | undefined> {
-  let statements = statementsByDb.get(db);
-  if (!statements) statementsByDb.set(db, (statements = requestClientStatements(db)));
+  const statements = statementsOf(db);
   const [row] =
     'clientId' in by
       ? await statements.byId.execute({ id: by.clientId })

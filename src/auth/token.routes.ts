@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { matchesHash, sha256Hex } from '../platform/crypto.ts';
 import { sendOAuthError, type Host } from '../platform/http.ts';
 import { rateLimitHeaders } from '../platform/rate-limit.ts';
-import { findApiClient } from './clients.ts';
+import { findClientForToken } from './clients.ts';
 import { ALL_SCOPES, isScope, type Scope } from './scopes.ts';
 import { mintAccessToken } from './tokens.ts';
 
@@ -165,7 +165,9 @@ async function issueToken(ctx: AppContext, request: FastifyRequest, reply: Fasti
     throw invalidRequest('Both client_id and client_secret are required.');
   }
   // Only a client id of the form we issue is looked up; anything else (a NUL, odd text) is unknown.
-  const client = CLIENT_ID_FORM.test(clientId) ? await findApiClient(ctx.database.db, clientId) : undefined;
+  const client = CLIENT_ID_FORM.test(clientId)
+    ? await findClientForToken(ctx.database.db, clientId)
+    : undefined;
   const secretOk = matchesHash(clientSecret, client?.secretHash ?? DUMMY_SECRET_HASH);
   if (!client || !secretOk || client.revokedAt) throw clientFailure();
 

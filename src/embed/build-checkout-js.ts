@@ -31,18 +31,23 @@ export function checkoutJsPaths(root = projectRoot()) {
   };
 }
 
+/** How both browser scripts (checkout.js and the hosted page's) are built: one minified IIFE. */
+export const BROWSER_SCRIPT_BUILD = {
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  target: 'es2017',
+  charset: 'utf8',
+  legalComments: 'none',
+} as const;
+
 /** Bundles and minifies the script; the result still holds the two origin placeholders. */
 export async function bundleCheckoutJs(root = projectRoot()): Promise<string> {
   // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     entryPoints: [checkoutJsPaths(root).entry],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: 'es2017',
-    charset: 'utf8',
-    legalComments: 'none',
+    ...BROWSER_SCRIPT_BUILD,
     write: false,
     logLevel: 'silent',
     banner: { js: `/* ServiceCheckout checkout.js ${CHECKOUT_JS_VERSION} */` },

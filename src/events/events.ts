@@ -29,7 +29,7 @@ export function remainingOf(tt: Pick<TicketTypeRow, 'capacity' | 'paidCount' | '
 // Admin writes and reads
 
 /**
- * What createEvent takes: the admin body with its questions filled in (events.admin.ts), also
+ * What createEvent takes: the admin body with its questions filled in (admin/events/), also
  * built by the demo seed and tests, so a domain input rather than a wire type.
  */
 export interface TicketTypeInput {

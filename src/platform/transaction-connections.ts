@@ -2,8 +2,8 @@
 // each, handed to one transaction at a time, first come first served, through Drizzle's own
 // transaction(). A client carries nothing but its transaction's statements, so BEGIN never
 // shares a connection with other requests' statements (porsager/postgres#1189), and a client
-// whose connection was lost is replaced rather than reconnected (docs/decisions.md "Transaction
-// connections").
+// whose connection was lost is replaced rather than reconnected (docs/decisions.md "Transactions
+// on PostgreSQL run on clients of their own").
 import { connect, type Socket } from 'node:net';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { projectRoot } from '../embed/build-checkout-js.ts';
+import { BROWSER_SCRIPT_BUILD, projectRoot } from '../embed/build-checkout-js.ts';
 
 export interface CheckoutPageBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
@@ -35,12 +35,7 @@ export async function bundleCheckoutPage(root = projectRoot()): Promise<Checkout
     entryPoints: [paths.entry],
     absWorkingDir: root,
     outfile: paths.code,
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: 'es2017',
-    charset: 'utf8',
-    legalComments: 'none',
+    ...BROWSER_SCRIPT_BUILD,
     sourcemap: 'external',
     metafile: true,
     write: false,

@@ -92,3 +92,18 @@ export function errorSummary(items: ErrorSummaryItem[], code?: string): Html {
     </ul>
   </div>`;
 }
+
+/** Card among the payment methods, shown but not selectable (SPEC.md: not yet available). */
+export function cardNotYetAvailable(boxId: string): Html {
+  return html`<div class="check disabled">
+    <input
+      type="radio"
+      id="${boxId}-card"
+      name="payment_method"
+      value="card"
+      disabled
+      aria-describedby="card-note"
+    />
+    <label for="${boxId}-card">Card <span id="card-note">(not yet available)</span></label>
+  </div>`;
+}

@@ -9,7 +9,7 @@ import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, methodName } from '../format.ts';
 import { attr, html, type Html } from '../html.ts';
-import { controlAria, errorNote, errorSummary, textField } from './fields.ts';
+import { cardNotYetAvailable, controlAria, errorNote, errorSummary, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors, hostOf } from './page-parts.ts';
 
@@ -124,17 +124,7 @@ function retryForm(view: WaitView, heading: string): Html {
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>Network</legend>
       ${errorNote(boxId, methodError)} ${radio('momo', true)} ${radio('airtel', false)}
-      <div class="check disabled">
-        <input
-          type="radio"
-          id="${boxId}-card"
-          name="payment_method"
-          value="card"
-          disabled
-          aria-describedby="card-note"
-        />
-        <label for="${boxId}-card">Card <span id="card-note">(not yet available)</span></label>
-      </div>
+      ${cardNotYetAvailable(boxId)}
     </fieldset>
     ${textField({
       id: fieldId('payment_phone'),

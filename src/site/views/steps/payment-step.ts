@@ -4,7 +4,7 @@ import type { PaymentMethod } from '../../../events/fees.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { METHOD_NAMES } from '../../format.ts';
 import { attr, html, type Html } from '../../html.ts';
-import { controlAria, errorNote, textField } from '../fields.ts';
+import { cardNotYetAvailable, controlAria, errorNote, textField } from '../fields.ts';
 
 export function paymentStep(values: FormValues, errors: Map<string, string>, ticketSubtotal: number): Html {
   const methodError = errors.get('payment_method');
@@ -26,17 +26,7 @@ export function paymentStep(values: FormValues, errors: Map<string, string>, tic
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>How would you like to pay?</legend>
       ${errorNote(boxId, methodError)} ${radio('momo', true)} ${radio('airtel', false)}
-      <div class="check disabled">
-        <input
-          type="radio"
-          id="${boxId}-card"
-          name="payment_method"
-          value="card"
-          disabled
-          aria-describedby="card-note"
-        />
-        <label for="${boxId}-card">Card <span id="card-note">(not yet available)</span></label>
-      </div>
+      ${cardNotYetAvailable(boxId)}
       <p class="hint" data-guess aria-live="polite"></p>
     </fieldset>
     ${textField({
