@@ -1,5 +1,6 @@
 // Form field markup shared by the checkout pages: label, hint and error tied to the control with
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
+import type { PaymentMethod } from '../../events/fees.ts';
 import { attr, html, type Html } from '../html.ts';
 
 export interface FieldErrors {
@@ -105,5 +106,28 @@ export function cardNotYetAvailable(boxId: string): Html {
       aria-describedby="card-note"
     />
     <label for="${boxId}-card">Card <span id="card-note">(not yet available)</span></label>
+  </div>`;
+}
+
+/** One payment method's radio in the method fieldset `boxId`; the first one carries the box's id. */
+export function methodRadio(options: {
+  boxId: string;
+  method: PaymentMethod;
+  first: boolean;
+  checked: boolean;
+  error: string | undefined;
+  label: Html | string;
+}): Html {
+  const { boxId, method, first, checked, error, label } = options;
+  const id = first ? boxId : `${boxId}-${method}`;
+  return html`<div class="check">
+    <input
+      type="radio"
+      id="${id}"
+      name="payment_method"
+      value="${method}"
+      ${attr('checked', checked)}${controlAria(boxId, null, error)}
+    />
+    <label for="${id}">${label}</label>
   </div>`;
 }

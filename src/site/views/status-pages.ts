@@ -9,7 +9,7 @@ import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, methodName } from '../format.ts';
 import { attr, html, type Html } from '../html.ts';
-import { cardNotYetAvailable, controlAria, errorNote, errorSummary, textField } from './fields.ts';
+import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors, hostOf } from './page-parts.ts';
 
@@ -105,19 +105,15 @@ function retryForm(view: WaitView, heading: string): Html {
     view.retry?.phone ?? (attempt ? `0${attempt.msisdn.slice(3)}` : `0${order.buyerPhone.slice(3)}`);
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
-  const radio = (m: PaymentMethod, first: boolean) => {
-    const id = first ? boxId : `${boxId}-${m}`;
-    return html`<div class="check">
-      <input
-        type="radio"
-        id="${id}"
-        name="payment_method"
-        value="${m}"
-        ${attr('checked', method === m)}${controlAria(boxId, null, methodError)}
-      />
-      <label for="${id}">${METHOD_NAMES[m]}: ${formatMoney(totals[m], order.currency)}</label>
-    </div>`;
-  };
+  const radio = (m: PaymentMethod, first: boolean) =>
+    methodRadio({
+      boxId,
+      method: m,
+      first,
+      checked: method === m,
+      error: methodError,
+      label: html`${METHOD_NAMES[m]}: ${formatMoney(totals[m], order.currency)}`,
+    });
   return html`<form method="post" action="${checkoutPath(session.id, '/retry')}" novalidate data-once>
     ${errorSummary(summary, view.errorCode)}
     <h3>${heading}</h3>

@@ -3,25 +3,21 @@
 import type { PaymentMethod } from '../../../events/fees.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { METHOD_NAMES } from '../../format.ts';
-import { attr, html, type Html } from '../../html.ts';
-import { cardNotYetAvailable, controlAria, errorNote, textField } from '../fields.ts';
+import { html, type Html } from '../../html.ts';
+import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
 
 export function paymentStep(values: FormValues, errors: Map<string, string>, ticketSubtotal: number): Html {
   const methodError = errors.get('payment_method');
   const boxId = fieldId('payment_method');
-  const radio = (method: PaymentMethod, first: boolean) => {
-    const id = first ? boxId : `${boxId}-${method}`;
-    return html`<div class="check">
-      <input
-        type="radio"
-        id="${id}"
-        name="payment_method"
-        value="${method}"
-        ${attr('checked', values.payment_method === method)}${controlAria(boxId, null, methodError)}
-      />
-      <label for="${id}">${METHOD_NAMES[method]}</label>
-    </div>`;
-  };
+  const radio = (method: PaymentMethod, first: boolean) =>
+    methodRadio({
+      boxId,
+      method,
+      first,
+      checked: values.payment_method === method,
+      error: methodError,
+      label: html`${METHOD_NAMES[method]}`,
+    });
   return html`${ticketSubtotal === 0 ? html`<p class="hint" data-nojs>Only needed if you add a donation.</p>` : ''}
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>How would you like to pay?</legend>
