@@ -2,7 +2,7 @@
 // any statement), and the calendar arithmetic they use.
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/events.ts';
 import { type FieldError, validationError } from '../platform/errors.ts';
-import { LONE_SURROGATE } from '../platform/http.ts';
+import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
 import { isEmail, normalizePhone } from './contact.ts';
 import type { CreateOrderInput } from './order-in.ts';
 
