@@ -3,7 +3,7 @@
 // change is one conditional UPDATE on the ticket type row inside the order's transaction (never
 // read-then-write), rows are always touched in id order so concurrent orders cannot deadlock,
 // and a CHECK constraint backs it up.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { ticketTypes } from './events.schema.ts';
 import { violates, type Executor } from '../platform/db.ts';
 
@@ -43,10 +43,13 @@ export async function countTickets(
   ticketTypeId: string,
   counts: { held: number; paid: number },
 ): Promise<void> {
-  await db.execute(
-    sql`UPDATE ${ticketTypes} SET held_count = held_count + ${counts.held},
-          paid_count = paid_count + ${counts.paid} WHERE id = ${ticketTypeId}`,
-  );
+  await db.execute(ticketCountUpdate(ticketTypeId, counts));
+}
+
+/** The statement countTickets runs, for a caller that sends it with other writes. */
+export function ticketCountUpdate(ticketTypeId: string, counts: { held: number; paid: number }): SQL {
+  return sql`UPDATE ${ticketTypes} SET held_count = held_count + ${counts.held},
+    paid_count = paid_count + ${counts.paid} WHERE id = ${ticketTypeId}`;
 }
 
 /** True when `error` is the capacity CHECK refusing countTickets (SQLSTATE 23514). */

@@ -1,8 +1,8 @@
 // Orders written in batches. An order whose tickets are counted last (createPlannedOrder) and
 // that needs nothing read inside its transaction waits on no statement, so the orders planned in
-// the same turn of the event loop can share one transaction: one BEGIN and one COMMIT (one WAL
-// flush), and one update per ticket type, so that a ticket type row every buyer of a flash sale
-// contends for is locked and committed once for the whole batch instead of once per buyer.
+// the same turn of the event loop for the same ticket types are written together: one commit (one
+// WAL flush), and one update per ticket type, so that a ticket type row every buyer of a flash
+// sale contends for is locked and committed once for the whole batch instead of once per buyer.
 //
 // A batch is all or nothing. When it wants more tickets than are left (as the capacity CHECK
 // says, or as its orders' own reads of the event already showed), it is written again with the
@@ -13,25 +13,31 @@
 // When a batch fails for any other reason, each order is written again in a transaction of its
 // own, so that a failure fails only its own order. A batch whose connection was lost may have
 // committed: its orders fail as a lone order's would, and none is written twice.
+import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { connectionGone, type Tx } from '../platform/db.ts';
+import { asOneStatement, connectionGone, type Tx } from '../platform/db.ts';
 import { countsOf, soldOut } from './create-order.ts';
 import type { OrderPlan } from './plan-order.ts';
-import { writeOrders, type CreatedOrder } from './write-orders.ts';
-import { capacityRefusal, countTickets, isCapacityRefusal, lockTicketTypes } from '../events/inventory.ts';
+import { orderWrites, type OrderRows } from './write-orders.ts';
+import {
+  capacityRefusal,
+  isCapacityRefusal,
+  lockTicketTypes,
+  ticketCountUpdate,
+} from '../events/inventory.ts';
 
-/** at most this many orders in one transaction */
+/** at most this many orders in one batch */
 export const BATCH_LIMIT = 50;
 
 interface Waiting {
   plan: OrderPlan;
-  resolve: (created: CreatedOrder) => void;
+  resolve: (created: OrderRows) => void;
   reject: (error: unknown) => void;
 }
 
-/** The orders of one transaction, their tickets summed per ticket type and counted last, in id order. */
-function writeBatch(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
-  const created = writeOrders(ctx, tx, plans);
+/** The writes of a batch's orders, then their tickets summed per ticket type and counted, in id order. */
+function batchWrites(ctx: AppContext, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
+  const { created, writes } = orderWrites(ctx, plans);
   const counts = new Map<string, { held: number; paid: number }>();
   for (const plan of plans) {
     for (const [id, n] of plan.quantities) {
@@ -43,9 +49,17 @@ function writeBatch(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
   // in id order, as every writer of ticket types takes their rows, so that batches never deadlock
   const counted = [...counts]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([id, sum]) => countTickets(tx, id, sum));
-  return { value: created, writes: [...created.map((c) => c.written), ...counted] };
+    .map(([id, sum]) => ticketCountUpdate(id, sum));
+  return { created, writes: [...writes, ...counted] };
 }
+
+/** Sends writes on a transaction in the order given, waiting between none of them. */
+async function sendAll(tx: Tx, writes: SQL[]): Promise<void> {
+  await Promise.all(writes.map((write) => tx.execute(write)));
+}
+
+/** The ticket types an order takes tickets of, as one key: the orders of a batch share it. */
+const ticketTypesKey = (plan: OrderPlan) => [...plan.quantities.keys()].join(' ');
 
 /** The orders want more of a ticket type than the latest of their reads showed left. */
 function overflows(plans: OrderPlan[]): boolean {
@@ -66,7 +80,7 @@ function overflows(plans: OrderPlan[]): boolean {
  * The orders of one transaction with the ticket type rows locked first: those that fit, in the
  * order they came, are written and counted; each of the rest gets its refusal instead.
  */
-async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
+async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Promise<Array<OrderRows | Error>> {
   const ids = [...new Set(plans.flatMap((plan) => [...plan.quantities.keys()]))].sort();
   const rows = new Map((await lockTicketTypes(tx, ids)).map((row) => [row.id, row]));
   const room = new Map(
@@ -87,9 +101,23 @@ async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]) {
     // a hold that lapsed but is not swept yet frees seats: the order's own run will see
     return (rows.get(id)?.heldCount ?? 0) === 0 ? soldOut(plan, id, n) : capacityRefusal(id);
   });
-  const { value, writes } = writeBatch(ctx, tx, fitting);
-  const outcomes = refusals.map((refusal) => refusal ?? value.shift()!);
-  return { value: outcomes, writes };
+  const { created, writes } = batchWrites(ctx, fitting);
+  await sendAll(tx, writes);
+  return refusals.map((refusal) => refusal ?? created.shift()!);
+}
+
+/**
+ * The orders of a batch, all taking tickets of the same ticket types, written and counted. Of one
+ * ticket type: in one statement, so that the lock on its row, which every buyer of a flash sale
+ * contends for, is held for no round trip. Of several: in a transaction, since the updates of one
+ * statement take their rows in no set order, and batches taking them in different orders could
+ * deadlock.
+ */
+async function writeBatch(ctx: AppContext, plans: OrderPlan[]): Promise<OrderRows[]> {
+  const { created, writes } = batchWrites(ctx, plans);
+  if (plans[0]!.quantities.size === 1) await ctx.database.write(asOneStatement(writes));
+  else await ctx.database.transaction((tx) => sendAll(tx, writes));
+  return created;
 }
 
 class OrderBatches {
@@ -100,7 +128,7 @@ class OrderBatches {
     this.#ctx = ctx;
   }
 
-  write(plan: OrderPlan): Promise<CreatedOrder> {
+  write(plan: OrderPlan): Promise<OrderRows> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ plan, resolve, reject });
       if (this.#waiting.length === 1) setImmediate(() => this.#flush());
@@ -108,21 +136,25 @@ class OrderBatches {
   }
 
   #flush(): void {
-    const waiting = this.#waiting;
+    const byTicketTypes = new Map<string, Waiting[]>();
+    for (const w of this.#waiting) {
+      const key = ticketTypesKey(w.plan);
+      const group = byTicketTypes.get(key);
+      if (group) group.push(w);
+      else byTicketTypes.set(key, [w]);
+    }
     this.#waiting = [];
-    for (let i = 0; i < waiting.length; i += BATCH_LIMIT) void this.#run(waiting.slice(i, i + BATCH_LIMIT));
+    for (const waiting of byTicketTypes.values()) {
+      for (let i = 0; i < waiting.length; i += BATCH_LIMIT) void this.#run(waiting.slice(i, i + BATCH_LIMIT));
+    }
   }
 
   async #run(batch: Waiting[], locked = overflows(batch.map((w) => w.plan))): Promise<void> {
     const plans = batch.map((w) => w.plan);
     try {
-      const outcomes: Array<CreatedOrder | Error> = await this.#ctx.database.transaction(async (tx) => {
-        const { value, writes } = locked
-          ? await writeLocked(this.#ctx, tx, plans)
-          : writeBatch(this.#ctx, tx, plans);
-        await Promise.all(writes);
-        return value;
-      });
+      const outcomes: Array<OrderRows | Error> = locked
+        ? await this.#ctx.database.transaction((tx) => writeLocked(this.#ctx, tx, plans))
+        : await writeBatch(this.#ctx, plans);
       batch.forEach((w, i) => {
         const outcome = outcomes[i]!;
         if (outcome instanceof Error) w.reject(outcome);
@@ -146,7 +178,7 @@ const batchesByContext = new WeakMap<AppContext, OrderBatches>();
  * nothing read in its transaction (no session, no Idempotency-Key), in a batch with the orders
  * planned in the same turn of the event loop. Fails as createPlannedOrder's transaction would.
  */
-export function writeOrderInBatch(ctx: AppContext, plan: OrderPlan): Promise<CreatedOrder> {
+export function writeOrderInBatch(ctx: AppContext, plan: OrderPlan): Promise<OrderRows> {
   if (!plan.countLast || plan.options.session) {
     throw new Error('writeOrderInBatch: only orders counted last, without a session');
   }

@@ -2,7 +2,7 @@
 // asks the pure state machine, and moves inventory in the same transaction.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
-import { writeOutboxEvents } from '../webhooks/outbox.ts';
+import { writeOutboxEvents, type OutboxEvent } from '../webhooks/outbox.ts';
 import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from '../events/inventory.ts';
 import { loadOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
@@ -107,23 +107,17 @@ export async function recordOrderPaid(
   data: OrderOut,
   now: Date,
 ): Promise<void> {
-  await recordOrdersPaid(db, [{ order, data, now }]);
+  await writeOutboxEvents(db, orderPaidEvents([{ order, data, now }]));
 }
 
-/** recordOrderPaid for many orders: one statement for all their outbox rows. */
-export async function recordOrdersPaid(
-  db: Executor,
-  paid: Array<{ order: OrderRow; data: OrderOut; now: Date }>,
-): Promise<void> {
-  await writeOutboxEvents(
-    db,
-    paid.map(({ order, data, now }) => ({
-      organizationId: order.organizationId,
-      type: 'order.paid',
-      data,
-      at: now,
-    })),
-  );
+/** The outbox rows recordOrderPaid writes, for orders written paid at once (write-orders.ts). */
+export function orderPaidEvents(paid: Array<{ order: OrderRow; data: OrderOut; now: Date }>): OutboxEvent[] {
+  return paid.map(({ order, data, now }) => ({
+    organizationId: order.organizationId,
+    type: 'order.paid',
+    data,
+    at: now,
+  }));
 }
 
 /**

@@ -13,7 +13,7 @@ import { bodyEventOf, readBodyEvent, readEventOnSale } from '../events/events-on
 import type { EventWithTickets } from '../events/events.ts';
 import { createOrder, createPlannedOrder, runOrderTransaction } from './create-order.ts';
 import { planOrder } from './plan-order.ts';
-import type { CreatedOrder } from './write-orders.ts';
+import type { OrderRows } from './write-orders.ts';
 import { writeOrderInBatch } from './order-batches.ts';
 import { filterProblems, findOrder, listOrders, type OrderListFilters } from './list-orders.ts';
 import { OrderIn } from './order-in.ts';
@@ -64,7 +64,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         input: request.body,
         found,
       };
-      const created201 = (created: CreatedOrder) =>
+      const created201 = (created: OrderRows) =>
         envelope(201, CREATED_MESSAGE, toOrderOut(created.order, created.registrations));
       const result = await runOrderTransaction(async (takeFirst) => {
         // Without an Idempotency-Key nothing is read in the transaction: an order whose tickets

@@ -1,11 +1,13 @@
 // Writing planned orders: their rows, their registrations and what follows from them (the
 // order.paid outbox row of a free order, the hold-expiry job of a pending one).
+import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { insertRows, type Tx } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
-import { enqueueJobs } from '../platform/jobs.ts';
+import { jobsInsert } from '../platform/jobs.ts';
+import { outboxInsert } from '../webhooks/outbox.ts';
 import { normalizePhone } from './contact.ts';
-import { recordOrdersPaid } from './order-lifecycle.ts';
+import { orderPaidEvents } from './order-lifecycle.ts';
 import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';
 import { transition } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
@@ -14,72 +16,77 @@ import type { OrderPlan } from './plan-order.ts';
 export const HOLD_EXPIRY_JOB = 'order.expire_hold';
 const ORDER_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
 
-/** A new order as written, with the writes still on their way (see IdempotentWork.written). */
-export interface CreatedOrder {
+/** A new order's rows. */
+export interface OrderRows {
   order: OrderRow;
   registrations: RegistrationRow[];
+}
+
+/** A new order as written, with the writes still on their way (see IdempotentWork.written). */
+export interface CreatedOrder extends OrderRows {
   written: Promise<unknown>;
 }
 
 /**
- * Writes planned orders, their registrations and what follows from them, waiting on no statement;
- * their tickets are counted (or taken) by the caller. However many orders, the rows of each table
- * go out in one statement of fixed text (a JSON array of rows), prepared once per connection.
+ * Writes planned orders, their registrations and what follows from them, waiting on no statement
+ * (statements on one connection run in the order sent); their tickets are counted (or taken) by
+ * the caller.
  */
 export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): CreatedOrder[] {
-  if (plans.length === 0) return [];
-  const created = plans.map((plan) => orderRows(ctx, plan));
-  // Everything the orders write goes out together (one round trip; statements on one connection
-  // run in the order sent, so the registrations follow their orders). A free order is written
-  // paid, as confirmOrderPaid (order-lifecycle.ts) leaves a paid order: registrations confirmed,
-  // then recordOrdersPaid's order.paid outbox row, shared by both (test/orders/create-order.test.ts
-  // compares a free order with its webhook). A pending order gets its hold-expiry job.
-  const paid = created.filter((c) => c.order.status === 'paid');
-  const pending = created.filter((c) => c.order.status === 'pending');
-  const writes = [
-    ctx.database.rows(
-      insertRows(
-        orders,
-        created.map((c) => orderInsertRow(c.order)),
-      ),
-      tx,
-    ),
-    ctx.database.rows(
-      insertRows(
-        registrations,
-        created.flatMap((c) => c.registrations.map(registrationInsertRow)),
-      ),
-      tx,
-    ),
-    paid.length > 0
-      ? recordOrdersPaid(
-          tx,
-          paid.map((c) => ({
-            order: c.order,
-            data: toOrderOut(c.order, c.registrations),
-            now: c.order.paidAt!,
-          })),
-        )
-      : undefined,
-    pending.length > 0
-      ? enqueueJobs(
-          tx,
-          pending.map((c) => ({
-            kind: HOLD_EXPIRY_JOB,
-            payload: { order_id: c.order.id },
-            runAt: c.order.holdExpiresAt!,
-            dedupeKey: `hold:${c.order.id}`,
-          })),
-        )
-      : undefined,
-  ];
-  const written = Promise.all(writes);
+  const { created, writes } = orderWrites(ctx, plans);
+  const written = Promise.all(writes.map((write) => tx.execute(write)));
   written.catch(() => {}); // whoever commits awaits them
   return created.map((c) => ({ ...c, written }));
 }
 
+/**
+ * Planned orders' rows and the statements that write them, their registrations and what follows
+ * from them, in the order they must run. However many orders, the rows of each table go out in
+ * one statement of fixed text (a JSON array of rows), prepared once per connection.
+ */
+export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
+  if (plans.length === 0) return { created: [], writes: [] };
+  const created = plans.map((plan) => orderRows(ctx, plan));
+  // A free order is written paid, as confirmOrderPaid (order-lifecycle.ts) leaves a paid order:
+  // registrations confirmed, and the same order.paid outbox row (test/orders/create-order.test.ts
+  // compares a free order with its webhook). A pending order gets its hold-expiry job.
+  const paid = created.filter((c) => c.order.status === 'paid');
+  const pending = created.filter((c) => c.order.status === 'pending');
+  const writes = [
+    insertRows(
+      orders,
+      created.map((c) => orderInsertRow(c.order)),
+    ),
+    insertRows(
+      registrations,
+      created.flatMap((c) => c.registrations.map(registrationInsertRow)),
+    ),
+  ];
+  if (paid.length > 0) {
+    const data = paid.map((c) => ({
+      order: c.order,
+      data: toOrderOut(c.order, c.registrations),
+      now: c.order.paidAt!,
+    }));
+    writes.push(outboxInsert(orderPaidEvents(data)));
+  }
+  if (pending.length > 0) {
+    writes.push(
+      jobsInsert(
+        pending.map((c) => ({
+          kind: HOLD_EXPIRY_JOB,
+          payload: { order_id: c.order.id },
+          runAt: c.order.holdExpiresAt!,
+          dedupeKey: `hold:${c.order.id}`,
+        })),
+      ),
+    );
+  }
+  return { created, writes };
+}
+
 /** A planned order's rows, as writeOrders writes them. */
-function orderRows(ctx: AppContext, plan: OrderPlan): { order: OrderRow; registrations: RegistrationRow[] } {
+function orderRows(ctx: AppContext, plan: OrderPlan): OrderRows {
   const { options, found, now, lines, subtotal, lacesFee, donation, total, free } = plan;
   const { input, session } = options;
   const { event } = found;

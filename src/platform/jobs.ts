@@ -3,7 +3,7 @@
 // a row is worked by one process at a time, and a process that dies mid-job only delays it until
 // its lease runs out. Time comes from the service clock so tests can move it.
 import { hostname } from 'node:os';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { insertRows, type Database, type Executor, type Tx } from './db.ts';
@@ -56,6 +56,11 @@ export async function enqueueJob(db: Executor, options: EnqueueOptions): Promise
  */
 export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise<void> {
   if (list.length === 0) return;
+  await db.execute(jobsInsert(list));
+}
+
+/** The statement enqueueJobs runs (`list` not empty), for a caller that sends it with other writes. */
+export function jobsInsert(list: EnqueueOptions[]): SQL {
   const rows = list.map((options) => ({
     kind: options.kind,
     payload: options.payload ?? {},
@@ -63,13 +68,11 @@ export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise
     dedupe_key: options.dedupeKey ?? null,
     max_attempts: options.maxAttempts ?? 10,
   }));
-  await db.execute(
-    insertRows(
-      jobs,
-      rows,
-      sql`ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
-        DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload`,
-    ),
+  return insertRows(
+    jobs,
+    rows,
+    sql`ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
+      DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload`,
   );
 }
 

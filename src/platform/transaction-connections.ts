@@ -1,6 +1,6 @@
 // The connections transactions run on (PostgreSQL): one postgres.js client of one connection
-// each, handed to one transaction at a time, first come first served, through Drizzle's own
-// transaction(). A client carries nothing but its transaction's statements, so BEGIN never
+// each, handed to one transaction at a time (through Drizzle's own transaction()), or to one
+// statement that is a transaction by itself, first come first served. A client carries nothing but its transaction's statements, so BEGIN never
 // shares a connection with other requests' statements (porsager/postgres#1189), and a client
 // whose connection was lost is replaced rather than reconnected (docs/decisions.md "Transactions
 // on PostgreSQL run on clients of their own").
@@ -84,10 +84,22 @@ export class TransactionConnections {
   }
 
   /** Runs `body` in a transaction on a connection of its own. */
-  async run<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+  run<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#on((connection) => connection.db.transaction(body as (tx: unknown) => Promise<T>));
+  }
+
+  /** Runs one statement (a transaction by itself) on a connection of its own, prepared. */
+  statement<T>(text: string, params: unknown[]): Promise<T[]> {
+    return this.#on(
+      async (connection) =>
+        (await connection.client.unsafe(text, params as never[], { prepare: true })) as unknown as T[],
+    );
+  }
+
+  async #on<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
     const connection = await this.#take();
     try {
-      return await connection.db.transaction(body as (tx: unknown) => Promise<T>);
+      return await work(connection);
     } finally {
       this.#give(connection);
     }

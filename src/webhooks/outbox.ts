@@ -1,5 +1,6 @@
 // The transactional outbox as other modules write to it: each event in the transaction that
 // caused it, delivered to the organization's endpoints later (webhook-deliveries.ts).
+import type { SQL } from 'drizzle-orm';
 import { insertRows, type Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import { outboxEvents } from './webhooks.schema.ts';
@@ -15,16 +16,19 @@ export interface OutboxEvent {
 
 /** Writes events to the outbox in one statement. */
 export async function writeOutboxEvents(db: Executor, events: OutboxEvent[]): Promise<void> {
-  await db.execute(
-    insertRows(
-      outboxEvents,
-      events.map(({ organizationId, type, data, at }) => ({
-        id: newId('msg'),
-        organization_id: organizationId,
-        type,
-        payload: { type, timestamp: at.toISOString(), data },
-        created_at: at.toISOString(),
-      })),
-    ),
+  await db.execute(outboxInsert(events));
+}
+
+/** The statement writeOutboxEvents runs, for a caller that sends it with other writes. */
+export function outboxInsert(events: OutboxEvent[]): SQL {
+  return insertRows(
+    outboxEvents,
+    events.map(({ organizationId, type, data, at }) => ({
+      id: newId('msg'),
+      organization_id: organizationId,
+      type,
+      payload: { type, timestamp: at.toISOString(), data },
+      created_at: at.toISOString(),
+    })),
   );
 }

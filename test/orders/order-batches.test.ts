@@ -1,5 +1,6 @@
 // Orders written in batches (src/orders/order-batches.ts): orders planned in the same turn of the
-// event loop share one transaction and one update per ticket type; a batch wanting more tickets
+// event loop for the same ticket types share one statement (one ticket type) or one transaction
+// (several), and one update per ticket type; a batch wanting more tickets
 // than are left is written with the ticket type rows locked first, so that the orders that fit are
 // created together and each of the rest gets its own refusal.
 import { after, before, describe, test } from 'node:test';
@@ -51,23 +52,48 @@ async function eventWith(ticketTypes: Array<{ price_minor: number; capacity: num
   return { eventId: event.id, tts: await ticketTypeIds(h, event.id) };
 }
 
-/** Plans of one-ticket orders from one read of the event (all counted last while it showed room). */
-async function plans(eventId: string, tickets: string[]): Promise<OrderPlan[]> {
+/**
+ * Plans of orders from one read of the event (all counted last while it showed room): one ticket
+ * of each ticket type named, one order per entry.
+ */
+async function plans(eventId: string, orders: Array<string | string[]>): Promise<OrderPlan[]> {
   const ctx = h.service.ctx;
   const found = await readEventOnSale(h, partner, eventId);
-  return tickets.map((tt, i) =>
+  return orders.map((tickets, i) =>
     planOrder(ctx, {
       organizationId: partner.organizationId,
       apiClientId: partner.clientId,
       session: null,
       input: {
         event_id: eventId,
-        items: [{ ticket_type_id: tt, participant_name: `Runner ${i}` }],
+        items: [tickets]
+          .flat()
+          .map((tt, j) => ({ ticket_type_id: tt, participant_name: `Runner ${i}.${j}` })),
         buyer: BUYER,
       },
       found,
     }),
   );
+}
+
+/** Counts the one-statement writes and the transactions of ctx.database while `work` runs. */
+async function countingWrites<T>(work: () => Promise<T>) {
+  const database = h.service.ctx.database;
+  const { write, transaction } = database;
+  const seen = { statements: 0, transactions: 0 };
+  database.write = (query) => {
+    seen.statements++;
+    return write(query);
+  };
+  database.transaction = (body) => {
+    seen.transactions++;
+    return transaction(body);
+  };
+  try {
+    return { value: await work(), ...seen };
+  } finally {
+    Object.assign(database, { write, transaction });
+  }
 }
 
 /** A parenthesised SQL list of ids (made by the service: no quoting needed). */
@@ -83,23 +109,53 @@ async function writtenBy(orderIds: string[]): Promise<string[]> {
 }
 
 describe('orders written in batches', () => {
-  test('orders planned in the same turn share one transaction, and their tickets are all counted', async () => {
+  test('orders of one ticket type planned in the same turn are written in one statement, their tickets all counted', async () => {
+    const { eventId, tts } = await eventWith([{ price_minor: 20000, capacity: 10 }]);
+    const [tt] = tts as [string];
+    const batch = await plans(eventId, [tt, tt, tt, tt]);
+    assert.ok(batch.every((p) => p.countLast));
+    const {
+      value: created,
+      statements,
+      transactions,
+    } = await countingWrites(() => Promise.all(batch.map((p) => writeOrderInBatch(h.service.ctx, p))));
+    assert.deepEqual({ statements, transactions }, { statements: 1, transactions: 0 });
+    const xids = await writtenBy(created.map((c) => c.order.id));
+    assert.equal(new Set(xids).size, 1, `one transaction for the batch: ${xids.join(' ')}`);
+    const [counted] = await h.service.ctx.database.rows<{ x: string }>(
+      sql`SELECT xmin::text AS x FROM ticket_types WHERE id = ${tt}`,
+    );
+    assert.equal(counted!.x, xids[0], 'the tickets are counted by the same statement');
+    assert.deepEqual(await ticketCounts(h, tt), { held: 4, paid: 0 });
+    assert.ok(created.every((c) => c.order.status === 'pending' && c.registrations.length === 1));
+  });
+
+  test('orders planned in the same turn are batched by their ticket types, free ones paid with their order.paid', async () => {
     const { eventId, tts } = await eventWith([
       { price_minor: 0, capacity: 10 },
       { price_minor: 20000, capacity: 10 },
     ]);
     const [free, paid] = tts as [string, string];
-    const batch = await plans(eventId, [free, paid, free, paid, free]);
-    assert.ok(batch.every((p) => p.countLast));
-    const created = await Promise.all(batch.map((p) => writeOrderInBatch(h.service.ctx, p)));
+    const batch = await plans(eventId, [free, paid, free, [free, paid], paid, free, [free, paid]]);
+    const {
+      value: created,
+      statements,
+      transactions,
+    } = await countingWrites(() => Promise.all(batch.map((p) => writeOrderInBatch(h.service.ctx, p))));
+    // a statement each for the free and the paid ticket type; both in one order take a transaction
+    assert.deepEqual({ statements, transactions }, { statements: 2, transactions: 1 });
     const xids = await writtenBy(created.map((c) => c.order.id));
-    assert.equal(new Set(xids).size, 1, `one transaction for the batch: ${xids.join(' ')}`);
+    const byBatch = (picks: number[]) => new Set(picks.map((i) => xids[i])).size;
+    assert.equal(byBatch([0, 2, 5]), 1);
+    assert.equal(byBatch([1, 4]), 1);
+    assert.equal(byBatch([3, 6]), 1);
+    assert.equal(new Set(xids).size, 3, `three batches: ${xids.join(' ')}`);
     assert.deepEqual(
       created.map((c) => c.order.status),
-      ['paid', 'pending', 'paid', 'pending', 'paid'],
+      ['paid', 'pending', 'paid', 'pending', 'pending', 'paid', 'pending'],
     );
-    assert.deepEqual(await ticketCounts(h, free), { held: 0, paid: 3 });
-    assert.deepEqual(await ticketCounts(h, paid), { held: 2, paid: 0 });
+    assert.deepEqual(await ticketCounts(h, free), { held: 2, paid: 3 });
+    assert.deepEqual(await ticketCounts(h, paid), { held: 4, paid: 0 });
     // each free order has its own order.paid, as a lone one does
     for (const c of created.filter((c) => c.order.status === 'paid')) {
       assert.equal((await orderPaidRows(h, c.order.id)).length, 1);
