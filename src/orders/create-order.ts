@@ -2,10 +2,9 @@
 // Validates everything, holds the tickets, and pays free orders at once, in the caller's transaction.
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../platform/db.ts';
-import { ApiError } from '../platform/errors.ts';
 import { countTickets, holdTickets, isCapacityRefusal, takePaidIfAvailable } from '../events/inventory.ts';
 import { expireLapsedHolds } from './order-lifecycle.ts';
-import { planOrder, type CreateOrderOptions, type OrderPlan } from './plan-order.ts';
+import { planOrder, soldOut, type CreateOrderOptions, type OrderPlan } from './plan-order.ts';
 import { writeOrders, type CreatedOrder } from './write-orders.ts';
 
 /**
@@ -59,27 +58,15 @@ export function countsOf(plan: OrderPlan, n: number): { held: number; paid: numb
   return plan.free ? { held: 0, paid: n } : { held: n, paid: 0 };
 }
 
-/** The refusal of an order that wants `n` more tickets of ticket type `id` than are left. */
-export function soldOut(plan: OrderPlan, id: string, n: number): ApiError {
-  const name = plan.found.ticketTypes.find((t) => t.id === id)!.name;
-  return new ApiError('sold_out', `${name} is sold out: not enough tickets left for ${n} more.`);
-}
-
 async function takeTicketsFirst(tx: Tx, plan: OrderPlan): Promise<void> {
   const { found, free, now } = plan;
-  const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
-  // Sold out as this request read it, with no hold that could lapse: a flash sale's late buyers
-  // are answered without touching the ticket type row the last buyers still queue for.
-  for (const [id, n] of plan.quantities) {
-    const tt = ticketType(id);
-    if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(plan, id, n);
-  }
+  // (an order sold out as read, with no hold that could lapse, was refused by planOrder)
   const take = (ticketTypeId: string, n: number) =>
     free ? takePaidIfAvailable(tx, new Map([[ticketTypeId, n]])) : holdTickets(tx, ticketTypeId, n);
   for (const [id, n] of plan.quantities) {
     if (await take(id, n)) continue;
     // Seats held by lapsed orders not yet swept are free in truth: release them, try once more.
     if ((await expireLapsedHolds(tx, id, now)) > 0 && (await take(id, n))) continue;
-    throw soldOut(plan, id, n);
+    throw soldOut(found, id, n);
   }
 }

@@ -16,8 +16,8 @@
 import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { asOneStatement, connectionGone, type Tx } from '../platform/db.ts';
-import { countsOf, soldOut } from './create-order.ts';
-import type { OrderPlan } from './plan-order.ts';
+import { countsOf } from './create-order.ts';
+import { soldOut, type OrderPlan } from './plan-order.ts';
 import { orderWrites, type OrderRows } from './write-orders.ts';
 import {
   capacityRefusal,
@@ -99,7 +99,7 @@ async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Promise
     }
     const [id, n] = lacking;
     // a hold that lapsed but is not swept yet frees seats: the order's own run will see
-    return (rows.get(id)?.heldCount ?? 0) === 0 ? soldOut(plan, id, n) : capacityRefusal(id);
+    return (rows.get(id)?.heldCount ?? 0) === 0 ? soldOut(plan.found, id, n) : capacityRefusal(id);
   });
   const { created, writes } = batchWrites(ctx, fitting);
   await sendAll(tx, writes);

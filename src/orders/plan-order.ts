@@ -103,10 +103,17 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
   }
   const quantities = quantitiesOf(lines.map((l) => l.tt.id));
+  const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;
+  // Sold out as this request read it, with no hold that could lapse: refused before any statement
+  // or transaction, so that a flash sale's late buyers cost the database nothing.
+  for (const [id, n] of quantities) {
+    const tt = ticketType(id);
+    if (tt.heldCount === 0 && tt.capacity - tt.paidCount < n) throw soldOut(found, id, n);
+  }
   const countLast =
     !options.takeFirst &&
     [...quantities].every(([id, n]) => {
-      const tt = found.ticketTypes.find((t) => t.id === id)!;
+      const tt = ticketType(id);
       return tt.capacity - tt.paidCount - tt.heldCount >= n;
     });
   return {
@@ -122,4 +129,10 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
     quantities,
     countLast,
   };
+}
+
+/** The refusal of an order that wants `n` more tickets of ticket type `id` than are left. */
+export function soldOut(found: EventWithTickets, id: string, n: number): ApiError {
+  const name = found.ticketTypes.find((t) => t.id === id)!.name;
+  return new ApiError('sold_out', `${name} is sold out: not enough tickets left for ${n} more.`);
 }
