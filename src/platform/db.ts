@@ -2,7 +2,7 @@
 // One Drizzle query layer over both; one set of SQL migrations applied at start.
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { sql, type SQL } from 'drizzle-orm';
+import { DrizzleQueryError, sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import {
@@ -99,12 +99,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async rows<T>(query: SQL, executor: Executor = db) {
         return (await executor.execute(query)) as unknown as T[];
       },
-      async statement<T>(text: string, params: unknown[]) {
-        return (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
-      },
-      write: (query) => {
+      statement: <T>(text: string, params: unknown[]) =>
+        failingAsQueries(text, params, async () => {
+          return (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
+        }),
+      write: <T>(query: SQL) => {
         const { sql: text, params } = dialect.sqlToQuery(query);
-        return transactions.statement(text, params);
+        return failingAsQueries(text, params, () => transactions.statement<T>(text, params));
       },
       transaction: (body) => transactions.run(body),
       close: async () => {
@@ -123,9 +124,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const result = (await executor.execute(query)) as unknown as { rows: T[] };
       return result.rows;
     },
-    async statement<T>(text: string, params: unknown[]) {
-      return (await client.query<T>(text, params, { parsers: AS_TEXT })).rows;
-    },
+    statement: <T>(text: string, params: unknown[]) =>
+      failingAsQueries(text, params, async () => {
+        return (await client.query<T>(text, params, { parsers: AS_TEXT })).rows;
+      }),
     async write<T>(query: SQL) {
       const result = (await db.execute(query)) as unknown as { rows: T[] };
       return result.rows;
@@ -141,6 +143,18 @@ const AS_TEXT = Object.fromEntries(
 );
 
 const dialect = new PgDialect();
+
+/**
+ * Runs a statement sent outside the query builder so that it fails as the builder's do: with its
+ * text (logged, without its parameters: logger.ts) and the driver's error as the cause.
+ */
+async function failingAsQueries<T>(text: string, params: unknown[], run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new DrizzleQueryError(text, params, error as Error);
+  }
+}
 
 /**
  * Writes of the query builder as one statement (the last one) with the others as its WITH
