@@ -108,6 +108,28 @@ export const EnvSchema = Type.Object({
     }),
   ),
   TRUST_PROXY: flag(false, 'trust X-Forwarded-For for client addresses, behind a load balancer'),
+  SMTP_URL: Type.Optional(
+    Type.Refine(
+      Type.String({
+        writeOnly: true,
+        description:
+          'SMTP server for mail (smtp:// or smtps://, user and password in the URL); without it, development keeps mail for APP_URL/dev/mailbox',
+      }),
+      (text) => /^smtps?:\/\//.test(text),
+      () => 'an smtp:// or smtps:// URL',
+    ),
+  ),
+  MAIL_FROM: Type.String({
+    default: 'Race Tickets <no-reply@localhost>',
+    description: 'the From of mail the service sends',
+  }),
+  APP_SESSION_IDLE_MINUTES: positive(8 * 60, 'an organizer app session ends after this long unused'),
+  APP_SESSION_MAX_HOURS: positive(
+    7 * 24,
+    'an organizer app session ends this long after sign-in, however used',
+  ),
+  ...rateLimit('RATE_LIMIT_SIGN_IN_ACCOUNT', { rate: 1 / 180, burst: 5 }, 'failed sign-ins per account'),
+  ...rateLimit('RATE_LIMIT_SIGN_IN_IP', { rate: 1 / 30, burst: 20 }, 'failed sign-ins per IP'),
   ...rateLimit('RATE_LIMIT_TOKEN', { rate: 10 / 60, burst: 10 }, 'token endpoint, per client id and IP'),
   ...rateLimit('RATE_LIMIT_BEARER', { rate: 100, burst: 200 }, 'per API client with a bearer token'),
   ...rateLimit('RATE_LIMIT_PUBLISHABLE', { rate: 20, burst: 40 }, 'per publishable key and IP'),
@@ -255,6 +277,9 @@ export interface Config {
     sitePages: RateLimitSetting;
     /** provider callbacks, per client IP */
     callback: RateLimitSetting;
+    /** failed organizer sign-ins, per account (email) and per client IP */
+    signInAccount: RateLimitSetting;
+    signInIp: RateLimitSetting;
   };
   payments: PaymentsConfig;
   webhooks: WebhooksConfig;
@@ -262,6 +287,9 @@ export interface Config {
   demoWebhookUrl: string | undefined;
   /** seconds granted for in-flight requests at shutdown */
   shutdownGraceSeconds: number;
+  mail: MailConfig;
+  /** the organizer app's sign-in sessions */
+  appSessions: { idleMinutes: number; maxHours: number };
   /** how long a client may take to send a header block and a body, and keep a connection idle */
   http: HttpLimits;
 }
@@ -290,6 +318,12 @@ export interface PaymentsConfig {
     targetEnvironment: string;
   };
   airtel?: { baseUrl: string; clientId: string; clientSecret: string };
+}
+
+export interface MailConfig {
+  /** SMTP_URL; absent: development and tests keep mail in the database (APP_URL/dev/mailbox); production sends none */
+  smtpUrl: string | undefined;
+  from: string;
 }
 
 export interface WebhooksConfig {
@@ -468,6 +502,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       publishableKey: limit(env.RATE_LIMIT_PUBLISHABLE_RATE, env.RATE_LIMIT_PUBLISHABLE_BURST),
       sitePages: limit(env.RATE_LIMIT_SITE_RATE, env.RATE_LIMIT_SITE_BURST),
       callback: limit(env.RATE_LIMIT_CALLBACK_RATE, env.RATE_LIMIT_CALLBACK_BURST),
+      signInAccount: limit(env.RATE_LIMIT_SIGN_IN_ACCOUNT_RATE, env.RATE_LIMIT_SIGN_IN_ACCOUNT_BURST),
+      signInIp: limit(env.RATE_LIMIT_SIGN_IN_IP_RATE, env.RATE_LIMIT_SIGN_IN_IP_BURST),
     },
     payments: paymentsConfig(env),
     webhooks: {
@@ -477,6 +513,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     demoWebhookUrl: env.DEMO_WEBHOOK_URL && new URL(env.DEMO_WEBHOOK_URL).toString(),
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    appSessions: { idleMinutes: env.APP_SESSION_IDLE_MINUTES, maxHours: env.APP_SESSION_MAX_HOURS },
     http: {
       headersTimeoutMs: Math.ceil(env.REQUEST_HEADERS_TIMEOUT_MS),
       bodyTimeoutMs: Math.ceil(env.REQUEST_BODY_TIMEOUT_MS),

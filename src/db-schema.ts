@@ -9,3 +9,5 @@ export * from './checkout/checkout.schema.ts';
 export * from './orders/orders.schema.ts';
 export * from './webhooks/webhooks.schema.ts';
 export * from './payments/payments.schema.ts';
+export * from './members/members.schema.ts';
+export * from './mail/mail.schema.ts';

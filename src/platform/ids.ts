@@ -45,7 +45,11 @@ export type IdPrefix =
   | 'msg'
   | 'job'
   | 'adm'
-  | 'pay';
+  | 'pay'
+  | 'mem'
+  | 'inv'
+  | 'ast'
+  | 'mail';
 
 /** `prefix_` + 24 base62 characters (about 143 bits). Secrets use a longer body. */
 export function newId(prefix: IdPrefix, length = 24): string {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { chooseEncoding } from '../../src/site/assets.ts';
 import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
-import { attr, escapeHtml, html, raw } from '../../src/site/html.ts';
+import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
 import { wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 

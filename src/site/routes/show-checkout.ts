@@ -3,7 +3,7 @@
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { emptyValues } from '../checkout-form.ts';
-import { html } from '../html.ts';
+import { html } from '../../platform/html.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
 import { checkoutPath } from '../views/page-parts.ts';

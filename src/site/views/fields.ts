@@ -1,7 +1,7 @@
 // Form field markup shared by the checkout pages: label, hint and error tied to the control with
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
 import type { PaymentMethod } from '../../events/fees.ts';
-import { attr, html, type Html } from '../html.ts';
+import { attr, html, type Html } from '../../platform/html.ts';
 
 export interface FieldErrors {
   /** friendly message per anchor field */

@@ -6,7 +6,7 @@ import type { EventWithTickets } from '../../events/events.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/order-rules.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import type { FormValues } from '../checkout-form.ts';
-import { attr, html, type Html } from '../html.ts';
+import { attr, html, type Html } from '../../platform/html.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors } from './page-parts.ts';

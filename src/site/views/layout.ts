@@ -4,7 +4,7 @@ import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
 import { formatDateTime, zoneName } from '../format.ts';
-import { attr, html, type Html } from '../html.ts';
+import { attr, html, type Html } from '../../platform/html.ts';
 
 export interface LayoutOptions {
   title: string;

@@ -4,7 +4,7 @@ import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { errorAnchor, fieldId, friendlyMessage } from '../checkout-form.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../platform/html.ts';
 
 export function checkoutPath(sessionId: string, rest = ''): string {
   return `/checkout/${sessionId}${rest}`;

@@ -5,7 +5,7 @@ import type { EventWithTickets } from '../../events/events.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
 import type { FormValues, PaymentChoice } from '../checkout-form.ts';
 import { formatMoney, METHOD_NAMES, methodName } from '../format.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath } from './page-parts.ts';
 

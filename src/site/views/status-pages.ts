@@ -8,7 +8,7 @@ import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, methodName } from '../format.ts';
-import { attr, html, type Html } from '../html.ts';
+import { attr, html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors, hostOf } from './page-parts.ts';

@@ -1,6 +1,6 @@
 // The buyer step: who receives the confirmation and the race details.
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
 
 export function buyerStep(values: FormValues, errors: Map<string, string>): Html {

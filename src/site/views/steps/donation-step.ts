@@ -1,7 +1,7 @@
 // The donation step: an optional gift to the organizer, in whole units of the event's currency.
 import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
 
 export function donationStep(found: EventWithTickets, values: FormValues, errors: Map<string, string>): Html {

@@ -5,7 +5,7 @@ import type { TicketTypeRow } from '../../../events/events.ts';
 import { localDate } from '../../../orders/order-rules.ts';
 import { fieldId, type ItemValues } from '../../checkout-form.ts';
 import { formatDate } from '../../format.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../platform/html.ts';
 import { selectField, textField } from '../fields.ts';
 import type { FormView } from '../form-page.ts';
 

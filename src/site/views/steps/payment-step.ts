@@ -3,7 +3,7 @@
 import type { PaymentMethod } from '../../../events/fees.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { METHOD_NAMES } from '../../format.ts';
-import { html, type Html } from '../../html.ts';
+import { html, type Html } from '../../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
 
 export function paymentStep(values: FormValues, errors: Map<string, string>, ticketSubtotal: number): Html {

@@ -5,7 +5,7 @@ import { priceByMethod, type PaymentMethod } from '../../../events/fees.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../../orders/order-rules.ts';
 import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
 import { formatDate, formatMoney, methodName } from '../../format.ts';
-import { attr, html, type Html } from '../../html.ts';
+import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
 import type { FormView } from '../form-page.ts';
 

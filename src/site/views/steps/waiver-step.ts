@@ -1,7 +1,7 @@
 // The waiver step: the event's waiver text and one checkbox that accepts it for every participant.
 import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { attr, html, type Html } from '../../html.ts';
+import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
 
 /** Plain text as paragraphs: blank lines part paragraphs, single line breaks stay. */

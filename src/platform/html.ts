@@ -1,5 +1,5 @@
-// HTML building for the hosted checkout: one escape function and a tagged template whose
-// interpolations are escaped unless they are already Html. Nothing else writes markup.
+// HTML building for server-rendered pages (hosted checkout, organizer app): one escape function
+// and a tagged template whose interpolations are escaped unless they are already Html.
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
