@@ -128,8 +128,12 @@ export const EnvSchema = Type.Object({
     7 * 24,
     'an organizer app session ends this long after sign-in, however used',
   ),
-  ...rateLimit('RATE_LIMIT_SIGN_IN_ACCOUNT', { rate: 1 / 180, burst: 5 }, 'failed sign-ins per account'),
-  ...rateLimit('RATE_LIMIT_SIGN_IN_IP', { rate: 1 / 30, burst: 20 }, 'failed sign-ins per IP'),
+  ...rateLimit(
+    'RATE_LIMIT_SIGN_IN_ACCOUNT',
+    { rate: 1 / 180, burst: 5 },
+    'organizer app sign-in attempts per account',
+  ),
+  ...rateLimit('RATE_LIMIT_SIGN_IN_IP', { rate: 1 / 30, burst: 20 }, 'organizer app sign-in attempts per IP'),
   ...rateLimit('RATE_LIMIT_TOKEN', { rate: 10 / 60, burst: 10 }, 'token endpoint, per client id and IP'),
   ...rateLimit('RATE_LIMIT_BEARER', { rate: 100, burst: 200 }, 'per API client with a bearer token'),
   ...rateLimit('RATE_LIMIT_PUBLISHABLE', { rate: 20, burst: 40 }, 'per publishable key and IP'),
@@ -277,7 +281,7 @@ export interface Config {
     sitePages: RateLimitSetting;
     /** provider callbacks, per client IP */
     callback: RateLimitSetting;
-    /** failed organizer sign-ins, per account (email) and per client IP */
+    /** organizer app sign-in attempts, per account (email) and per client IP */
     signInAccount: RateLimitSetting;
     signInIp: RateLimitSetting;
   };

@@ -4,6 +4,7 @@ import { registerCors } from './auth/cors.ts';
 import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
 import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
+import { registerAppRoutes } from './app/app.routes.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
@@ -86,5 +87,6 @@ export async function buildAppHost(ctx: AppContext, logger: Logger): Promise<Hos
   const app = createHost(ctx, { name: 'app', logger });
   refusePartnerCredentials(app);
   await registerAdminRoutes(app, ctx);
+  await registerAppRoutes(app, ctx);
   return app;
 }

@@ -20,6 +20,7 @@ import { orderJobHandlers } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
 import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
+import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startWebhookDispatcher, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 
 export interface Service {
@@ -67,6 +68,8 @@ export async function createService(config: Config, options: CreateServiceOption
     keys: await loadServiceKeys(database),
   };
   attachPaymentGateway(ctx, payments.gateway);
+  const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });
+  attachMailer(ctx, mailer);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
@@ -121,6 +124,7 @@ export async function createService(config: Config, options: CreateServiceOption
       await jobs.stop();
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();
+      await mailer.close();
       await ctx.limiter.close();
       stopOutageWatch(database);
       await database.close();

@@ -6,6 +6,7 @@ import { requireAdmin } from './admin-auth.ts';
 import { formatAdminSchemaErrors, rejectBrokenUnicode } from './admin-schemas.ts';
 import { registerClientAdminRoutes } from './clients.admin.ts';
 import { registerEventAdminRoutes } from './events.admin.ts';
+import { registerInvitationAdminRoutes } from './invitations/invitations.admin.ts';
 import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
 import { registerPaymentAdminRoutes } from './payments.admin.ts';
 import { registerWebhookAdminRoutes } from './webhooks/webhooks.admin.ts';
@@ -22,6 +23,7 @@ export async function registerAdminRoutes(app: Host, ctx: AppContext) {
       await registerClientAdminRoutes(admin, ctx);
       await registerWebhookAdminRoutes(admin, ctx);
       await registerPaymentAdminRoutes(admin, ctx);
+      await registerInvitationAdminRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );

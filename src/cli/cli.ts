@@ -13,6 +13,7 @@ import {
 import { flag, str, UsageError, type Command, type Values } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/clients.ts';
 import { EVENT_COMMANDS } from './commands/events.ts';
+import { INVITATION_COMMANDS } from './commands/invitations.ts';
 import { ORGANIZATION_COMMANDS } from './commands/organizations.ts';
 import { PAYMENT_COMMANDS } from './commands/payments.ts';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
@@ -20,6 +21,7 @@ import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
 /** In the order `ticketing help` lists them. */
 const COMMANDS: Command[] = [
   ...ORGANIZATION_COMMANDS,
+  ...INVITATION_COMMANDS,
   ...EVENT_COMMANDS,
   ...CLIENT_COMMANDS,
   ...WEBHOOK_COMMANDS,

@@ -198,6 +198,15 @@ const hints: FieldHints = (field) => {
       return dates;
     case 'support_email':
       return fc.constantFrom('help@example.org', '', 'HELP@EXÄMPLE.ORG', 'a@b.c');
+    case 'email':
+      return fc.constantFrom(
+        'owner@example.org',
+        ' Owner@Example.org ',
+        '',
+        'OWNER@EXÄMPLE.ORG',
+        'a@b',
+        'no-at',
+      );
     default:
       return undefined;
   }

@@ -72,6 +72,12 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/admin/v1/webhook-endpoints/:id/deliveries/:delivery_id' },
   { method: 'POST', path: '/admin/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry' },
   { method: 'GET', path: '/admin/v1/organizations/:id/payments/needs-refund' },
+  {
+    method: 'POST',
+    path: '/admin/v1/organizations/:id/invitations',
+    body: () => ({ email: 'owner@example.org', role: 'owner' }),
+  },
+  { method: 'GET', path: '/admin/v1/organizations/:id/invitations' },
 ];
 
 before(async () => {

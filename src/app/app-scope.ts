@@ -1,0 +1,72 @@
+// What every organizer app route shares, inside its own Fastify scope so the admin API on the same
+// host keeps its JSON parsing and envelope: urlencoded forms only (small), cookies, the access
+// check, security headers, gzip for pages, and HTML pages for every error.
+import cookie from '@fastify/cookie';
+import { gzipSync } from 'node:zlib';
+import type { AppContext } from '../context.ts';
+import { logRequestError, toApiError, type Host } from '../platform/http.ts';
+import { checkAccess, PageError } from './app-access.ts';
+import { acceptsGzip } from './app-assets.ts';
+import { FORM_BODY_LIMIT_BYTES, FormBody } from './form-body.ts';
+import { optionalViewer, sendPage } from './replies.ts';
+import { renderErrorPage, renderPageError } from './views/status-pages.ts';
+
+/** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
+const COMPRESS_FROM_BYTES = 1024;
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void> {
+  await scope.register(cookie);
+  scope.decorateRequest('appSession', null);
+
+  // Forms only: a JSON or other body is 415 (an error page).
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, FormBody.parse(body as string)),
+  );
+
+  scope.addHook('preHandler', checkAccess(ctx));
+
+  scope.addHook('onSend', async (request, reply, payload) => {
+    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Referrer-Policy', 'no-referrer');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    // Signed-in pages and forms carrying tokens must not be kept by any cache; assets say otherwise.
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
+    reply.header('Vary', 'Accept-Encoding');
+    if (Buffer.byteLength(payload) < COMPRESS_FROM_BYTES || !acceptsGzip(request)) return payload;
+    reply.header('Content-Encoding', 'gzip');
+    reply.removeHeader('content-length');
+    return gzipSync(payload, { level: 6 });
+  });
+
+  scope.setErrorHandler(async (error, request, reply) => {
+    const viewer = await optionalViewer(ctx, request);
+    if (error instanceof PageError) {
+      request.log.info({ page_error: error.kind }, error.message);
+      return sendPage(reply, error.status, renderPageError(error.kind, viewer));
+    }
+    const apiError = toApiError(error);
+    logRequestError(ctx, request, error, apiError, 'app page failed');
+    for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+    if (apiError.status === 404) return sendPage(reply, 404, renderPageError('not_found', viewer));
+    return sendPage(
+      reply,
+      apiError.status,
+      renderErrorPage({ status: apiError.status, requestId: request.id, viewer }),
+    );
+  });
+}

@@ -1,0 +1,84 @@
+// The organizer app on the APP host: sign-in, invitations, password reset, account, developer
+// settings and the development mailbox. Server-rendered pages in a scope of their own (forms,
+// cookies, CSRF, security headers: app-scope.ts); each route says who may use it (app-access.ts).
+// One handler per file group in routes/; this file only wires them.
+import type { AppContext } from '../context.ts';
+import type { Host } from '../platform/http.ts';
+import type { Access } from './app-access.ts';
+import { serveAppAsset } from './app-assets.ts';
+import { setUpAppScope } from './app-scope.ts';
+import type { Handler } from './replies.ts';
+import {
+  changePasswordRoute,
+  revokeOtherSessionsRoute,
+  revokeSessionRoute,
+  showAccount,
+  showOverview,
+  switchOrganizationRoute,
+} from './routes/account.ts';
+import {
+  addDomain,
+  confirmRevoke,
+  regenerateKey,
+  removeDomain,
+  revokeClient,
+  rotateSecret,
+  showClient,
+  updateScopes,
+} from './routes/client-settings.ts';
+import { createClient, showDevelopers, showNewClient } from './routes/developers.ts';
+import { showInvitation, submitInvitation } from './routes/invitation.ts';
+import { showMail, showMailbox } from './routes/mailbox.ts';
+import {
+  showNewPassword,
+  showResetRequest,
+  submitNewPassword,
+  submitResetRequest,
+} from './routes/password-reset.ts';
+import { showSignIn, signOut, submitSignIn } from './routes/sign-in.ts';
+
+export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    await setUpAppScope(scope, ctx);
+    const route = (method: 'GET' | 'POST', url: string, access: Access, handler: Handler) =>
+      scope.route({ method, url, config: { access }, handler });
+    // The path of these carries a single-use secret: no info line (with its URL) is logged for them.
+    const secretPath = (method: 'GET' | 'POST', url: string, handler: Handler) =>
+      scope.route({ method, url, config: { access: 'public' }, logLevel: 'warn', handler });
+
+    route('GET', '/assets/:file', 'static', serveAppAsset);
+    route('GET', '/', 'member', showOverview(ctx));
+    route('POST', '/organizations/switch', 'member', switchOrganizationRoute(ctx));
+
+    route('GET', '/sign-in', 'public', showSignIn(ctx));
+    route('POST', '/sign-in', 'public', submitSignIn(ctx));
+    route('POST', '/sign-out', 'member', signOut(ctx));
+    secretPath('GET', '/invitations/:token', showInvitation(ctx));
+    secretPath('POST', '/invitations/:token', submitInvitation(ctx));
+    route('GET', '/password-reset', 'public', showResetRequest(ctx));
+    route('POST', '/password-reset', 'public', submitResetRequest(ctx));
+    secretPath('GET', '/password-reset/:token', showNewPassword(ctx));
+    secretPath('POST', '/password-reset/:token', submitNewPassword(ctx));
+
+    route('GET', '/account', 'member', showAccount(ctx));
+    route('POST', '/account/password', 'member', changePasswordRoute(ctx));
+    route('POST', '/account/sessions/revoke-others', 'member', revokeOtherSessionsRoute(ctx));
+    route('POST', '/account/sessions/:sessionId/revoke', 'member', revokeSessionRoute(ctx));
+
+    // Development only: the handlers answer 404 in production or without the mailbox mailer.
+    route('GET', '/dev/mailbox', 'public', showMailbox(ctx));
+    route('GET', '/dev/mailbox/:id', 'public', showMail(ctx));
+
+    route('GET', '/developers', 'member', showDevelopers(ctx));
+    route('GET', '/developers/clients/new', 'developer', showNewClient(ctx));
+    route('POST', '/developers/clients', 'developer', createClient(ctx));
+    route('GET', '/developers/clients/:clientId', 'member', showClient(ctx));
+    route('POST', '/developers/clients/:clientId/scopes', 'developer', updateScopes(ctx));
+    route('POST', '/developers/clients/:clientId/publishable-key', 'developer', regenerateKey(ctx));
+    route('POST', '/developers/clients/:clientId/domains/add', 'developer', addDomain(ctx));
+    route('POST', '/developers/clients/:clientId/domains/remove', 'developer', removeDomain(ctx));
+    route('POST', '/developers/clients/:clientId/rotate-secret', 'developer', rotateSecret(ctx));
+    route('GET', '/developers/clients/:clientId/revoke', 'developer', confirmRevoke(ctx));
+    route('POST', '/developers/clients/:clientId/revoke', 'developer', revokeClient(ctx));
+  });
+}

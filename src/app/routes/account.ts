@@ -1,0 +1,151 @@
+// The overview (/), switching organization, and /account: change password, list and revoke your
+// sessions, sign out everywhere else. These are the member's own; every role may use them.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { changePassword } from '../../members/password-resets.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
+import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
+import {
+  listMemberSessions,
+  revokeMemberSession,
+  revokeOtherSessions,
+  switchOrganization,
+} from '../../members/sessions.ts';
+import { spendSignInAttempt } from '../../members/sign-in.ts';
+import { memberOf, PageError } from '../app-access.ts';
+import { clearSessionCookie } from '../app-cookies.ts';
+import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderAccount, renderOverview } from '../views/account-pages.ts';
+import { minutesToWait } from './sign-in.ts';
+
+const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
+
+export function showOverview(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 200, renderOverview(viewer, ROLE_DESCRIPTIONS[viewer.current.role]));
+  };
+}
+
+export function switchOrganizationRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const current = memberOf(request);
+    const organizationId = formOf(request.body).get('organization_id') ?? '';
+    if (!ID_PATTERN.test(organizationId)) throw new PageError('not_found', 'organization id');
+    const ok = await switchOrganization(
+      ctx.database.db,
+      current.session.id,
+      current.member.id,
+      organizationId,
+    );
+    if (!ok) throw new PageError('not_found', 'not a member of that organization');
+    return seeOther(reply, '/');
+  };
+}
+
+const NOTICES: Record<string, string> = {
+  password: 'Your password was changed. Your other sessions were signed out.',
+  revoked: 'The session was revoked.',
+  others: 'You were signed out everywhere else.',
+};
+
+async function sendAccount(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: { status: number; errors: FieldErrors; notice: string | null },
+) {
+  const viewer = await viewerOf(ctx, request);
+  const sessions = await listMemberSessions(
+    ctx.database.db,
+    viewer.current.member.id,
+    ctx.clock.now(),
+    ctx.config.appSessions,
+  );
+  return sendPage(
+    reply,
+    form.status,
+    renderAccount({
+      viewer,
+      sessions,
+      errors: form.errors,
+      notice: form.notice,
+      minLength: PASSWORD_MIN_LENGTH,
+    }),
+  );
+}
+
+export function showAccount(ctx: AppContext): Handler {
+  return (request, reply) => {
+    const key = (request.query as Record<string, string | undefined>).done ?? '';
+    return sendAccount(ctx, request, reply, { status: 200, errors: {}, notice: NOTICES[key] ?? null });
+  };
+}
+
+export function changePasswordRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const current = memberOf(request);
+    const body = formOf(request.body);
+    const errors: FieldErrors = {};
+    const rule = { max: PASSWORD_MAX_LENGTH };
+    const currentPassword = readField(
+      body,
+      'current',
+      { ...rule, label: 'Current password', missing: 'Enter your current password.' },
+      errors,
+    );
+    const next = readField(
+      body,
+      'next',
+      { ...rule, label: 'New password', missing: 'Enter a new password.' },
+      errors,
+    );
+    if (hasErrors(errors)) return sendAccount(ctx, request, reply, { status: 422, errors, notice: null });
+    // Guessing the current password here counts like guessing it at sign-in.
+    const wait = await spendSignInAttempt(ctx, { email: current.member.email, ip: request.ip });
+    if (wait !== null) {
+      reply.header('Retry-After', String(wait));
+      const message = `Too many sign-in attempts. Try again in ${minutesToWait(wait)} minutes.`;
+      return sendAccount(ctx, request, reply, { status: 429, errors: { current: message }, notice: null });
+    }
+    const result = await changePassword(ctx.database, {
+      memberId: current.member.id,
+      current: currentPassword,
+      next,
+      keepSessionId: current.session.id,
+      now: ctx.clock.now(),
+    });
+    if (!result.ok) {
+      return sendAccount(ctx, request, reply, {
+        status: 422,
+        errors: { [result.field]: result.message },
+        notice: null,
+      });
+    }
+    return seeOther(reply, '/account?done=password');
+  };
+}
+
+export function revokeSessionRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const current = memberOf(request);
+    const { sessionId } = request.params as { sessionId: string };
+    if (!ID_PATTERN.test(sessionId)) throw new PageError('not_found', 'session id');
+    const ok = await revokeMemberSession(ctx.database.db, current.member.id, sessionId, ctx.clock.now());
+    if (!ok) throw new PageError('not_found', 'no such session of this member');
+    if (sessionId === current.session.id) {
+      clearSessionCookie(reply, ctx.config);
+      return seeOther(reply, '/sign-in?notice=signed_out');
+    }
+    return seeOther(reply, '/account?done=revoked');
+  };
+}
+
+export function revokeOtherSessionsRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const current = memberOf(request);
+    await revokeOtherSessions(ctx.database.db, current.member.id, current.session.id, ctx.clock.now());
+    return seeOther(reply, '/account?done=others');
+  };
+}

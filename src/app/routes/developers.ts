@@ -1,0 +1,78 @@
+// Developer settings: GET /developers (the organization's API clients), GET /developers/clients/new
+// and POST /developers/clients (create; the secret is shown once, in the answer to the POST).
+import type { AppContext } from '../../context.ts';
+import { checkClientLists } from '../../admin/clients/client-admin-checks.ts';
+import { createApiClient, listApiClients } from '../../auth/clients.ts';
+import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
+import { can } from '../../members/roles.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { memberOf } from '../app-access.ts';
+import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderDevelopers, renderNewClient, renderSecret } from '../views/developer-pages.ts';
+
+export const CLIENT_NAME_MAX_LENGTH = 200;
+
+export function showDevelopers(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const viewer = await viewerOf(ctx, request);
+    const clients = await listApiClients(ctx.database.db, viewer.current.organizationId);
+    const canWrite = can(viewer.current.role, 'developer_settings');
+    return sendPage(reply, 200, renderDevelopers(viewer, clients, canWrite));
+  };
+}
+
+export function showNewClient(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 200, renderNewClient({ viewer, name: '', scopes: ALL_SCOPES, errors: {} }));
+  };
+}
+
+/**
+ * The checked scopes, validated by the admin API's own check; at least one. Records a message
+ * under "scopes" when something is wrong.
+ */
+export function readScopes(body: FormBody, errors: FieldErrors): Scope[] {
+  const given = body.all('scopes');
+  if (given.length === 0) {
+    errors.scopes = 'Choose at least one scope.';
+    return [];
+  }
+  try {
+    return checkClientLists({ scopes: [...given].slice(0, 20) }).scopes ?? [];
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    errors.scopes = 'Choose scopes from the list.';
+    return [];
+  }
+}
+
+export function createClient(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const current = memberOf(request);
+    const body = formOf(request.body);
+    const errors: FieldErrors = {};
+    const name = readField(
+      body,
+      'name',
+      { label: 'Name', max: CLIENT_NAME_MAX_LENGTH, trim: true, missing: 'Enter a name for the client.' },
+      errors,
+    );
+    const scopes = readScopes(body, errors);
+    if (hasErrors(errors)) {
+      const viewer = await viewerOf(ctx, request);
+      const checked = body.all('scopes');
+      return sendPage(reply, 422, renderNewClient({ viewer, name, scopes: checked, errors }));
+    }
+    const { client, clientSecret } = await createApiClient(ctx.database.db, {
+      organizationId: current.organizationId,
+      name,
+      scopes,
+      allowedDomains: [],
+      returnUrlDomains: [],
+    });
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 201, renderSecret({ viewer, client, secret: clientSecret, kind: 'created' }));
+  };
+}

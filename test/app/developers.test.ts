@@ -1,0 +1,250 @@
+// Developer settings in the organizer app: API clients listed, created (the secret shown once and
+// working at the real token endpoint), scopes edited, domains added and removed one at a time
+// with validation, the publishable key regenerated, the secret rotated, the client revoked after a
+// confirmation; a viewer sees it all read-only.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
+import { ALL_SCOPES } from '../../src/auth/scopes.ts';
+import { APP_SCRIPT, APP_STYLES } from '../../src/app/app-assets.ts';
+import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { Agent, locationOf, makeMember, nextIp, signIn, textOf } from './app-helpers.ts';
+
+let h: Harness;
+let partner: TestPartner;
+let developer: Agent;
+let viewer: Agent;
+
+before(async () => {
+  h = await startHarness();
+  partner = await makePartner(h);
+  developer = await signIn(h, await makeMember(h, partner.organizationId, 'developer'));
+  viewer = await signIn(h, await makeMember(h, partner.organizationId, 'viewer'));
+});
+after(() => h.close());
+
+async function tokenStatus(clientId: string, clientSecret: string): Promise<number> {
+  const res = await h.service.api.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }).toString(),
+    remoteAddress: nextIp(),
+  });
+  return res.statusCode;
+}
+
+function shown(body: string, id: string): string {
+  const match = new RegExp(`<code class="secret" id="${id}">([^<]+)</code>`).exec(body);
+  assert.ok(match, `${id} is shown`);
+  return match[1]!;
+}
+
+function client(id = partner.clientId) {
+  return findApiClient(h.service.ctx.database.db, id);
+}
+
+describe('developer settings', () => {
+  test('creates an API client: the secret is shown once, with copy buttons, and gets a token', async () => {
+    const list = await developer.get('/developers');
+    assert.equal(list.statusCode, 200);
+    assert.match(
+      list.body,
+      /<a class="button primary" href="\/developers\/clients\/new">Create API client<\/a>/,
+    );
+    assert.match(list.body, /Test client/);
+
+    const form = await developer.get('/developers/clients/new');
+    assert.match(form.body, /<label for="f-name">Name<\/label>/);
+    assert.equal(
+      (form.body.match(/type="checkbox"[^>]*name="scopes"[^>]*checked/g) ?? []).length,
+      ALL_SCOPES.length,
+    );
+
+    const res = await developer.post('/developers/clients', {
+      name: 'Shop website',
+      scopes: [...ALL_SCOPES],
+    });
+    assert.equal(res.statusCode, 201, res.body.slice(0, 500));
+    const clientId = shown(res.body, 'client-id');
+    const secret = shown(res.body, 'client-secret');
+    assert.match(clientId, /^cli_/);
+    assert.match(secret, /^sk_/);
+    assert.match(res.body, /data-copy="client-id"/);
+    assert.match(res.body, /data-copy="client-secret"/);
+    assert.match(textOf(res.body), /it will not be shown again/);
+    assert.match(res.body, /<script src="\/assets\/app\.[\w-]+\.js" defer><\/script>/);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.equal(await tokenStatus(clientId, secret), 200);
+
+    const row = await client(clientId);
+    assert.equal(row?.organizationId, partner.organizationId);
+    assert.deepEqual([...row!.scopes].sort(), [...ALL_SCOPES].sort());
+    const detail = await developer.get(`/developers/clients/${clientId}`);
+    assert.equal(detail.statusCode, 200);
+    assert.ok(!detail.body.includes(secret), 'never shown again');
+    assert.ok(!(await developer.get('/developers')).body.includes(secret));
+  });
+
+  test('a missing name, no scope or an unknown scope comes back with messages and creates nothing', async () => {
+    const count = (await listApiClients(h.service.ctx.database.db, partner.organizationId)).length;
+    await developer.get('/developers/clients/new');
+    const res = await developer.post('/developers/clients', { name: '  ', junk: 'x' });
+    assert.equal(res.statusCode, 422);
+    assert.match(res.body, /Enter a name for the client\./);
+    assert.match(res.body, /Choose at least one scope\./);
+    assert.match(res.body, /<a href="#f-name">/);
+    const unknown = await developer.post('/developers/clients', {
+      name: 'Shop',
+      scopes: ['events:read', 'admin:all'],
+    });
+    assert.equal(unknown.statusCode, 422);
+    assert.match(unknown.body, /Choose scopes from the list\./);
+    const long = await developer.post('/developers/clients', {
+      name: 'n'.repeat(201),
+      scopes: ['events:read'],
+    });
+    assert.equal(long.statusCode, 422);
+    assert.match(long.body, /Name must be at most 200 characters\./);
+    assert.equal((await listApiClients(h.service.ctx.database.db, partner.organizationId)).length, count);
+  });
+
+  test('edits scopes', async () => {
+    await developer.get(`/developers/clients/${partner.clientId}`);
+    const res = await developer.post(`/developers/clients/${partner.clientId}/scopes`, {
+      scopes: ['events:read', 'orders:read'],
+    });
+    assert.equal(res.statusCode, 303);
+    assert.equal(locationOf(res), `/developers/clients/${partner.clientId}?done=scopes`);
+    assert.deepEqual([...(await client())!.scopes].sort(), ['events:read', 'orders:read']);
+    const page = await developer.get(locationOf(res));
+    assert.match(page.body, /The scopes were saved/);
+    const none = await developer.post(`/developers/clients/${partner.clientId}/scopes`, {});
+    assert.equal(none.statusCode, 422);
+    assert.deepEqual([...(await client())!.scopes].sort(), ['events:read', 'orders:read']);
+  });
+
+  test('adds and removes allowed domains and return URL domains one at a time, each checked as an origin', async () => {
+    const page = await developer.get(`/developers/clients/${partner.clientId}`);
+    assert.match(page.body, /Web pages on these origins may use the publishable key/);
+    assert.match(page.body, /buyers may be sent back only to these origins/);
+    const url = `/developers/clients/${partner.clientId}/domains/add`;
+    const added = await developer.post(url, {
+      list: 'allowed_domains',
+      allowed_domain: ' https://Shop2.Example.org ',
+    });
+    assert.equal(added.statusCode, 303);
+    assert.deepEqual((await client())!.allowedDomains, [
+      'https://shop.example.org',
+      'https://shop2.example.org',
+    ]);
+
+    for (const bad of ['http://shop.example.org', 'https://shop.example.org/path', 'shop.example.org', '']) {
+      const res = await developer.post(url, { list: 'allowed_domains', allowed_domain: bad });
+      assert.equal(res.statusCode, 422, bad);
+      assert.match(res.body, /id="f-allowed_domain-error"/);
+      assert.match(res.body, /aria-describedby="f-allowed_domain-hint f-allowed_domain-error"/);
+    }
+    assert.equal((await client())!.allowedDomains.length, 2);
+
+    const local = await developer.post(url, {
+      list: 'return_url_domains',
+      return_url_domain: 'http://localhost:5173',
+    });
+    assert.equal(local.statusCode, 303);
+    assert.deepEqual((await client())!.returnUrlDomains, [
+      'https://shop.example.org',
+      'http://localhost:5173',
+    ]);
+
+    const removed = await developer.post(`/developers/clients/${partner.clientId}/domains/remove`, {
+      list: 'allowed_domains',
+      origin: 'https://shop.example.org',
+    });
+    assert.equal(removed.statusCode, 303);
+    assert.deepEqual((await client())!.allowedDomains, ['https://shop2.example.org']);
+    const wrongList = await developer.post(url, {
+      list: 'everything',
+      allowed_domain: 'https://x.example.org',
+    });
+    assert.equal(wrongList.statusCode, 404);
+  });
+
+  test('regenerates the publishable key and rotates the secret (the new one shown once)', async () => {
+    const before = (await client())!;
+    await developer.get(`/developers/clients/${partner.clientId}`);
+    const key = await developer.post(`/developers/clients/${partner.clientId}/publishable-key`);
+    assert.equal(key.statusCode, 303);
+    const after = (await client())!;
+    assert.notEqual(after.publishableKey, before.publishableKey);
+    assert.match((await developer.get(locationOf(key))).body, new RegExp(after.publishableKey));
+
+    const rotated = await developer.post(`/developers/clients/${partner.clientId}/rotate-secret`);
+    assert.equal(rotated.statusCode, 200);
+    const secret = shown(rotated.body, 'client-secret');
+    assert.notEqual(await tokenStatus(partner.clientId, partner.clientSecret), 200);
+    assert.equal(await tokenStatus(partner.clientId, secret), 200);
+  });
+
+  test('revokes a client only after a confirmation step; it is then read-only', async () => {
+    const other = await makePartner(h);
+    const made = await developer.post('/developers/clients', { name: 'To revoke', scopes: ['events:read'] });
+    const clientId = shown(made.body, 'client-id');
+    const secret = shown(made.body, 'client-secret');
+    const detail = await developer.get(`/developers/clients/${clientId}`);
+    assert.match(
+      detail.body,
+      new RegExp(`<a class="button danger" href="/developers/clients/${clientId}/revoke">Revoke</a>`),
+    );
+    const confirm = await developer.get(`/developers/clients/${clientId}/revoke`);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(confirm.body, />Revoke API client<\/button>/);
+    assert.equal((await client(clientId))!.revokedAt, null, 'the confirmation page changes nothing');
+    const res = await developer.post(`/developers/clients/${clientId}/revoke`);
+    assert.equal(res.statusCode, 303);
+    assert.ok((await client(clientId))!.revokedAt);
+    assert.notEqual(await tokenStatus(clientId, secret), 200);
+    const page = await developer.get(locationOf(res));
+    assert.match(textOf(page.body), /revoked/);
+    assert.ok(!page.body.includes(`/developers/clients/${clientId}/rotate-secret`));
+    const rotate = await developer.post(`/developers/clients/${clientId}/rotate-secret`);
+    assert.equal(rotate.statusCode, 409);
+    assert.equal((await client(other.clientId))!.revokedAt, null);
+  });
+
+  test('a viewer sees developer settings read-only, without write buttons', async () => {
+    const list = await viewer.get('/developers');
+    assert.equal(list.statusCode, 200);
+    assert.ok(!list.body.includes('Create API client'));
+    assert.match(list.body, /Your role can see these settings but not change them/);
+    const detail = await viewer.get(`/developers/clients/${partner.clientId}`);
+    assert.equal(detail.statusCode, 200);
+    assert.ok(!/action="\/developers\//.test(detail.body), 'no write forms');
+    assert.ok(!detail.body.includes('/revoke'));
+    const refused = await viewer.post(`/developers/clients/${partner.clientId}/rotate-secret`);
+    assert.equal(refused.statusCode, 403);
+  });
+
+  test('a first load (page, stylesheet and script) is at most 50 KB gzip, assets cached by hash', async () => {
+    const page = await h.service.app.inject({
+      url: `/developers/clients/${partner.clientId}`,
+      headers: { cookie: developer.cookieHeader(), 'accept-encoding': 'gzip' },
+      remoteAddress: developer.ip,
+    });
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['content-encoding'], 'gzip');
+    const total = page.rawPayload.length + APP_STYLES.gzip.length + APP_SCRIPT.gzip.length;
+    assert.ok(total <= 50 * 1024, `${total} bytes`);
+    for (const asset of [APP_STYLES, APP_SCRIPT]) {
+      const res = await h.service.app.inject({ url: asset.path, headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
+      assert.deepEqual(res.rawPayload, asset.gzip);
+    }
+    assert.equal((await h.service.app.inject({ url: '/assets/app.nothing.css' })).statusCode, 404);
+  });
+});

@@ -1,0 +1,210 @@
+// The security suite over every organizer app route: the table below says who may use each; the
+// last test fails when the APP host serves a route (outside /admin/v1) missing from it. Signed
+// out: 303 to /sign-in. No or a wrong CSRF token, or a foreign Origin: 403 and nothing changed.
+// A viewer's write: 403. Another organization's id: the same 404 as a missing one.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
+import { listMemberSessions } from '../../src/members/sessions.ts';
+import { APP_STYLES } from '../../src/app/app-assets.ts';
+import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { registeredRoutes } from '../helpers/registered-routes.ts';
+import { Agent, locationOf, makeMember, signIn, type Fields, type TestMember } from './app-helpers.ts';
+
+type Access = 'public' | 'member' | 'developer';
+
+interface RouteCase {
+  method: 'GET' | 'POST';
+  path: string;
+  access: Access;
+  /** fields a write of this route would accept */
+  fields?: Fields;
+}
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/assets/:file', access: 'public' },
+  { method: 'GET', path: '/', access: 'member' },
+  { method: 'POST', path: '/organizations/switch', access: 'member', fields: { organization_id: 'org_x' } },
+  { method: 'GET', path: '/sign-in', access: 'public' },
+  { method: 'POST', path: '/sign-in', access: 'public', fields: { email: 'a@example.org', password: 'x' } },
+  { method: 'POST', path: '/sign-out', access: 'member' },
+  { method: 'GET', path: '/invitations/:token', access: 'public' },
+  {
+    method: 'POST',
+    path: '/invitations/:token',
+    access: 'public',
+    fields: { password: 'long enough password' },
+  },
+  { method: 'GET', path: '/password-reset', access: 'public' },
+  { method: 'POST', path: '/password-reset', access: 'public', fields: { email: 'a@example.org' } },
+  { method: 'GET', path: '/password-reset/:token', access: 'public' },
+  {
+    method: 'POST',
+    path: '/password-reset/:token',
+    access: 'public',
+    fields: { password: 'long enough password' },
+  },
+  { method: 'GET', path: '/account', access: 'member' },
+  { method: 'POST', path: '/account/password', access: 'member', fields: { current: 'x', next: 'y' } },
+  { method: 'POST', path: '/account/sessions/revoke-others', access: 'member' },
+  { method: 'POST', path: '/account/sessions/:sessionId/revoke', access: 'member' },
+  { method: 'GET', path: '/dev/mailbox', access: 'public' },
+  { method: 'GET', path: '/dev/mailbox/:id', access: 'public' },
+  { method: 'GET', path: '/developers', access: 'member' },
+  { method: 'GET', path: '/developers/clients/new', access: 'developer' },
+  {
+    method: 'POST',
+    path: '/developers/clients',
+    access: 'developer',
+    fields: { name: 'Shop', scopes: ['events:read'] },
+  },
+  { method: 'GET', path: '/developers/clients/:clientId', access: 'member' },
+  {
+    method: 'POST',
+    path: '/developers/clients/:clientId/scopes',
+    access: 'developer',
+    fields: { scopes: ['events:read'] },
+  },
+  { method: 'POST', path: '/developers/clients/:clientId/publishable-key', access: 'developer' },
+  {
+    method: 'POST',
+    path: '/developers/clients/:clientId/domains/add',
+    access: 'developer',
+    fields: { list: 'allowed_domains', allowed_domain: 'https://new.example.org' },
+  },
+  {
+    method: 'POST',
+    path: '/developers/clients/:clientId/domains/remove',
+    access: 'developer',
+    fields: { list: 'allowed_domains', origin: 'https://shop.example.org' },
+  },
+  { method: 'POST', path: '/developers/clients/:clientId/rotate-secret', access: 'developer' },
+  { method: 'GET', path: '/developers/clients/:clientId/revoke', access: 'developer' },
+  { method: 'POST', path: '/developers/clients/:clientId/revoke', access: 'developer' },
+];
+
+let h: Harness;
+let mine: TestPartner;
+let theirs: TestPartner;
+let owner: TestMember;
+let ownerAgent: Agent;
+let viewerAgent: Agent;
+let otherSessionId: string;
+let ownSessionId: string;
+
+before(async () => {
+  h = await startHarness();
+  mine = await makePartner(h);
+  theirs = await makePartner(h);
+  owner = await makeMember(h, mine.organizationId, 'owner');
+  ownerAgent = await signIn(h, owner);
+  viewerAgent = await signIn(h, await makeMember(h, mine.organizationId, 'viewer'));
+  const stranger = await makeMember(h, theirs.organizationId, 'owner');
+  await signIn(h, stranger);
+  const now = h.clock.now();
+  const db = h.service.ctx.database.db;
+  otherSessionId = (await listMemberSessions(db, stranger.memberId, now, h.config.appSessions))[0]!.id;
+  ownSessionId = (await listMemberSessions(db, owner.memberId, now, h.config.appSessions))[0]!.id;
+});
+after(() => h.close());
+
+/** The path with each parameter filled: the member's own objects, or another organization's. */
+function fill(path: string, whose: 'mine' | 'theirs'): string {
+  return path
+    .replace(':clientId', whose === 'mine' ? mine.clientId : theirs.clientId)
+    .replace(':sessionId', whose === 'mine' ? ownSessionId : otherSessionId)
+    .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
+    .replace(':id', 'mail_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+    .replace(':file', APP_STYLES.path.slice('/assets/'.length));
+}
+
+async function clientState() {
+  const db = h.service.ctx.database.db;
+  return JSON.stringify([
+    await findApiClient(db, mine.clientId),
+    (await listApiClients(db, mine.organizationId)).length,
+  ]);
+}
+
+describe('security suite over every app route', () => {
+  for (const route of ROUTES) {
+    const name = `${route.method} ${route.path}`;
+    const isPost = route.method === 'POST';
+
+    if (route.access !== 'public') {
+      test(`${name}: signed out is sent to sign in`, async () => {
+        const agent = new Agent(h);
+        const url = fill(route.path, 'mine');
+        const res = isPost ? await agent.post(url, route.fields) : await agent.get(url);
+        assert.equal(res.statusCode, 303, res.body);
+        const location = locationOf(res);
+        assert.ok(location === '/sign-in' || location.startsWith('/sign-in?next='), location);
+        if (!isPost && url !== '/') assert.equal(location, `/sign-in?next=${encodeURIComponent(url)}`);
+      });
+    }
+
+    if (isPost) {
+      test(`${name}: no CSRF token, a wrong one or a foreign Origin is refused with 403`, async () => {
+        const before = await clientState();
+        const agent = route.access === 'public' ? new Agent(h) : ownerAgent;
+        if (route.access === 'public') await agent.get('/sign-in'); // the double-submit cookie
+        const url = fill(route.path, 'mine');
+        const valid = agent.csrf!;
+        const attempts: { fields: Fields; headers: Record<string, string> }[] = [
+          { fields: { ...route.fields, _csrf: '' }, headers: {} },
+          { fields: { ...route.fields, _csrf: 'wrong-token-0123456789abcdef' }, headers: {} },
+          { fields: { ...route.fields, _csrf: valid }, headers: { origin: 'https://evil.example' } },
+        ];
+        for (const attempt of attempts) {
+          const res = await agent.post(url, attempt.fields, attempt.headers);
+          assert.equal(res.statusCode, 403, `${JSON.stringify(attempt.headers)} ${res.body.slice(0, 200)}`);
+          assert.match(res.body, /expired or came from another site/);
+          assert.match(res.body, /Nothing was changed/);
+        }
+        agent.csrf = valid;
+        assert.equal(await clientState(), before, 'nothing changed');
+        if (route.access !== 'public')
+          assert.equal((await ownerAgent.get('/')).statusCode, 200, 'still signed in');
+      });
+    }
+
+    if (route.access === 'developer') {
+      test(`${name}: a viewer is refused with 403 and nothing changes`, async () => {
+        const before = await clientState();
+        const url = fill(route.path, 'mine');
+        const res = isPost ? await viewerAgent.post(url, route.fields) : await viewerAgent.get(url);
+        assert.equal(res.statusCode, 403, res.body.slice(0, 300));
+        assert.match(res.body, /Your role cannot do this/);
+        assert.equal(await clientState(), before);
+      });
+    }
+
+    if (/:clientId|:sessionId/.test(route.path)) {
+      test(`${name}: another organization's or member's id is the same 404 as a missing one`, async () => {
+        const before = await clientState();
+        const foreign = fill(route.path, 'theirs');
+        const missing = route.path
+          .replace(':clientId', 'cli_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':sessionId', 'ast_ZZZZZZZZZZZZZZZZZZZZZZZZ');
+        const answers = [];
+        for (const url of [foreign, missing]) {
+          const res = isPost ? await ownerAgent.post(url, route.fields) : await ownerAgent.get(url);
+          assert.equal(res.statusCode, 404, `${url}: ${res.body.slice(0, 300)}`);
+          answers.push(res.body.replace(/name="_csrf" value="[^"]+"/g, ''));
+        }
+        assert.equal(answers[0], answers[1]);
+        assert.equal(await clientState(), before);
+        const theirClient = await findApiClient(h.service.ctx.database.db, theirs.clientId);
+        assert.equal(theirClient?.revokedAt, null);
+      });
+    }
+  }
+
+  test('the table lists every route the APP host serves outside the admin API', () => {
+    const served = registeredRoutes(h.service.app, '/').filter(
+      (r) => !/^[A-Z]+ \/(admin\/v1|healthz|readyz)(\/|$)/.test(r),
+    );
+    const listed = ROUTES.map((r) => `${r.method} ${r.path}`).sort();
+    assert.deepEqual(served, listed);
+  });
+});
