@@ -42,9 +42,6 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     await setUpAppScope(scope, ctx);
     const route = (method: 'GET' | 'POST', url: string, access: Access, handler: Handler) =>
       scope.route({ method, url, config: { access }, handler });
-    // The path of these carries a single-use secret: no info line (with its URL) is logged for them.
-    const secretPath = (method: 'GET' | 'POST', url: string, handler: Handler) =>
-      scope.route({ method, url, config: { access: 'public' }, logLevel: 'warn', handler });
 
     route('GET', '/assets/:file', 'static', serveAppAsset);
     route('GET', '/', 'member', showOverview(ctx));
@@ -53,12 +50,12 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));
     route('POST', '/sign-out', 'member', signOut(ctx));
-    secretPath('GET', '/invitations/:token', showInvitation(ctx));
-    secretPath('POST', '/invitations/:token', submitInvitation(ctx));
+    route('GET', '/invitations/:token', 'public', showInvitation(ctx));
+    route('POST', '/invitations/:token', 'public', submitInvitation(ctx));
     route('GET', '/password-reset', 'public', showResetRequest(ctx));
     route('POST', '/password-reset', 'public', submitResetRequest(ctx));
-    secretPath('GET', '/password-reset/:token', showNewPassword(ctx));
-    secretPath('POST', '/password-reset/:token', submitNewPassword(ctx));
+    route('GET', '/password-reset/:token', 'public', showNewPassword(ctx));
+    route('POST', '/password-reset/:token', 'public', submitNewPassword(ctx));
 
     route('GET', '/account', 'member', showAccount(ctx));
     route('POST', '/account/password', 'member', changePasswordRoute(ctx));

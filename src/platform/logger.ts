@@ -36,6 +36,9 @@ const IDEMPOTENCY_FIELD = /^idempotency[-_]?key$/i;
 const SECRET_PARAM = /^(code|sig|auth|key)$/i;
 /** Routes whose whole query string is credentials when present (it is refused, then logged). */
 const CREDENTIAL_PATH = /\/oauth\/token\/?$/;
+/** Paths whose last segment is a single-use secret: the organizer app's invitation and reset links. */
+const SECRET_SEGMENT = /(\/(?:invitations|password-reset)\/)[^/?#\s]+/;
+const SECRET_SEGMENTS = new RegExp(SECRET_SEGMENT.source, 'g');
 /** Fields holding a URL, whose query is redacted like a request's. */
 const URL_FIELD = /(url|uri|href|location)$/i;
 /** Statement parameters and bound values, never logged. */
@@ -69,9 +72,11 @@ function redactPairs(part: string): string {
 
 /**
  * A URL (a request's path and query, or an absolute URL) as logged: every query or fragment
- * parameter named like a secret redacted, and the token endpoint's whole query string.
+ * parameter named like a secret redacted, the token endpoint's whole query string, and the
+ * secret segment of an invitation or reset link.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(logged: string): string {
+  const url = logged.replace(SECRET_SEGMENT, `$1${REDACTED}`);
   const queryAt = url.indexOf('?');
   const hashAt = url.indexOf('#');
   if (queryAt < 0 && (hashAt < 0 || !url.includes('=', hashAt))) return url;
@@ -95,9 +100,8 @@ export function redactSqlLiterals(text: string): string {
 
 /** URLs inside free text (a message naming a request) with their secrets redacted. */
 function redactUrlsIn(text: string): string {
-  return text.includes('?') || text.includes('#')
-    ? text.replace(/\S*[?#]\S*=\S*/g, (u) => redactUrl(u))
-    : text;
+  const out = text.replace(SECRET_SEGMENTS, `$1${REDACTED}`);
+  return out.includes('?') || out.includes('#') ? out.replace(/\S*[?#]\S*=\S*/g, (u) => redactUrl(u)) : out;
 }
 
 /**

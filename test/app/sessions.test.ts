@@ -122,7 +122,8 @@ describe('sign-in', () => {
     const retryAfter = Number(refused.headers['retry-after']);
     assert.ok(retryAfter > 0, String(refused.headers['retry-after']));
     const minutes = Math.max(1, Math.ceil(retryAfter / 60));
-    assert.match(refused.body, new RegExp(`Too many sign-in attempts\\. Try again in ${minutes} minutes\\.`));
+    const unit = minutes === 1 ? 'minute' : 'minutes';
+    assert.match(refused.body, new RegExp(`Too many sign-in attempts\\. Try again in ${minutes} ${unit}\\.`));
     assert.equal((await sessionsOf(member.memberId)).length, 0);
   });
 

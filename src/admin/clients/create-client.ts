@@ -6,7 +6,7 @@ import { notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
-import { checkClientLists } from './client-admin-checks.ts';
+import { checkClientLists } from '../../auth/client-lists.ts';
 import { ClientCreatedOut, ClientCreateIn } from './client-admin.schema.ts';
 
 export function createClientRoute(admin: Host, ctx: AppContext): void {

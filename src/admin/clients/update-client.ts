@@ -5,7 +5,8 @@ import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
-import { checkClientLists, clientOr404 } from './client-admin-checks.ts';
+import { checkClientLists } from '../../auth/client-lists.ts';
+import { clientOr404 } from './client-admin-checks.ts';
 import { ClientPatchIn } from './client-admin.schema.ts';
 
 export function updateClientRoute(admin: Host, ctx: AppContext): void {

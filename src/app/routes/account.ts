@@ -17,7 +17,7 @@ import { clearSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderAccount, renderOverview } from '../views/account-pages.ts';
-import { minutesToWait } from './sign-in.ts';
+import { tooManyAttempts } from './sign-in.ts';
 
 const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
 
@@ -106,7 +106,7 @@ export function changePasswordRoute(ctx: AppContext): Handler {
     const wait = await spendSignInAttempt(ctx, { email: current.member.email, ip: request.ip });
     if (wait !== null) {
       reply.header('Retry-After', String(wait));
-      const message = `Too many sign-in attempts. Try again in ${minutesToWait(wait)} minutes.`;
+      const message = tooManyAttempts(wait);
       return sendAccount(ctx, request, reply, { status: 429, errors: { current: message }, notice: null });
     }
     const result = await changePassword(ctx.database, {

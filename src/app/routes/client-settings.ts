@@ -3,7 +3,7 @@
 // page). Another organization's client is the same 404 page as a missing one.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { checkClientLists } from '../../admin/clients/client-admin-checks.ts';
+import { checkClientLists } from '../../auth/client-lists.ts';
 import {
   findApiClient,
   regeneratePublishableKey,

@@ -1,7 +1,7 @@
 // Developer settings: GET /developers (the organization's API clients), GET /developers/clients/new
 // and POST /developers/clients (create; the secret is shown once, in the answer to the POST).
 import type { AppContext } from '../../context.ts';
-import { checkClientLists } from '../../admin/clients/client-admin-checks.ts';
+import { checkClientLists } from '../../auth/client-lists.ts';
 import { createApiClient, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';

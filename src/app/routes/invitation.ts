@@ -9,7 +9,7 @@ import { spendSignInAttempt } from '../../members/sign-in.ts';
 import { csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
-import { minutesToWait } from './sign-in.ts';
+import { tooManyAttempts } from './sign-in.ts';
 import { renderInvitation, renderInvitationEnded } from '../views/auth-pages.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -80,7 +80,7 @@ export function submitInvitation(ctx: AppContext): Handler {
       const wait = await spendSignInAttempt(ctx, { email: found.invitation.email, ip: request.ip });
       if (wait !== null) {
         reply.header('Retry-After', String(wait));
-        const message = `Too many sign-in attempts. Try again in ${minutesToWait(wait)} minutes.`;
+        const message = tooManyAttempts(wait);
         return showForm(ctx, request, reply, { status: 429, name, errors: { password: message } });
       }
     }

@@ -70,8 +70,9 @@ export function submitResetRequest(ctx: AppContext): Handler {
       const found = await requestPasswordReset(ctx.database.db, email, ctx.clock.now());
       if (found) {
         const link = passwordResetUrl(ctx.config.appUrl, found.token);
-        // The answer is the same whether or not the mail went: a failure is for the log only.
-        await mailerOf(ctx)
+        // Not awaited: the answer comes as soon for an email with an account as for one without,
+        // and whether the mail went is for the log only (the mailer waits for it at shutdown).
+        void mailerOf(ctx)
           .send({ to: found.member.email, ...resetMail(ctx, link) })
           .catch((error: unknown) => request.log.warn({ err: error }, 'password reset mail not sent'));
       }

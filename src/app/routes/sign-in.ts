@@ -27,9 +27,10 @@ export function showSignIn(ctx: AppContext): Handler {
   };
 }
 
-/** Minutes to wait, as the refusal says it: whole minutes, at least one. */
-export function minutesToWait(seconds: number): number {
-  return Math.max(1, Math.ceil(seconds / 60));
+/** The refusal of a password check over the sign-in limits: whole minutes to wait, at least one. */
+export function tooManyAttempts(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
 }
 
 export function submitSignIn(ctx: AppContext): Handler {
@@ -57,8 +58,7 @@ export function submitSignIn(ctx: AppContext): Handler {
     const result = await signIn(ctx, { email, password, ip: request.ip });
     if (!result.ok && result.reason === 'rate_limited') {
       reply.header('Retry-After', String(result.retryAfterSeconds));
-      const minutes = minutesToWait(result.retryAfterSeconds);
-      return again(429, `Too many sign-in attempts. Try again in ${minutes} minutes.`);
+      return again(429, tooManyAttempts(result.retryAfterSeconds));
     }
     if (!result.ok) return again(422, 'The email address or the password is not right.');
 
