@@ -32,6 +32,8 @@ async function main() {
           `  client_secret    ${demo.client_secret}`,
           `  publishable_key  ${demo.publishable_key}`,
           `  admin_api_key    ${demo.admin_api_key ?? '(from ADMIN_API_KEY)'}`,
+          `  organizer app    ${demo.owner_invitation_url}`,
+          `                   (${demo.owner_email} chooses a password there; valid 7 days)`,
           `  saved to         ${config.dataDir}/demo.json`,
           '',
         ].join('\n') + '\n',

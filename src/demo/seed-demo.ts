@@ -1,6 +1,6 @@
 // The demo organization seeded on first start of an empty embedded database (DESIGN.md section 5):
 // paid and free events, an API client with every scope, a publishable key for localhost:5173, and
-// a webhook endpoint when DEMO_WEBHOOK_URL is set.
+// a webhook endpoint when DEMO_WEBHOOK_URL is set, and an invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -8,12 +8,14 @@ import { createApiClient } from '../auth/clients.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { createEvent, type EventInput } from '../events/events.ts';
+import { createInvitation, invitationUrl } from '../members/invitations.ts';
 import { createOrganization } from '../organizations/organizations.ts';
 import { ConfigError } from '../config.ts';
 import { checkEndpointUrl, createWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
 import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
 
 const DAY = 24 * 3600 * 1000;
+const DEMO_OWNER_EMAIL = 'owner@demo-running.example';
 
 export interface DemoCredentials {
   organization_id: string;
@@ -22,6 +24,9 @@ export interface DemoCredentials {
   publishable_key: string;
   admin_api_key: string | null;
   event_ids: string[];
+  /** the organizer app's invitation of the demo owner, who chooses a password there */
+  owner_email: string;
+  owner_invitation_url: string;
   /** when DEMO_WEBHOOK_URL is set */
   webhook_endpoint_id?: string;
   webhook_secret?: string;
@@ -142,8 +147,17 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
           now,
         })
       : undefined;
+    const owner = await createInvitation(tx, {
+      organizationId: org.id,
+      email: DEMO_OWNER_EMAIL,
+      role: 'owner',
+      invitedBy: null,
+      now,
+    });
     return {
       organization_id: org.id,
+      owner_email: DEMO_OWNER_EMAIL,
+      owner_invitation_url: invitationUrl(ctx.config.appUrl, owner.token),
       client_id: client.id,
       client_secret: clientSecret,
       publishable_key: client.publishableKey,
