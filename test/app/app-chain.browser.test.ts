@@ -1,10 +1,12 @@
-// The organizer app in Chromium, end to end: the operator invites an owner (admin API), the owner
+// The organizer app in Chromium, end to end: the operator invites an owner with the CLI, the owner
 // accepts with a password, signs out and in again, opens Developer settings, creates an API client,
 // reads the client id and secret shown once, and those get a token from the real token endpoint
-// that lists events. Every step: axe with no violations at all, and a screenshot at 360 px and at
-// desktop width.
+// that lists events; an allowed domain added in the app passes the API's CORS preflight; the
+// client revoked in the app is refused 401. Every step: axe with no violations at all, and a
+// screenshot at 360 px and at desktop width.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -20,6 +22,32 @@ import { makeMember } from './app-helpers.ts';
 
 const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 const WIDTHS = [360, 1280];
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** `ticketing invitations create ...` as the operator runs it; its output. */
+function cliInvite(organizationId: string, email: string): Promise<string> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    APP_URL: app,
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    DATA_DIR: 'memory://',
+  };
+  const args = [
+    'invitations',
+    'create',
+    '--organization',
+    organizationId,
+    '--email',
+    email,
+    '--role',
+    'owner',
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
 
 let h: Harness;
 let api: string;
@@ -59,17 +87,12 @@ async function step(page: Page, name: string): Promise<void> {
 }
 
 describe('organizer app in Chromium', () => {
-  test('invitation -> password -> sign in -> Developer settings -> Create API client -> token -> events', async () => {
+  test('CLI invitation -> password -> sign in -> Create API client -> token -> events -> domain -> revoke', async () => {
     const partner = await makePartner(h);
     await makeEvent(h, partner);
-    const invited = await fetch(`${app}/admin/v1/organizations/${partner.organizationId}/invitations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'owner@example.org', role: 'owner' }),
-    });
-    assert.equal(invited.status, 201);
-    const invitationUrl = ((await invited.json()) as { data: { invitation_url: string } }).data
-      .invitation_url;
+    const printed = await cliInvite(partner.organizationId, 'owner@example.org');
+    const invitationUrl = /(http:\/\/\S+\/invitations\/\S+)/.exec(printed)?.[1];
+    assert.ok(invitationUrl, `the CLI prints the link: ${printed}`);
 
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app });
@@ -128,6 +151,34 @@ describe('organizer app in Chromium', () => {
     assert.equal(events.status, 200);
     const listed = (await events.json()) as { data: { events: { name: string }[] } };
     assert.equal(listed.data.events.length, 1);
+
+    // An allowed domain added in the app: the API's CORS preflight from it passes at once.
+    const origin = 'https://race-website.example.org';
+    const preflight = () =>
+      fetch(`${api}/v1/events`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'x-service-publishable-key',
+        },
+      });
+    assert.equal((await preflight()).headers.get('access-control-allow-origin'), null);
+    await page.getByRole('link', { name: "Continue to the client's settings" }).click();
+    await page.getByLabel('Add an allowed domain').fill(origin);
+    await page.getByRole('button', { name: 'Add' }).first().click();
+    await page.getByText(origin).first().waitFor();
+    await step(page, 'client-domain-added');
+    const allowed = await preflight();
+    assert.equal(allowed.headers.get('access-control-allow-origin'), origin);
+
+    // Revoked in the app (after its confirmation): the client's next API request is refused 401.
+    await page.getByRole('link', { name: 'Revoke' }).click();
+    await step(page, 'client-revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke API client' }).click();
+    await page.getByText('revoked').first().waitFor();
+    const refused = await fetch(`${api}/v1/events`, { headers: { authorization: `Bearer ${access_token}` } });
+    assert.equal(refused.status, 401);
 
     assert.deepEqual(problems, []);
     await context.close();
