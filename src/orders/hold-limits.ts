@@ -4,6 +4,7 @@
 // client are counted one after another and cannot pass the limit together.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import type { Clock } from '../platform/clock.ts';
 import type { Tx } from '../platform/db.ts';
 import { orders, registrations } from './orders.schema.ts';
 
@@ -17,7 +18,8 @@ export interface HoldLimitCheck {
   /** tickets the new order would hold */
   tickets: number;
   limit: number;
-  now: Date;
+  /** read once the lock is held: the holds counted were all placed before that moment */
+  clock: Clock;
   /** the session placing the order: its own pending order is replaced, so it does not count */
   sessionId: string;
 }
@@ -39,7 +41,9 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
     sql`SELECT pg_advisory_xact_lock(${HOLD_LOCK_CLASS}::int, ${lockKey(check.eventId, check.clientIpHash)}::int)`,
   );
   // A new statement after the lock: under READ COMMITTED it sees every order committed by the
-  // transactions that held the lock before.
+  // transactions that held the lock before. The time is read after the lock too, so that a wait
+  // never exceeds a hold's length however long the lock took.
+  const now = check.clock.now();
   const holds = await tx
     .select({ until: orders.holdExpiresAt, tickets: sql<number>`count(*)::int` })
     .from(orders)
@@ -49,7 +53,7 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
         eq(orders.eventId, check.eventId),
         eq(orders.clientIpHash, check.clientIpHash),
         eq(orders.status, 'pending'),
-        gt(orders.holdExpiresAt, check.now),
+        gt(orders.holdExpiresAt, now),
         or(isNull(orders.checkoutSessionId), ne(orders.checkoutSessionId, check.sessionId)),
       ),
     )
@@ -60,12 +64,12 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
   if (excess <= 0) return { allowed: true };
   // The earliest moment enough of the client's holds have lapsed for this order to fit.
   let freed = 0;
-  let fitsAt = check.now;
+  let fitsAt = now;
   for (const hold of holds) {
     freed += Number(hold.tickets);
     fitsAt = hold.until!;
     if (freed >= excess) break;
   }
-  const retryAfterSeconds = Math.max(1, Math.ceil((fitsAt.getTime() - check.now.getTime()) / 1000));
+  const retryAfterSeconds = Math.max(1, Math.ceil((fitsAt.getTime() - now.getTime()) / 1000));
   return { allowed: false, held, retryAfterSeconds };
 }

@@ -148,7 +148,7 @@ export async function placeOrder(
             clientIpHash,
             tickets: values.items.length,
             limit: ctx.config.holdLimitTicketsPerIp,
-            now: ctx.clock.now(),
+            clock: ctx.clock,
             sessionId: session.id,
           });
           if (!room.allowed) {
