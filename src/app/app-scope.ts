@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import type { AppContext } from '../context.ts';
 import { logRequestError, toApiError, type Host } from '../platform/http.ts';
 import { checkAccess, PageError } from './app-access.ts';
-import { acceptsGzip } from './app-assets.ts';
+import { acceptsEncoding } from '../platform/static-assets.ts';
 import { FORM_BODY_LIMIT_BYTES, FormBody } from './form-body.ts';
 import { optionalViewer, sendPage } from './replies.ts';
 import { renderErrorPage, renderPageError } from './views/status-pages.ts';
@@ -47,7 +47,11 @@ export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void>
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
     if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
     reply.header('Vary', 'Accept-Encoding');
-    if (Buffer.byteLength(payload) < COMPRESS_FROM_BYTES || !acceptsGzip(request)) return payload;
+    if (
+      Buffer.byteLength(payload) < COMPRESS_FROM_BYTES ||
+      !acceptsEncoding(request.headers['accept-encoding'], 'gzip')
+    )
+      return payload;
     reply.header('Content-Encoding', 'gzip');
     reply.removeHeader('content-length');
     return gzipSync(payload, { level: 6 });

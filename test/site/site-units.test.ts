@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { chooseEncoding } from '../../src/site/assets.ts';
+import { chooseEncoding } from '../../src/platform/static-assets.ts';
 import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
 import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';

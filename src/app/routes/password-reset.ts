@@ -4,7 +4,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { mailerOf } from '../../mail/mailer.ts';
-import { EMAIL_MAX_LENGTH } from '../../members/members.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import {
   findPasswordReset,
@@ -18,6 +17,7 @@ import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts'
 import { seeOther, sendPage, type Handler } from '../replies.ts';
 import { renderNewPassword, renderResetEnded, renderResetRequest } from '../views/auth-pages.ts';
 import { TOKEN_PATTERN } from './invitation.ts';
+import { EMAIL_FIELD } from './sign-in.ts';
 
 function mailConfigured(ctx: AppContext): boolean {
   return mailerOf(ctx).kind !== 'none';
@@ -53,12 +53,7 @@ export function submitResetRequest(ctx: AppContext): Handler {
     const configured = mailConfigured(ctx);
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const email = readField(
-      body,
-      'email',
-      { label: 'Email', max: EMAIL_MAX_LENGTH, trim: true, missing: 'Enter your email address.' },
-      errors,
-    );
+    const email = readField(body, 'email', EMAIL_FIELD, errors);
     if (configured && hasErrors(errors)) {
       return sendPage(
         reply,

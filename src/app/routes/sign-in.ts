@@ -7,7 +7,7 @@ import { createMemberSession, revokeMemberSession } from '../../members/sessions
 import { signIn } from '../../members/sign-in.ts';
 import { memberOf, safeNext } from '../app-access.ts';
 import { clearSessionCookie, csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
-import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readField, type FieldErrors, type FieldRule } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { renderSignIn } from '../views/auth-pages.ts';
 
@@ -27,6 +27,14 @@ export function showSignIn(ctx: AppContext): Handler {
   };
 }
 
+/** The Email field of the sign-in and reset forms. */
+export const EMAIL_FIELD: FieldRule = {
+  label: 'Email',
+  max: EMAIL_MAX_LENGTH,
+  trim: true,
+  missing: 'Enter your email address.',
+};
+
 /** The refusal of a password check over the sign-in limits: whole minutes to wait, at least one. */
 export function tooManyAttempts(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
@@ -37,12 +45,7 @@ export function submitSignIn(ctx: AppContext): Handler {
   return async (request, reply) => {
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const email = readField(
-      body,
-      'email',
-      { label: 'Email', max: EMAIL_MAX_LENGTH, trim: true, missing: 'Enter your email address.' },
-      errors,
-    );
+    const email = readField(body, 'email', EMAIL_FIELD, errors);
     const password = readField(
       body,
       'password',

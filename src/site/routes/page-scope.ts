@@ -4,7 +4,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { AppContext } from '../../context.ts';
 import { logRequestError, toApiError, type Host } from '../../platform/http.ts';
 import { enforceRateLimit } from '../../platform/rate-limit.ts';
-import { chooseEncoding } from '../assets.ts';
+import { chooseEncoding } from '../../platform/static-assets.ts';
 import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderErrorPage } from '../views/status-pages.ts';
 import { sendPage } from './page-replies.ts';
