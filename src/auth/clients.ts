@@ -1,5 +1,5 @@
 // API clients: client credentials, publishable key, scopes and domain allowlists, and their wire shape.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
 import type { Db, Executor } from '../platform/db.ts';
 import { sha256Hex } from '../platform/crypto.ts';
@@ -183,6 +183,56 @@ export async function updateApiClient(
     .where(eq(apiClients.id, clientId))
     .returning();
   return row;
+}
+
+/** A client's lists of origins. */
+export type OriginList = 'allowedDomains' | 'returnUrlDomains';
+
+/**
+ * Adds one origin to a live client's list in one statement, so that two edits at once both stay;
+ * nothing when the list has it already or holds `max`. True when the list changed.
+ */
+export async function addClientOrigin(
+  db: Executor,
+  clientId: string,
+  list: OriginList,
+  origin: string,
+  max: number,
+  now: Date,
+): Promise<boolean> {
+  const column = apiClients[list];
+  const rows = await db
+    .update(apiClients)
+    .set({ [list]: sql`array_append(${column}, ${origin}::text)`, updatedAt: now })
+    .where(
+      and(
+        eq(apiClients.id, clientId),
+        isNull(apiClients.revokedAt),
+        sql`NOT (${origin}::text = ANY(${column}))`,
+        sql`cardinality(${column}) < ${max}`,
+      ),
+    )
+    .returning({ id: apiClients.id });
+  return rows.length > 0;
+}
+
+/** Removes one origin from a live client's list in one statement; true when the list had it. */
+export async function removeClientOrigin(
+  db: Executor,
+  clientId: string,
+  list: OriginList,
+  origin: string,
+  now: Date,
+): Promise<boolean> {
+  const column = apiClients[list];
+  const rows = await db
+    .update(apiClients)
+    .set({ [list]: sql`array_remove(${column}, ${origin}::text)`, updatedAt: now })
+    .where(
+      and(eq(apiClients.id, clientId), isNull(apiClients.revokedAt), sql`${origin}::text = ANY(${column})`),
+    )
+    .returning({ id: apiClients.id });
+  return rows.length > 0;
 }
 
 /** Revoking cuts off the key and all its tokens on the next request (every request reads revoked_at). */

@@ -167,6 +167,21 @@ describe('developer settings', () => {
     });
     assert.equal(removed.statusCode, 303);
     assert.deepEqual((await client())!.allowedDomains, ['https://shop2.example.org']);
+    // Two origins added at once (two tabs): both stay, neither edit overwrites the other.
+    const both = await Promise.all(
+      ['https://tab-a.example.org', 'https://tab-b.example.org'].map((origin) =>
+        developer.post(url, { list: 'allowed_domains', allowed_domain: origin }),
+      ),
+    );
+    assert.deepEqual(
+      both.map((res) => res.statusCode),
+      [303, 303],
+    );
+    assert.deepEqual([...(await client())!.allowedDomains].sort(), [
+      'https://shop2.example.org',
+      'https://tab-a.example.org',
+      'https://tab-b.example.org',
+    ]);
     const wrongList = await developer.post(url, {
       list: 'everything',
       allowed_domain: 'https://x.example.org',

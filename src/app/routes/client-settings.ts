@@ -5,12 +5,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
 import {
+  addClientOrigin,
   findApiClient,
   regeneratePublishableKey,
+  removeClientOrigin,
   revokeApiClient,
   rotateClientSecret,
   updateApiClient,
   type ApiClientRow,
+  type OriginList,
 } from '../../auth/clients.ts';
 import { can } from '../../members/roles.ts';
 import { ApiError } from '../../platform/errors.ts';
@@ -113,9 +116,10 @@ function entriesOf(client: ApiClientRow, list: DomainList): string[] {
   return list === 'allowed_domains' ? client.allowedDomains : client.returnUrlDomains;
 }
 
-function withList(list: DomainList, entries: string[]) {
-  return list === 'allowed_domains' ? { allowedDomains: entries } : { returnUrlDomains: entries };
-}
+const COLUMN_OF: Record<DomainList, OriginList> = {
+  allowed_domains: 'allowedDomains',
+  return_url_domains: 'returnUrlDomains',
+};
 
 /** The origin typed, canonical, checked as the admin API checks it; or a message. */
 function checkOrigin(list: DomainList, value: string): { origin: string } | { message: string } {
@@ -155,14 +159,7 @@ export function addDomain(ctx: AppContext): Handler {
       });
     }
     const origin = (checked as { origin: string }).origin;
-    if (!entries.includes(origin)) {
-      await updateApiClient(
-        ctx.database.db,
-        client.id,
-        withList(list, [...entries, origin]),
-        ctx.clock.now(),
-      );
-    }
+    await addClientOrigin(ctx.database.db, client.id, COLUMN_OF[list], origin, MAX_DOMAINS, ctx.clock.now());
     return back(reply, client, 'added');
   };
 }
@@ -175,11 +172,7 @@ export function removeDomain(ctx: AppContext): Handler {
     const list = listOf(body.get('list'));
     if (!list) throw new PageError('not_found', 'no such domain list');
     const origin = body.get('origin') ?? '';
-    const entries = entriesOf(client, list);
-    if (entries.includes(origin)) {
-      const rest = entries.filter((entry) => entry !== origin);
-      await updateApiClient(ctx.database.db, client.id, withList(list, rest), ctx.clock.now());
-    }
+    await removeClientOrigin(ctx.database.db, client.id, COLUMN_OF[list], origin, ctx.clock.now());
     return back(reply, client, 'removed');
   };
 }
