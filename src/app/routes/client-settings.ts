@@ -100,9 +100,8 @@ export function updateScopes(ctx: AppContext): Handler {
 export function regenerateKey(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const row = client.revokedAt
-      ? undefined
-      : await regeneratePublishableKey(ctx.database.db, client.id, ctx.clock.now());
+    // undefined for a revoked client: the update takes live clients only
+    const row = await regeneratePublishableKey(ctx.database.db, client.id, ctx.clock.now());
     if (!row) return revokedAnswer(ctx, request, reply, client);
     return back(reply, client, 'key');
   };
@@ -180,9 +179,7 @@ export function removeDomain(ctx: AppContext): Handler {
 export function rotateSecret(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const rotated = client.revokedAt
-      ? undefined
-      : await rotateClientSecret(ctx.database.db, client.id, ctx.clock.now());
+    const rotated = await rotateClientSecret(ctx.database.db, client.id, ctx.clock.now());
     if (!rotated) return revokedAnswer(ctx, request, reply, client);
     const viewer = await viewerOf(ctx, request);
     return sendPage(
