@@ -11,3 +11,4 @@ export * from './webhooks/webhooks.schema.ts';
 export * from './payments/payments.schema.ts';
 export * from './members/members.schema.ts';
 export * from './mail/mail.schema.ts';
+export * from './audit/audit.schema.ts';

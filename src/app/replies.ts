@@ -2,6 +2,7 @@
 // view of themselves (their session and organizations) that every signed-in page's header shows.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
+import type { Actor } from '../audit/audit-log.ts';
 import { listMemberOrganizations } from '../members/members.ts';
 import { memberOf } from './app-access.ts';
 import type { Viewer } from './views/layout.ts';
@@ -37,4 +38,10 @@ export async function optionalViewer(ctx: AppContext, request: FastifyRequest): 
 /** The user agent kept with a session, bounded. */
 export function userAgentOf(request: FastifyRequest): string {
   return String(request.headers['user-agent'] ?? '').slice(0, 300);
+}
+
+/** The signed-in member as the audit log names them, with the request's client IP. */
+export function actorOf(request: FastifyRequest): Actor {
+  const { member } = memberOf(request);
+  return { memberId: member.id, label: member.email, ip: request.ip };
 }

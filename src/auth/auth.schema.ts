@@ -1,6 +1,6 @@
 // API clients: client credentials and publishable key. Access tokens are sealed, not stored
 // (auth/tokens.ts), so minting one writes nothing and checking one reads only the client row.
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
 import { ts } from '../platform/columns.ts';
 
@@ -27,5 +27,32 @@ export const apiClients = pgTable(
   (t) => [
     index('api_clients_org_idx').on(t.organizationId),
     index('api_clients_allowed_domains_idx').using('gin', t.allowedDomains),
+  ],
+);
+
+// The last API requests made with each organization's credentials, for its developers to see in
+// the app. No bodies, no query strings, no credentials. Bounded: request-log.ts keeps the newest
+// per organization and deletes the rest.
+export const apiRequestLog = pgTable(
+  'api_request_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    clientId: text('client_id').notNull(),
+    /** bearer | publishable | token (the token endpoint) */
+    credential: text('credential').notNull(),
+    method: text('method').notNull(),
+    /** the path without its query string */
+    path: text('path').notNull(),
+    status: integer('status').notNull(),
+    errorCode: text('error_code'),
+    requestId: text('request_id').notNull(),
+    at: ts('at').notNull(),
+  },
+  (t) => [
+    index('api_request_log_org_idx').on(t.organizationId, t.id),
+    index('api_request_log_client_idx').on(t.organizationId, t.clientId, t.id),
   ],
 );

@@ -1,0 +1,87 @@
+// The audit log's writer and reader. A change and its entry are written in one transaction by the
+// caller, so no change goes unrecorded and no entry tells of a change that did not happen.
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../platform/db.ts';
+import { auditEvents } from './audit.schema.ts';
+
+export type AuditEventRow = typeof auditEvents.$inferSelect;
+
+/** Every action the log records, with the words the audit page shows for it. */
+export const AUDIT_ACTIONS = {
+  'member.invited': 'invited a member',
+  'member.invitation_revoked': 'revoked an invitation',
+  'member.joined': 'joined',
+  'member.role_changed': "changed a member's role",
+  'member.removed': 'removed a member',
+  'client.created': 'created an API client',
+  'client.scopes_changed': "changed an API client's scopes",
+  'client.secret_rotated': "rotated an API client's secret",
+  'client.publishable_key_regenerated': "regenerated an API client's publishable key",
+  'client.domain_added': 'added a domain to an API client',
+  'client.domain_removed': 'removed a domain from an API client',
+  'client.revoked': 'revoked an API client',
+  'webhook_endpoint.created': 'created a webhook endpoint',
+  'webhook_endpoint.updated': 'changed a webhook endpoint',
+  'webhook_endpoint.enabled': 'enabled a webhook endpoint',
+  'webhook_endpoint.disabled': 'disabled a webhook endpoint',
+  'webhook_endpoint.secret_rotated': "rotated a webhook endpoint's secret",
+  'webhook_endpoint.deleted': 'deleted a webhook endpoint',
+} as const;
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint';
+
+/** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
+export interface Actor {
+  memberId: string | null;
+  /** the member's email, or "operator" */
+  label: string;
+  /** the client IP of the request; null from the CLI */
+  ip: string | null;
+}
+
+export const OPERATOR_LABEL = 'operator';
+
+export interface AuditEntry {
+  organizationId: string;
+  actor: Actor;
+  action: AuditAction;
+  targetType: AuditTarget;
+  targetId: string;
+  /** what changed, shown as is: never a secret */
+  details?: Record<string, unknown>;
+}
+
+export async function recordAudit(db: Executor, entry: AuditEntry, now: Date): Promise<void> {
+  await db.insert(auditEvents).values({
+    organizationId: entry.organizationId,
+    actorMemberId: entry.actor.memberId,
+    actorLabel: entry.actor.label.slice(0, 320),
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? {},
+    ip: entry.actor.ip,
+    createdAt: now,
+  });
+}
+
+/** Newest first; `before` is the id of the last entry of the previous page. */
+export async function listAuditEvents(
+  db: Executor,
+  organizationId: string,
+  page: { limit: number; before?: number | undefined },
+): Promise<{ rows: AuditEventRow[]; hasMore: boolean }> {
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.organizationId, organizationId),
+        page.before === undefined ? undefined : lt(auditEvents.id, page.before),
+      ),
+    )
+    .orderBy(desc(auditEvents.id))
+    .limit(page.limit + 1);
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
