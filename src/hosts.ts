@@ -5,6 +5,7 @@ import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
 import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
 import { registerAppRoutes } from './app/app.routes.ts';
+import { appNotFound } from './app/app-scope.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
@@ -84,7 +85,7 @@ export async function buildSiteHost(ctx: AppContext, logger: Logger): Promise<Ho
 }
 
 export async function buildAppHost(ctx: AppContext, logger: Logger): Promise<Host> {
-  const app = createHost(ctx, { name: 'app', logger });
+  const app = createHost(ctx, { name: 'app', logger, notFound: appNotFound(ctx) });
   refusePartnerCredentials(app);
   await registerAdminRoutes(app, ctx);
   await registerAppRoutes(app, ctx);

@@ -63,7 +63,8 @@ export function safeNext(value: string | undefined | null): string | null {
   return value;
 }
 
-async function loadSession(ctx: AppContext, request: FastifyRequest): Promise<CurrentSession | null> {
+/** The member's live session named by the request's cookie, or null. */
+export async function loadSession(ctx: AppContext, request: FastifyRequest): Promise<CurrentSession | null> {
   const token = cookieValue(request, cookieNames(ctx.config).session);
   if (!token) return null;
   return findCurrentSession(ctx.database.db, token, ctx.clock.now(), ctx.config.appSessions);

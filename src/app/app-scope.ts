@@ -4,12 +4,14 @@
 import cookie from '@fastify/cookie';
 import { gzipSync } from 'node:zlib';
 import type { AppContext } from '../context.ts';
-import { logRequestError, toApiError, type Host } from '../platform/http.ts';
-import { checkAccess, PageError } from './app-access.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../platform/errors.ts';
+import { logRequestError, sendError, toApiError, type Host } from '../platform/http.ts';
+import { checkAccess, loadSession, PageError } from './app-access.ts';
 import { acceptsEncoding } from '../platform/static-assets.ts';
 import { FORM_BODY_LIMIT_BYTES, FormBody } from './form-body.ts';
 import { optionalViewer, sendPage } from './replies.ts';
-import { renderErrorPage, renderPageError } from './views/status-pages.ts';
+import { renderErrorPage, renderNotFound, renderPageError } from './views/status-pages.ts';
 
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
@@ -23,6 +25,30 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
+
+function pageHeaders(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  reply.header('X-Frame-Options', 'DENY');
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('X-Content-Type-Options', 'nosniff');
+  // Signed-in pages and forms carrying tokens must not be kept by any cache; assets say otherwise.
+  if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+}
+
+/**
+ * Unknown paths of the APP host: the app's HTML page (with the header when signed in), except
+ * under /admin/, where the operator's API answers in its JSON envelope.
+ */
+export function appNotFound(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.url === '/admin' || request.url.startsWith('/admin/')) {
+      return sendError(request, reply, new ApiError('not_found', 'No such route.'));
+    }
+    request.appSession = await loadSession(ctx, request).catch(() => null);
+    pageHeaders(reply);
+    return sendPage(reply, 404, renderNotFound(await optionalViewer(ctx, request)));
+  };
+}
 
 export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void> {
   await scope.register(cookie);
@@ -39,12 +65,7 @@ export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void>
   scope.addHook('preHandler', checkAccess(ctx));
 
   scope.addHook('onSend', async (request, reply, payload) => {
-    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    reply.header('X-Frame-Options', 'DENY');
-    reply.header('Referrer-Policy', 'no-referrer');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    // Signed-in pages and forms carrying tokens must not be kept by any cache; assets say otherwise.
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    pageHeaders(reply);
     if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
     reply.header('Vary', 'Accept-Encoding');
     if (

@@ -241,6 +241,8 @@ export function logRequestError(
 export interface CreateHostOptions {
   name: HostName;
   logger: Logger;
+  /** answers unknown routes instead of the JSON envelope (the organizer app's HTML page) */
+  notFound?: (request: FastifyRequest, reply: FastifyReply) => unknown;
 }
 
 export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
@@ -255,7 +257,7 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   addBodyDeadline(app, ctx.config.http.bodyTimeoutMs);
   refuseUnstorableInput(app);
   closeConnectionsOnShutdown(app);
-  setErrorHandlers(app, ctx);
+  setErrorHandlers(app, ctx, options.notFound);
   addHealthRoutes(app, ctx);
   return app;
 }
@@ -365,7 +367,11 @@ function closeConnectionsOnShutdown(app: Host): void {
 }
 
 /** Every error and unknown route answered in the envelope (or as OAuth errors where a route asks). */
-function setErrorHandlers(app: Host, ctx: AppContext): void {
+function setErrorHandlers(
+  app: Host,
+  ctx: AppContext,
+  notFound: CreateHostOptions['notFound'] | undefined,
+): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     logRequestError(ctx, request, error, apiError, 'request failed');
@@ -378,8 +384,8 @@ function setErrorHandlers(app: Host, ctx: AppContext): void {
     return sendError(request, reply, apiError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('not_found', 'No such route.')),
+  app.setNotFoundHandler(
+    notFound ?? ((request, reply) => sendError(request, reply, new ApiError('not_found', 'No such route.'))),
   );
 }
 
