@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = {
   'member.role_changed': "changed a member's role",
   'member.removed': 'removed a member',
   'client.created': 'created an API client',
+  'client.renamed': 'renamed an API client',
   'client.scopes_changed': "changed an API client's scopes",
   'client.secret_rotated': "rotated an API client's secret",
   'client.publishable_key_regenerated': "regenerated an API client's publishable key",

@@ -8,6 +8,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
 import { ClientCreatedOut, ClientCreateIn } from './client-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function createClientRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -25,12 +26,24 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
       const org = await findOrganization(db, request.params.id);
       if (!org) throw notFound('organization');
       const lists = checkClientLists(request.body);
-      const { client, clientSecret } = await createApiClient(db, {
-        organizationId: org.id,
-        name: request.body.name,
-        scopes: lists.scopes ?? [],
-        allowedDomains: lists.allowedDomains ?? [],
-        returnUrlDomains: lists.returnUrlDomains ?? [],
+      const { client, clientSecret } = await ctx.database.transaction(async (tx) => {
+        const created = await createApiClient(tx, {
+          organizationId: org.id,
+          name: request.body.name,
+          scopes: lists.scopes ?? [],
+          allowedDomains: lists.allowedDomains ?? [],
+          returnUrlDomains: lists.returnUrlDomains ?? [],
+        });
+        const { id, name, scopes, allowedDomains, returnUrlDomains } = created.client;
+        const details = {
+          name,
+          scopes,
+          allowed_domains: allowedDomains,
+          return_url_domains: returnUrlDomains,
+        };
+        const change = { action: 'client.created', targetType: 'client', targetId: id, details } as const;
+        await auditAsOperator(tx, request, org.id, [change], ctx.clock.now());
+        return created;
       });
       return send(reply, 201, 'Client created', { ...toClientOut(client), client_secret: clientSecret });
     },

@@ -6,9 +6,9 @@ import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404, revokedConflict } from './client-admin-checks.ts';
 import { PublishableKeyOut } from './client-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function regeneratePublishableKeyRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.post(
     '/clients/:client_id/regenerate-publishable-key',
     {
@@ -24,7 +24,17 @@ export function regeneratePublishableKeyRoute(admin: Host, ctx: AppContext): voi
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
       if (client.revokedAt) throw revokedConflict();
-      const row = await regeneratePublishableKey(db, client.id, ctx.clock.now());
+      const now = ctx.clock.now();
+      const row = await ctx.database.transaction(async (tx) => {
+        const done = await regeneratePublishableKey(tx, client.id, now);
+        const change = {
+          action: 'client.publishable_key_regenerated',
+          targetType: 'client',
+          targetId: client.id,
+        } as const;
+        if (done) await auditAsOperator(tx, request, client.organizationId, [change], now);
+        return done;
+      });
       if (!row) throw revokedConflict();
       return envelope(200, 'Publishable key regenerated', {
         client_id: row.id,

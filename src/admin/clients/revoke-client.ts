@@ -6,9 +6,9 @@ import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404 } from './client-admin-checks.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function revokeClientRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.post(
     '/clients/:client_id/revoke',
     {
@@ -20,7 +20,16 @@ export function revokeClientRoute(admin: Host, ctx: AppContext): void {
     },
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
-      const row = await revokeApiClient(db, client.id, ctx.clock.now());
+      const now = ctx.clock.now();
+      const row = await ctx.database.transaction(async (tx) => {
+        const revoked = await revokeApiClient(tx, client.id, now);
+        // revoking twice changes nothing the second time
+        if (revoked && !client.revokedAt) {
+          const change = { action: 'client.revoked', targetType: 'client', targetId: client.id } as const;
+          await auditAsOperator(tx, request, client.organizationId, [change], now);
+        }
+        return revoked;
+      });
       if (!row) throw notFound('client');
       return envelope(200, 'Client revoked', toClientOut(row));
     },

@@ -6,9 +6,9 @@ import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404, revokedConflict } from './client-admin-checks.ts';
 import { SecretOut } from './client-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function rotateClientSecretRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.post(
     '/clients/:client_id/rotate-secret',
     {
@@ -24,7 +24,17 @@ export function rotateClientSecretRoute(admin: Host, ctx: AppContext): void {
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
       if (client.revokedAt) throw revokedConflict();
-      const rotated = await rotateClientSecret(db, client.id, ctx.clock.now());
+      const now = ctx.clock.now();
+      const rotated = await ctx.database.transaction(async (tx) => {
+        const done = await rotateClientSecret(tx, client.id, now);
+        const change = {
+          action: 'client.secret_rotated',
+          targetType: 'client',
+          targetId: client.id,
+        } as const;
+        if (done) await auditAsOperator(tx, request, client.organizationId, [change], now);
+        return done;
+      });
       if (!rotated) throw revokedConflict(); // revoked in the meantime
       return envelope(200, 'Client secret rotated', {
         client_id: rotated.client.id,

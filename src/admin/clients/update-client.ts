@@ -8,9 +8,9 @@ import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
 import { clientOr404 } from './client-admin-checks.ts';
 import { ClientPatchIn } from './client-admin.schema.ts';
+import { auditAsOperator, clientChanges } from '../admin-audit.ts';
 
 export function updateClientRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.patch(
     '/clients/:client_id',
     {
@@ -23,17 +23,23 @@ export function updateClientRoute(admin: Host, ctx: AppContext): void {
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
       const lists = checkClientLists(request.body);
-      const row = await updateApiClient(
-        db,
-        client.id,
-        {
-          name: request.body.name,
-          scopes: lists.scopes,
-          allowedDomains: lists.allowedDomains,
-          returnUrlDomains: lists.returnUrlDomains,
-        },
-        ctx.clock.now(),
-      );
+      const now = ctx.clock.now();
+      const row = await ctx.database.transaction(async (tx) => {
+        const updated = await updateApiClient(
+          tx,
+          client.id,
+          {
+            name: request.body.name,
+            scopes: lists.scopes,
+            allowedDomains: lists.allowedDomains,
+            returnUrlDomains: lists.returnUrlDomains,
+          },
+          now,
+        );
+        if (updated)
+          await auditAsOperator(tx, request, client.organizationId, clientChanges(client, updated), now);
+        return updated;
+      });
       if (!row) throw notFound('client');
       return envelope(200, 'Client updated', toClientOut(row));
     },

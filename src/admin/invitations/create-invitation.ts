@@ -9,6 +9,7 @@ import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { InvitationCreatedOut, InvitationCreateIn } from './invitation-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function createInvitationRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -30,15 +31,24 @@ export function createInvitationRoute(admin: Host, ctx: AppContext): void {
       if (!org) throw notFound('organization');
       const problem = emailProblem(request.body.email);
       if (problem) throw validationError([{ field: 'email', message: problem }]);
-      const { invitation, token } = await ctx.database.transaction((tx) =>
-        createInvitation(tx, {
+      const now = ctx.clock.now();
+      const { invitation, token } = await ctx.database.transaction(async (tx) => {
+        const created = await createInvitation(tx, {
           organizationId: org.id,
           email: request.body.email,
           role: request.body.role,
           invitedBy: null,
-          now: ctx.clock.now(),
-        }),
-      );
+          now,
+        });
+        const change = {
+          action: 'member.invited',
+          targetType: 'invitation',
+          targetId: created.invitation.id,
+          details: { email: created.invitation.email, role: created.invitation.role },
+        } as const;
+        await auditAsOperator(tx, request, org.id, [change], now);
+        return created;
+      });
       return send(reply, 201, 'Invitation created', {
         invitation_url: invitationUrl(ctx.config.appUrl, token),
         expires_at: invitation.expiresAt.toISOString(),

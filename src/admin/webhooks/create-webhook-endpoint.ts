@@ -9,6 +9,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { createWebhookEndpoint, toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
 import { eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
 import { EndpointCreatedOut, EndpointCreateIn } from './webhook-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -31,11 +32,16 @@ export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
       const eventTypes = eventTypesOr400(request.body.events) ?? ['order.paid'];
       const url = (await urlOr400(ctx, request.body.url))!;
       const now = ctx.clock.now();
-      const { endpoint, secret } = await createWebhookEndpoint(db, {
-        organizationId: org.id,
-        url,
-        eventTypes,
-        now,
+      const { endpoint, secret } = await ctx.database.transaction(async (tx) => {
+        const created = await createWebhookEndpoint(tx, { organizationId: org.id, url, eventTypes, now });
+        const change = {
+          action: 'webhook_endpoint.created',
+          targetType: 'webhook_endpoint',
+          targetId: created.endpoint.id,
+          details: { url, events: eventTypes },
+        } as const;
+        await auditAsOperator(tx, request, org.id, [change], now);
+        return created;
       });
       return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });
     },

@@ -7,9 +7,9 @@ import { Envelope } from '../../platform/schemas.ts';
 import { deleteWebhookEndpoint } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeletedOut } from './webhook-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   actions.delete(
     '/webhook-endpoints/:id',
     {
@@ -24,7 +24,19 @@ export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void
     },
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
-      if (!(await deleteWebhookEndpoint(db, endpoint.id))) throw notFound('webhook endpoint');
+      const now = ctx.clock.now();
+      const deleted = await ctx.database.transaction(async (tx) => {
+        const done = await deleteWebhookEndpoint(tx, endpoint.id);
+        const change = {
+          action: 'webhook_endpoint.deleted',
+          targetType: 'webhook_endpoint',
+          targetId: endpoint.id,
+          details: { url: endpoint.url },
+        } as const;
+        if (done) await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
+        return done;
+      });
+      if (!deleted) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint deleted', { id: endpoint.id, deleted: true });
     },
   );

@@ -10,9 +10,9 @@ import {
   WebhookEndpointOut,
 } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   actions.post(
     '/webhook-endpoints/:id/enable',
     {
@@ -28,7 +28,17 @@ export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
       const now = ctx.clock.now();
-      const row = await enableWebhookEndpoint(db, endpoint.id, now);
+      const row = await ctx.database.transaction(async (tx) => {
+        const enabled = await enableWebhookEndpoint(tx, endpoint.id, now);
+        const change = {
+          action: 'webhook_endpoint.enabled',
+          targetType: 'webhook_endpoint',
+          targetId: endpoint.id,
+        } as const;
+        if (endpoint.status === 'disabled')
+          await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
+        return enabled;
+      });
       if (!row) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint enabled', toWebhookEndpointOut(row, now));
     },

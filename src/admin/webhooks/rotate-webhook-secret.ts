@@ -8,9 +8,9 @@ import { Envelope } from '../../platform/schemas.ts';
 import { rotateWebhookSecret } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { SecretOut } from './webhook-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function rotateWebhookSecretRoute(actions: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   actions.post(
     '/webhook-endpoints/:id/rotate-secret',
     {
@@ -22,7 +22,17 @@ export function rotateWebhookSecretRoute(actions: Host, ctx: AppContext): void {
     },
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
-      const rotated = await rotateWebhookSecret(db, endpoint.id, ctx.clock.now());
+      const now = ctx.clock.now();
+      const rotated = await ctx.database.transaction(async (tx) => {
+        const done = await rotateWebhookSecret(tx, endpoint.id, now);
+        const change = {
+          action: 'webhook_endpoint.secret_rotated',
+          targetType: 'webhook_endpoint',
+          targetId: endpoint.id,
+        } as const;
+        if (done) await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
+        return done;
+      });
       if (!rotated) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook secret rotated', {
         id: rotated.endpoint.id,

@@ -11,9 +11,9 @@ import {
 } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404, eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
 import { EndpointPatchIn } from './webhook-admin.schema.ts';
+import { auditAsOperator } from '../admin-audit.ts';
 
 export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.patch(
     '/webhook-endpoints/:id',
     {
@@ -31,7 +31,20 @@ export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
       const eventTypes = eventTypesOr400(request.body.events);
       const url = await urlOr400(ctx, request.body.url);
       const now = ctx.clock.now();
-      const row = await updateWebhookEndpoint(db, endpoint.id, { url, eventTypes }, now);
+      const row = await ctx.database.transaction(async (tx) => {
+        const updated = await updateWebhookEndpoint(tx, endpoint.id, { url, eventTypes }, now);
+        const change = {
+          action: 'webhook_endpoint.updated',
+          targetType: 'webhook_endpoint',
+          targetId: endpoint.id,
+          details: {
+            ...(url !== undefined && { url }),
+            ...(eventTypes !== undefined && { events: eventTypes }),
+          },
+        } as const;
+        if (updated) await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
+        return updated;
+      });
       if (!row) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint updated', toWebhookEndpointOut(row, now));
     },

@@ -1,0 +1,52 @@
+// The operator's changes in each organization's audit log. The admin API, and the CLI that calls
+// it, act as "operator" with the request's client IP; each entry is written in the change's
+// transaction.
+import type { FastifyRequest } from 'fastify';
+import { OPERATOR_LABEL, recordAudit, type AuditEntry } from '../audit/audit-log.ts';
+import type { ApiClientRow } from '../auth/clients.ts';
+import type { Executor } from '../platform/db.ts';
+
+export type Change = Omit<AuditEntry, 'organizationId' | 'actor'>;
+
+export async function auditAsOperator(
+  db: Executor,
+  request: FastifyRequest,
+  organizationId: string,
+  changes: Change[],
+  now: Date,
+): Promise<void> {
+  const actor = { memberId: null, label: OPERATOR_LABEL, ip: request.ip };
+  for (const change of changes) await recordAudit(db, { ...change, organizationId, actor }, now);
+}
+
+const LISTS = [
+  ['allowedDomains', 'allowed_domains'],
+  ['returnUrlDomains', 'return_url_domains'],
+] as const;
+
+/**
+ * What a client update changed, in the app's terms: its name, its scopes, and one entry per
+ * origin added to or removed from either list.
+ */
+export function clientChanges(before: ApiClientRow, after: ApiClientRow): Change[] {
+  const target = { targetType: 'client' as const, targetId: after.id };
+  const changes: Change[] = [];
+  if (before.name !== after.name) {
+    changes.push({ ...target, action: 'client.renamed', details: { name: after.name } });
+  }
+  if ([...before.scopes].sort().join() !== [...after.scopes].sort().join()) {
+    changes.push({ ...target, action: 'client.scopes_changed', details: { scopes: after.scopes } });
+  }
+  for (const [column, list] of LISTS) {
+    const [was, is] = [new Set(before[column]), new Set(after[column])];
+    for (const origin of is) {
+      if (!was.has(origin))
+        changes.push({ ...target, action: 'client.domain_added', details: { list, origin } });
+    }
+    for (const origin of was) {
+      if (!is.has(origin))
+        changes.push({ ...target, action: 'client.domain_removed', details: { list, origin } });
+    }
+  }
+  return changes;
+}
