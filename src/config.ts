@@ -215,9 +215,11 @@ export const EnvSchema = Type.Object({
   AIRTEL_CLIENT_SECRET: Type.Optional(
     Type.String({ writeOnly: true, description: 'Airtel Money client secret' }),
   ),
-  WEBHOOK_ALLOW_PRIVATE_URLS: flag(
-    false,
-    'allow webhook URLs on private addresses, in development and tests only',
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
+    Type.Boolean({
+      description:
+        'allow http webhook URLs on this machine and private networks; default true when NODE_ENV=development, refused in production',
+    }),
   ),
   WEBHOOK_TIME_SCALE: positive(
     1,
@@ -511,7 +513,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     payments: paymentsConfig(env),
     webhooks: {
-      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS ?? env.NODE_ENV === 'development',
       timeScale: env.WEBHOOK_TIME_SCALE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     },

@@ -44,6 +44,11 @@ async function main() {
   }
   const urls = await service.listen();
   log.info({ ...urls, database: service.ctx.database.kind }, 'listening');
+  if (config.webhooks.allowPrivateUrls) {
+    log.info(
+      'webhook URLs on this machine and private networks are accepted (development); WEBHOOK_ALLOW_PRIVATE_URLS=false refuses them',
+    );
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

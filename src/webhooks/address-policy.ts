@@ -139,6 +139,10 @@ export interface UrlPolicy {
 
 export const MAX_URL_LENGTH = 2048;
 
+/** What to do instead, added to the refusals of local URLs. */
+const LOCAL_HINT =
+  '; webhooks go to public receivers only (a service in development, NODE_ENV=development, accepts local http URLs)';
+
 export type UrlCheck = { ok: true; url: URL } | { ok: false; message: string };
 
 /**
@@ -159,7 +163,7 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && httpAllowed)) {
     return {
       ok: false,
-      message: httpAllowed ? 'must use http or https' : 'must use https',
+      message: httpAllowed ? 'must use http or https' : `must use https${LOCAL_HINT}`,
     };
   }
   if (url.username || url.password) {
@@ -170,11 +174,13 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
   if (!policy.allowPrivate || policy.production) {
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (host === 'localhost' || host.endsWith('.localhost')) {
-      return { ok: false, message: 'must not point at this machine (localhost)' };
+      return { ok: false, message: `must not point at this machine (localhost)${LOCAL_HINT}` };
     }
     if (isIP(host)) {
       const kind = classifyAddress(host);
-      if (kind !== 'public') return { ok: false, message: `must not point at ${describeAddressClass(kind)}` };
+      if (kind !== 'public') {
+        return { ok: false, message: `must not point at ${describeAddressClass(kind)}${LOCAL_HINT}` };
+      }
     }
   }
   return { ok: true, url };

@@ -173,8 +173,20 @@ describe('configuration', () => {
     }
   });
 
-  test('defaults: 15 s deadline, the real schedule, private URLs off', () => {
-    const config = loadConfig({ NODE_ENV: 'development' });
+  test('defaults: 15 s deadline, the real schedule, private URLs off outside development', () => {
+    const config = loadConfig({ NODE_ENV: 'test' });
     assert.deepEqual(config.webhooks, { allowPrivateUrls: false, timeScale: 1, timeoutMs: 15_000 });
+    const production = loadConfig({
+      NODE_ENV: 'production',
+      ADMIN_API_KEY: 'k'.repeat(32),
+      PAYMENT_PROVIDER: 'simulator',
+    });
+    assert.equal(production.webhooks.allowPrivateUrls, false);
+  });
+
+  test('development accepts local receivers unless WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
+    assert.equal(loadConfig({ NODE_ENV: 'development' }).webhooks.allowPrivateUrls, true);
+    const off = loadConfig({ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+    assert.equal(off.webhooks.allowPrivateUrls, false);
   });
 });
