@@ -16,12 +16,18 @@ import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
 
 const DAY = 24 * 3600 * 1000;
 const DEMO_OWNER_EMAIL = 'owner@demo-running.example';
+/** the example partner site's origins (examples/partner-site) */
+const DEMO_PARTNER_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
 
 export interface DemoCredentials {
   organization_id: string;
   client_id: string;
   client_secret: string;
   publishable_key: string;
+  /** where the publishable key and checkout.js work (the example partner site) */
+  allowed_domains: string[];
+  /** where checkout sessions may send buyers back to */
+  return_url_domains: string[];
   admin_api_key: string | null;
   event_ids: string[];
   /** the organizer app's invitation of the demo owner, who chooses a password there */
@@ -136,8 +142,8 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       organizationId: org.id,
       name: 'Demo partner',
       scopes: [...ALL_SCOPES],
-      allowedDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
-      returnUrlDomains: ['http://localhost:5173', 'http://127.0.0.1:5173'],
+      allowedDomains: DEMO_PARTNER_ORIGINS,
+      returnUrlDomains: DEMO_PARTNER_ORIGINS,
     });
     const webhook = webhookUrl
       ? await createWebhookEndpoint(tx, {
@@ -161,6 +167,8 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       client_id: client.id,
       client_secret: clientSecret,
       publishable_key: client.publishableKey,
+      allowed_domains: client.allowedDomains,
+      return_url_domains: client.returnUrlDomains,
       admin_api_key: adminApiKey,
       event_ids: eventIds,
       ...(webhook && { webhook_endpoint_id: webhook.endpoint.id, webhook_secret: webhook.secret }),

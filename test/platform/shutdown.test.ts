@@ -16,6 +16,14 @@ test('first start seeds the demo organization; SIGTERM finishes in-flight reques
     assert.match(demo.publishable_key, /^pk_/);
     assert.match(demo.admin_api_key, /^adm_/);
     assert.equal(demo.event_ids.length, 3);
+    // the banner and demo.json say where the demo client works, and the development log says
+    // local webhook receivers are accepted
+    const origins = ['http://localhost:5173', 'http://127.0.0.1:5173'];
+    assert.deepEqual(demo.allowed_domains, origins);
+    assert.deepEqual(demo.return_url_domains, origins);
+    assert.match(child.output(), /allowed domains +http:\/\/localhost:5173, http:\/\/127\.0\.0\.1:5173/);
+    assert.match(child.output(), /return URLs +http:\/\/localhost:5173, http:\/\/127\.0\.0\.1:5173/);
+    assert.match(child.output(), /webhook URLs on this machine and private networks are accepted/);
 
     // An in-flight request: headers and half the body sent before SIGTERM, the rest after.
     const port = Number(new URL(child.urls.api).port);
