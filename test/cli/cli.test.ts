@@ -127,6 +127,76 @@ describe('ticketing CLI', () => {
     assert.match(orgs.stdout, new RegExp(`^${org.id}\\s+CLI Runners\\s+true`, 'm'));
   });
 
+  test('clients update adds and removes one origin at a time; replacing a list is explicit', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'List Runners', '--json']));
+    const created = json(
+      await cli([
+        'clients',
+        'create',
+        '--org',
+        org.id,
+        '--name',
+        'Shop',
+        '--scope',
+        'events:read',
+        '--allowed-domain',
+        'https://a.example.org',
+        '--json',
+      ]),
+    );
+    const update = async (...flags: string[]) => {
+      const run = await cli(['clients', 'update', created.client_id, ...flags, '--json']);
+      assert.equal(run.code, 0, run.stderr);
+      const client = JSON.parse(run.stdout);
+      return [client.allowed_domains, client.return_url_domains];
+    };
+    assert.deepEqual(await update('--add-allowed-domain', 'https://b.example.org'), [
+      ['https://a.example.org', 'https://b.example.org'],
+      [],
+    ]);
+    assert.deepEqual(
+      await update(
+        '--remove-allowed-domain',
+        'https://a.example.org',
+        '--add-return-url-domain',
+        'https://b.example.org',
+      ),
+      [['https://b.example.org'], ['https://b.example.org']],
+    );
+    assert.deepEqual(
+      await update(
+        '--set-allowed-domains',
+        'https://c.example.org',
+        '--set-allowed-domains',
+        'https://d.example.org',
+      ),
+      [['https://c.example.org', 'https://d.example.org'], ['https://b.example.org']],
+    );
+    assert.deepEqual(await update('--clear-return-url-domains'), [
+      ['https://c.example.org', 'https://d.example.org'],
+      [],
+    ]);
+
+    const refusals: Array<[string[], RegExp]> = [
+      [['--allowed-domain', 'https://x.example.org'], /--add-allowed-domain or --remove-allowed-domain/],
+      [
+        ['--add-allowed-domain', 'https://x.example.org', '--set-allowed-domains', 'https://y.example.org'],
+        /use one of/,
+      ],
+    ];
+    for (const [flags, message] of refusals) {
+      const run = await cli(['clients', 'update', created.client_id, ...flags]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, message);
+    }
+    const [allowed] = await update('--name', 'Shop');
+    assert.deepEqual(
+      allowed,
+      ['https://c.example.org', 'https://d.example.org'],
+      'a refusal changed nothing',
+    );
+  });
+
   test('events from a file; update, rotate, regenerate and revoke through the CLI', async () => {
     const org = json(await cli(['orgs', 'create', '--name', 'Event Org', '--json']));
     const now = h.clock.now().getTime();

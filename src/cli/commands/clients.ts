@@ -7,17 +7,60 @@ import {
   requireFlags,
   requireSomething,
   str,
+  UsageError,
   type Command,
+  type Data,
   type Values,
 } from '../command.ts';
+import type { AdminClient } from '../admin-client.ts';
 import { renderClient, renderClients, renderPublishableKey, renderSecret } from '../render.ts';
 
-const clientListFields = (values: Values) => ({
-  name: values.name,
-  scopes: values.scope,
-  allowed_domains: values['clear-allowed-domains'] ? [] : values['allowed-domain'],
-  return_url_domains: values['clear-return-url-domains'] ? [] : values['return-url-domain'],
-});
+/** The two origin lists: the admin API's field and the CLI's words for one entry. */
+const DOMAIN_LISTS = [
+  { field: 'allowed_domains', one: 'allowed-domain', all: 'allowed-domains' },
+  { field: 'return_url_domains', one: 'return-url-domain', all: 'return-url-domains' },
+] as const;
+
+const listOptions = Object.fromEntries(
+  DOMAIN_LISTS.flatMap(({ one, all }) => [
+    [`add-${one}`, list],
+    [`remove-${one}`, list],
+    [`set-${all}`, list],
+    [`clear-${all}`, flag],
+    // accepted only to say what to use instead (it used to replace the whole list)
+    [one, list],
+  ]),
+);
+
+/**
+ * Each list the flags change, as the whole new list the PATCH sends. --add and --remove apply
+ * to the client's current list (read first); replacing a list takes --set or --clear.
+ */
+async function listChanges(api: AdminClient, id: string, values: Values): Promise<Data> {
+  const body: Data = {};
+  let current: Data | undefined;
+  for (const { field, one, all } of DOMAIN_LISTS) {
+    if (values[one] !== undefined) {
+      throw new UsageError(
+        `clients update takes --add-${one} or --remove-${one} for one origin, or --set-${all} to replace the whole list`,
+      );
+    }
+    const [add, remove, set] = [values[`add-${one}`], values[`remove-${one}`], values[`set-${all}`]];
+    const clear = values[`clear-${all}`] === true;
+    if ([add ?? remove, set, clear || undefined].filter((v) => v !== undefined).length > 1) {
+      throw new UsageError(`use one of --add/--remove-${one}, --set-${all} and --clear-${all}`);
+    }
+    if (clear) body[field] = [];
+    else if (set !== undefined) body[field] = set;
+    else if (add !== undefined || remove !== undefined) {
+      current ??= await api.call('GET', `/clients/${enc(id)}`);
+      const removed = new Set((remove as string[] | undefined) ?? []);
+      const kept = (current[field] as string[]).filter((origin) => !removed.has(origin));
+      body[field] = [...new Set([...kept, ...((add as string[] | undefined) ?? [])])];
+    }
+  }
+  return body;
+}
 
 export const CLIENT_COMMANDS: Command[] = [
   {
@@ -56,18 +99,12 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients update',
     usage:
-      'clients update <client_id> [--name <name>] [--scope <scope>]... [--allowed-domain <origin>]... [--return-url-domain <origin>]... [--clear-allowed-domains] [--clear-return-url-domains]',
+      'clients update <client_id> [--name <name>] [--scope <scope>]... [--add-allowed-domain <origin>]... [--remove-allowed-domain <origin>]... [--set-allowed-domains <origin>]... [--clear-allowed-domains] (and the same for return-url-domain)',
     id: 'client_id',
-    options: {
-      name: str,
-      scope: list,
-      'allowed-domain': list,
-      'return-url-domain': list,
-      'clear-allowed-domains': flag,
-      'clear-return-url-domains': flag,
-    },
+    options: { name: str, scope: list, ...listOptions },
     async run(api, { id, values }) {
-      const body = bodyOf(values, () => '', clientListFields(values));
+      const fields = { name: values.name, scopes: values.scope, ...(await listChanges(api, id, values)) };
+      const body = bodyOf(values, () => '', fields);
       requireSomething(body);
       return api.call('PATCH', `/clients/${enc(id)}`, body);
     },
