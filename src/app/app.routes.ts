@@ -27,6 +27,7 @@ import {
   updateScopes,
 } from './routes/client-settings.ts';
 import { createClient, showDevelopers, showNewClient } from './routes/developers.ts';
+import { sendIntegrationTest, showIntegration } from './routes/integration-check.ts';
 import { showInvitation, submitInvitation } from './routes/invitation.ts';
 import { showMail, showMailbox } from './routes/mailbox.ts';
 import {
@@ -36,6 +37,17 @@ import {
   submitResetRequest,
 } from './routes/password-reset.ts';
 import { showSignIn, signOut, submitSignIn } from './routes/sign-in.ts';
+import { retryDeliveryRoute, sendTestEvent, showEndpoint } from './routes/webhook-deliveries.ts';
+import {
+  confirmDeleteEndpoint,
+  createEndpoint,
+  deleteEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  rotateEndpointSecret,
+  showNewEndpoint,
+  updateEndpoint,
+} from './routes/webhooks.ts';
 
 export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
@@ -77,5 +89,24 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/developers/clients/:clientId/rotate-secret', 'developer', rotateSecret(ctx));
     route('GET', '/developers/clients/:clientId/revoke', 'developer', confirmRevoke(ctx));
     route('POST', '/developers/clients/:clientId/revoke', 'developer', revokeClient(ctx));
+
+    route('GET', '/developers/webhooks/new', 'developer', showNewEndpoint(ctx));
+    route('POST', '/developers/webhooks', 'developer', createEndpoint(ctx));
+    route('GET', '/developers/webhooks/:endpointId', 'member', showEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId', 'developer', updateEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/disable', 'developer', disableEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/enable', 'developer', enableEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/rotate-secret', 'developer', rotateEndpointSecret(ctx));
+    route('GET', '/developers/webhooks/:endpointId/delete', 'developer', confirmDeleteEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/delete', 'developer', deleteEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/test', 'developer', sendTestEvent(ctx));
+    route(
+      'POST',
+      '/developers/webhooks/:endpointId/deliveries/:deliveryId/retry',
+      'developer',
+      retryDeliveryRoute(ctx),
+    );
+    route('GET', '/developers/integration', 'member', showIntegration(ctx));
+    route('POST', '/developers/integration/webhooks/:endpointId/test', 'developer', sendIntegrationTest(ctx));
   });
 }

@@ -4,7 +4,12 @@
 // A viewer's write: 403. Another organization's id: the same 404 as a missing one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { eq } from 'drizzle-orm';
+import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
+import { createTestDelivery, listDeliveries } from '../../src/webhooks/webhook-deliveries.ts';
+import { createWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
+import { webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
 import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -81,6 +86,33 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/developers/clients/:clientId/rotate-secret', access: 'developer' },
   { method: 'GET', path: '/developers/clients/:clientId/revoke', access: 'developer' },
   { method: 'POST', path: '/developers/clients/:clientId/revoke', access: 'developer' },
+  { method: 'GET', path: '/developers/webhooks/new', access: 'developer' },
+  {
+    method: 'POST',
+    path: '/developers/webhooks',
+    access: 'developer',
+    fields: { url: 'https://hooks.example.org/x', events: ['order.paid'] },
+  },
+  { method: 'GET', path: '/developers/webhooks/:endpointId', access: 'member' },
+  {
+    method: 'POST',
+    path: '/developers/webhooks/:endpointId',
+    access: 'developer',
+    fields: { url: 'https://hooks.example.org/y', events: ['order.paid'] },
+  },
+  { method: 'POST', path: '/developers/webhooks/:endpointId/disable', access: 'developer' },
+  { method: 'POST', path: '/developers/webhooks/:endpointId/enable', access: 'developer' },
+  { method: 'POST', path: '/developers/webhooks/:endpointId/rotate-secret', access: 'developer' },
+  { method: 'GET', path: '/developers/webhooks/:endpointId/delete', access: 'developer' },
+  { method: 'POST', path: '/developers/webhooks/:endpointId/delete', access: 'developer' },
+  { method: 'POST', path: '/developers/webhooks/:endpointId/test', access: 'developer' },
+  {
+    method: 'POST',
+    path: '/developers/webhooks/:endpointId/deliveries/:deliveryId/retry',
+    access: 'developer',
+  },
+  { method: 'GET', path: '/developers/integration', access: 'member' },
+  { method: 'POST', path: '/developers/integration/webhooks/:endpointId/test', access: 'developer' },
 ];
 
 let h: Harness;
@@ -91,6 +123,8 @@ let ownerAgent: Agent;
 let viewerAgent: Agent;
 let otherSessionId: string;
 let ownSessionId: string;
+/** an endpoint and one of its deliveries in each organization (made directly: no URL check) */
+const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: string }>;
 
 before(async () => {
   h = await startHarness();
@@ -105,6 +139,24 @@ before(async () => {
   const db = h.service.ctx.database.db;
   otherSessionId = (await listMemberSessions(db, stranger.memberId, now, h.config.appSessions))[0]!.id;
   ownSessionId = (await listMemberSessions(db, owner.memberId, now, h.config.appSessions))[0]!.id;
+  for (const [whose, partner] of [
+    ['mine', mine],
+    ['theirs', theirs],
+  ] as const) {
+    const { endpoint } = await createWebhookEndpoint(db, {
+      organizationId: partner.organizationId,
+      url: 'https://hooks.example.org/in',
+      eventTypes: ['order.paid'],
+      now,
+    });
+    // failed, as if its attempts were used up: nothing would send it unless a route did
+    const delivery = await createTestDelivery(db, endpoint, now);
+    await h.service.ctx.database.db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null })
+      .where(eq(webhookDeliveries.id, delivery.id));
+    hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
+  }
 });
 after(() => h.close());
 
@@ -113,6 +165,8 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
   return path
     .replace(':clientId', whose === 'mine' ? mine.clientId : theirs.clientId)
     .replace(':sessionId', whose === 'mine' ? ownSessionId : otherSessionId)
+    .replace(':endpointId', hooks[whose].endpointId)
+    .replace(':deliveryId', hooks[whose].deliveryId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
     .replace(':id', 'mail_ZZZZZZZZZZZZZZZZZZZZZZZZ')
     .replace(':file', APP_STYLES.path.slice('/assets/'.length));
@@ -120,9 +174,18 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
 
 async function clientState() {
   const db = h.service.ctx.database.db;
+  const endpoints = [];
+  for (const partner of [mine, theirs]) {
+    for (const endpoint of await listWebhookEndpoints(db, partner.organizationId)) {
+      const deliveries = await listDeliveries(db, endpoint, { limit: 50 });
+      endpoints.push(endpoint, deliveries.rows);
+    }
+  }
   return JSON.stringify([
     await findApiClient(db, mine.clientId),
     (await listApiClients(db, mine.organizationId)).length,
+    endpoints,
+    (await listAuditEvents(db, mine.organizationId, { limit: 50 })).rows.length,
   ]);
 }
 
@@ -179,13 +242,15 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (/:clientId|:sessionId/.test(route.path)) {
+    if (/:clientId|:sessionId|:endpointId/.test(route.path)) {
       test(`${name}: another organization's or member's id is the same 404 as a missing one`, async () => {
         const before = await clientState();
         const foreign = fill(route.path, 'theirs');
         const missing = route.path
           .replace(':clientId', 'cli_ZZZZZZZZZZZZZZZZZZZZZZZZ')
-          .replace(':sessionId', 'ast_ZZZZZZZZZZZZZZZZZZZZZZZZ');
+          .replace(':sessionId', 'ast_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':endpointId', 'whe_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ');
         const answers = [];
         for (const url of [foreign, missing]) {
           const res = isPost ? await ownerAgent.post(url, route.fields) : await ownerAgent.get(url);

@@ -64,6 +64,16 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0;overflow-wrap:anywhere}
 ul.entries{list-style:none;padding:0;margin:0 0 .75rem}
 ul.entries li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem;padding:.375rem 0;border-bottom:1px solid var(--line)}
 pre.mail{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid var(--line);padding:1rem;border-radius:var(--radius)}
+.visually-hidden{position:absolute!important;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+ol.deliveries,ol.attempts{list-style:none;padding:0;margin:0}
+.delivery h3{margin-top:0}
+ol.attempts li{display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:.375rem 0;border-top:1px solid var(--line)}
+pre.excerpt,pre.snippet{flex:1 1 100%;margin:.25rem 0 0;white-space:pre-wrap;overflow-wrap:anywhere;background:#f0f2f5;
+border:1px solid var(--line);border-radius:4px;padding:.5rem .625rem;font-size:.875rem}
+.ok{color:var(--good)}.fail{color:var(--danger)}
+.status.delivered{color:var(--good);border-color:var(--good)}.status.failed{color:var(--danger);border-color:var(--danger)}
+ul.results li{display:block}
+td.url{overflow-wrap:anywhere;word-break:break-all}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.5rem}
 th,td{padding:.4rem}h1{font-size:1.4rem}}
 `;

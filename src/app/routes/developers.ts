@@ -6,6 +6,7 @@ import { createApiClient, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';
 import { ApiError } from '../../platform/errors.ts';
+import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
@@ -18,7 +19,9 @@ export function showDevelopers(ctx: AppContext): Handler {
     const viewer = await viewerOf(ctx, request);
     const clients = await listApiClients(ctx.database.db, viewer.current.organizationId);
     const canWrite = can(viewer.current.role, 'developer_settings');
-    return sendPage(reply, 200, renderDevelopers(viewer, clients, canWrite));
+    const endpoints = await listWebhookEndpoints(ctx.database.db, viewer.current.organizationId);
+    const done = (request.query as Record<string, string | undefined>).done;
+    return sendPage(reply, 200, renderDevelopers(viewer, clients, canWrite, endpoints, done));
   };
 }
 

@@ -1,12 +1,14 @@
-// Developer settings: the organization's API clients, the form creating one (a name and one
-// checkbox per scope, all checked by default), and the page showing a client id and a secret
-// once, each with a copy button.
+// Developer settings: the organization's API clients and its webhook endpoints (listed by
+// webhook-list.ts), the form creating a client (a name and one checkbox per scope, all checked by
+// default), and the page showing a client id and a secret once, each with a copy button.
 import type { ApiClientRow } from '../../auth/clients.ts';
+import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, fieldId, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+import { endpointsSection } from './webhook-list.ts';
 
 /** One line per scope, shown next to its checkbox; a new scope must say what it grants. */
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
@@ -33,8 +35,20 @@ function clientRow(client: ApiClientRow): Html {
   </tr>`;
 }
 
-export function renderDevelopers(viewer: Viewer, clients: ApiClientRow[], canWrite: boolean): string {
+const NOTICES: Record<string, string> = {
+  webhook_deleted: 'The webhook endpoint was deleted.',
+};
+
+export function renderDevelopers(
+  viewer: Viewer,
+  clients: ApiClientRow[],
+  canWrite: boolean,
+  endpoints: WebhookEndpointRow[] = [],
+  done?: string,
+): string {
+  const notice = NOTICES[done ?? ''];
   const main = html`<h1>Developer settings</h1>
+    ${notice ? html`<p class="notice good" role="status">${notice}</p>` : ''}
     <p>
       API clients let your own systems use the partner API: a client id and secret get a token on the server,
       and the publishable key works in a browser on your allowed domains.
@@ -63,7 +77,8 @@ export function renderDevelopers(viewer: Viewer, clients: ApiClientRow[], canWri
               </tbody>
             </table>
           </div>`
-    }`;
+    }
+    ${endpointsSection(endpoints, canWrite)}`;
   return page({ title: 'Developer settings', main, viewer, section: 'developers' });
 }
 
@@ -124,7 +139,7 @@ export function renderNewClient(view: NewClientView): string {
   });
 }
 
-function copyable(id: string, label: string, value: string): Html {
+export function copyable(id: string, label: string, value: string): Html {
   return html`<h2 id="${id}-label">${label}</h2>
     <div class="copy-row">
       <code class="secret" id="${id}">${value}</code>

@@ -1,0 +1,112 @@
+// The integration checker: GET /developers/integration answers, for a site origin and one of the
+// organization's live API clients, whether the origin is in the client's allowed domains and
+// return URL domains, with the checkout.js tag and the CSP the site needs; and POST
+// /developers/integration/webhooks/:endpointId/test sends a signed test event to an endpoint now.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { checkClientLists } from '../../auth/client-lists.ts';
+import { listApiClients } from '../../auth/clients.ts';
+import { CHECKOUT_JS_PATH } from '../../embed/checkout-js.routes.ts';
+import { can } from '../../members/roles.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { createTestDelivery } from '../../webhooks/webhook-deliveries.ts';
+import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
+import { formOf } from '../form-body.ts';
+import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderIntegration, type OriginCheck } from '../views/integration-page.ts';
+import { DISABLED_PROBLEM, sentResult } from './webhook-deliveries.ts';
+import { endpointOf, sendNow } from './webhook-lookup.ts';
+
+const ORIGIN_FIELD_MAX = 2048;
+
+/** The origin typed, canonical and checked as the client settings page checks a domain. */
+function checkOrigin(typed: string): OriginCheck {
+  if (typed === '') return { typed, origin: null, message: null };
+  try {
+    const origin = checkClientLists({ allowed_domains: [typed.slice(0, ORIGIN_FIELD_MAX)] })
+      .allowedDomains?.[0];
+    return origin
+      ? { typed, origin, message: null }
+      : { typed, origin: null, message: 'Enter an origin, such as https://shop.example.org.' };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return {
+      typed,
+      origin: null,
+      message: `The site origin ${error.errors?.[0]?.message ?? 'must be an origin'}.`,
+    };
+  }
+}
+
+function queryOf(request: FastifyRequest): Record<string, string | undefined> {
+  const query = request.query as Record<string, unknown>;
+  const one = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+  return { origin: one('origin'), client: one('client'), sent: one('sent'), endpoint: one('endpoint') };
+}
+
+/** The checker page for the query's origin and client, with the result of a send if one was made. */
+async function sendChecker(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fields: Record<string, string | undefined>,
+  problem: string | null = null,
+) {
+  const viewer = await viewerOf(ctx, request);
+  const db = ctx.database.db;
+  const organizationId = viewer.current.organizationId;
+  const clients = (await listApiClients(db, organizationId)).filter((c) => !c.revokedAt);
+  const client = clients.find((c) => c.id === fields.client) ?? clients[0] ?? null;
+  const endpoints = await listWebhookEndpoints(db, organizationId);
+  const tested = endpoints.find((e) => e.id === fields.endpoint);
+  const sent = tested ? await sentResult(ctx, tested, fields.sent) : null;
+  const origin = checkOrigin((fields.origin ?? '').trim());
+  const status = problem ? 409 : origin.message ? 422 : 200;
+  return sendPage(
+    reply,
+    status,
+    renderIntegration({
+      viewer,
+      canWrite: can(viewer.current.role, 'developer_settings'),
+      clients,
+      client,
+      origin,
+      site: ctx.config.siteUrl.origin,
+      api: ctx.config.apiUrl.origin,
+      scriptUrl: `${ctx.config.siteUrl.origin}${CHECKOUT_JS_PATH}`,
+      endpoints,
+      sent: sent && tested ? { endpoint: tested, ...sent } : null,
+      problem,
+    }),
+  );
+}
+
+export function showIntegration(ctx: AppContext): Handler {
+  return async (request, reply) => sendChecker(ctx, request, reply, queryOf(request));
+}
+
+/** Back to the checker with what was being checked (from hidden fields) and the send's result. */
+function checkerUrl(
+  fields: { origin?: string | undefined; client?: string | undefined },
+  extra: Record<string, string>,
+) {
+  const params = new URLSearchParams();
+  if (fields.origin) params.set('origin', fields.origin.slice(0, ORIGIN_FIELD_MAX));
+  if (fields.client) params.set('client', fields.client.slice(0, 100));
+  for (const [name, value] of Object.entries(extra)) params.set(name, value);
+  return `/developers/integration?${params.toString()}#webhooks`;
+}
+
+export function sendIntegrationTest(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const endpoint = await endpointOf(ctx, request);
+    const body = formOf(request.body);
+    const fields = { origin: body.get('origin'), client: body.get('client') };
+    if (endpoint.status !== 'enabled') return sendChecker(ctx, request, reply, fields, DISABLED_PROBLEM);
+    const delivery = await ctx.database.transaction((tx) =>
+      createTestDelivery(tx, endpoint, ctx.clock.now()),
+    );
+    await sendNow(ctx, delivery.id);
+    return seeOther(reply, checkerUrl(fields, { endpoint: endpoint.id, sent: delivery.id }));
+  };
+}
