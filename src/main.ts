@@ -34,7 +34,7 @@ async function main() {
           `  allowed domains  ${demo.allowed_domains.join(', ')}`,
           `                   (pages that may open checkout.js with the publishable key)`,
           `  return URLs      ${demo.return_url_domains.join(', ')}`,
-          `                   (where a checkout session's success_url and cancel_url may point)`,
+          `                   (where a checkout session's on_success_url and on_cancel_url may point)`,
           `  admin_api_key    ${demo.admin_api_key ?? '(from ADMIN_API_KEY)'}`,
           `  organizer app    ${demo.owner_invitation_url}`,
           `                   (${demo.owner_email} chooses a password there; valid 7 days)`,
