@@ -6,6 +6,7 @@ import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
 import { registerAppRoutes } from './app/app.routes.ts';
 import { appNotFound } from './app/app-scope.ts';
+import { registerWebhookRoutes } from './webhooks/webhooks.routes.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
@@ -72,6 +73,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
   await registerCheckoutRoutes(app, ctx);
   await registerOrderRoutes(app, ctx);
   await registerPaymentRoutes(app, ctx);
+  await registerWebhookRoutes(app, ctx);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -41,7 +41,8 @@ function pageHeaders(reply: FastifyReply): void {
  */
 export function appNotFound(ctx: AppContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.url === '/admin' || request.url.startsWith('/admin/')) {
+    // however the path is spelled (/ADMIN/V1, //admin/v1), a script calling the API gets JSON
+    if (/^\/+admin(\/|$|\?)/i.test(request.url)) {
       return sendError(request, reply, new ApiError('not_found', 'No such route.'));
     }
     request.appSession = await loadSession(ctx, request).catch(() => null);

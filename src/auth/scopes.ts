@@ -6,6 +6,7 @@ export const ALL_SCOPES = [
   'checkout_sessions:read',
   'orders:read',
   'orders:write',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];

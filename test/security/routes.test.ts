@@ -23,8 +23,8 @@ const ids: Record<string, string> = {};
 const ORIGIN = 'https://shop.example.org';
 
 interface RouteCase {
-  method: 'GET' | 'POST';
-  /** path with :event, :session, :order filled from the owner's objects */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** path with :event, :session, :order, :endpoint filled from the owner's objects */
   path: string;
   scope: Scope;
   publishable: boolean;
@@ -111,10 +111,63 @@ const ROUTES: RouteCase[] = [
     ownedObject: true,
     invalid: { url: '/v1/orders/ord_%00x', validated: false },
   },
+  {
+    method: 'GET',
+    path: '/v1/webhook-endpoints',
+    scope: 'webhooks:write',
+    publishable: false,
+    invalid: { url: '/v1/webhook-endpoints?limit=5', validated: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints',
+    scope: 'webhooks:write',
+    publishable: false,
+    body: () => ({ url: 'http://127.0.0.1:9/hooks' }),
+    invalid: { url: '/v1/webhook-endpoints', payload: { url: 'ftp://x' }, validated: true },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook-endpoints/:endpoint',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/webhook-endpoints/whe_%00x', validated: false },
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/:endpoint',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    body: () => ({ events: ['order.paid'] }),
+    invalid: { url: '/v1/webhook-endpoints/:endpoint', payload: { events: ['nope'] }, validated: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/:endpoint/test',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/webhook-endpoints/whe_%00x/test', validated: false },
+  },
+  // last: its first test deletes the endpoint the routes above use
+  {
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/:endpoint',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/webhook-endpoints/whe_%00x', validated: false },
+  },
 ];
 
 function url(path: string) {
-  return path.replace(':event', ids.event!).replace(':session', ids.session!).replace(':order', ids.order!);
+  return path
+    .replace(':event', ids.event!)
+    .replace(':session', ids.session!)
+    .replace(':order', ids.order!)
+    .replace(':endpoint', ids.endpoint!);
 }
 
 function call(route: RouteCase, headers: Record<string, string>) {
@@ -132,7 +185,8 @@ function callInvalid(route: RouteCase, headers: Record<string, string>) {
 }
 
 before(async () => {
-  h = await startHarness();
+  // webhook URLs on loopback are allowed; nothing is sent (no job runs in the harness)
+  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
   owner = await makePartner(h);
   stranger = await makePartner(h);
   const event = await makeEvent(h, owner, {
@@ -160,6 +214,13 @@ before(async () => {
     },
   });
   ids.order = order.json().data.id;
+  const endpoint = await h.service.api.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    headers: bearer(token),
+    payload: { url: 'http://127.0.0.1:9/hooks' },
+  });
+  ids.endpoint = endpoint.json().data.id;
   const revoked = await makePartner(h);
   revokedToken = await getToken(h, revoked);
   await revokeApiClient(h.service.ctx.database.db, revoked.clientId, new Date());
@@ -280,7 +341,7 @@ describe('security suite over every partner route', () => {
       .sort();
     const covered = ROUTES.map(
       (r) =>
-        `${r.method} ${r.path.replace(/:(\w+)/g, (_m, p: string) => `{${{ event: 'eventId', session: 'sessionId', order: 'orderId' }[p]}}`)}`,
+        `${r.method} ${r.path.replace(/:(\w+)/g, (_m, p: string) => `{${{ event: 'eventId', session: 'sessionId', order: 'orderId', endpoint: 'endpointId' }[p]}}`)}`,
     ).sort();
     assert.deepEqual(covered, documented);
   });

@@ -7,8 +7,12 @@ import { notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { createWebhookEndpoint, toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
-import { eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
-import { EndpointCreatedOut, EndpointCreateIn } from './webhook-admin.schema.ts';
+import {
+  EndpointCreatedOut,
+  EndpointCreateIn,
+  eventTypesOr400,
+  urlOr400,
+} from '../../webhooks/endpoint-input.ts';
 import { auditAsOperator } from '../admin-audit.ts';
 
 export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {

@@ -6,7 +6,7 @@ import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { deleteWebhookEndpoint } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
-import { DeletedOut } from './webhook-admin.schema.ts';
+import { DeletedOut } from '../../webhooks/endpoint-input.ts';
 import { auditAsOperator } from '../admin-audit.ts';
 
 export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void {

@@ -12,7 +12,8 @@ import {
   toDeliveryOut,
   WebhookDeliveryOut,
 } from '../../webhooks/webhook-deliveries.ts';
-import { disabledConflict, endpointOr404 } from './webhook-admin-checks.ts';
+import { disabledConflict } from '../../webhooks/endpoint-input.ts';
+import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeliveryParams } from './webhook-admin.schema.ts';
 
 export function retryWebhookDeliveryRoute(actions: Host, ctx: AppContext): void {

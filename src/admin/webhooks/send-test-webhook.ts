@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { createTestDelivery, toDeliveryOut, WebhookDeliveryOut } from '../../webhooks/webhook-deliveries.ts';
-import { disabledConflict, endpointOr404 } from './webhook-admin-checks.ts';
+import { disabledConflict } from '../../webhooks/endpoint-input.ts';
+import { endpointOr404 } from './webhook-admin-checks.ts';
 
 export function sendTestWebhookRoute(actions: Host, ctx: AppContext): void {
   actions.post(

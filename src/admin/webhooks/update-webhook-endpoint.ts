@@ -9,8 +9,8 @@ import {
   updateWebhookEndpoint,
   WebhookEndpointOut,
 } from '../../webhooks/webhook-endpoints.ts';
-import { endpointOr404, eventTypesOr400, urlOr400 } from './webhook-admin-checks.ts';
-import { EndpointPatchIn } from './webhook-admin.schema.ts';
+import { EndpointPatchIn, eventTypesOr400, urlOr400 } from '../../webhooks/endpoint-input.ts';
+import { endpointOr404 } from './webhook-admin-checks.ts';
 import { auditAsOperator } from '../admin-audit.ts';
 
 export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {

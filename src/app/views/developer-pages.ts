@@ -17,6 +17,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'checkout_sessions:read': 'Read checkout sessions and their orders',
   'orders:read': "Read orders, with buyers' personal data",
   'orders:write': 'Create and pay orders from your own checkout',
+  'webhooks:write': 'Register and manage webhook endpoints through the API',
 };
 
 export function statusBadge(client: ApiClientRow): Html {
