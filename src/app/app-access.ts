@@ -3,7 +3,7 @@
 // write needs. Each route declares its access in its config.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { can } from '../members/roles.ts';
+import { can, type Permission } from '../members/roles.ts';
 import { findCurrentSession, type CurrentSession } from '../members/sessions.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import { cookieNames, cookieValue } from './app-cookies.ts';
@@ -12,9 +12,17 @@ import { formOf } from './form-body.ts';
 /**
  * static: files (GET only), no session looked up; public: anyone, and signed-out forms use the
  * double-submit cookie; member: signed in, any role; developer: signed in with the
- * developer_settings permission (viewers get 403).
+ * developer_settings permission (viewers get 403); members and audit: the members and audit_log
+ * permissions (owners and admins; developers and viewers get 403).
  */
-export type Access = 'static' | 'public' | 'member' | 'developer';
+export type Access = 'static' | 'public' | 'member' | 'developer' | 'members' | 'audit';
+
+/** The permission each role-bound access kind needs. */
+const NEEDS: Partial<Record<Access, { permission: Permission; refusal: string }>> = {
+  developer: { permission: 'developer_settings', refusal: 'role may not change developer settings' },
+  members: { permission: 'members', refusal: 'role may not manage members' },
+  audit: { permission: 'audit_log', refusal: 'role may not read the audit log' },
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -110,8 +118,7 @@ export function checkAccess(ctx: AppContext) {
     if (post && !tokensMatch(current.session.csrfToken, given)) {
       throw new PageError('csrf', 'session token mismatch');
     }
-    if (access === 'developer' && !can(current.role, 'developer_settings')) {
-      throw new PageError('forbidden', 'role may not change developer settings');
-    }
+    const needs = NEEDS[access];
+    if (needs && !can(current.role, needs.permission)) throw new PageError('forbidden', needs.refusal);
   };
 }

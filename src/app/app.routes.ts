@@ -1,11 +1,13 @@
 // The organizer app on the APP host: sign-in, invitations, password reset, account, developer
-// settings and the development mailbox. Server-rendered pages in a scope of their own (forms,
-// cookies, CSRF, security headers: app-scope.ts); each route says who may use it (app-access.ts).
+// settings, members, the audit log and the development mailbox. Server-rendered pages in a scope
+// of their own (forms, cookies, CSRF, security headers: app-scope.ts); each route says who may use
+// it (app-access.ts).
 // One handler per file group in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import type { Access } from './app-access.ts';
 import { serveAppAsset } from './app-assets.ts';
+import { showAuditLog } from './routes/audit-log.ts';
 import { setUpAppScope } from './app-scope.ts';
 import type { Handler } from './replies.ts';
 import {
@@ -30,6 +32,14 @@ import { createClient, showDevelopers, showNewClient } from './routes/developers
 import { sendIntegrationTest, showIntegration } from './routes/integration-check.ts';
 import { showInvitation, submitInvitation } from './routes/invitation.ts';
 import { showMail, showMailbox } from './routes/mailbox.ts';
+import {
+  changeRole,
+  confirmRemove,
+  inviteMember,
+  removeMember,
+  revokeInvitationRoute,
+  showMembers,
+} from './routes/members.ts';
 import {
   showNewPassword,
   showResetRequest,
@@ -108,5 +118,14 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     );
     route('GET', '/developers/integration', 'member', showIntegration(ctx));
     route('POST', '/developers/integration/webhooks/:endpointId/test', 'developer', sendIntegrationTest(ctx));
+
+    route('GET', '/members', 'member', showMembers(ctx));
+    route('POST', '/members/invitations', 'members', inviteMember(ctx));
+    route('POST', '/members/invitations/:invitationId/revoke', 'members', revokeInvitationRoute(ctx));
+    route('POST', '/members/:memberId/role', 'members', changeRole(ctx));
+    route('GET', '/members/:memberId/remove', 'members', confirmRemove(ctx));
+    route('POST', '/members/:memberId/remove', 'members', removeMember(ctx));
+
+    route('GET', '/audit-log', 'audit', showAuditLog(ctx));
   });
 }

@@ -26,7 +26,8 @@ type AcceptRefusal = Unusable | 'wrong_password' | 'weak_password';
 
 type Refusal = { ok: false; reason: AcceptRefusal; message: string };
 
-export type AcceptResult = { ok: true; member: MemberRow; organizationId: string } | Refusal;
+export type AcceptResult =
+  { ok: true; member: MemberRow; organizationId: string; role: MemberRole; invitationId: string } | Refusal;
 
 const MESSAGES: Record<Exclude<AcceptRefusal, 'weak_password'>, string> = {
   unknown: 'This invitation link is not valid. Check that you have all of it, or ask for a new invitation.',
@@ -128,31 +129,40 @@ export async function acceptInvitation(
   input: { password: string; name?: string },
   now: Date,
 ): Promise<AcceptResult> {
+  if (!hashOfToken(token)) return refusal('unknown');
+  return database.transaction((tx) => acceptInvitationIn(tx, token, input, now));
+}
+
+/** acceptInvitation inside the caller's transaction, so that its audit entry commits with it. */
+export async function acceptInvitationIn(
+  tx: Executor,
+  token: string,
+  input: { password: string; name?: string },
+  now: Date,
+): Promise<AcceptResult> {
   const tokenHash = hashOfToken(token);
   if (!tokenHash) return refusal('unknown');
-  return database.transaction(async (tx): Promise<AcceptResult> => {
-    const [invitation] = await tx
-      .select()
-      .from(invitations)
-      .where(eq(invitations.tokenHash, tokenHash))
-      .for('update');
-    if (!invitation) return refusal('unknown');
-    const reason = unusableReason(invitation, now);
-    if (reason) return refusal(reason);
+  const [invitation] = await tx
+    .select()
+    .from(invitations)
+    .where(eq(invitations.tokenHash, tokenHash))
+    .for('update');
+  if (!invitation) return refusal('unknown');
+  const reason = unusableReason(invitation, now);
+  if (reason) return refusal(reason);
 
-    const joined = await memberFor(tx, invitation.email, input, now);
-    if (!joined.ok) return joined;
-    // The invited role replaces a current one, except that an organization keeps an owner.
-    const { organizationId } = invitation;
-    const keepsOwner = await isLastOwner(tx, organizationId, joined.member.id, true);
-    const role = keepsOwner ? 'owner' : invitation.role;
-    await tx
-      .insert(memberships)
-      .values({ memberId: joined.member.id, organizationId, role, createdAt: now })
-      .onConflictDoUpdate({ target: [memberships.memberId, memberships.organizationId], set: { role } });
-    await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, invitation.id));
-    return { ok: true, member: joined.member, organizationId: invitation.organizationId };
-  });
+  const joined = await memberFor(tx, invitation.email, input, now);
+  if (!joined.ok) return joined;
+  // The invited role replaces a current one, except that an organization keeps an owner.
+  const { organizationId } = invitation;
+  const keepsOwner = await isLastOwner(tx, organizationId, joined.member.id, true);
+  const role = keepsOwner ? 'owner' : invitation.role;
+  await tx
+    .insert(memberships)
+    .values({ memberId: joined.member.id, organizationId, role, createdAt: now })
+    .onConflictDoUpdate({ target: [memberships.memberId, memberships.organizationId], set: { role } });
+  await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, invitation.id));
+  return { ok: true, member: joined.member, organizationId, role, invitationId: invitation.id };
 }
 
 /** The member the invitation's email names: proved by their password, or made with a new one. */

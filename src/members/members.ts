@@ -133,22 +133,28 @@ export async function changeMembership(
   database: Database,
   input: { organizationId: string; memberId: string; role: MemberRole | null },
 ): Promise<MembershipChange> {
-  return database.transaction(async (tx): Promise<MembershipChange> => {
-    // The owners' rows locked, so two owners cannot demote each other at the same moment.
-    const lastOwner = await isLastOwner(tx, input.organizationId, input.memberId, true);
-    if (lastOwner && input.role !== 'owner') return { ok: false, reason: 'last_owner' };
-    const target = and(
-      eq(memberships.organizationId, input.organizationId),
-      eq(memberships.memberId, input.memberId),
-    );
-    const rows =
-      input.role === null
-        ? await tx.delete(memberships).where(target).returning({ memberId: memberships.memberId })
-        : await tx
-            .update(memberships)
-            .set({ role: input.role })
-            .where(target)
-            .returning({ memberId: memberships.memberId });
-    return rows.length > 0 ? { ok: true } : { ok: false, reason: 'not_found' };
-  });
+  return database.transaction((tx) => changeMembershipIn(tx, input));
+}
+
+/** changeMembership inside the caller's transaction, so that its audit entry commits with it. */
+export async function changeMembershipIn(
+  tx: Executor,
+  input: { organizationId: string; memberId: string; role: MemberRole | null },
+): Promise<MembershipChange> {
+  // The owners' rows locked, so two owners cannot demote each other at the same moment.
+  const lastOwner = await isLastOwner(tx, input.organizationId, input.memberId, true);
+  if (lastOwner && input.role !== 'owner') return { ok: false, reason: 'last_owner' };
+  const target = and(
+    eq(memberships.organizationId, input.organizationId),
+    eq(memberships.memberId, input.memberId),
+  );
+  const rows =
+    input.role === null
+      ? await tx.delete(memberships).where(target).returning({ memberId: memberships.memberId })
+      : await tx
+          .update(memberships)
+          .set({ role: input.role })
+          .where(target)
+          .returning({ memberId: memberships.memberId });
+  return rows.length > 0 ? { ok: true } : { ok: false, reason: 'not_found' };
 }

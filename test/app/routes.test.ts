@@ -1,7 +1,8 @@
 // The security suite over every organizer app route: the table below says who may use each; the
 // last test fails when the APP host serves a route (outside /admin/v1) missing from it. Signed
 // out: 303 to /sign-in. No or a wrong CSRF token, or a foreign Origin: 403 and nothing changed.
-// A viewer's write: 403. Another organization's id: the same 404 as a missing one.
+// A viewer's write: 403; a developer's or viewer's members write or audit log read: 403. Another
+// organization's id: the same 404 as a missing one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
@@ -10,13 +11,15 @@ import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { createTestDelivery, listDeliveries } from '../../src/webhooks/webhook-deliveries.ts';
 import { createWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
 import { webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
+import { createInvitation, listPendingInvitations } from '../../src/members/invitations.ts';
+import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
 import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { registeredRoutes } from '../helpers/registered-routes.ts';
 import { Agent, locationOf, makeMember, signIn, type Fields, type TestMember } from './app-helpers.ts';
 
-type Access = 'public' | 'member' | 'developer';
+type Access = 'public' | 'member' | 'developer' | 'members' | 'audit';
 
 interface RouteCase {
   method: 'GET' | 'POST';
@@ -113,6 +116,18 @@ const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/developers/integration', access: 'member' },
   { method: 'POST', path: '/developers/integration/webhooks/:endpointId/test', access: 'developer' },
+  { method: 'GET', path: '/members', access: 'member' },
+  {
+    method: 'POST',
+    path: '/members/invitations',
+    access: 'members',
+    fields: { email: 'routes-invitee@example.org', role: 'viewer' },
+  },
+  { method: 'POST', path: '/members/invitations/:invitationId/revoke', access: 'members' },
+  { method: 'POST', path: '/members/:memberId/role', access: 'members', fields: { role: 'viewer' } },
+  { method: 'GET', path: '/members/:memberId/remove', access: 'members' },
+  { method: 'POST', path: '/members/:memberId/remove', access: 'members' },
+  { method: 'GET', path: '/audit-log', access: 'audit' },
 ];
 
 let h: Harness;
@@ -121,6 +136,11 @@ let theirs: TestPartner;
 let owner: TestMember;
 let ownerAgent: Agent;
 let viewerAgent: Agent;
+let developerAgent: Agent;
+let myTarget: TestMember;
+let theirTarget: TestMember;
+let myInvitationId: string;
+let theirInvitationId: string;
 let otherSessionId: string;
 let ownSessionId: string;
 /** an endpoint and one of its deliveries in each organization (made directly: no URL check) */
@@ -133,6 +153,21 @@ before(async () => {
   owner = await makeMember(h, mine.organizationId, 'owner');
   ownerAgent = await signIn(h, owner);
   viewerAgent = await signIn(h, await makeMember(h, mine.organizationId, 'viewer'));
+  developerAgent = await signIn(h, await makeMember(h, mine.organizationId, 'developer'));
+  myTarget = await makeMember(h, mine.organizationId, 'developer');
+  theirTarget = await makeMember(h, theirs.organizationId, 'developer');
+  const invite = async (organizationId: string) =>
+    (
+      await createInvitation(h.service.ctx.database.db, {
+        organizationId,
+        email: 'routes-pending@example.org',
+        role: 'viewer',
+        invitedBy: null,
+        now: h.clock.now(),
+      })
+    ).invitation.id;
+  myInvitationId = await invite(mine.organizationId);
+  theirInvitationId = await invite(theirs.organizationId);
   const stranger = await makeMember(h, theirs.organizationId, 'owner');
   await signIn(h, stranger);
   const now = h.clock.now();
@@ -167,13 +202,17 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':sessionId', whose === 'mine' ? ownSessionId : otherSessionId)
     .replace(':endpointId', hooks[whose].endpointId)
     .replace(':deliveryId', hooks[whose].deliveryId)
+    .replace(':memberId', whose === 'mine' ? myTarget.memberId : theirTarget.memberId)
+    .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
     .replace(':id', 'mail_ZZZZZZZZZZZZZZZZZZZZZZZZ')
     .replace(':file', APP_STYLES.path.slice('/assets/'.length));
 }
 
+/** What a refused write must leave as it was: the clients, members and invitations of both organizations. */
 async function clientState() {
   const db = h.service.ctx.database.db;
+  const now = h.clock.now();
   const endpoints = [];
   for (const partner of [mine, theirs]) {
     for (const endpoint of await listWebhookEndpoints(db, partner.organizationId)) {
@@ -186,6 +225,10 @@ async function clientState() {
     (await listApiClients(db, mine.organizationId)).length,
     endpoints,
     (await listAuditEvents(db, mine.organizationId, { limit: 50 })).rows.length,
+    await listOrganizationMembers(db, mine.organizationId),
+    await listOrganizationMembers(db, theirs.organizationId),
+    await listPendingInvitations(db, mine.organizationId, now),
+    await listPendingInvitations(db, theirs.organizationId, now),
   ]);
 }
 
@@ -231,7 +274,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (route.access === 'developer') {
+    if (route.access === 'developer' || route.access === 'members' || route.access === 'audit') {
       test(`${name}: a viewer is refused with 403 and nothing changes`, async () => {
         const before = await clientState();
         const url = fill(route.path, 'mine');
@@ -242,7 +285,18 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (/:clientId|:sessionId|:endpointId/.test(route.path)) {
+    if (route.access === 'members' || route.access === 'audit') {
+      test(`${name}: a developer is refused with 403 and nothing changes`, async () => {
+        const before = await clientState();
+        const url = fill(route.path, 'mine');
+        const res = isPost ? await developerAgent.post(url, route.fields) : await developerAgent.get(url);
+        assert.equal(res.statusCode, 403, res.body.slice(0, 300));
+        assert.match(res.body, /Your role cannot do this/);
+        assert.equal(await clientState(), before);
+      });
+    }
+
+    if (/:clientId|:sessionId|:endpointId|:memberId|:invitationId/.test(route.path)) {
       test(`${name}: another organization's or member's id is the same 404 as a missing one`, async () => {
         const before = await clientState();
         const foreign = fill(route.path, 'theirs');
@@ -250,7 +304,9 @@ describe('security suite over every app route', () => {
           .replace(':clientId', 'cli_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':sessionId', 'ast_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':endpointId', 'whe_ZZZZZZZZZZZZZZZZZZZZZZZZ')
-          .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ');
+          .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ');
         const answers = [];
         for (const url of [foreign, missing]) {
           const res = isPost ? await ownerAgent.post(url, route.fields) : await ownerAgent.get(url);
@@ -261,6 +317,8 @@ describe('security suite over every app route', () => {
         assert.equal(await clientState(), before);
         const theirClient = await findApiClient(h.service.ctx.database.db, theirs.clientId);
         assert.equal(theirClient?.revokedAt, null);
+        const theirMembers = await listOrganizationMembers(h.service.ctx.database.db, theirs.organizationId);
+        assert.ok(theirMembers.some((m) => m.memberId === theirTarget.memberId && m.role === 'developer'));
       });
     }
   }

@@ -1,8 +1,10 @@
 // One API client of the current organization: GET /developers/clients/:clientId and its writes
 // (scopes, publishable key, one domain added or removed, rotate secret, revoke with a confirmation
-// page). Another organization's client is the same 404 page as a missing one.
+// page). Another organization's client is the same 404 page as a missing one. Each change that
+// happens commits with its audit entry.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
+import { recordAudit, type AuditAction } from '../../audit/audit-log.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
 import {
   addClientOrigin,
@@ -16,10 +18,11 @@ import {
   type OriginList,
 } from '../../auth/clients.ts';
 import { can } from '../../members/roles.ts';
+import type { Tx } from '../../platform/db.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, hasErrors, type FieldErrors } from '../form-body.ts';
-import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   DOMAIN_LISTS,
   noticeFor,
@@ -54,6 +57,38 @@ async function sendClient(
   const viewer = await viewerOf(ctx, request);
   const canWrite = can(viewer.current.role, 'developer_settings');
   return sendPage(reply, status, renderClient({ ...view, viewer, canWrite }));
+}
+
+/**
+ * Runs a change of the client in a transaction with its audit entry, written only when the change
+ * happened (a truthy result). Never put a secret in `details`.
+ */
+function audited<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  client: ApiClientRow,
+  entry: { action: AuditAction; details?: Record<string, unknown> },
+  change: (tx: Tx, now: Date) => Promise<T>,
+): Promise<T> {
+  const now = ctx.clock.now();
+  return ctx.database.transaction(async (tx) => {
+    const result = await change(tx, now);
+    if (result) {
+      await recordAudit(
+        tx,
+        {
+          organizationId: client.organizationId,
+          actor: actorOf(request),
+          action: entry.action,
+          targetType: 'client',
+          targetId: client.id,
+          ...(entry.details && { details: entry.details }),
+        },
+        now,
+      );
+    }
+    return result;
+  });
 }
 
 function back(reply: FastifyReply, client: ApiClientRow, done: string) {
@@ -92,7 +127,9 @@ export function updateScopes(ctx: AppContext): Handler {
         scopes: body.all('scopes'),
       });
     }
-    await updateApiClient(ctx.database.db, client.id, { scopes }, ctx.clock.now());
+    await audited(ctx, request, client, { action: 'client.scopes_changed', details: { scopes } }, (tx, now) =>
+      updateApiClient(tx, client.id, { scopes }, now),
+    );
     return back(reply, client, 'scopes');
   };
 }
@@ -101,7 +138,13 @@ export function regenerateKey(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
     // undefined for a revoked client: the update takes live clients only
-    const row = await regeneratePublishableKey(ctx.database.db, client.id, ctx.clock.now());
+    const row = await audited(
+      ctx,
+      request,
+      client,
+      { action: 'client.publishable_key_regenerated' },
+      (tx, now) => regeneratePublishableKey(tx, client.id, now),
+    );
     if (!row) return revokedAnswer(ctx, request, reply, client);
     return back(reply, client, 'key');
   };
@@ -158,7 +201,13 @@ export function addDomain(ctx: AppContext): Handler {
       });
     }
     const origin = (checked as { origin: string }).origin;
-    await addClientOrigin(ctx.database.db, client.id, COLUMN_OF[list], origin, MAX_DOMAINS, ctx.clock.now());
+    await audited(
+      ctx,
+      request,
+      client,
+      { action: 'client.domain_added', details: { list, origin } },
+      (tx, now) => addClientOrigin(tx, client.id, COLUMN_OF[list], origin, MAX_DOMAINS, now),
+    );
     return back(reply, client, 'added');
   };
 }
@@ -171,7 +220,13 @@ export function removeDomain(ctx: AppContext): Handler {
     const list = listOf(body.get('list'));
     if (!list) throw new PageError('not_found', 'no such domain list');
     const origin = body.get('origin') ?? '';
-    await removeClientOrigin(ctx.database.db, client.id, COLUMN_OF[list], origin, ctx.clock.now());
+    await audited(
+      ctx,
+      request,
+      client,
+      { action: 'client.domain_removed', details: { list, origin } },
+      (tx, now) => removeClientOrigin(tx, client.id, COLUMN_OF[list], origin, now),
+    );
     return back(reply, client, 'removed');
   };
 }
@@ -179,7 +234,9 @@ export function removeDomain(ctx: AppContext): Handler {
 export function rotateSecret(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const rotated = await rotateClientSecret(ctx.database.db, client.id, ctx.clock.now());
+    const rotated = await audited(ctx, request, client, { action: 'client.secret_rotated' }, (tx, now) =>
+      rotateClientSecret(tx, client.id, now),
+    );
     if (!rotated) return revokedAnswer(ctx, request, reply, client);
     const viewer = await viewerOf(ctx, request);
     return sendPage(
@@ -202,7 +259,11 @@ export function confirmRevoke(ctx: AppContext): Handler {
 export function revokeClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    await revokeApiClient(ctx.database.db, client.id, ctx.clock.now());
+    // Revoking again changes nothing (revoked_at stays), so it is recorded once.
+    await audited(ctx, request, client, { action: 'client.revoked' }, async (tx, now) => {
+      const row = await revokeApiClient(tx, client.id, now);
+      return row && !client.revokedAt;
+    });
     return back(reply, client, 'revoked');
   };
 }

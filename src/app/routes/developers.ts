@@ -1,6 +1,8 @@
 // Developer settings: GET /developers (the organization's API clients), GET /developers/clients/new
-// and POST /developers/clients (create; the secret is shown once, in the answer to the POST).
+// and POST /developers/clients (create, with its audit entry; the secret is shown once, in the
+// answer to the POST).
 import type { AppContext } from '../../context.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
 import { createApiClient, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
@@ -9,7 +11,7 @@ import { ApiError } from '../../platform/errors.ts';
 import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
-import { sendPage, viewerOf, type Handler } from '../replies.ts';
+import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderDevelopers, renderNewClient, renderSecret } from '../views/developer-pages.ts';
 
 export const CLIENT_NAME_MAX_LENGTH = 200;
@@ -68,12 +70,27 @@ export function createClient(ctx: AppContext): Handler {
       const checked = body.all('scopes');
       return sendPage(reply, 422, renderNewClient({ viewer, name, scopes: checked, errors }));
     }
-    const { client, clientSecret } = await createApiClient(ctx.database.db, {
-      organizationId: current.organizationId,
-      name,
-      scopes,
-      allowedDomains: [],
-      returnUrlDomains: [],
+    const { client, clientSecret } = await ctx.database.transaction(async (tx) => {
+      const created = await createApiClient(tx, {
+        organizationId: current.organizationId,
+        name,
+        scopes,
+        allowedDomains: [],
+        returnUrlDomains: [],
+      });
+      await recordAudit(
+        tx,
+        {
+          organizationId: current.organizationId,
+          actor: actorOf(request),
+          action: 'client.created',
+          targetType: 'client',
+          targetId: created.client.id,
+          details: { name, scopes },
+        },
+        ctx.clock.now(),
+      );
+      return created;
     });
     const viewer = await viewerOf(ctx, request);
     return sendPage(reply, 201, renderSecret({ viewer, client, secret: clientSecret, kind: 'created' }));

@@ -1,7 +1,8 @@
 // GET and POST /invitations/:token: the invited organization and role, and accepting with a
 // password (a new one, or the current one of an existing member). Accepting signs the member in.
 import type { AppContext } from '../../context.ts';
-import { acceptInvitation, findInvitation } from '../../members/invitations.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
+import { acceptInvitationIn, findInvitation } from '../../members/invitations.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import { createMemberSession } from '../../members/sessions.ts';
@@ -84,7 +85,24 @@ export function submitInvitation(ctx: AppContext): Handler {
         return showForm(ctx, request, reply, { status: 429, name, errors: { password: message } });
       }
     }
-    const result = await acceptInvitation(ctx.database, token, { password, ...(name && { name }) }, now);
+    // The join and its audit entry commit together; the new member is the one who acted.
+    const result = await ctx.database.transaction(async (tx) => {
+      const accepted = await acceptInvitationIn(tx, token, { password, ...(name && { name }) }, now);
+      if (!accepted.ok) return accepted;
+      await recordAudit(
+        tx,
+        {
+          organizationId: accepted.organizationId,
+          actor: { memberId: accepted.member.id, label: accepted.member.email, ip: request.ip },
+          action: 'member.joined',
+          targetType: 'member',
+          targetId: accepted.member.id,
+          details: { email: accepted.member.email, role: accepted.role },
+        },
+        now,
+      );
+      return accepted;
+    });
     if (!result.ok) {
       if (result.reason === 'wrong_password' || result.reason === 'weak_password') {
         return showForm(ctx, request, reply, { status: 422, name, errors: { password: result.message } });

@@ -1,7 +1,8 @@
 // The page shell of the organizer app: head with the one stylesheet (and the copy script where a
 // page asks for it), a skip link, and for a signed-in member the header with the organization,
-// its switcher, the navigation and the Sign out button.
+// its switcher, the navigation (Audit log only for roles that may read it) and the Sign out button.
 import type { MemberOrganization } from '../../members/members.ts';
+import { can } from '../../members/roles.ts';
 import type { CurrentSession } from '../../members/sessions.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { CSRF_FIELD } from '../app-access.ts';
@@ -19,7 +20,7 @@ export interface PageOptions {
   /** signed-in pages get the header; signed-out ones a plain narrow page */
   viewer?: Viewer | null;
   /** the nav entry to mark as the current page */
-  section?: 'overview' | 'developers' | 'account';
+  section?: 'overview' | 'members' | 'developers' | 'audit' | 'account';
   /** the page shows values with copy buttons */
   script?: boolean;
   /** the title starts with "Error:" when a form came back with errors */
@@ -61,7 +62,9 @@ function header(viewer: Viewer, section: PageOptions['section']): Html {
       <nav aria-label="Main">
         <ul>
           ${navLink('/', 'Overview', section === 'overview')}
+          ${navLink('/members', 'Members', section === 'members')}
           ${navLink('/developers', 'Developer settings', section === 'developers')}
+          ${can(current.role, 'audit_log') ? navLink('/audit-log', 'Audit log', section === 'audit') : ''}
           ${navLink('/account', 'Account', section === 'account')}
         </ul>
       </nav>
