@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import { registerCors } from './auth/cors.ts';
 import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
+import { recordApiRequests } from './auth/request-log.ts';
 import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
 import { registerAppRoutes } from './app/app.routes.ts';
@@ -27,6 +28,7 @@ export const PUBLISHABLE_PATHS: Record<string, string[]> = {
 
 export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Host> {
   const app = createHost(ctx, { name: 'api', logger });
+  recordApiRequests(app, ctx);
   app.addSchema(ErrorOut);
   await app.register(swagger, {
     openapi: {

@@ -21,6 +21,7 @@ import { paymentJobHandlers } from './payments/collect.ts';
 import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
+import { startRequestLog } from './auth/request-log.ts';
 import { startWebhookDispatcher, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 
 export interface Service {
@@ -70,6 +71,8 @@ export async function createService(config: Config, options: CreateServiceOption
   attachPaymentGateway(ctx, payments.gateway);
   const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });
   attachMailer(ctx, mailer);
+  // Before the API host is built: its hook pushes to this log, whose timer writes it.
+  const requestLog = startRequestLog(ctx);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
@@ -121,6 +124,7 @@ export async function createService(config: Config, options: CreateServiceOption
       closed = true;
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close()]);
+      await requestLog.close();
       await jobs.stop();
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();

@@ -31,6 +31,7 @@ import {
 import { createClient, showDevelopers, showNewClient } from './routes/developers.ts';
 import { sendIntegrationTest, showIntegration } from './routes/integration-check.ts';
 import { showInvitation, submitInvitation } from './routes/invitation.ts';
+import { showRequestLog } from './routes/request-log.ts';
 import { showMail, showMailbox } from './routes/mailbox.ts';
 import {
   changeRole,
@@ -116,6 +117,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
       'developer',
       retryDeliveryRoute(ctx),
     );
+    route('GET', '/developers/requests', 'member', showRequestLog(ctx));
     route('GET', '/developers/integration', 'member', showIntegration(ctx));
     route('POST', '/developers/integration/webhooks/:endpointId/test', 'developer', sendIntegrationTest(ctx));
 

@@ -12,6 +12,7 @@ import { bodyArrived } from '../platform/client-errors.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { findRequestClient, type RequestClient } from './clients.ts';
 import { PUBLISHABLE_KEY_HEADER, readRequestCredentials, type CredentialSource } from './credentials.ts';
+import { noteRequestClient, type LoggedRequest } from './request-log.ts';
 import { intersectScopes, PUBLISHABLE_SCOPES, type Scope } from './scopes.ts';
 import { PUBLISHABLE_KEY_PREFIX, readAccessToken, type AccessTokenClaims } from './tokens.ts';
 
@@ -75,9 +76,15 @@ type Presented =
 /**
  * The credential a request presents, checked without the database; throws the right 401.
  * A bearer token wins over a publishable key (SPEC.md 5.5); a route that takes only bearer tokens
- * treats a publishable key as no credential.
+ * treats a publishable key as no credential. A request given as `logged` is marked for the request
+ * log as soon as its credential names a client, so that the refusals after that are logged too.
  */
-function presentedCredential(ctx: AppContext, request: CredentialSource, publishable: boolean): Presented {
+function presentedCredential(
+  ctx: AppContext,
+  request: CredentialSource,
+  publishable: boolean,
+  logged?: LoggedRequest,
+): Presented {
   const { authorization, publishableKeys } = readRequestCredentials(request);
   if (authorization.length > 0) {
     const [value] = authorization;
@@ -87,6 +94,8 @@ function presentedCredential(ctx: AppContext, request: CredentialSource, publish
     }
     const claims = readAccessToken(ctx.keys.token, value!.token);
     if (!claims) throw invalidToken('The access token is not valid.');
+    // Sealed by us, so it names a real client, even once expired.
+    if (logged) noteRequestClient(logged, 'bearer', claims.clientId);
     if (claims.expiresAt.getTime() <= ctx.clock.now().getTime())
       throw invalidToken('The access token has expired.');
     return { kind: 'bearer', claims };
@@ -101,6 +110,8 @@ function presentedCredential(ctx: AppContext, request: CredentialSource, publish
     const key = publishableKeys[0]!;
     if (!key.startsWith(PUBLISHABLE_KEY_PREFIX) || key.length > 128) throw invalidKey();
     const origin = request.headers.origin;
+    // Resolved to its client when the log is written; a key of no client is dropped then.
+    if (logged) noteRequestClient(logged, 'publishable', key);
     return { kind: 'publishable', key, origin: typeof origin === 'string' ? origin : undefined };
   }
   throw new ApiError('invalid_token', 'Authentication required: send a bearer access token.', {
@@ -206,7 +217,7 @@ export function guard(ctx: AppContext, options: GuardOptions): GuardHooks {
         if (reply.sent) return; // the client left while waiting
         admitted.add(request);
       }
-      const presented = presentedCredential(ctx, request, publishable);
+      const presented = presentedCredential(ctx, request, publishable, request);
       const bearer = presented.kind === 'bearer';
       const setting = bearer ? ctx.config.rateLimits.bearer : ctx.config.rateLimits.publishableKey;
       const key = bearer ? `bearer:${presented.claims.clientId}` : `pk:${presented.key}:${request.ip}`;

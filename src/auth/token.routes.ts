@@ -7,6 +7,7 @@ import { matchesHash, sha256Hex } from '../platform/crypto.ts';
 import { sendOAuthError, type Host } from '../platform/http.ts';
 import { rateLimitHeaders } from '../platform/rate-limit.ts';
 import { findClientForToken } from './clients.ts';
+import { noteRequestClient } from './request-log.ts';
 import { ALL_SCOPES, isScope, type Scope } from './scopes.ts';
 import { mintAccessToken } from './tokens.ts';
 
@@ -136,6 +137,8 @@ async function issueToken(ctx: AppContext, request: FastifyRequest, reply: Fasti
     ({ clientId, clientSecret } = parseBasic(authorization));
   }
 
+  // Logged for the client it names, if one has that id (an unknown id is dropped when written).
+  if (clientId !== undefined && CLIENT_ID_FORM.test(clientId)) noteRequestClient(request, 'token', clientId);
   // The limit counts every attempt for a client id from one IP, before any secret is checked.
   const limitSetting = ctx.config.rateLimits.tokenEndpoint;
   const limit = await ctx.limiter.hit(`token:${clientId ?? ''}:${request.ip}`, limitSetting);

@@ -51,6 +51,10 @@ declare module 'fastify' {
     /** errors on this route use the OAuth 2.0 shape (RFC 6749 section 5.2), not the envelope */
     oauthErrors?: boolean;
   }
+  interface FastifyReply {
+    /** the error_code (or OAuth error) of an error answer, for hooks that log it; null otherwise */
+    errorCode: string | null;
+  }
 }
 
 /** The success envelope of SPEC.md section 1. */
@@ -187,6 +191,7 @@ const REALM = 'Bearer realm="service-partner"';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   reply.header('X-Request-Id', request.id);
+  reply.errorCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', REALM);
   const body: ErrorOut = {
@@ -207,6 +212,7 @@ export function sendOAuthError(
   description: string,
   headers: Record<string, string> = {},
 ) {
+  reply.errorCode = error;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   return reply
     .code(status)
@@ -247,6 +253,7 @@ export interface CreateHostOptions {
 
 export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   const app = buildFastify(ctx, options);
+  app.decorateReply('errorCode', null);
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies on the API; the token endpoint adds its own parsers in its own scope.
   app.removeContentTypeParser('text/plain');

@@ -128,6 +128,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/members/:memberId/remove', access: 'members' },
   { method: 'POST', path: '/members/:memberId/remove', access: 'members' },
   { method: 'GET', path: '/audit-log', access: 'audit' },
+  { method: 'GET', path: '/developers/requests', access: 'member' },
 ];
 
 let h: Harness;
