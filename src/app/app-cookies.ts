@@ -23,7 +23,8 @@ export function cookieNames(config: Config): CookieNames {
 export function cookieValue(request: FastifyRequest, name: string): string | null {
   // Outside the app's scope (the host's not-found handler) the cookie plugin has not parsed them.
   const jar =
-    (request.cookies as FastifyRequest['cookies'] | undefined) ?? fastifyCookie.parse(request.headers.cookie ?? '');
+    (request.cookies as FastifyRequest['cookies'] | undefined) ??
+    fastifyCookie.parse(request.headers.cookie ?? '');
   const value = jar[name];
   return typeof value === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
 }

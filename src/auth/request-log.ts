@@ -1,8 +1,10 @@
 // The API request log: who called with an organization's credentials, for its developers to see
 // in the app. A request only pushes a small object into this process's buffer; a timer writes the
-// buffer every second (sooner when it fills) as one INSERT, then keeps the newest KEPT_PER_ORG
-// rows of each organization it wrote to. The log is best effort: entries beyond the buffer's bound
-// and those of a failed write are dropped and counted, never retried into the request path.
+// buffer every second as one INSERT, then keeps the newest KEPT_PER_ORG rows of each organization
+// it wrote to. Between writes the buffer keeps only each client's newest KEPT_PER_ORG entries (the
+// rest could never be shown), so a busy client costs the database at most that many rows a second.
+// The log is best effort: entries beyond the buffer's bound and those of a failed write are dropped
+// and counted, never retried into the request path.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -12,9 +14,9 @@ import { apiClients, apiRequestLog } from './auth.schema.ts';
 
 /** Rows kept per organization: the app says "the last 100 requests". */
 export const KEPT_PER_ORG = 100;
-/** Entries that start a write at once instead of waiting for the timer. */
-export const FLUSH_AT = 500;
-/** Entries held at most; beyond it the oldest are dropped (the database is behind or down). */
+/** New entries between two compactions of the buffer to each client's newest. */
+export const COMPACT_EVERY = 1000;
+/** Entries kept at most after a compaction; beyond it the oldest are dropped (many clients at once). */
 export const MAX_BUFFERED = 5000;
 export const FLUSH_INTERVAL_MS = 1000;
 /** Longer paths are cut: a path names a resource, and the log is for reading. */
@@ -64,6 +66,7 @@ export type RequestLogRow = typeof apiRequestLog.$inferSelect;
 
 export class RequestLog {
   private buffer: Entry[] = [];
+  private compactAt = COMPACT_EVERY;
   private flushing: Promise<void> = Promise.resolve();
   /** writes queued or running: the timer adds none while one is (an outage must not pile them up) */
   private pending = 0;
@@ -87,11 +90,33 @@ export class RequestLog {
   }
 
   record(entry: Entry): void {
-    if (this.buffer.length >= MAX_BUFFERED) {
-      this.buffer.shift();
-      this.dropped++;
+    if (this.buffer.push(entry) >= this.compactAt) this.compact();
+  }
+
+  /**
+   * Keeps each client's newest KEPT_PER_ORG entries: an organization's newest rows are all among
+   * its clients' newest, so the others are superseded, not lost. Then the bound. The next
+   * compaction comes after COMPACT_EVERY more entries, so each entry is looked at a few times.
+   */
+  private compact(): void {
+    const perClient = new Map<string, number>();
+    const kept: Entry[] = [];
+    for (let i = this.buffer.length - 1; i >= 0; i--) {
+      const entry = this.buffer[i]!;
+      const seen = perClient.get(entry.client) ?? 0;
+      if (seen < KEPT_PER_ORG) {
+        perClient.set(entry.client, seen + 1);
+        kept.push(entry);
+      }
     }
-    if (this.buffer.push(entry) >= FLUSH_AT) this.flushSoon();
+    kept.reverse();
+    const over = kept.length - MAX_BUFFERED;
+    if (over > 0) {
+      kept.splice(0, over);
+      this.dropped += over;
+    }
+    this.buffer = kept;
+    this.compactAt = kept.length + COMPACT_EVERY;
   }
 
   /** Writes everything buffered so far; one write at a time. Never rejects. */
@@ -120,8 +145,10 @@ export class RequestLog {
 
   private async write(): Promise<void> {
     if (this.buffer.length === 0) return;
+    this.compact();
     const batch = this.buffer;
     this.buffer = [];
+    this.compactAt = COMPACT_EVERY;
     let inserted = false;
     try {
       const organizations = await insertEntries(this.ctx, batch);

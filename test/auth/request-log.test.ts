@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { createApiClient, revokeApiClient } from '../../src/auth/clients.ts';
 import {
-  FLUSH_AT,
+  COMPACT_EVERY,
   flushRequestLog,
   KEPT_PER_ORG,
   listRequestLog,
@@ -341,23 +341,64 @@ describe('failures stay out of requests', () => {
     assert.equal(rows[0]!.requestId, res.headers['x-request-id']);
   });
 
-  test('the buffer is bounded: beyond it the oldest entries are dropped and counted', async () => {
-    const stalled = { ...ctx, database: { ...ctx.database, write: () => new Promise<never>(() => {}) } };
-    const log = new RequestLog(stalled);
-    const entry = {
+  test("between writes the buffer keeps each client's newest 100 entries, the others superseded", async () => {
+    const [busy, quiet] = [await makePartner(h), await makePartner(h)];
+    const inserted: number[] = [];
+    const spied = {
+      ...ctx,
+      database: {
+        ...ctx.database,
+        write: async <T>(statement: Parameters<typeof ctx.database.write>[0]) => {
+          const rows = await ctx.database.write<T>(statement);
+          inserted.push(rows.length);
+          return rows;
+        },
+      },
+    };
+    const log = new RequestLog(spied as AppContext);
+    const entry = (client: string, n: number) => ({
       credential: 'bearer' as const,
-      client: 'cli_x',
+      client,
       method: 'GET',
       url: '/v1/events',
       status: 200,
       errorCode: null,
-      requestId: 'req_x',
-      at: new Date(),
-    };
-    // the first FLUSH_AT entries leave with the write that never ends; the rest wait
-    for (let i = 0; i < FLUSH_AT; i++) log.record(entry);
-    await new Promise((resolve) => setImmediate(resolve));
-    for (let i = 0; i < MAX_BUFFERED + 10; i++) log.record(entry);
-    assert.equal(log.dropped, 10);
+      requestId: `req_${client}_${n}`,
+      at: ctx.clock.now(),
+    });
+    for (let n = 0; n < 3 * COMPACT_EVERY; n++) log.record(entry(busy.clientId, n));
+    for (let n = 0; n < 5; n++) log.record(entry(quiet.clientId, n));
+    await log.flush();
+    assert.equal(log.dropped, 0, 'superseded entries are not counted as dropped');
+    assert.equal(inserted[0], KEPT_PER_ORG + 5, 'the INSERT carried only what can be shown');
+    const rows = await listRequestLog(ctx.database.db, busy.organizationId);
+    assert.deepEqual(
+      rows.map((r) => r.requestId),
+      Array.from({ length: KEPT_PER_ORG }, (_, i) => `req_${busy.clientId}_${3 * COMPACT_EVERY - 1 - i}`),
+      "the busy client's newest 100, newest first",
+    );
+    assert.equal((await listRequestLog(ctx.database.db, quiet.organizationId)).length, 5);
+  });
+
+  test('the buffer is bounded: with more clients than it holds, the oldest are dropped and counted', async () => {
+    const stalled = { ...ctx, database: { ...ctx.database, write: () => new Promise<never>(() => {}) } };
+    const log = new RequestLog(stalled);
+    const total = MAX_BUFFERED + COMPACT_EVERY + 10;
+    for (let i = 0; i < total; i++) {
+      log.record({
+        credential: 'publishable' as const,
+        client: `pk_${i}`,
+        method: 'GET',
+        url: '/v1/events',
+        status: 401,
+        errorCode: 'invalid_key',
+        requestId: `req_${i}`,
+        at: new Date(),
+      });
+    }
+    const held = (log as unknown as { buffer: unknown[] }).buffer.length;
+    assert.ok(held <= MAX_BUFFERED + COMPACT_EVERY, `${held} entries held`);
+    assert.equal(log.dropped, total - held);
+    assert.ok(log.dropped > 0);
   });
 });

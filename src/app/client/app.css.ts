@@ -52,6 +52,7 @@ table{width:100%;border-collapse:collapse;background:var(--panel)}
 th,td{text-align:left;padding:.5rem .625rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.9rem;color:var(--muted);font-weight:600}
 .table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:var(--radius)}
+.nowrap{white-space:nowrap}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.875rem;border:1px solid var(--line)}
 .status.active{color:var(--good);border-color:var(--good)}.status.revoked{color:var(--danger);border-color:var(--danger)}
 code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95rem}

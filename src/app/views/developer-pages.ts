@@ -79,7 +79,12 @@ export function renderDevelopers(
             </table>
           </div>`
     }
-    ${endpointsSection(endpoints, canWrite)}`;
+    ${endpointsSection(endpoints, canWrite)}
+    <h2>Request log</h2>
+    <p>
+      The last 100 API requests made with your credentials, refusals included, with their status, error code
+      and request id: <a href="/developers/requests">open the request log</a>.
+    </p>`;
   return page({ title: 'Developer settings', main, viewer, section: 'developers' });
 }
 

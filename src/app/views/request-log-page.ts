@@ -36,7 +36,7 @@ function clientFilter(clients: ApiClientRow[], chosen: string | undefined): Html
 
 function requestRow(row: RequestLogRow, names: Map<string, string>): Html {
   return html`<tr>
-    <td><time datetime="${row.at.toISOString()}">${formatSecond(row.at)}</time></td>
+    <td class="nowrap"><time datetime="${row.at.toISOString()}">${formatSecond(row.at)}</time></td>
     <td>${names.get(row.clientId) ?? row.clientId}</td>
     <td>${row.method}</td>
     <td><code>${row.path}</code></td>
