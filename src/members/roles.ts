@@ -23,7 +23,7 @@ export const ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   owner: 'Everything, including members, owners and refunds.',
   admin: 'Everything except removing or demoting an owner.',
   developer: 'Developer settings (API clients, webhooks); read-only elsewhere.',
-  viewer: 'Read-only: sees everything, changes nothing.',
+  viewer: 'Read-only: sees everything but the audit log, changes nothing.',
 };
 
 /**
