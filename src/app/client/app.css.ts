@@ -53,6 +53,10 @@ th,td{text-align:left;padding:.5rem .625rem;border-bottom:1px solid var(--line);
 th{font-size:.9rem;color:var(--muted);font-weight:600}
 .table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:var(--radius)}
 .nowrap{white-space:nowrap}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
+table.stack tr{border-bottom:1px solid var(--line);padding:.375rem 0}table.stack td{border:0;padding:.125rem .625rem}
+table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-weight:600}}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.875rem;border:1px solid var(--line)}
 .status.active{color:var(--good);border-color:var(--good)}.status.revoked{color:var(--danger);border-color:var(--danger)}
 code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95rem}

@@ -65,13 +65,13 @@ function details(entry: AuditEventRow): Html {
 
 function entryRow(entry: AuditEventRow): Html {
   return html`<tr>
-    <td>${formatTime(entry.createdAt)}</td>
-    <td>${entry.actorLabel}</td>
-    <td>
+    <td data-label="When">${formatTime(entry.createdAt)}</td>
+    <td data-label="Who">${entry.actorLabel}</td>
+    <td data-label="What">
       ${words(entry.action)}: ${TARGETS[entry.targetType] ?? entry.targetType} <code>${entry.targetId}</code>
       ${details(entry)}
     </td>
-    <td>${entry.ip ?? html`<span class="muted">none</span>`}</td>
+    <td data-label="IP">${entry.ip ?? html`<span class="muted">none</span>`}</td>
   </tr>`;
 }
 
@@ -95,7 +95,7 @@ export function renderAuditLog(view: AuditView): string {
       view.entries.length === 0
         ? html`<p>${empty}</p>`
         : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Audit log entries">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">When</th>

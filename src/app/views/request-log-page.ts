@@ -36,13 +36,17 @@ function clientFilter(clients: ApiClientRow[], chosen: string | undefined): Html
 
 function requestRow(row: RequestLogRow, names: Map<string, string>): Html {
   return html`<tr>
-    <td class="nowrap"><time datetime="${row.at.toISOString()}">${formatSecond(row.at)}</time></td>
-    <td>${names.get(row.clientId) ?? row.clientId}</td>
-    <td>${row.method}</td>
-    <td><code>${row.path}</code></td>
-    <td>${row.status}</td>
-    <td>${row.errorCode ? html`<code>${row.errorCode}</code>` : html`<span class="muted">none</span>`}</td>
-    <td><code>${row.requestId}</code></td>
+    <td data-label="Time" class="nowrap">
+      <time datetime="${row.at.toISOString()}">${formatSecond(row.at)}</time>
+    </td>
+    <td data-label="Client">${names.get(row.clientId) ?? row.clientId}</td>
+    <td data-label="Method">${row.method}</td>
+    <td data-label="Path"><code>${row.path}</code></td>
+    <td data-label="Status">${row.status}</td>
+    <td data-label="Error code">
+      ${row.errorCode ? html`<code>${row.errorCode}</code>` : html`<span class="muted">none</span>`}
+    </td>
+    <td data-label="Request id"><code>${row.requestId}</code></td>
   </tr>`;
 }
 
@@ -61,7 +65,7 @@ export function renderRequestLog(view: RequestLogView): string {
       view.rows.length === 0
         ? html`<p>${empty}</p>`
         : html`<div class="table-wrap" role="region" aria-label="API requests, newest first" tabindex="0">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Time</th>
