@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import { registerCors } from './auth/cors.ts';
 import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
 import { recordApiRequests } from './auth/request-log.ts';
+import { SCOPE_DESCRIPTIONS } from './auth/scopes.ts';
 import { registerTokenRoute } from './auth/token.routes.ts';
 import { registerAdminRoutes } from './admin/admin.routes.ts';
 import { registerAppRoutes } from './app/app.routes.ts';
@@ -54,13 +55,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
             flows: {
               clientCredentials: {
                 tokenUrl: `${ctx.config.apiUrl.origin}/v1/oauth/token`,
-                scopes: {
-                  'events:read': 'List and read events',
-                  'checkout_sessions:write': 'Create checkout sessions',
-                  'checkout_sessions:read': 'Read checkout sessions',
-                  'orders:read': 'Read orders (personal data)',
-                  'orders:write': 'Create and pay orders',
-                },
+                scopes: SCOPE_DESCRIPTIONS,
               },
             },
           },

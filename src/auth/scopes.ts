@@ -11,6 +11,16 @@ export const ALL_SCOPES = [
 
 export type Scope = (typeof ALL_SCOPES)[number];
 
+/** What each scope grants, in a line: shown next to its checkbox in the app and in the API document. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'events:read': 'List and read your events on sale',
+  'checkout_sessions:write': 'Start hosted or embedded checkouts',
+  'checkout_sessions:read': 'Read checkout sessions and their orders',
+  'orders:read': "Read orders, with buyers' personal data",
+  'orders:write': 'Create and pay orders from your own checkout',
+  'webhooks:write': 'Register and manage webhook endpoints through the API',
+};
+
 /** Whatever the client holds, a publishable key can do no more than this. */
 export const PUBLISHABLE_SCOPES: readonly Scope[] = ['events:read', 'checkout_sessions:write'];
 

@@ -3,22 +3,13 @@
 // default), and the page showing a client id and a secret once, each with a copy button.
 import type { ApiClientRow } from '../../auth/clients.ts';
 import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
-import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
+import { ALL_SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, fieldId, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { endpointsSection } from './webhook-list.ts';
 
-/** One line per scope, shown next to its checkbox; a new scope must say what it grants. */
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  'events:read': 'List and read your events on sale',
-  'checkout_sessions:write': 'Start hosted or embedded checkouts',
-  'checkout_sessions:read': 'Read checkout sessions and their orders',
-  'orders:read': "Read orders, with buyers' personal data",
-  'orders:write': 'Create and pay orders from your own checkout',
-  'webhooks:write': 'Register and manage webhook endpoints through the API',
-};
 
 export function statusBadge(client: ApiClientRow): Html {
   const status = client.revokedAt ? 'revoked' : 'active';
