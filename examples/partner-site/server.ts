@@ -1,5 +1,5 @@
 // A tiny partner site (its own origin and port) that shows both integrations of the ticketing
-// service, using only node:http:
+// service, on node:http and the SDK (packages/sdk, through partner-calls.ts):
 //   - embedded: the page loads checkout.js from the service and opens the modal either with the
 //     publishable key (the script creates the session) or with a session this server created with
 //     its client credentials;
@@ -14,8 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServiceClient, ServiceApiError, type ServiceClient } from './service-client.ts';
-import { verifyWebhook } from './webhooks.ts';
+import {
+  TicketingError,
+  WebhookVerificationError,
+  type CheckoutSessionCreateParams,
+} from '../../packages/sdk/src/index.ts';
+import { createPartnerCalls, type PartnerCalls } from './partner-calls.ts';
 
 export interface PartnerSiteOptions {
   /** this site's own origin, e.g. http://127.0.0.1:5173; its port is the one bound */
@@ -43,7 +47,8 @@ export interface Fulfilment {
 export interface PartnerSite {
   url: string;
   eventId: string;
-  service: ServiceClient;
+  /** this site's calls of the API, through the SDK (its `client` is the TicketingClient) */
+  service: PartnerCalls;
   /** orders fulfilled, by order id (each exactly once, whichever source came first) */
   fulfilments: Map<string, Fulfilment>;
   /** verified webhook deliveries, in arrival order (redeliveries of one id counted once) */
@@ -84,7 +89,7 @@ export async function startPartnerSite(options: PartnerSiteOptions): Promise<Par
   const origin = own.origin;
   const site = new URL(options.siteUrl).origin;
   const api = new URL(options.apiUrl).origin;
-  const service = createServiceClient({
+  const service = createPartnerCalls({
     apiUrl: api,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
@@ -222,7 +227,9 @@ embedded checkout (checkout.js) both ways, and the hosted checkout by redirect.<
       case 'POST /api/embedded-sessions': {
         // Our server creates the embedded session with the client credentials; the browser only
         // ever sees the session id.
-        const input = JSON.parse((await readBody(request)) || '{}') as { prefill?: object };
+        const input = JSON.parse((await readBody(request)) || '{}') as {
+          prefill?: CheckoutSessionCreateParams['prefill'];
+        };
         const session = await service.createEmbeddedSession({
           eventId: eventId!,
           embedOrigin: origin,
@@ -249,12 +256,19 @@ embedded checkout (checkout.js) both ways, and the hosted checkout by redirect.<
       case 'POST /webhooks': {
         if (!options.webhookSecret) return json(response, 503, { error: 'WEBHOOK_SECRET is not set' });
         const raw = await readBody(request);
-        const check = verifyWebhook(options.webhookSecret, request.headers, raw);
-        if (!check.ok) return json(response, 400, { error: check.reason });
-        if (webhooks.some((w) => w.id === check.id)) return send(response, 204, 'text/plain', ''); // a retry
-        const event = check.payload as { type?: string; data?: { id?: string; order_code?: string } };
-        webhooks.push({ id: check.id, type: String(event.type), order_id: event.data?.id ?? null });
-        if (event.type === 'order.paid' && event.data?.id && event.data.order_code) {
+        let event;
+        try {
+          event = service.client.webhooks.verify(raw, request.headers, options.webhookSecret);
+        } catch (error) {
+          if (error instanceof WebhookVerificationError) return json(response, 400, { error: error.message });
+          throw error;
+        }
+        // verify() saw the header, so it is there; deliveries repeat: deduplicate on it.
+        const id = String(request.headers['webhook-id']);
+        if (webhooks.some((w) => w.id === id)) return send(response, 204, 'text/plain', ''); // a retry
+        const orderId = event.type === 'order.paid' ? event.data.id : null;
+        webhooks.push({ id, type: event.type, order_id: orderId });
+        if (event.type === 'order.paid' && event.data.id && event.data.order_code) {
           fulfil({ id: event.data.id, code: event.data.order_code }, 'webhook');
         }
         return send(response, 204, 'text/plain', '');
@@ -266,12 +280,12 @@ embedded checkout (checkout.js) both ways, and the hosted checkout by redirect.<
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      const status = error instanceof ServiceApiError ? 502 : 500;
+      const status = error instanceof TicketingError ? 502 : 500;
       const detail =
-        error instanceof ServiceApiError
+        error instanceof TicketingError
           ? { error: error.errorCode, status: error.status, request_id: error.requestId }
           : { error: 'internal' };
-      if (!(error instanceof ServiceApiError)) console.error(error);
+      if (!(error instanceof TicketingError)) console.error(error);
       if (!response.headersSent) json(response, status, detail);
       else response.end();
     });

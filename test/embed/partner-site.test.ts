@@ -1,11 +1,11 @@
 // The example partner site over HTTP (no browser): its page and policy, the sessions its server
 // creates with client credentials, fulfilment from a session read, and the webhook receiver's
-// signature checks (Standard Webhooks).
+// signature checks (the SDK's verify, whose own cases are in test/sdk/webhooks.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startPartnerSite, type PartnerSite } from '../../examples/partner-site/server.ts';
-import { signWebhook, verifyWebhook } from '../../examples/partner-site/webhooks.ts';
+import { signWebhook } from '../../src/webhooks/sign-webhook.ts';
 import {
   bearer,
   getToken,
@@ -142,63 +142,5 @@ describe('example partner site', () => {
       [...site.fulfilments.values()].map((f) => [f.order_id, f.order_code, f.source]),
       [['ord_webhookTest0000000000', 'WEBHOOK2', 'webhook']],
     );
-  });
-});
-
-describe('Standard Webhooks verification', () => {
-  const body = '{"type":"order.paid","data":{}}';
-  const now = 1_760_000_000;
-
-  test('accepts the right signature among several, within five minutes', () => {
-    const signature = signWebhook(SECRET, 'msg_1', now, body);
-    const headers = {
-      'webhook-id': 'msg_1',
-      'webhook-timestamp': String(now),
-      'webhook-signature': `v1,bm90LXRoaXMtb25l ${signature}`,
-    };
-    assert.equal(verifyWebhook(SECRET, headers, body, now + 299).ok, true);
-    assert.equal(verifyWebhook(SECRET, headers, body, now - 299).ok, true);
-  });
-
-  test('refuses a wrong secret, another id, an old or future timestamp, and missing headers', () => {
-    const headers = {
-      'webhook-id': 'msg_1',
-      'webhook-timestamp': String(now),
-      'webhook-signature': signWebhook(SECRET, 'msg_1', now, body),
-    };
-    const other = `whsec_${randomBytes(24).toString('base64')}`;
-    assert.deepEqual(verifyWebhook(other, headers, body, now), {
-      ok: false,
-      reason: 'no matching signature',
-    });
-    assert.equal(verifyWebhook(SECRET, { ...headers, 'webhook-id': 'msg_2' }, body, now).ok, false);
-    assert.equal(verifyWebhook(SECRET, headers, body, now + 301).ok, false);
-    assert.equal(verifyWebhook(SECRET, headers, body, now - 301).ok, false);
-    assert.equal(verifyWebhook(SECRET, { ...headers, 'webhook-signature': '' }, body, now).ok, false);
-    assert.equal(verifyWebhook(SECRET, { ...headers, 'webhook-timestamp': '1e9' }, body, now).ok, false);
-  });
-
-  test('agrees with the standardwebhooks library, when it is installed', async (t) => {
-    let Webhook: new (secret: string) => {
-      sign(id: string, at: Date, payload: string): string;
-      verify(payload: string, headers: Record<string, string>): unknown;
-    };
-    try {
-      const library = 'standardwebhooks'; // optional here: not resolved at type-check time
-      ({ Webhook } = await import(library));
-    } catch {
-      return t.skip('standardwebhooks is not installed');
-    }
-    const at = new Date();
-    const seconds = Math.floor(at.getTime() / 1000);
-    const theirs = new Webhook(SECRET).sign('msg_lib', at, body);
-    assert.equal(theirs, signWebhook(SECRET, 'msg_lib', seconds, body));
-    const headers = {
-      'webhook-id': 'msg_lib',
-      'webhook-timestamp': String(seconds),
-      'webhook-signature': signWebhook(SECRET, 'msg_lib', seconds, body),
-    };
-    assert.deepEqual(new Webhook(SECRET).verify(body, headers), JSON.parse(body));
-    assert.equal(verifyWebhook(SECRET, { ...headers, 'webhook-signature': theirs }, body).ok, true);
   });
 });

@@ -1,0 +1,49 @@
+// The SDK's public types, all taken from the generated OpenAPI types (openapi.ts), so they follow
+// the API's route schemas; only the webhook payloads are written here (the document has none).
+import type { paths } from './openapi.ts';
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Data<T> = Json<T> extends { data: infer D } ? D : never;
+type Body<T> = T extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+type Query<T> = T extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+export type TokenResponse = Json<paths['/v1/oauth/token']['post']['responses'][200]>;
+
+export type EventPage = Data<paths['/v1/events']['get']['responses'][200]>;
+export type EventSummary = EventPage['events'][number];
+export type Event = Data<paths['/v1/events/{eventId}']['get']['responses'][200]>;
+export type EventListParams = Query<paths['/v1/events']['get']>;
+
+export type CheckoutSessionCreateParams = Body<paths['/v1/checkout-sessions']['post']>;
+export type CheckoutSession = Data<paths['/v1/checkout-sessions']['post']['responses'][201]>;
+export type CheckoutSessionRead = Data<paths['/v1/checkout-sessions/{sessionId}']['get']['responses'][200]>;
+
+export type OrderCreateParams = Body<paths['/v1/orders']['post']>;
+export type OrderPage = Data<paths['/v1/orders']['get']['responses'][200]>;
+export type OrderListParams = Query<paths['/v1/orders']['get']>;
+export type Order = Data<paths['/v1/orders/{orderId}']['get']['responses'][200]>;
+export type OrderPayParams = Body<paths['/v1/orders/{orderId}/pay']['post']>;
+export type OrderPayment = Data<paths['/v1/orders/{orderId}/pay']['post']['responses'][202]>;
+
+/** `order.paid`: data is the Order as GET /v1/orders/{id} returned it when it was paid. */
+export interface OrderPaidEvent {
+  type: 'order.paid';
+  timestamp: string;
+  data: Order;
+}
+
+/** `test`: sent on demand from the organizer app or admin API. */
+export interface TestEvent {
+  type: 'test';
+  timestamp: string;
+  data: { endpoint_id: string; message: string };
+}
+
+export type WebhookEvent = OrderPaidEvent | TestEvent;
+
+/** Options of every call. */
+export interface RequestOptions {
+  /** Idempotency-Key of a creation; default a random UUID, kept across this call's retries. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
