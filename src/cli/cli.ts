@@ -40,7 +40,7 @@ const USAGE = [
   '',
   'The admin key comes from ADMIN_API_KEY, else admin_api_key in $DATA_DIR/demo.json (DATA_DIR',
   'defaults to .data). A --file of - reads standard input. Scopes: events:read,',
-  'checkout_sessions:write, checkout_sessions:read, orders:read, orders:write.',
+  'checkout_sessions:write, checkout_sessions:read, orders:read, orders:write, webhooks:write.',
 ].join('\n');
 
 export interface CliIo {

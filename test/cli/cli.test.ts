@@ -270,7 +270,7 @@ describe('ticketing CLI', () => {
     const lines = run.stderr.trimEnd().split('\n');
     assert.equal(
       lines[0],
-      'error validation_failed: scopes[1]: is not a known scope; use any of: events:read, checkout_sessions:write, checkout_sessions:read, orders:read, orders:write',
+      'error validation_failed: scopes[1]: is not a known scope; use any of: events:read, checkout_sessions:write, checkout_sessions:read, orders:read, orders:write, webhooks:write',
     );
     assert.match(lines[1]!, /^ {2}scopes\[1\]: is not a known scope/);
     assert.match(lines[2]!, /^ {2}allowed_domains\[0\]: must be an origin such as/);
