@@ -15,6 +15,7 @@ import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
 import { registerCheckoutJs } from './embed/checkout-js.routes.ts';
 import { registerOrderRoutes } from './orders/orders.routes.ts';
 import { registerPaymentRoutes } from './payments/payments.routes.ts';
+import { addErrorExamples, webhooksSection } from './openapi.ts';
 import { createHost, type Host } from './platform/http.ts';
 import { ErrorOut } from './platform/schemas.ts';
 import { registerSiteRoutes } from './site/site.routes.ts';
@@ -38,9 +39,10 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
         title: 'Partner Ticketing API',
         version: '1.0.0',
         description:
-          'List running events, start hosted or embedded checkouts, and read orders. Success responses use the envelope {code, message, data}; errors use {code, message, error_code, request_id}. The token endpoint answers in the bare OAuth 2.0 shape.',
+          'List running events, start hosted or embedded checkouts, create, pay and read orders, and receive signed webhooks (see the webhooks section) at endpoints you register. Success responses use the envelope {code, message, data}, where code is the HTTP status; errors use {code, message, error_code, request_id}. The token endpoint answers in the bare OAuth 2.0 shape.',
       },
       servers: [{ url: ctx.config.apiUrl.origin }],
+      webhooks: webhooksSection(),
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /v1/oauth/token' },
@@ -48,7 +50,8 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
             type: 'apiKey',
             in: 'header',
             name: 'X-Service-Publishable-Key',
-            description: "Browser key; the request Origin must be one of the key's allowed domains",
+            description:
+              "Browser key; the request Origin must be one of the key's allowed domains. It grants at most events:read and checkout_sessions:write, whatever the client holds.",
           },
           clientCredentials: {
             type: 'oauth2',
@@ -63,6 +66,11 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      addErrorExamples(document.openapiObject);
+      return document.openapiObject;
+    },
   });
   registerCors(app, ctx, PUBLISHABLE_PATHS);
   await registerTokenRoute(app, ctx);

@@ -199,6 +199,7 @@ const TokenOut = Type.Object(
     scope: Type.String({ description: 'Space-separated scopes granted.' }),
   },
   {
+    description: 'The access token',
     examples: [
       {
         access_token: 'pat_…',
@@ -209,7 +210,40 @@ const TokenOut = Type.Object(
     ],
   },
 );
-const OAuthErrorOut = Type.Object({ error: Type.String(), error_description: Type.String() });
+/** The OAuth error body, with an example of the status it is documented for. */
+const OAuthErrorOut = (description: string, error: string, error_description: string) =>
+  Type.Object(
+    { error: Type.String(), error_description: Type.String() },
+    { description, examples: [{ error, error_description }] },
+  );
+
+/**
+ * The body as the handler reads it (parseTokenBody), for the document only: the route parses its
+ * own body so that every malformed request gets an OAuth error, so no schema validates it.
+ */
+const TokenIn = Type.Object(
+  {
+    grant_type: Type.Literal('client_credentials'),
+    client_id: Type.Optional(Type.String({ description: 'With client_secret, when HTTP Basic is not used' })),
+    client_secret: Type.Optional(Type.String()),
+    scope: Type.Optional(
+      Type.String({
+        description:
+          'Space-separated scopes, each held by the client. Default: every scope the client holds.',
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        grant_type: 'client_credentials',
+        client_id: 'cli_Zq8mW2kT5yR1nB7xL4vP0sHc',
+        client_secret: 'sk_…',
+        scope: 'events:read checkout_sessions:write',
+      },
+    ],
+  },
+);
 
 export async function registerTokenRoute(app: Host, ctx: AppContext) {
   await app.register(async (scope) => {
@@ -219,14 +253,34 @@ export async function registerTokenRoute(app: Host, ctx: AppContext) {
     scope.post(
       '/v1/oauth/token',
       {
-        config: { oauthErrors: true },
+        config: {
+          oauthErrors: true,
+          swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, body: TokenIn }, url }),
+        },
         schema: {
           tags: ['Authentication'],
           summary: 'Get an access token (OAuth 2.0 client credentials)',
           description:
             'Authenticate with HTTP Basic (client_id:client_secret, each form-URL-encoded first) or with client_id and client_secret in the body, never both. The body is form-encoded or JSON. Never call this from a browser: requests with an Origin header are refused.',
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
-          response: { 200: TokenOut, 400: OAuthErrorOut, 401: OAuthErrorOut, 429: OAuthErrorOut },
+          response: {
+            200: TokenOut,
+            400: OAuthErrorOut(
+              'invalid_request, unsupported_grant_type or invalid_scope',
+              'unsupported_grant_type',
+              'Only the client_credentials grant is supported.',
+            ),
+            401: OAuthErrorOut(
+              'invalid_client: the client is unknown, revoked or its secret wrong',
+              'invalid_client',
+              'Client authentication failed.',
+            ),
+            429: OAuthErrorOut(
+              'Too many attempts for this client id from this address',
+              'rate_limited',
+              'Too many token requests; retry after the time in Retry-After.',
+            ),
+          },
         },
       },
       async (request, reply) => {

@@ -35,12 +35,12 @@ export async function registerCheckoutRoutes(app: Host, ctx: AppContext) {
         tags: ['Checkout sessions'],
         summary: 'Create a checkout session',
         description:
-          'Starts a hosted checkout (redirect) or an embedded one (modal opened by checkout.js). Send an Idempotency-Key header to retry safely.',
+          'Starts a hosted checkout (ui_mode redirect, the default) or an embedded one (ui_mode embedded: a modal opened by checkout.js). The session expires 24 hours after it is created. Send an Idempotency-Key header to retry safely.',
         security: [{ bearer: [] }, { publishableKey: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: CheckoutSessionIn,
         response: {
-          201: Envelope(CheckoutSessionCreatedOut, CREATED_MESSAGE),
+          201: Envelope(CheckoutSessionCreatedOut, CREATED_MESSAGE, 201),
           ...errorResponses(400, 401, 403, 404, 409, 422, 429),
         },
       },

@@ -18,6 +18,7 @@ import { checkoutSessions } from './checkout.schema.ts';
 import {
   collect,
   embedOriginProblem,
+  MAX_RETURN_URL_LENGTH,
   returnUrlProblem,
   storedReturnUrl,
   successUrlFor,
@@ -30,41 +31,57 @@ export const MAX_CLIENT_REFERENCE_LENGTH = 256;
 
 export const CheckoutSessionIn = Type.Object(
   {
-    event_id: Type.String({ maxLength: 200, description: "The organization's event" }),
+    event_id: Type.String({
+      maxLength: 200,
+      description: "The organization's event; its registration must be open (409 sale_closed otherwise)",
+    }),
     ui_mode: Type.Optional(
-      Type.Union([Type.Literal('redirect'), Type.Literal('embedded')], { default: undefined }),
+      Type.Union([Type.Literal('redirect'), Type.Literal('embedded')], {
+        // No `default` keyword: validation would write it into the body (see the description).
+        default: undefined,
+        description:
+          'redirect (the default when left out): send the buyer to url, they come back to on_success_url or on_cancel_url. embedded: checkout.js opens url in a modal on the page at embed_origin.',
+      }),
     ),
     on_success_url: Type.Optional(
       Type.String({
-        description:
-          'Required for redirect. Absolute https URL on a registered return URL domain; {CHECKOUT_SESSION_ID} is replaced by the session id, otherwise session_id=<id> is added.',
+        description: `Required for redirect sessions. An absolute https URL (http only for http://localhost:<port> or http://127.0.0.1:<port>, for development) whose origin is exactly one of the client's registered return URL domains; at most ${MAX_RETURN_URL_LENGTH} characters, no user name or password, no spaces or control characters. Each {CHECKOUT_SESSION_ID} (or %7BCHECKOUT_SESSION_ID%7D) is replaced by the session id; without one, session_id=<id> is set in the query. Stored and used in its standard serialized form (non-ASCII percent-encoded, an international domain name in punycode).`,
         examples: ['https://club.example.org/thanks?session_id={CHECKOUT_SESSION_ID}'],
       }),
     ),
     on_cancel_url: Type.Optional(
       Type.String({
-        description: 'Required for redirect. Same rules; used as given.',
+        description:
+          'Required for redirect sessions. The same rules as on_success_url, but no placeholder is replaced and no session_id added.',
         examples: ['https://club.example.org/race'],
       }),
     ),
     embed_origin: Type.Optional(
       Type.String({
         description:
-          'Required for embedded sessions created with a bearer token: origin of the page hosting the modal.',
+          "Embedded sessions only, and required for them with a bearer token: the origin of the page hosting the modal, https://host[:port] with no path (http only for localhost:<port> or 127.0.0.1:<port>), one of the client's allowed domains (400 invalid_embed_origin otherwise). With a publishable key it is ignored: the request's Origin is used.",
         examples: ['https://club.example.org'],
       }),
     ),
     client_reference_id: Type.Optional(
-      Type.String({ description: `At most ${MAX_CLIENT_REFERENCE_LENGTH} characters` }),
+      Type.String({
+        description: `Your reference, 1 to ${MAX_CLIENT_REFERENCE_LENGTH} characters; returned on the session and as the order's attribution.partner_reference`,
+        examples: ['cart-1042'],
+      }),
     ),
     prefill: Type.Optional(
       Type.Object(
         {
           buyer_name: Type.Optional(Type.String({ maxLength: 200 })),
           buyer_email: Type.Optional(Type.String({ maxLength: 254 })),
-          buyer_phone: Type.Optional(Type.String({ maxLength: 32 })),
+          buyer_phone: Type.Optional(
+            Type.String({ maxLength: 32, description: 'A Ugandan mobile number, e.g. 0772 123456' }),
+          ),
         },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          description: 'Buyer details filled in on the checkout page, which the buyer may change',
+        },
       ),
     ),
   },
@@ -76,7 +93,7 @@ export const CheckoutSessionCreatedOut = Type.Object({
   id: Type.String({ examples: ['cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
   url: Type.String({ examples: ['https://checkout.example.com/checkout/cs_4fQm2ZLx9TbK1wPq7sVd3nHa'] }),
   expires_at: Timestamp,
-  ui_mode: Type.String({ examples: ['redirect'] }),
+  ui_mode: Type.String({ description: 'redirect or embedded', examples: ['redirect'] }),
 });
 export type CheckoutSessionCreatedOut = Static<typeof CheckoutSessionCreatedOut>;
 

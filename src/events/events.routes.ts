@@ -126,6 +126,8 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
       schema: {
         tags: ['Events'],
         summary: 'Get an event with ticket types and fees',
+        description:
+          "One of the organization's events on sale: open, not ended and not private. An unlisted event is found here though the list leaves it out.",
         security,
         params: Type.Object({ eventId: Type.String() }),
         response: { 200: Envelope(EventDetailOut, 'Event retrieved'), ...errorResponses(401, 403, 404, 429) },

@@ -4,6 +4,7 @@ import { asc, inArray } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { Timestamp } from '../platform/schemas.ts';
+import { FAILURE_KINDS } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -15,7 +16,11 @@ export const RegistrationOut = Type.Object({
   distance_km: Type.Number(),
   ticket_label: Type.String(),
   participant_name: Type.String(),
-  status: Type.String({ examples: ['confirmed'] }),
+  status: Type.String({
+    description:
+      'pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled',
+    examples: ['confirmed'],
+  }),
 });
 export type RegistrationOut = Static<typeof RegistrationOut>;
 
@@ -25,21 +30,31 @@ export const OrderOut = Type.Object({
   event_id: Type.String(),
   status: Type.String({ description: 'pending, paid, expired, cancelled or refunded', examples: ['paid'] }),
   currency: Type.String({ examples: ['UGX'] }),
-  subtotal: Type.Integer(),
+  subtotal: Type.Integer({ description: 'Ticket prices, minor units' }),
   discount_total: Type.Integer(),
   donation_total: Type.Integer(),
-  laces_fee: Type.Integer(),
-  total: Type.Integer(),
-  failure_kind: Type.Union([Type.String(), Type.Null()]),
+  laces_fee: Type.Integer({ description: 'Service fee for the payment method chosen (momo until one is)' }),
+  total: Type.Integer({ description: 'What the buyer pays, minor units; 0 for a free order, paid at once' }),
+  failure_kind: Type.Union([Type.String(), Type.Null()], {
+    description: `Why the order did not complete, or null: ${FAILURE_KINDS.join(', ')}`,
+  }),
   ticket_count: Type.Integer(),
   buyer: Type.Object({ name: Type.String(), email: Type.String(), phone: Type.String() }),
   attribution: Type.Object({
     channel: Type.String({ examples: ['partner_api'] }),
-    api_client_id: Type.String(),
-    checkout_session_id: Type.Union([Type.String(), Type.Null()]),
-    partner_reference: Type.String(),
+    api_client_id: Type.String({
+      description: 'The API client whose request or checkout session created the order',
+    }),
+    checkout_session_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The checkout session it was placed in; null for POST /v1/orders',
+    }),
+    partner_reference: Type.String({
+      description: "client_reference_id of the order or of its checkout session; '' when none was given",
+    }),
   }),
-  hold_expires_at: Type.Union([Timestamp, Type.Null()]),
+  hold_expires_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'While pending: when the held tickets are released unless it is paid. Otherwise null.',
+  }),
   created_at: Timestamp,
   registrations: Type.Array(RegistrationOut),
 });

@@ -48,7 +48,7 @@ export async function registerOrderRoutes(app: Host, ctx: AppContext) {
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: OrderIn,
         response: {
-          201: Envelope(OrderOut, CREATED_MESSAGE),
+          201: Envelope(OrderOut, CREATED_MESSAGE, 201),
           ...errorResponses(400, 401, 403, 404, 409, 422, 429),
         },
       },

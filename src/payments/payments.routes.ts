@@ -11,6 +11,12 @@ import { startPayment } from './start-payment.ts';
 
 const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
 
+/** The Order as this route answers it: pending while the prompt is out (a paid order is a 409). */
+const PendingOrderOut = Type.Object({
+  ...OrderOut.properties,
+  status: Type.String({ ...OrderOut.properties.status, examples: ['pending'] }),
+});
+
 export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   app.post(
     '/v1/orders/:orderId/pay',
@@ -31,7 +37,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
           { additionalProperties: false },
         ),
         response: {
-          202: Envelope(OrderOut, PAY_MESSAGE),
+          202: Envelope(PendingOrderOut, PAY_MESSAGE, 202),
           ...errorResponses(400, 401, 403, 404, 409, 422, 429),
         },
       },

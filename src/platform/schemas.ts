@@ -7,12 +7,16 @@ export const Timestamp = Type.String({
   examples: ['2026-12-06T05:00:00.000Z'],
 });
 
-export function Envelope<T extends TSchema>(data: T, message: string) {
-  return Type.Object({
-    code: Type.Integer({ examples: [200] }),
-    message: Type.String({ examples: [message] }),
-    data,
-  });
+/** A success body; `code` is the HTTP status the route answers with, shown as its example. */
+export function Envelope<T extends TSchema>(data: T, message: string, code = 200) {
+  return Type.Object(
+    {
+      code: Type.Integer({ description: 'HTTP status', examples: [code] }),
+      message: Type.String({ examples: [message] }),
+      data,
+    },
+    { description: message },
+  );
 }
 
 export const ErrorOut = Type.Object(

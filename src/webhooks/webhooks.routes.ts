@@ -118,7 +118,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         security,
         body: EndpointCreateIn,
         response: {
-          201: Envelope(EndpointCreatedOut, 'Webhook endpoint created'),
+          201: Envelope(EndpointCreatedOut, 'Webhook endpoint created', 201),
           ...errorResponses(400, 401, 403, 429),
         },
       },
@@ -166,7 +166,8 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
       schema: {
         tags: [TAG],
         summary: 'Change a webhook endpoint',
-        description: 'Any of url, events and status; the fields left out keep their values.',
+        description:
+          'Any of url, events and status; the fields left out keep their values (events has no default here: it is order.paid only at creation).',
         security,
         params: Params,
         body: PatchIn,
@@ -248,7 +249,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         security,
         params: Params,
         response: {
-          202: Envelope(WebhookDeliveryOut, 'Test event queued'),
+          202: Envelope(WebhookDeliveryOut, 'Test event queued', 202),
           ...errorResponses(401, 403, 404, 409, 429),
         },
       },
