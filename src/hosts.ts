@@ -13,6 +13,7 @@ import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
 import { registerCheckoutJs } from './embed/checkout-js.routes.ts';
+import { registerDocsRoutes } from './docs/docs.routes.ts';
 import { registerOrderRoutes } from './orders/orders.routes.ts';
 import { registerPaymentRoutes } from './payments/payments.routes.ts';
 import { addErrorExamples, webhooksSection } from './openapi.ts';
@@ -79,6 +80,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
   await registerOrderRoutes(app, ctx);
   await registerPaymentRoutes(app, ctx);
   await registerWebhookRoutes(app, ctx);
+  await registerDocsRoutes(app, ctx);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
