@@ -17,18 +17,19 @@ export const UrlIn = Type.String({
   description:
     'https URL of the receiver, on a public address (a service in development, NODE_ENV=development, also accepts http and local addresses)',
 });
-export const EventsIn = Type.Array(Type.String({ maxLength: 100 }), {
-  minItems: 1,
-  maxItems: 20,
-  description: `Event types to receive; any of: ${WEBHOOK_EVENT_TYPES.join(', ')}. Default: order.paid`,
-});
+const eventsIn = (more: string) =>
+  Type.Array(Type.String({ maxLength: 100 }), {
+    minItems: 1,
+    maxItems: 20,
+    description: `Event types to receive; any of: ${WEBHOOK_EVENT_TYPES.join(', ')}. ${more}`,
+  });
 
 export const EndpointCreateIn = Type.Object(
-  { url: UrlIn, events: Type.Optional(EventsIn) },
+  { url: UrlIn, events: Type.Optional(eventsIn('Default: order.paid')) },
   { additionalProperties: false },
 );
 export const EndpointPatchIn = Type.Object(
-  { url: Type.Optional(UrlIn), events: Type.Optional(EventsIn) },
+  { url: Type.Optional(UrlIn), events: Type.Optional(eventsIn('Left out: unchanged')) },
   { additionalProperties: false },
 );
 

@@ -21,9 +21,46 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "grant_type": "client_credentials",
+           *       "client_id": "cli_Zq8mW2kT5yR1nB7xL4vP0sHc",
+           *       "client_secret": "sk_…",
+           *       "scope": "events:read checkout_sessions:write"
+           *     }
+           */
+          'application/x-www-form-urlencoded': {
+            /** @enum {string} */
+            grant_type: 'client_credentials';
+            /** @description With client_secret, when HTTP Basic is not used */
+            client_id?: string;
+            client_secret?: string;
+            /** @description Space-separated scopes, each held by the client. Default: every scope the client holds. */
+            scope?: string;
+          };
+          /**
+           * @example {
+           *       "grant_type": "client_credentials",
+           *       "client_id": "cli_Zq8mW2kT5yR1nB7xL4vP0sHc",
+           *       "client_secret": "sk_…",
+           *       "scope": "events:read checkout_sessions:write"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            grant_type: 'client_credentials';
+            /** @description With client_secret, when HTTP Basic is not used */
+            client_id?: string;
+            client_secret?: string;
+            /** @description Space-separated scopes, each held by the client. Default: every scope the client holds. */
+            scope?: string;
+          };
+        };
+      };
       responses: {
-        /** @description Default Response */
+        /** @description The access token */
         200: {
           headers: {
             [name: string]: unknown;
@@ -49,36 +86,54 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description invalid_request, unsupported_grant_type or invalid_scope */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "error": "unsupported_grant_type",
+             *       "error_description": "Only the client_credentials grant is supported."
+             *     }
+             */
             'application/json': {
               error: string;
               error_description: string;
             };
           };
         };
-        /** @description Default Response */
+        /** @description invalid_client: the client is unknown, revoked or its secret wrong */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "error": "invalid_client",
+             *       "error_description": "Client authentication failed."
+             *     }
+             */
             'application/json': {
               error: string;
               error_description: string;
             };
           };
         };
-        /** @description Default Response */
+        /** @description Too many attempts for this client id from this address */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "error": "rate_limited",
+             *       "error_description": "Too many token requests; retry after the time in Retry-After."
+             *     }
+             */
             'application/json': {
               error: string;
               error_description: string;
@@ -118,14 +173,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Events retrieved */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 200
+               */
               code: number;
               /** @example Events retrieved */
               message: string;
@@ -185,39 +243,77 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is not valid; errors names the fields */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -238,7 +334,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an event with ticket types and fees */
+    /**
+     * Get an event with ticket types and fees
+     * @description One of the organization's events on sale: open, not ended and not private. An unlisted event is found here though the list leaves it out.
+     */
     get: {
       parameters: {
         query?: never;
@@ -250,14 +349,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Event retrieved */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 200
+               */
               code: number;
               /** @example Event retrieved */
               message: string;
@@ -371,39 +473,71 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -428,7 +562,7 @@ export interface paths {
     put?: never;
     /**
      * Create a checkout session
-     * @description Starts a hosted checkout (redirect) or an embedded one (modal opened by checkout.js). Send an Idempotency-Key header to retry safely.
+     * @description Starts a hosted checkout (ui_mode redirect, the default) or an embedded one (ui_mode embedded: a modal opened by checkout.js). The session expires 24 hours after it is created. Send an Idempotency-Key header to retry safely.
      */
     post: {
       parameters: {
@@ -442,43 +576,52 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            /** @description The organization's event */
+            /** @description The organization's event; its registration must be open (409 sale_closed otherwise) */
             event_id: string;
+            /** @description redirect (the default when left out): send the buyer to url, they come back to on_success_url or on_cancel_url. embedded: checkout.js opens url in a modal on the page at embed_origin. */
             ui_mode?: 'redirect' | 'embedded';
             /**
-             * @description Required for redirect. Absolute https URL on a registered return URL domain; {CHECKOUT_SESSION_ID} is replaced by the session id, otherwise session_id=<id> is added.
+             * @description Required for redirect sessions. An absolute https URL (http only for http://localhost:<port> or http://127.0.0.1:<port>, for development) whose origin is exactly one of the client's registered return URL domains; at most 2048 characters, no user name or password, no spaces or control characters. Each {CHECKOUT_SESSION_ID} (or %7BCHECKOUT_SESSION_ID%7D) is replaced by the session id; without one, session_id=<id> is set in the query. Stored and used in its standard serialized form (non-ASCII percent-encoded, an international domain name in punycode).
              * @example https://club.example.org/thanks?session_id={CHECKOUT_SESSION_ID}
              */
             on_success_url?: string;
             /**
-             * @description Required for redirect. Same rules; used as given.
+             * @description Required for redirect sessions. The same rules as on_success_url, but no placeholder is replaced and no session_id added.
              * @example https://club.example.org/race
              */
             on_cancel_url?: string;
             /**
-             * @description Required for embedded sessions created with a bearer token: origin of the page hosting the modal.
+             * @description Embedded sessions only, and required for them with a bearer token: the origin of the page hosting the modal, https://host[:port] with no path (http only for localhost:<port> or 127.0.0.1:<port>), one of the client's allowed domains (400 invalid_embed_origin otherwise). With a publishable key it is ignored: the request's Origin is used.
              * @example https://club.example.org
              */
             embed_origin?: string;
-            /** @description At most 256 characters */
+            /**
+             * @description Your reference, 1 to 256 characters; returned on the session and as the order's attribution.partner_reference
+             * @example cart-1042
+             */
             client_reference_id?: string;
+            /** @description Buyer details filled in on the checkout page, which the buyer may change */
             prefill?: {
               buyer_name?: string;
               buyer_email?: string;
+              /** @description A Ugandan mobile number, e.g. 0772 123456 */
               buyer_phone?: string;
             };
           };
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Checkout session created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 201
+               */
               code: number;
               /** @example Checkout session created */
               message: string;
@@ -493,72 +636,137 @@ export interface paths {
                  * @example 2026-12-06T05:00:00.000Z
                  */
                 expires_at: string;
-                /** @example redirect */
+                /**
+                 * @description redirect or embedded
+                 * @example redirect
+                 */
                 ui_mode: string;
               };
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is not valid; errors names the fields */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The current state does not allow it */
         409: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Well formed, but refused */
         422: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 422,
+             *       "message": "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+             *       "error_code": "idempotency_key_reused",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -592,14 +800,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Checkout session retrieved */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 200
+               */
               code: number;
               /** @example Checkout session retrieved */
               message: string;
@@ -640,39 +851,71 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -714,14 +957,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Orders retrieved */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 200
+               */
               code: number;
               /** @example Orders retrieved */
               message: string;
@@ -739,11 +985,15 @@ export interface paths {
                   status: string;
                   /** @example UGX */
                   currency: string;
+                  /** @description Ticket prices, minor units */
                   subtotal: number;
                   discount_total: number;
                   donation_total: number;
+                  /** @description Service fee for the payment method chosen (momo until one is) */
                   laces_fee: number;
+                  /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                   total: number;
+                  /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                   failure_kind: string | null;
                   ticket_count: number;
                   buyer: {
@@ -754,10 +1004,14 @@ export interface paths {
                   attribution: {
                     /** @example partner_api */
                     channel: string;
+                    /** @description The API client whose request or checkout session created the order */
                     api_client_id: string;
+                    /** @description The checkout session it was placed in; null for POST /v1/orders */
                     checkout_session_id: string | null;
+                    /** @description client_reference_id of the order or of its checkout session; '' when none was given */
                     partner_reference: string;
                   };
+                  /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
                   hold_expires_at: string | null;
                   /**
                    * Format: date-time
@@ -771,7 +1025,10 @@ export interface paths {
                     distance_km: number;
                     ticket_label: string;
                     participant_name: string;
-                    /** @example confirmed */
+                    /**
+                     * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                     * @example confirmed
+                     */
                     status: string;
                   }[];
                 }[];
@@ -781,39 +1038,77 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is not valid; errors names the fields */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -858,14 +1153,17 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Order created */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 201
+               */
               code: number;
               /** @example Order created */
               message: string;
@@ -882,11 +1180,15 @@ export interface paths {
                 status: string;
                 /** @example UGX */
                 currency: string;
+                /** @description Ticket prices, minor units */
                 subtotal: number;
                 discount_total: number;
                 donation_total: number;
+                /** @description Service fee for the payment method chosen (momo until one is) */
                 laces_fee: number;
+                /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
                 buyer: {
@@ -897,10 +1199,14 @@ export interface paths {
                 attribution: {
                   /** @example partner_api */
                   channel: string;
+                  /** @description The API client whose request or checkout session created the order */
                   api_client_id: string;
+                  /** @description The checkout session it was placed in; null for POST /v1/orders */
                   checkout_session_id: string | null;
+                  /** @description client_reference_id of the order or of its checkout session; '' when none was given */
                   partner_reference: string;
                 };
+                /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
                 hold_expires_at: string | null;
                 /**
                  * Format: date-time
@@ -914,73 +1220,138 @@ export interface paths {
                   distance_km: number;
                   ticket_label: string;
                   participant_name: string;
-                  /** @example confirmed */
+                  /**
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @example confirmed
+                   */
                   status: string;
                 }[];
               };
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is not valid; errors names the fields */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The current state does not allow it */
         409: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Well formed, but refused */
         422: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 422,
+             *       "message": "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+             *       "error_code": "idempotency_key_reused",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -1014,14 +1385,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Order retrieved */
         200: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 200
+               */
               code: number;
               /** @example Order retrieved */
               message: string;
@@ -1038,11 +1412,15 @@ export interface paths {
                 status: string;
                 /** @example UGX */
                 currency: string;
+                /** @description Ticket prices, minor units */
                 subtotal: number;
                 discount_total: number;
                 donation_total: number;
+                /** @description Service fee for the payment method chosen (momo until one is) */
                 laces_fee: number;
+                /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
                 buyer: {
@@ -1053,10 +1431,14 @@ export interface paths {
                 attribution: {
                   /** @example partner_api */
                   channel: string;
+                  /** @description The API client whose request or checkout session created the order */
                   api_client_id: string;
+                  /** @description The checkout session it was placed in; null for POST /v1/orders */
                   checkout_session_id: string | null;
+                  /** @description client_reference_id of the order or of its checkout session; '' when none was given */
                   partner_reference: string;
                 };
+                /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
                 hold_expires_at: string | null;
                 /**
                  * Format: date-time
@@ -1070,46 +1452,81 @@ export interface paths {
                   distance_km: number;
                   ticket_label: string;
                   participant_name: string;
-                  /** @example confirmed */
+                  /**
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @example confirmed
+                   */
                   status: string;
                 }[];
               };
             };
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -1155,14 +1572,17 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Payment requested: the buyer approves the prompt on their phone */
         202: {
           headers: {
             [name: string]: unknown;
           };
           content: {
             'application/json': {
-              /** @example 200 */
+              /**
+               * @description HTTP status
+               * @example 202
+               */
               code: number;
               /** @example Payment requested: the buyer approves the prompt on their phone */
               message: string;
@@ -1174,16 +1594,20 @@ export interface paths {
                 event_id: string;
                 /**
                  * @description pending, paid, expired, cancelled or refunded
-                 * @example paid
+                 * @example pending
                  */
                 status: string;
                 /** @example UGX */
                 currency: string;
+                /** @description Ticket prices, minor units */
                 subtotal: number;
                 discount_total: number;
                 donation_total: number;
+                /** @description Service fee for the payment method chosen (momo until one is) */
                 laces_fee: number;
+                /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
                 buyer: {
@@ -1194,10 +1618,14 @@ export interface paths {
                 attribution: {
                   /** @example partner_api */
                   channel: string;
+                  /** @description The API client whose request or checkout session created the order */
                   api_client_id: string;
+                  /** @description The checkout session it was placed in; null for POST /v1/orders */
                   checkout_session_id: string | null;
+                  /** @description client_reference_id of the order or of its checkout session; '' when none was given */
                   partner_reference: string;
                 };
+                /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
                 hold_expires_at: string | null;
                 /**
                  * Format: date-time
@@ -1211,73 +1639,1005 @@ export interface paths {
                   distance_km: number;
                   ticket_label: string;
                   participant_name: string;
-                  /** @example confirmed */
+                  /**
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @example confirmed
+                   */
                   status: string;
                 }[];
               };
             };
           };
         };
-        /** @description Default Response */
+        /** @description The request is not valid; errors names the fields */
         400: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description No valid credential */
         401: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The credential may not do this */
         403: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found */
         404: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description The current state does not allow it */
         409: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Well formed, but refused */
         422: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 422,
+             *       "message": "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+             *       "error_code": "idempotency_key_reused",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your organization's webhook endpoints
+     * @description Oldest first. Secrets are never shown after creation or rotation.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Webhook endpoints retrieved */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Webhook endpoints retrieved */
+              message: string;
+              data: {
+                webhook_endpoints: {
+                  id: string;
+                  organization_id: string;
+                  url: string;
+                  events: string[];
+                  /** @enum {unknown} */
+                  status: 'enabled' | 'disabled';
+                  /** @description manual: disabled through the API; gone: the receiver answered 410; failing: every attempt failed for 5 days */
+                  disabled_reason: ('manual' | 'gone' | 'failing') | null;
+                  disabled_at: string | null;
+                  failing_since: string | null;
+                  secret_rotated_at: string | null;
+                  previous_secret_expires_at: string | null;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   * @example 2026-12-06T05:00:00.000Z
+                   */
+                  created_at: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   * @example 2026-12-06T05:00:00.000Z
+                   */
+                  updated_at: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Register a webhook endpoint
+     * @description The answer carries the signing secret (whsec_...), shown this once: store it and verify each delivery with it (Standard Webhooks).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description https URL of the receiver, on a public address (a service in development, NODE_ENV=development, also accepts http and local addresses) */
+            url: string;
+            /** @description Event types to receive; any of: order.paid. Default: order.paid */
+            events?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Webhook endpoint created */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 201
+               */
+              code: number;
+              /** @example Webhook endpoint created */
+              message: string;
+              data: {
+                id: string;
+                organization_id: string;
+                url: string;
+                events: string[];
+                /** @enum {unknown} */
+                status: 'enabled' | 'disabled';
+                /** @description manual: disabled through the API; gone: the receiver answered 410; failing: every attempt failed for 5 days */
+                disabled_reason: ('manual' | 'gone' | 'failing') | null;
+                disabled_at: string | null;
+                failing_since: string | null;
+                secret_rotated_at: string | null;
+                previous_secret_expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                updated_at: string;
+                /** @description whsec_...: shown once; store it now */
+                secret: string;
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a webhook endpoint */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Webhook endpoint retrieved */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Webhook endpoint retrieved */
+              message: string;
+              data: {
+                id: string;
+                organization_id: string;
+                url: string;
+                events: string[];
+                /** @enum {unknown} */
+                status: 'enabled' | 'disabled';
+                /** @description manual: disabled through the API; gone: the receiver answered 410; failing: every attempt failed for 5 days */
+                disabled_reason: ('manual' | 'gone' | 'failing') | null;
+                disabled_at: string | null;
+                failing_since: string | null;
+                secret_rotated_at: string | null;
+                previous_secret_expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                updated_at: string;
+              };
+            };
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Deletes it with its delivery log; nothing more is sent to it.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Webhook endpoint deleted */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Webhook endpoint deleted */
+              message: string;
+              data: {
+                id: string;
+                deleted: boolean;
+              };
+            };
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint
+     * @description Any of url, events and status; the fields left out keep their values (events has no default here: it is order.paid only at creation).
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description https URL of the receiver, on a public address (a service in development, NODE_ENV=development, also accepts http and local addresses) */
+            url?: string;
+            /** @description Event types to receive; any of: order.paid. Left out: unchanged */
+            events?: string[];
+            /**
+             * @description disabled stops sending and cancels pending deliveries; enabled starts again
+             * @enum {unknown}
+             */
+            status?: 'enabled' | 'disabled';
+          };
+        };
+      };
+      responses: {
+        /** @description Webhook endpoint updated */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Webhook endpoint updated */
+              message: string;
+              data: {
+                id: string;
+                organization_id: string;
+                url: string;
+                events: string[];
+                /** @enum {unknown} */
+                status: 'enabled' | 'disabled';
+                /** @description manual: disabled through the API; gone: the receiver answered 410; failing: every attempt failed for 5 days */
+                disabled_reason: ('manual' | 'gone' | 'failing') | null;
+                disabled_at: string | null;
+                failing_since: string | null;
+                secret_rotated_at: string | null;
+                previous_secret_expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                updated_at: string;
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event
+     * @description Queues a signed `test` event (data: {endpoint_id, message}) for this endpoint, whatever events it subscribes to; it is sent within seconds, with the usual retries.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Test event queued */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 202
+               */
+              code: number;
+              /** @example Test event queued */
+              message: string;
+              data: {
+                id: string;
+                endpoint_id: string;
+                /** @description msg_...: the webhook-id header, the same on every attempt */
+                webhook_id: string;
+                event_type: string;
+                /** @enum {unknown} */
+                status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+                attempt_count: number;
+                next_attempt_at: string | null;
+                last_attempt_at: string | null;
+                last_status: number | null;
+                last_error: string | null;
+                delivered_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                attempts: {
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   * @example 2026-12-06T05:00:00.000Z
+                   */
+                  attempted_at: string;
+                  status: number | null;
+                  latency_ms: number;
+                  error: string | null;
+                  response_excerpt: string | null;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The current state does not allow it */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
             'application/json': components['schemas']['Error'];
           };
         };
@@ -1290,7 +2650,275 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'order.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An order was paid
+     * @description Sent to each enabled endpoint subscribed to order.paid when an order becomes paid (at once for a free order). data is the Order as GET /v1/orders/{orderId} returned it at that moment. Delivery is at least once and in no particular order: deduplicate on webhook-id, and read the order when its current state matters.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description msg_...: the id of the event, the same on every attempt and replay of it. Deduplicate on it.
+           * @example msg_2ZxKq9Lm4TbW7yN1cR5vP8dH
+           */
+          'webhook-id': string;
+          /**
+           * @description Unix seconds of this attempt. Reject values more than 5 minutes from your clock.
+           * @example 1795166044
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body" keyed with the base64 text after whsec_ in the secret>. Two space-separated signatures for 24 hours after a secret rotation, one per secret: accept the request when any one matches. Verify against the raw body bytes.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+          /** @example PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com) */
+          'user-agent': 'PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "order.paid",
+           *       "timestamp": "2026-11-20T09:14:03.512Z",
+           *       "data": {
+           *         "id": "ord_7hYt2LmQ9xWc4RbN1sKp3VzA",
+           *         "order_code": "K7M2Q9XP",
+           *         "event_id": "evt_3kTzQ8bN1cV7xY2wR5mP0aLd",
+           *         "status": "paid",
+           *         "currency": "UGX",
+           *         "subtotal": 50000,
+           *         "discount_total": 0,
+           *         "donation_total": 0,
+           *         "laces_fee": 2500,
+           *         "total": 52500,
+           *         "failure_kind": null,
+           *         "ticket_count": 1,
+           *         "buyer": {
+           *           "name": "Ann Namusoke",
+           *           "email": "ann@example.org",
+           *           "phone": "256772123456"
+           *         },
+           *         "attribution": {
+           *           "channel": "partner_api",
+           *           "api_client_id": "cli_Zq8mW2kT5yR1nB7xL4vP0sHc",
+           *           "checkout_session_id": "cs_4fQm2ZLx9TbK1wPq7sVd3nHa",
+           *           "partner_reference": "cart-1042"
+           *         },
+           *         "hold_expires_at": null,
+           *         "created_at": "2026-11-20T09:14:03.512Z",
+           *         "registrations": [
+           *           {
+           *             "id": "reg_9Lk2Wq7XbN4tZr1Ym8Pc3Vs6",
+           *             "ticket_type_id": "tt_5Gh8Qw2Zr7Lm1Xc4Vb9Nk3Tp",
+           *             "distance_km": 21.1,
+           *             "ticket_label": "Half marathon",
+           *             "participant_name": "Ann Namusoke",
+           *             "status": "confirmed"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'order.paid';
+            /**
+             * Format: date-time
+             * @description When the order was paid, ISO 8601 UTC
+             * @example 2026-11-20T09:14:03.512Z
+             */
+            timestamp: string;
+            data: {
+              /** @example ord_7hYt2LmQ9xWc4RbN1sKp3VzA */
+              id: string;
+              /** @example K7M2Q9XP */
+              order_code: string;
+              event_id: string;
+              /**
+               * @description pending, paid, expired, cancelled or refunded
+               * @example paid
+               */
+              status: string;
+              /** @example UGX */
+              currency: string;
+              /** @description Ticket prices, minor units */
+              subtotal: number;
+              discount_total: number;
+              donation_total: number;
+              /** @description Service fee for the payment method chosen (momo until one is) */
+              laces_fee: number;
+              /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
+              total: number;
+              /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
+              failure_kind: string | null;
+              ticket_count: number;
+              buyer: {
+                name: string;
+                email: string;
+                phone: string;
+              };
+              attribution: {
+                /** @example partner_api */
+                channel: string;
+                /** @description The API client whose request or checkout session created the order */
+                api_client_id: string;
+                /** @description The checkout session it was placed in; null for POST /v1/orders */
+                checkout_session_id: string | null;
+                /** @description client_reference_id of the order or of its checkout session; '' when none was given */
+                partner_reference: string;
+              };
+              /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
+              hold_expires_at: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               * @example 2026-12-06T05:00:00.000Z
+               */
+              created_at: string;
+              registrations: {
+                id: string;
+                ticket_type_id: string;
+                distance_km: number;
+                ticket_label: string;
+                participant_name: string;
+                /**
+                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                 * @example confirmed
+                 */
+                status: string;
+              }[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Received. Answer within 15 seconds and do the work afterwards; once an endpoint answers 2xx, this event is not sent to it again. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any other answer, a redirect (not followed) or no answer in 15 seconds is a failure: the event is sent again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (ten attempts), or later when a Retry-After header asks. 410 Gone disables the endpoint at once. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  test: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A test event
+     * @description Sent on request (POST /v1/webhook-endpoints/{endpointId}/test) to that one endpoint, whatever events it subscribes to; signed, retried and logged like any other event.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description msg_...: the id of the event, the same on every attempt and replay of it. Deduplicate on it.
+           * @example msg_2ZxKq9Lm4TbW7yN1cR5vP8dH
+           */
+          'webhook-id': string;
+          /**
+           * @description Unix seconds of this attempt. Reject values more than 5 minutes from your clock.
+           * @example 1795166044
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body" keyed with the base64 text after whsec_ in the secret>. Two space-separated signatures for 24 hours after a secret rotation, one per secret: accept the request when any one matches. Verify against the raw body bytes.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+          /** @example PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com) */
+          'user-agent': 'PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "test",
+           *       "timestamp": "2026-11-20T09:14:03.512Z",
+           *       "data": {
+           *         "endpoint_id": "whe_8Rt2Yq5Lm1Xw7Kb4Nc9Vz3Pd",
+           *         "message": "A test event sent on request. Verify its signature and answer with a 2xx status."
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'test';
+            /**
+             * Format: date-time
+             * @description When the test was asked for, ISO 8601 UTC
+             * @example 2026-11-20T09:14:03.512Z
+             */
+            timestamp: string;
+            data: {
+              endpoint_id: string;
+              message: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Received. Answer within 15 seconds and do the work afterwards; once an endpoint answers 2xx, this event is not sent to it again. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any other answer, a redirect (not followed) or no answer in 15 seconds is a failure: the event is sent again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (ten attempts), or later when a Retry-After header asks. 410 Gone disables the endpoint at once. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /**
