@@ -9,6 +9,7 @@ import { registerAdminRoutes } from './admin/admin.routes.ts';
 import { registerAppRoutes } from './app/app.routes.ts';
 import { appNotFound } from './app/app-scope.ts';
 import { registerWebhookRoutes } from './webhooks/webhooks.routes.ts';
+import { registerEventStreamRoutes } from './webhooks/event-stream.ts';
 import type { AppContext } from './context.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
@@ -80,6 +81,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
   await registerOrderRoutes(app, ctx);
   await registerPaymentRoutes(app, ctx);
   await registerWebhookRoutes(app, ctx);
+  await registerEventStreamRoutes(app, ctx);
   await registerDocsRoutes(app, ctx);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -14,6 +14,7 @@ import { flag, str, UsageError, type Command, type Values } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/clients.ts';
 import { EVENT_COMMANDS } from './commands/events.ts';
 import { INVITATION_COMMANDS } from './commands/invitations.ts';
+import { LISTEN_USAGE, runListen } from './commands/listen.ts';
 import { ORGANIZATION_COMMANDS } from './commands/organizations.ts';
 import { PAYMENT_COMMANDS } from './commands/payments.ts';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
@@ -32,6 +33,7 @@ const USAGE = [
   'Usage: ticketing <command> [options]',
   '',
   ...COMMANDS.map((c) => `  ${c.usage}`),
+  `  ${LISTEN_USAGE}`,
   '  help',
   '',
   'Options for every command:',
@@ -41,6 +43,11 @@ const USAGE = [
   'The admin key comes from ADMIN_API_KEY, else admin_api_key in $DATA_DIR/demo.json (DATA_DIR',
   'defaults to .data). A --file of - reads standard input. Scopes: events:read,',
   'checkout_sessions:write, checkout_sessions:read, orders:read, orders:write, webhooks:write.',
+  '',
+  'listen forwards your webhook events to a local URL, signed as endpoints get them. It signs in',
+  'with an API client (webhooks:write): --client-id/--client-secret, else TICKETING_CLIENT_ID and',
+  'TICKETING_CLIENT_SECRET, else client_id/client_secret in $DATA_DIR/demo.json; the API at',
+  '--api-url, else $API_URL, else http://127.0.0.1:4000.',
 ].join('\n');
 
 export interface CliIo {
@@ -75,6 +82,8 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
     stdout(`${USAGE}\n`);
     return 0;
   }
+  // The one partner-API command, long-running, with its own options and credentials.
+  if (group === 'listen') return runListen(argv.slice(1), { env, stdout, stderr });
   const command = COMMANDS.find((c) => c.name === `${group} ${action ?? ''}`);
   if (!command) {
     const known = COMMANDS.some((c) => c.name.startsWith(`${group} `));

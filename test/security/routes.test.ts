@@ -37,6 +37,11 @@ interface RouteCase {
    * (body or query) would refuse it, rather than the path check before it.
    */
   invalid: { url: string; payload?: Record<string, unknown>; validated: boolean };
+  /**
+   * A server-sent event stream: inject waits for a response's end, which never comes, so success
+   * is checked over a real connection up to the first message. Refusals answer at once in JSON.
+   */
+  stream?: boolean;
 }
 
 const buyer = { name: 'Ann', email: 'ann@example.org', phone: '0772123456' };
@@ -151,6 +156,21 @@ const ROUTES: RouteCase[] = [
     ownedObject: true,
     invalid: { url: '/v1/webhook-endpoints/whe_%00x/test', validated: false },
   },
+  {
+    method: 'GET',
+    path: '/v1/webhook-events/stream',
+    scope: 'webhooks:write',
+    publishable: false,
+    stream: true,
+    invalid: { url: '/v1/webhook-events/stream?after=nope', validated: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook-events/test',
+    scope: 'webhooks:write',
+    publishable: false,
+    invalid: { url: '/v1/webhook-events/test?x=1', validated: true },
+  },
   // last: its first test deletes the endpoint the routes above use
   {
     method: 'DELETE',
@@ -177,6 +197,24 @@ function call(route: RouteCase, headers: Record<string, string>) {
     headers,
     ...(route.body && { payload: route.body() }),
   });
+}
+
+let listening: Promise<string> | undefined;
+
+/** A stream route over a real connection: its status, and the first message checked when it opens. */
+async function callStream(route: RouteCase, headers: Record<string, string>): Promise<number> {
+  listening ??= h.service.api.listen({ host: '127.0.0.1', port: 0 });
+  const controller = new AbortController();
+  const res = await fetch(`${await listening}${url(route.path)}`, { headers, signal: controller.signal });
+  try {
+    if (res.ok) {
+      const first = await res.body!.getReader().read();
+      assert.match(new TextDecoder().decode(first.value), /^event: ready\n/);
+    }
+    return res.status;
+  } finally {
+    controller.abort();
+  }
 }
 
 function callInvalid(route: RouteCase, headers: Record<string, string>) {
@@ -242,6 +280,10 @@ describe('security suite over every partner route', () => {
     const name = `${route.method} ${route.path}`;
 
     test(`${name}: the owner's own credential works`, async () => {
+      if (route.stream) {
+        assert.equal(await callStream(route, bearer(await getToken(h, owner))), 200);
+        return;
+      }
       const res = await call(route, bearer(await getToken(h, owner)));
       assert.ok([200, 201, 202].includes(res.statusCode), `${res.statusCode} ${res.body}`);
     });

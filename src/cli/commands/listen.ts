@@ -1,0 +1,273 @@
+// `ticketing listen --forward-to <url>`: the organization's webhook events, read from the API's
+// event stream (the service never reaches the developer's machine), POSTed to a local URL signed
+// as an endpoint would get them, one line printed per event. Reconnects after a drop, resuming
+// after the last event, with a new token when the old one is refused; Ctrl-C stops it (exit 0).
+import { parseArgs } from 'node:util';
+import { ApiFailure, ConfigFailure, NetworkFailure } from '../admin-client.ts';
+import { UsageError } from '../command.ts';
+import {
+  failureOf,
+  fetchPartnerToken,
+  openEventStream,
+  resolvePartnerCredentials,
+  serverSentEvents,
+  type PartnerCredentials,
+} from '../partner-client.ts';
+
+export const LISTEN_USAGE =
+  'listen --forward-to <url> [--events <type,...>] [--client-id <cli_...> --client-secret <sk_...>] [--api-url <url>]';
+
+/** The server sends a comment every 15 s: this long without a byte means the connection is gone. */
+const SILENCE_MS = 45_000;
+const FORWARD_TIMEOUT_MS = 30_000;
+const MAX_BACKOFF_MS = 30_000;
+
+export interface ListenIo {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+interface StreamedEvent {
+  id: string;
+  type: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function parseListenArgs(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      'api-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return null;
+  if (positionals.length > 0)
+    throw new UsageError(`listen takes no argument, got "${positionals.join(' ')}"`);
+  const target = values['forward-to'];
+  if (target === undefined) throw new UsageError('--forward-to is required');
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new UsageError(`--forward-to must be an absolute http(s) URL, got "${target}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--forward-to must use http or https, got "${target}"`);
+  }
+  return { ...values, forwardTo: url.toString() };
+}
+
+function clock(): string {
+  return new Date().toTimeString().slice(0, 8);
+}
+
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/** POSTs one event to the local URL; what happened, for its line. */
+async function forward(url: string, event: StreamedEvent, stop: AbortSignal): Promise<string> {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'PartnerTicketing-CLI/listen',
+        ...event.headers,
+      },
+      body: event.body,
+      redirect: 'manual',
+      signal: AbortSignal.any([stop, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    return `${res.status} in ${Math.round(performance.now() - started)} ms`;
+  } catch (error) {
+    if (stop.aborted) return 'stopped';
+    return `error: ${reasonOf(error)}`;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/** Runs `listen` until Ctrl-C (0), a refusal that retrying cannot mend (1), or a usage error (2). */
+export async function runListen(args: string[], io: ListenIo): Promise<number> {
+  let options: ReturnType<typeof parseListenArgs>;
+  let credentials: PartnerCredentials;
+  try {
+    options = parseListenArgs(args);
+    if (!options) {
+      io.stdout(`Usage: ticketing ${LISTEN_USAGE}\n`);
+      return 0;
+    }
+    credentials = resolvePartnerCredentials(io.env, {
+      clientId: options['client-id'],
+      clientSecret: options['client-secret'],
+      apiUrl: options['api-url'],
+    });
+  } catch (error) {
+    const usage =
+      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    if (!usage && !(error instanceof ConfigFailure)) throw error;
+    io.stderr(`error: ${(error as Error).message}\n${usage ? `Usage: ticketing ${LISTEN_USAGE}\n` : ''}`);
+    return 2;
+  }
+
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await listen(credentials, options.forwardTo, options.events, io, stop.signal);
+    io.stdout('Stopped.\n');
+    return 0;
+  } catch (error) {
+    if (stop.signal.aborted) {
+      io.stdout('Stopped.\n');
+      return 0;
+    }
+    if (error instanceof ApiFailure) {
+      const hint =
+        error.errorCode === 'insufficient_scope' ? '\n  (the API client needs the webhooks:write scope)' : '';
+      const fields = error.errors.map((e) => `\n  ${e.field}: ${e.message}`).join('');
+      io.stderr(`error ${error.errorCode}: ${error.message}${fields}${hint}\n`);
+      return 1;
+    }
+    if (error instanceof NetworkFailure) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+/** The connect, read, forward loop; returns when `stop` aborts. */
+async function listen(
+  credentials: PartnerCredentials,
+  forwardTo: string,
+  events: string | undefined,
+  io: ListenIo,
+  stop: AbortSignal,
+): Promise<void> {
+  let token = await fetchPartnerToken(credentials, stop);
+  let lastEventId: string | undefined;
+  let announced: string | undefined;
+  let backoff = 1000;
+  let freshToken = true;
+
+  while (!stop.aborted) {
+    const connection = new AbortController();
+    const signal = AbortSignal.any([stop, connection.signal]);
+    let res: Response;
+    try {
+      res = await openEventStream(credentials, { token, lastEventId, events, signal });
+    } catch (error) {
+      if (stop.aborted) return;
+      io.stderr(`${clock()}  ${(error as Error).message}; trying again in ${backoff / 1000} s\n`);
+      await sleep(backoff, stop);
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      continue;
+    }
+
+    if (res.status === 401 && !freshToken) {
+      // expired or replaced: one new token, then a refusal is final
+      await res.body?.cancel();
+      token = await fetchPartnerToken(credentials, stop);
+      freshToken = true;
+      continue;
+    }
+    if (res.status === 404 && lastEventId) {
+      await res.body?.cancel();
+      io.stderr(`${clock()}  cannot resume after ${lastEventId} (no longer kept); continuing from now\n`);
+      lastEventId = undefined;
+      continue;
+    }
+    if (res.status === 429 || res.status >= 500) {
+      const failure = await failureOf(res);
+      io.stderr(
+        `${clock()}  ${failure.errorCode}: ${failure.message}; trying again in ${backoff / 1000} s\n`,
+      );
+      await sleep(backoff, stop);
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      continue;
+    }
+    if (!res.ok || !res.body) throw await failureOf(res);
+    freshToken = false;
+    backoff = 1000;
+
+    let why = 'the stream ended';
+    let silence: NodeJS.Timeout | undefined;
+    const heard = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => connection.abort(), SILENCE_MS);
+    };
+    try {
+      for await (const message of serverSentEvents(res.body, heard)) {
+        if (message.event === 'ready') {
+          const ready = JSON.parse(message.data) as { secret: string; organization_id: string };
+          if (announced === undefined) {
+            io.stdout(
+              [
+                `Ready. Forwarding the webhook events of ${ready.organization_id} to ${forwardTo}`,
+                `Webhook signing secret: ${ready.secret}`,
+                '  (the same on every run with this API client: give it to your receiver to verify the signatures)',
+                'Press Ctrl-C to stop.',
+                '',
+              ].join('\n'),
+            );
+          } else if (announced !== ready.secret) {
+            io.stdout(`${clock()}  the signing secret changed: ${ready.secret}\n`);
+          } else {
+            io.stdout(`${clock()}  reconnected${lastEventId ? `, resuming after ${lastEventId}` : ''}\n`);
+          }
+          announced = ready.secret;
+          continue;
+        }
+        let event: StreamedEvent;
+        try {
+          event = JSON.parse(message.data) as StreamedEvent;
+        } catch {
+          io.stderr(`${clock()}  skipped a message that is not JSON (event ${message.event})\n`);
+          continue;
+        }
+        const outcome = await forward(forwardTo, event, stop);
+        if (stop.aborted) return;
+        io.stdout(`${clock()}  ${event.type}  ${event.id}  -> ${outcome}\n`);
+        lastEventId = event.id;
+      }
+    } catch (error) {
+      if (stop.aborted) return;
+      if (!connection.signal.aborted) why = reasonOf(error);
+    } finally {
+      clearTimeout(silence);
+    }
+    if (stop.aborted) return;
+    if (connection.signal.aborted) why = `nothing heard for ${SILENCE_MS / 1000} s`;
+    io.stderr(`${clock()}  connection to the API lost (${why}); reconnecting in ${backoff / 1000} s\n`);
+    await sleep(backoff, stop);
+    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+  }
+}
