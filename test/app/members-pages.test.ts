@@ -70,7 +70,10 @@ describe('members page', () => {
     const managed = await ownerAgent.get('/members');
     assert.match(managed.body, /action="\/members\/invitations"/);
     assert.match(managed.body, /<label for="f-role">Role<\/label>/);
-    assert.match(textOf(managed.body), /Viewer ?: Read-only: sees everything but the audit log, changes nothing\./);
+    assert.match(
+      textOf(managed.body),
+      /Viewer ?: Read-only: sees everything but the audit log, changes nothing\./,
+    );
     assert.match(managed.body, /action="\/members\/invitations\/inv_[^"]+\/revoke"/);
     assert.match(textOf(managed.body), /as long as the organization keeps another owner/);
   });

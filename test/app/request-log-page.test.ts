@@ -62,7 +62,9 @@ after(async () => {
 
 /** The request ids in the page's table, in order. */
 function requestIds(body: string): string[] {
-  return [...body.matchAll(/<td data-label="Request id"><code>(req_[A-Za-z0-9]+)<\/code><\/td>/g)].map((m) => m[1]!);
+  return [...body.matchAll(/<td data-label="Request id"><code>(req_[A-Za-z0-9]+)<\/code><\/td>/g)].map(
+    (m) => m[1]!,
+  );
 }
 
 describe('the API request log page', () => {

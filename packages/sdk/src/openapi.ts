@@ -2649,6 +2649,279 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook-events/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream webhook events (server-sent events)
+     * @description Server-sent events (text/event-stream) carrying the webhook events of your organization written after the stream opened, for forwarding to a local server (`ticketing listen`). The first message is `event: ready` with data {secret, organization_id}: the whsec_ signing secret of this API client, the same on every stream it opens. Then one message per event: `event: <type>`, `id: <webhook-id>`, data {id, type, timestamp, headers, body}, where body is the exact string an endpoint gets and headers are its webhook-id, webhook-timestamp and webhook-signature, signed with that secret. A comment line every 15 s keeps the connection open. Reconnect with Last-Event-ID (or ?after=) to resume after an event. At most 5 streams at once per API client.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Resume after this event (its webhook-id); the Last-Event-ID header does the same. */
+          after?: string;
+          /** @description Comma-separated event types to receive (order.paid, test); all when left out. */
+          events?: string;
+        };
+        header?: {
+          'last-event-id'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The event stream */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': string;
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-events/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event to your event streams
+     * @description Writes a `test` event (data: {endpoint_id: null, message}) that every open event stream of your organization carries; no webhook endpoint gets it (use POST /v1/webhook-endpoints/{endpointId}/test for one).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Test event written */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Test event written */
+              message: string;
+              data: {
+                /** @description msg_...: the webhook-id the stream will carry */
+                id: string;
+                /** @enum {string} */
+                type: 'test';
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'order.paid': {

@@ -10,7 +10,6 @@ import { errorSummary, fieldId, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { endpointsSection } from './webhook-list.ts';
 
-
 export function statusBadge(client: ApiClientRow): Html {
   const status = client.revokedAt ? 'revoked' : 'active';
   return html`<span class="status ${status}">${status}</span>`;
