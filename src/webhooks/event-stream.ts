@@ -202,7 +202,7 @@ export async function registerEventStreamRoutes(app: Host, ctx: AppContext) {
         security,
         querystring: Type.Object({}, { additionalProperties: false }),
         response: {
-          202: Envelope(TestEventOut, 'Test event written'),
+          202: Envelope(TestEventOut, 'Test event written', 202),
           ...errorResponses(400, 401, 403, 429),
         },
       },

@@ -29,6 +29,7 @@ import {
   splitRuns,
   toJson,
   validFromSchema,
+  type Answer,
   type FieldHints,
   type FuzzRequest,
   type JsonSchema,
@@ -674,13 +675,38 @@ const strayRequests: fc.Arbitrary<FuzzRequest> = fc
   })
   .map(({ method, path, credential }) => ({ method, url: path, headers: credentialHeaders(credential) }));
 
-function send(request: FuzzRequest) {
+function send(request: FuzzRequest): Promise<Answer> {
+  if (request.url.startsWith(STREAM_PATH)) return sendOverHttp(request);
   return h.service.api.inject({
     method: request.method as 'GET',
     url: request.url,
     headers: request.headers,
     ...(request.payload !== undefined && { payload: request.payload }),
   });
+}
+
+const STREAM_PATH = '/v1/webhook-events/stream';
+let listening: string | undefined;
+
+/**
+ * The event stream over a real connection: an accepted stream never ends, so its answer is its
+ * status and headers, and the connection is dropped (inject would wait for an end).
+ */
+async function sendOverHttp(request: FuzzRequest): Promise<Answer> {
+  listening ??= await h.service.api.listen({ port: 0, host: '127.0.0.1' });
+  const abort = new AbortController();
+  const res = await fetch(`${listening}${request.url}`, {
+    method: request.method,
+    headers: request.headers,
+    signal: abort.signal,
+    ...(request.payload !== undefined && { body: request.payload }),
+  });
+  const headers = Object.fromEntries(res.headers);
+  if (res.status === 200 && String(headers['content-type']).startsWith('text/event-stream')) {
+    abort.abort();
+    return { statusCode: res.status, headers, body: '' };
+  }
+  return { statusCode: res.status, headers, body: await res.text() };
 }
 
 describe('fuzz over the partner API', () => {
