@@ -7,7 +7,7 @@
 //   SERVICE_API_URL  the service's API_URL         (default API_URL or http://127.0.0.1:4000)
 //   SERVICE_SITE_URL the service's SITE_URL        (default SITE_URL or http://localhost:4001)
 //   CLIENT_ID, CLIENT_SECRET, PUBLISHABLE_KEY      (default from demo.json)
-//   EVENT_ID         the event to sell             (default: the first on sale)
+//   EVENT_ID         the event to sell             (default: the first on sale with a paid ticket)
 //   WEBHOOK_SECRET   whsec_ secret of this site's webhook endpoint (POST <PARTNER_URL>/webhooks)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,9 +45,13 @@ const site = await startPartnerSite({
   publishableKey,
   ...(env.EVENT_ID && { eventId: env.EVENT_ID }),
   ...(env.WEBHOOK_SECRET && { webhookSecret: env.WEBHOOK_SECRET }),
+  onWebhook: (line) => process.stdout.write(`${line}\n`),
 });
 process.stdout.write(
-  `Partner site on ${site.url} selling event ${site.eventId}. Pay with 0770000001 (simulator: success).\n`,
+  `Partner site on ${site.url} selling event ${site.eventId}. Pay with 0770000001 (simulator: success).\n` +
+    (env.WEBHOOK_SECRET
+      ? `Verified webhooks to ${site.url}/webhooks are printed here.\n`
+      : 'No WEBHOOK_SECRET: webhooks are not received (see examples/partner-site/README.md).\n'),
 );
 const stop = () => void site.close().then(() => process.exit(0));
 process.on('SIGINT', stop);

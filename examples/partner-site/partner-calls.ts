@@ -47,9 +47,15 @@ export function createPartnerCalls(options: PartnerCallsOptions) {
     readSession(sessionId: string) {
       return client.checkoutSessions.get(sessionId);
     },
-    async firstEventId(): Promise<string | null> {
-      const page = await client.events.page({ limit: 1 });
-      return page.events[0]?.event_id ?? null;
+    /** The first event on sale with a ticket to pay for (so the demo reaches mobile money), else the first. */
+    async defaultEventId(): Promise<string | null> {
+      let first: string | null = null;
+      for await (const event of client.events.list()) {
+        first ??= event.event_id;
+        const detail = await client.events.get(event.event_id);
+        if (detail.ticket_types.some((t) => !t.is_free)) return event.event_id;
+      }
+      return first;
     },
   };
 }

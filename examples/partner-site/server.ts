@@ -30,10 +30,12 @@ export interface PartnerSiteOptions {
   clientId: string;
   clientSecret: string;
   publishableKey: string;
-  /** the event sold here; default: the first event on sale */
+  /** the event sold here; default: the first event on sale with a paid ticket */
   eventId?: string;
   /** the whsec_ secret of this site's webhook endpoint, when one is registered */
   webhookSecret?: string;
+  /** told one line per verified webhook (main.ts prints them) */
+  onWebhook?: (line: string) => void;
 }
 
 export interface Fulfilment {
@@ -94,7 +96,7 @@ export async function startPartnerSite(options: PartnerSiteOptions): Promise<Par
     clientId: options.clientId,
     clientSecret: options.clientSecret,
   });
-  const eventId = options.eventId ?? (await service.firstEventId());
+  const eventId = options.eventId ?? (await service.defaultEventId());
   if (!eventId) throw new Error('the partner has no event on sale; create one or set EVENT_ID');
   const fulfilments = new Map<string, Fulfilment>();
   const webhooks: PartnerSite['webhooks'] = [];
@@ -268,6 +270,9 @@ embedded checkout (checkout.js) both ways, and the hosted checkout by redirect.<
         if (webhooks.some((w) => w.id === id)) return send(response, 204, 'text/plain', ''); // a retry
         const orderId = event.type === 'order.paid' ? event.data.id : null;
         webhooks.push({ id, type: event.type, order_id: orderId });
+        options.onWebhook?.(
+          `webhook ${event.type} ${id} verified${orderId ? `: order ${orderId} paid, fulfilled` : ''}`,
+        );
         if (event.type === 'order.paid' && event.data.id && event.data.order_code) {
           fulfil({ id: event.data.id, code: event.data.order_code }, 'webhook');
         }

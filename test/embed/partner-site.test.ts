@@ -22,6 +22,8 @@ const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 let h: Harness;
 let partner: TestPartner;
 let site: PartnerSite;
+let paidEventId: string;
+const webhookLines: string[] = [];
 let api: string;
 let siteUrl: string;
 
@@ -40,7 +42,16 @@ before(async () => {
   await h.service.listen();
   const origin = `http://127.0.0.1:${partnerPort}`;
   partner = await makePartner(h, { allowedDomains: [origin], returnUrlDomains: [origin] });
-  await makeEvent(h, partner);
+  // A free event on sale sooner than the paid one: the site still sells the paid one by default.
+  const soon = h.clock.now().getTime() + 10 * 24 * 3600_000;
+  await makeEvent(h, partner, {
+    name: 'Free fun run',
+    starts_at: new Date(soon).toISOString(),
+    ends_at: new Date(soon + 3600_000).toISOString(),
+    reg_closes_at: new Date(soon - 3600_000).toISOString(),
+    ticket_types: [{ name: '3 km', price_minor: 0, capacity: 100, distance_km: 3 }],
+  });
+  paidEventId = (await makeEvent(h, partner)).id;
   site = await startPartnerSite({
     url: origin,
     apiUrl: api,
@@ -49,6 +60,7 @@ before(async () => {
     clientSecret: partner.clientSecret,
     publishableKey: partner.publishableKey,
     webhookSecret: SECRET,
+    onWebhook: (line) => webhookLines.push(line),
   });
 });
 after(async () => {
@@ -65,6 +77,10 @@ async function readSession(id: string) {
 }
 
 describe('example partner site', () => {
+  test('it sells the first event with a paid ticket by default, so payment reaches mobile money', () => {
+    assert.equal(site.eventId, paidEventId);
+  });
+
   test('its page loads checkout.js from the site under a CSP with exactly what SPEC.md item 6 asks', async () => {
     const res = await fetch(site.url);
     assert.equal(res.status, 200);
@@ -142,5 +158,8 @@ describe('example partner site', () => {
       [...site.fulfilments.values()].map((f) => [f.order_id, f.order_code, f.source]),
       [['ord_webhookTest0000000000', 'WEBHOOK2', 'webhook']],
     );
+    assert.deepEqual(webhookLines, [
+      `webhook order.paid ${id} verified: order ord_webhookTest0000000000 paid, fulfilled`,
+    ]);
   });
 });
