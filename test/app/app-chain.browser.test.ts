@@ -7,21 +7,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import {
-  CHROMIUM,
-  launchBrowser,
-  screenshot,
-  startListeningHarness,
-  watchProblems,
-} from '../e2e/browser-helpers.ts';
+import { CHROMIUM, launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { makeEvent, makePartner, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
+import { checkPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
 
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
-const WIDTHS = [360, 1280];
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 /** `ticketing invitations create ...` as the operator runs it; its output. */
@@ -65,26 +58,8 @@ after(async () => {
   await h?.close();
 });
 
-/** axe-core in the page (through the DevTools protocol, as the page's CSP refuses added scripts). */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as { id: string; help: string; nodes: { target: string[] }[] }[];
-  return found.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** One step of the chain: no axe violation and a screenshot, at each width. */
-async function step(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 800 });
-    assert.deepEqual(await violations(page), [], `axe on ${name} at ${width} px`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} fits ${width} px (overflow ${overflow})`);
-    await screenshot(page, `app-${name}-${width}`);
-  }
-}
+/** One page of the chain: checkPage (app-browser.ts) with this file's screenshot names. */
+const step = (page: Page, name: string) => checkPage(page, `app-${name}`);
 
 describe('organizer app in Chromium', () => {
   test('CLI invitation -> password -> sign in -> Create API client -> token -> events -> domain -> revoke', async () => {

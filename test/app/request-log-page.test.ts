@@ -3,16 +3,13 @@
 // viewer, and in Chromium has no axe violation, fits 360 px and works from the keyboard alone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createApiClient } from '../../src/auth/clients.ts';
 import { flushRequestLog } from '../../src/auth/request-log.ts';
 import { launchBrowser, screenshot, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { axeViolations } from './app-browser.ts';
 import { Agent, makeMember, signIn, textOf, type TestMember } from './app-helpers.ts';
-
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 
 let h: Harness;
 let mine: TestPartner;
@@ -119,16 +116,6 @@ describe('the API request log page', () => {
   });
 });
 
-/** axe-core run in the page through the DevTools protocol (the page's CSP refuses added scripts). */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as { id: string; help: string; nodes: { target: string[] }[] }[];
-  return found.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 describe('the page in Chromium', () => {
   test('no axe violation, fits 360 px and desktop, and the filter works from the keyboard', async () => {
     const app = h.config.appUrl.origin;
@@ -146,7 +133,7 @@ describe('the page in Chromium', () => {
 
     for (const width of [360, 1280]) {
       await page.setViewportSize({ width, height: 800 });
-      assert.deepEqual(await violations(page), [], `axe at ${width} px`);
+      assert.deepEqual(await axeViolations(page), [], `axe at ${width} px`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `fits ${width} px (overflow ${overflow})`);
       await screenshot(page, `app-request-log-${width}`);

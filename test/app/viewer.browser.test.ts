@@ -6,24 +6,15 @@
 // violations, no horizontal overflow, and screenshots at 360 px and 1280 px.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { createInvitation, listPendingInvitations } from '../../src/members/invitations.ts';
 import { listOrganizationMembers } from '../../src/members/members.ts';
-import {
-  CHROMIUM,
-  launchBrowser,
-  screenshot,
-  startListeningHarness,
-  watchProblems,
-} from '../e2e/browser-helpers.ts';
+import { CHROMIUM, launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { makePartner, type Harness } from '../helpers/harness.ts';
+import { checkPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
-
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
-const WIDTHS = [360, 1280];
 
 let h: Harness;
 let app: string;
@@ -40,26 +31,8 @@ after(async () => {
   await h?.close();
 });
 
-/** axe-core in the page (through the DevTools protocol, as the page's CSP refuses added scripts). */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as { id: string; help: string; nodes: { target: string[] }[] }[];
-  return found.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** One page: no axe violation, no horizontal overflow, and a screenshot, at each width. */
-async function step(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 800 });
-    assert.deepEqual(await violations(page), [], `axe on ${name} at ${width} px`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} fits ${width} px (overflow ${overflow})`);
-    await screenshot(page, `members-${name}-${width}`);
-  }
-}
+/** One page of the chain: checkPage (app-browser.ts) with this file's screenshot names. */
+const step = (page: Page, name: string) => checkPage(page, `members-${name}`);
 
 async function signInWith(page: Page, email: string, password: string): Promise<void> {
   await page.goto(`${app}/sign-in`);

@@ -6,17 +6,14 @@
 // no violations, no horizontal scroll at 360 px, and a screenshot at 360 and 1280 px.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchBrowser, screenshot, watchProblems } from '../e2e/browser-helpers.ts';
+import { CHROMIUM, launchBrowser, watchProblems } from '../e2e/browser-helpers.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
 import { startReceiver, verifyDelivery, type Receiver } from '../webhooks/webhook-helpers.ts';
+import { checkPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
-
-const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
-const WIDTHS = [360, 1280];
 
 let h: Harness;
 let app: string;
@@ -47,25 +44,8 @@ after(async () => {
   await h?.close();
 });
 
-/** axe-core in the page (through the DevTools protocol, as the page's CSP refuses added scripts). */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as { id: string; help: string; nodes: { target: string[] }[] }[];
-  return found.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-async function step(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 800 });
-    assert.deepEqual(await violations(page), [], `axe on ${name} at ${width} px`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} fits ${width} px (overflow ${overflow})`);
-    await screenshot(page, `webhooks-${name}-${width}`);
-  }
-}
+/** One page of the chain: checkPage (app-browser.ts) with this file's screenshot names. */
+const step = (page: Page, name: string) => checkPage(page, `webhooks-${name}`);
 
 describe('webhooks and the integration checker in Chromium', () => {
   test('add endpoint -> copy secret -> send test event -> verified -> integration checker -> Add -> listed', async () => {
