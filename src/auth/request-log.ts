@@ -19,6 +19,8 @@ export const COMPACT_EVERY = 1000;
 /** Entries kept at most after a compaction; beyond it the oldest are dropped (many clients at once). */
 export const MAX_BUFFERED = 5000;
 export const FLUSH_INTERVAL_MS = 1000;
+/** How long a shutdown waits for the last write. */
+const CLOSE_WAIT_MS = 5000;
 /** Longer paths are cut: a path names a resource, and the log is for reading. */
 export const PATH_MAX_LENGTH = 200;
 
@@ -140,7 +142,15 @@ export class RequestLog {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.flush();
+    // A write stuck on an unreachable database must not hold the shutdown up: the log is best effort.
+    let waited: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'gave up'>((resolve) => {
+      waited = setTimeout(() => resolve('gave up'), CLOSE_WAIT_MS);
+    });
+    const outcome = await Promise.race([this.flush(), gaveUp]);
+    clearTimeout(waited);
+    if (outcome === 'gave up')
+      this.log.warn('request log not written at shutdown: the database did not answer');
   }
 
   private async write(): Promise<void> {

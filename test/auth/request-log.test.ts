@@ -380,6 +380,27 @@ describe('failures stay out of requests', () => {
     assert.equal((await listRequestLog(ctx.database.db, quiet.organizationId)).length, 5);
   });
 
+  test('a write stuck on an unreachable database does not hold the shutdown up', async () => {
+    const stalled = { ...ctx, database: { ...ctx.database, write: () => new Promise<never>(() => {}) } };
+    const log = new RequestLog(stalled);
+    const warnings: unknown[] = [];
+    log.log = { warn: (...args: unknown[]) => warnings.push(args), info: () => {} } as never;
+    log.record({
+      credential: 'bearer',
+      client: 'cli_x',
+      method: 'GET',
+      url: '/v1/events',
+      status: 200,
+      errorCode: null,
+      requestId: 'req_stuck',
+      at: new Date(),
+    });
+    const started = Date.now();
+    await log.close();
+    assert.ok(Date.now() - started < 10_000, 'close() gave up waiting');
+    assert.equal(warnings.length, 1);
+  });
+
   test('the buffer is bounded: with more clients than it holds, the oldest are dropped and counted', async () => {
     const stalled = { ...ctx, database: { ...ctx.database, write: () => new Promise<never>(() => {}) } };
     const log = new RequestLog(stalled);
