@@ -2826,7 +2826,7 @@ export interface paths {
             'application/json': {
               /**
                * @description HTTP status
-               * @example 200
+               * @example 202
                */
               code: number;
               /** @example Test event written */
