@@ -1,7 +1,6 @@
 // The app's two cookies: the session (its token, from createMemberSession) and, for the signed-out
 // forms, the double-submit CSRF token. Over https they take the __Host- prefix, which browsers only
 // accept with Secure, Path=/ and no Domain, so no sibling host can set or shadow them.
-import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { randomString } from '../platform/ids.ts';
@@ -21,11 +20,7 @@ export function cookieNames(config: Config): CookieNames {
 
 /** A cookie value we issued is short base62 text; anything else is treated as absent. */
 export function cookieValue(request: FastifyRequest, name: string): string | null {
-  // Outside the app's scope (the host's not-found handler) the cookie plugin has not parsed them.
-  const jar =
-    (request.cookies as FastifyRequest['cookies'] | undefined) ??
-    fastifyCookie.parse(request.headers.cookie ?? '');
-  const value = jar[name];
+  const value = request.cookies[name];
   return typeof value === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : null;
 }
 

@@ -1,7 +1,6 @@
 // What every organizer app route shares, inside its own Fastify scope so the admin API on the same
-// host keeps its JSON parsing and envelope: urlencoded forms only (small), cookies, the access
+// host keeps its JSON parsing and envelope: urlencoded forms only (small), the access
 // check, security headers, gzip for pages, and HTML pages for every error.
-import cookie from '@fastify/cookie';
 import { gzipSync } from 'node:zlib';
 import type { AppContext } from '../context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -52,7 +51,6 @@ export function appNotFound(ctx: AppContext) {
 }
 
 export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void> {
-  await scope.register(cookie);
   scope.decorateRequest('appSession', null);
 
   // Forms only: a JSON or other body is 415 (an error page).

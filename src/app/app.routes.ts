@@ -3,6 +3,7 @@
 // of their own (forms, cookies, CSRF, security headers: app-scope.ts); each route says who may use
 // it (app-access.ts).
 // One handler per file group in routes/; this file only wires them.
+import cookie from '@fastify/cookie';
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import type { Access } from './app-access.ts';
@@ -61,6 +62,9 @@ import {
 } from './routes/webhooks.ts';
 
 export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<void> {
+  // Cookies are parsed on the whole host, so the host's not-found page (app-scope.ts) sees the
+  // session too; the admin API ignores them.
+  await app.register(cookie);
   await app.register(async (scope) => {
     await setUpAppScope(scope, ctx);
     const route = (method: 'GET' | 'POST', url: string, access: Access, handler: Handler) =>
