@@ -4,7 +4,8 @@
 import type { FastifyRequest } from 'fastify';
 import { OPERATOR_LABEL, recordAudit, type AuditEntry } from '../audit/audit-log.ts';
 import type { ApiClientRow } from '../auth/clients.ts';
-import type { Executor } from '../platform/db.ts';
+import type { AppContext } from '../context.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 
 export type Change = Omit<AuditEntry, 'organizationId' | 'actor'>;
 
@@ -17,6 +18,33 @@ export async function auditAsOperator(
 ): Promise<void> {
   const actor = { memberId: null, label: OPERATOR_LABEL, ip: request.ip };
   for (const change of changes) await recordAudit(db, { ...change, organizationId, actor }, now);
+}
+
+/**
+ * Runs `work` in a transaction and records `changes` there as the operator's, when the work
+ * changed something (a truthy result).
+ */
+export function auditedAsOperator<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  at: { organizationId: string; now: Date },
+  changes: Change[],
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  return ctx.database.transaction(async (tx) => {
+    const result = await work(tx);
+    if (result) await auditAsOperator(tx, request, at.organizationId, changes, at.now);
+    return result;
+  });
+}
+
+/** A change of one object. */
+export function changeOf(
+  action: Change['action'],
+  target: { type: Change['targetType']; id: string },
+  details?: Record<string, unknown>,
+): Change {
+  return { action, targetType: target.type, targetId: target.id, ...(details && { details }) };
 }
 
 const LISTS = [

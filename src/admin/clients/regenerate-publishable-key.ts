@@ -6,7 +6,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404, revokedConflict } from './client-admin-checks.ts';
 import { PublishableKeyOut } from './client-admin.schema.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function regeneratePublishableKeyRoute(admin: Host, ctx: AppContext): void {
   admin.post(
@@ -24,17 +24,11 @@ export function regeneratePublishableKeyRoute(admin: Host, ctx: AppContext): voi
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
       if (client.revokedAt) throw revokedConflict();
-      const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        const done = await regeneratePublishableKey(tx, client.id, now);
-        const change = {
-          action: 'client.publishable_key_regenerated',
-          targetType: 'client',
-          targetId: client.id,
-        } as const;
-        if (done) await auditAsOperator(tx, request, client.organizationId, [change], now);
-        return done;
-      });
+      const at = { organizationId: client.organizationId, now: ctx.clock.now() };
+      const change = changeOf('client.publishable_key_regenerated', { type: 'client', id: client.id });
+      const row = await auditedAsOperator(ctx, request, at, [change], (tx) =>
+        regeneratePublishableKey(tx, client.id, at.now),
+      );
       if (!row) throw revokedConflict();
       return envelope(200, 'Publishable key regenerated', {
         client_id: row.id,

@@ -6,7 +6,7 @@ import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404 } from './client-admin-checks.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function revokeClientRoute(admin: Host, ctx: AppContext): void {
   admin.post(
@@ -20,16 +20,12 @@ export function revokeClientRoute(admin: Host, ctx: AppContext): void {
     },
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
-      const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        const revoked = await revokeApiClient(tx, client.id, now);
-        // revoking twice changes nothing the second time
-        if (revoked && !client.revokedAt) {
-          const change = { action: 'client.revoked', targetType: 'client', targetId: client.id } as const;
-          await auditAsOperator(tx, request, client.organizationId, [change], now);
-        }
-        return revoked;
-      });
+      const at = { organizationId: client.organizationId, now: ctx.clock.now() };
+      // revoking twice changes nothing the second time
+      const changes = client.revokedAt ? [] : [changeOf('client.revoked', { type: 'client', id: client.id })];
+      const row = await auditedAsOperator(ctx, request, at, changes, (tx) =>
+        revokeApiClient(tx, client.id, at.now),
+      );
       if (!row) throw notFound('client');
       return envelope(200, 'Client revoked', toClientOut(row));
     },

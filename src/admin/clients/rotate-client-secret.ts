@@ -6,7 +6,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientOr404, revokedConflict } from './client-admin-checks.ts';
 import { SecretOut } from './client-admin.schema.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function rotateClientSecretRoute(admin: Host, ctx: AppContext): void {
   admin.post(
@@ -24,17 +24,11 @@ export function rotateClientSecretRoute(admin: Host, ctx: AppContext): void {
     async (request) => {
       const client = await clientOr404(ctx, request.params.client_id);
       if (client.revokedAt) throw revokedConflict();
-      const now = ctx.clock.now();
-      const rotated = await ctx.database.transaction(async (tx) => {
-        const done = await rotateClientSecret(tx, client.id, now);
-        const change = {
-          action: 'client.secret_rotated',
-          targetType: 'client',
-          targetId: client.id,
-        } as const;
-        if (done) await auditAsOperator(tx, request, client.organizationId, [change], now);
-        return done;
-      });
+      const at = { organizationId: client.organizationId, now: ctx.clock.now() };
+      const change = changeOf('client.secret_rotated', { type: 'client', id: client.id });
+      const rotated = await auditedAsOperator(ctx, request, at, [change], (tx) =>
+        rotateClientSecret(tx, client.id, at.now),
+      );
       if (!rotated) throw revokedConflict(); // revoked in the meantime
       return envelope(200, 'Client secret rotated', {
         client_id: rotated.client.id,

@@ -7,7 +7,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { deleteWebhookEndpoint } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeletedOut } from '../../webhooks/endpoint-input.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
   actions.delete(
@@ -24,18 +24,12 @@ export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void
     },
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
-      const now = ctx.clock.now();
-      const deleted = await ctx.database.transaction(async (tx) => {
-        const done = await deleteWebhookEndpoint(tx, endpoint.id);
-        const change = {
-          action: 'webhook_endpoint.deleted',
-          targetType: 'webhook_endpoint',
-          targetId: endpoint.id,
-          details: { url: endpoint.url },
-        } as const;
-        if (done) await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
-        return done;
-      });
+      const at = { organizationId: endpoint.organizationId, now: ctx.clock.now() };
+      const target = { type: 'webhook_endpoint', id: endpoint.id } as const;
+      const change = changeOf('webhook_endpoint.deleted', target, { url: endpoint.url });
+      const deleted = await auditedAsOperator(ctx, request, at, [change], (tx) =>
+        deleteWebhookEndpoint(tx, endpoint.id),
+      );
       if (!deleted) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint deleted', { id: endpoint.id, deleted: true });
     },

@@ -10,7 +10,7 @@ import {
   WebhookEndpointOut,
 } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function disableWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
   actions.post(
@@ -28,17 +28,15 @@ export function disableWebhookEndpointRoute(actions: Host, ctx: AppContext): voi
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
       const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        const disabled = await disableWebhookEndpoint(tx, endpoint.id, 'manual', now);
-        const change = {
-          action: 'webhook_endpoint.disabled',
-          targetType: 'webhook_endpoint',
-          targetId: endpoint.id,
-        } as const;
-        if (endpoint.status === 'enabled')
-          await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
-        return disabled;
-      });
+      const target = { type: 'webhook_endpoint', id: endpoint.id } as const;
+      const changes = endpoint.status === 'enabled' ? [changeOf('webhook_endpoint.disabled', target)] : [];
+      const row = await auditedAsOperator(
+        ctx,
+        request,
+        { organizationId: endpoint.organizationId, now },
+        changes,
+        (tx) => disableWebhookEndpoint(tx, endpoint.id, 'manual', now),
+      );
       if (!row) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint disabled', toWebhookEndpointOut(row, now));
     },

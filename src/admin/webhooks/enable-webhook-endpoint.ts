@@ -10,7 +10,7 @@ import {
   WebhookEndpointOut,
 } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
   actions.post(
@@ -28,17 +28,15 @@ export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
       const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        const enabled = await enableWebhookEndpoint(tx, endpoint.id, now);
-        const change = {
-          action: 'webhook_endpoint.enabled',
-          targetType: 'webhook_endpoint',
-          targetId: endpoint.id,
-        } as const;
-        if (endpoint.status === 'disabled')
-          await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
-        return enabled;
-      });
+      const target = { type: 'webhook_endpoint', id: endpoint.id } as const;
+      const changes = endpoint.status === 'disabled' ? [changeOf('webhook_endpoint.enabled', target)] : [];
+      const row = await auditedAsOperator(
+        ctx,
+        request,
+        { organizationId: endpoint.organizationId, now },
+        changes,
+        (tx) => enableWebhookEndpoint(tx, endpoint.id, now),
+      );
       if (!row) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook endpoint enabled', toWebhookEndpointOut(row, now));
     },

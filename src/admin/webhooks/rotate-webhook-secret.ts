@@ -8,7 +8,7 @@ import { Envelope } from '../../platform/schemas.ts';
 import { rotateWebhookSecret } from '../../webhooks/webhook-endpoints.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { SecretOut } from './webhook-admin.schema.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { auditedAsOperator, changeOf } from '../admin-audit.ts';
 
 export function rotateWebhookSecretRoute(actions: Host, ctx: AppContext): void {
   actions.post(
@@ -22,17 +22,14 @@ export function rotateWebhookSecretRoute(actions: Host, ctx: AppContext): void {
     },
     async (request) => {
       const endpoint = await endpointOr404(ctx, request.params.id);
-      const now = ctx.clock.now();
-      const rotated = await ctx.database.transaction(async (tx) => {
-        const done = await rotateWebhookSecret(tx, endpoint.id, now);
-        const change = {
-          action: 'webhook_endpoint.secret_rotated',
-          targetType: 'webhook_endpoint',
-          targetId: endpoint.id,
-        } as const;
-        if (done) await auditAsOperator(tx, request, endpoint.organizationId, [change], now);
-        return done;
+      const at = { organizationId: endpoint.organizationId, now: ctx.clock.now() };
+      const change = changeOf('webhook_endpoint.secret_rotated', {
+        type: 'webhook_endpoint',
+        id: endpoint.id,
       });
+      const rotated = await auditedAsOperator(ctx, request, at, [change], (tx) =>
+        rotateWebhookSecret(tx, endpoint.id, at.now),
+      );
       if (!rotated) throw notFound('webhook endpoint');
       return envelope(200, 'Webhook secret rotated', {
         id: rotated.endpoint.id,
