@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Clock } from '../platform/clock.ts';
-import type { Tx } from '../platform/db.ts';
+import type { Executor, Tx } from '../platform/db.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 /** First key of the two-key advisory locks this module takes (the ASCII of "Hold"). */
@@ -72,4 +72,21 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
   }
   const retryAfterSeconds = Math.max(1, Math.ceil((fitsAt.getTime() - now.getTime()) / 1000));
   return { allowed: false, held, retryAfterSeconds };
+}
+
+/**
+ * Per ticket type of the event with unpaid holds, when the first of those holds ends: the checkout
+ * tells a buyer who finds a type held in full when some may free up.
+ */
+export async function firstHoldEnds(db: Executor, eventId: string, now: Date): Promise<Map<string, Date>> {
+  const rows = await db
+    .select({
+      ticketTypeId: registrations.ticketTypeId,
+      endsAt: sql<Date | string>`min(${orders.holdExpiresAt})`,
+    })
+    .from(orders)
+    .innerJoin(registrations, eq(registrations.orderId, orders.id))
+    .where(and(eq(orders.eventId, eventId), eq(orders.status, 'pending'), gt(orders.holdExpiresAt, now)))
+    .groupBy(registrations.ticketTypeId);
+  return new Map(rows.map((r) => [r.ticketTypeId, new Date(r.endsAt)]));
 }

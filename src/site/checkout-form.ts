@@ -25,6 +25,8 @@ export interface ItemValues {
 export interface FormValues {
   quantities: Map<string, number>;
   items: ItemValues[];
+  /** "I am the runner": the first participant is the buyer, named from buyer.name */
+  runnerIsBuyer: boolean;
   buyer: { name: string; email: string; phone: string };
   waiver_accepted: boolean;
   donation: string;
@@ -49,11 +51,23 @@ export function fieldId(field: string): string {
     .replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
 }
 
+/** The checkout's three steps, in order; the payment step only when there is something to pay. */
+export const STAGES = ['tickets', 'details', 'payment'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Which step holds a field: the server's errors open the step where the buyer can fix them. */
+export function stageOf(field: string): Stage {
+  if (field === 'payment_method' || field === 'payment_phone') return 'payment';
+  if (/^(buyer\.|waiver_accepted|donation_minor)/.test(field)) return 'details';
+  return 'tickets';
+}
+
 export function emptyValues(session: Pick<CheckoutSessionRow, 'prefill'>): FormValues {
   const prefill = session.prefill ?? {};
   return {
     quantities: new Map(),
     items: [],
+    runnerIsBuyer: true,
     buyer: {
       name: prefill.buyer_name ?? '',
       email: prefill.buyer_email ?? '',
@@ -108,11 +122,16 @@ export function readForm(
   return {
     quantities,
     items,
+    runnerIsBuyer: body.runner_is_buyer === 'yes',
     buyer: { name: buyerField('name'), email: buyerField('email'), phone: buyerField('phone') },
     waiver_accepted: body.waiver_accepted === 'yes',
     donation: text(body, 'donation_minor'),
     payment_method: text(body, 'payment_method'),
-    payment_phone: text(body, 'payment_phone'),
+    // The number shown prefilled with the buyer's and left as it was follows the buyer's number.
+    payment_phone:
+      body.payment_phone_prefill !== undefined && body.payment_phone === body.payment_phone_prefill
+        ? ''
+        : text(body, 'payment_phone'),
   };
 }
 
@@ -147,15 +166,20 @@ export function estimateTotal(values: FormValues, found: EventWithTickets, metho
   return total;
 }
 
+/** What the order records as participant i's name: the buyer's when the buyer runs. */
+export function participantName(values: FormValues, index: number): string {
+  return index === 0 && values.runnerIsBuyer ? values.buyer.name : values.items[index]!.participant_name;
+}
+
 export function toOrderInput(values: FormValues, session: CheckoutSessionRow): CreateOrderInput {
   const donation = parseDonation(values.donation);
   return {
     event_id: session.eventId,
-    items: values.items.map((item) => {
+    items: values.items.map((item, i) => {
       const answers = Object.fromEntries(Object.entries(item.answers).filter(([, v]) => v.trim() !== ''));
       return {
         ticket_type_id: item.ticket_type_id,
-        participant_name: item.participant_name,
+        participant_name: participantName(values, i),
         ...(Object.keys(answers).length > 0 && { answers }),
         ...(item.date_of_birth !== '' && { date_of_birth: item.date_of_birth }),
       };

@@ -48,6 +48,16 @@ export function formatDate(instant: Date, timeZone: string): string {
   }).format(instant);
 }
 
+/** "14:05" in the event's time zone. */
+export function formatTime(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(instant);
+}
+
 /** "East Africa Time" style label of the zone, for the event date line. */
 export function zoneName(instant: Date, timeZone: string): string {
   const part = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' })

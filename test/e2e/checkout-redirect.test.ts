@@ -119,7 +119,7 @@ async function next(page: Page) {
   await page.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
 }
 
-/** Tickets -> participants -> buyer -> waiver -> donation; stops on the payment step. */
+/** Tickets and participant -> details; stops on the payment step (on the details step when free). */
 async function fillUpToPayment(page: Page, options: { shots?: string; free?: boolean } = {}) {
   const shot = async (name: string) => {
     if (!options.shots) return;
@@ -132,12 +132,11 @@ async function fillUpToPayment(page: Page, options: { shots?: string; free?: boo
   await next(page);
   await page.getByText('Error: Choose at least one ticket').waitFor();
   await page.selectOption(`select[name="qty.${options.free ? freeTicket : paidTicket}"]`, '1');
-  await next(page);
-
-  assert.match(await heading(page), /Participants/);
+  // The participant appears under the tickets. The buyer is not the runner here.
+  await page.getByLabel('I am the runner').uncheck();
   await next(page);
   await page.getByText('Error: Full name is required').waitFor();
-  await shot('02-participants-errors');
+  await shot('02-participant-errors');
   await page.getByLabel('Full name').fill('Okello Brian');
   await page.getByLabel('T-shirt size').selectOption('M');
   if (!options.free) await page.getByLabel('Date of birth').fill('1995-04-12');
@@ -147,20 +146,11 @@ async function fillUpToPayment(page: Page, options: { shots?: string; free?: boo
   // The prefill is applied and editable.
   assert.equal(await page.getByLabel('Your name').inputValue(), 'Amina Nakato');
   await page.getByLabel('Phone number').fill('0772 123456');
-  await shot('03-buyer');
-  await next(page);
-
-  assert.match(await heading(page), /Waiver/);
-  assert.ok(await page.getByText('Version 2026-03-01', { exact: true }).isVisible());
-  await next(page);
+  await page.locator('section.step:not([hidden]) [data-primary]').click();
   await page.getByText('Error: Accept the waiver to continue').waitFor();
   await page.getByLabel(/I accept the waiver \(version 2026-03-01\)/).check();
-  await shot('04-waiver');
-  await next(page);
-
-  assert.match(await heading(page), /Donation/);
-  await shot('05-donation');
-  await next(page);
+  await shot('03-details');
+  if (!options.free) await next(page);
 }
 
 describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -187,27 +177,24 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     assert.ok(await page.getByLabel(/Card/).isDisabled(), 'card is shown as not yet available');
     await page.getByLabel('Mobile money number').fill('0770000001');
     assert.ok(await page.getByLabel('MTN Mobile Money').isChecked());
+    // The folded summary replaces a review screen.
+    await page.getByText(/Order summary/).click();
+    const summary = (await page.locator('[data-summary]').textContent())!;
+    assert.match(summary, /10 km\s*UGX\u00a030,000/);
+    assert.match(summary, /Service fee \(MTN Mobile Money\)\s*UGX\u00a01,050/);
+    assert.match(summary, /Total\s*UGX\u00a031,050/);
+    assert.match(summary, /Okello Brian/);
     await screenshot(page, 'paid-06-payment');
     await expectAccessible(page, 'payment');
-    await next(page);
-
-    assert.match(await heading(page), /Review and pay/);
-    const review = (await page.locator('[data-review]').textContent())!;
-    assert.match(review, /1 × 10 km\s*UGX\u00a030,000/);
-    assert.match(review, /Service fee \(MTN Mobile Money\)\s*UGX\u00a01,050/);
-    assert.match(review, /Total\s*UGX\u00a031,050/);
-    assert.match(review, /Okello Brian/);
-    await screenshot(page, 'paid-07-review');
-    await expectAccessible(page, 'review');
 
     await page.getByRole('button', { name: 'Pay UGX 31,050' }).click();
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
     assert.ok(await page.getByText(/Payment of UGX\u00a031,050 received/).isVisible());
     assert.ok(await page.getByText('Okello Brian').isVisible());
     await screenshot(page, 'paid-08-confirmation');
 
     // Then on to the partner, with the session id in place of the placeholder.
-    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
     assert.ok(partnerSite.visits.includes(`/thanks?session_id=${session.id}`));
 
     const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
@@ -242,10 +229,9 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.goto(session.url);
     await fillUpToPayment(page);
     await page.getByLabel('Mobile money number').fill('0770000003');
-    await next(page);
     await page.getByRole('button', { name: /^Pay UGX/ }).click();
 
-    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 30_000 });
     assert.ok(await page.getByText(/Your tickets are held for/).isVisible());
     await screenshot(page, 'declined-01-outcome');
     await expectAccessible(page, 'declined outcome');
@@ -264,8 +250,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
 
     await page.getByLabel(/Airtel Money/).check();
     await page.getByRole('button', { name: 'Send the payment prompt' }).click();
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
-    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
 
     const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
     assert.equal(read.json.data.status, 'complete');
@@ -282,7 +268,6 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.goto(session.url);
     await fillUpToPayment(page);
     await page.getByLabel('Mobile money number').fill('0770000004');
-    await next(page);
     // A double click sends one order and one prompt.
     await page.getByRole('button', { name: /^Pay UGX/ }).dblclick();
 
@@ -323,19 +308,28 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
       await quantity.evaluate((e) => e === document.activeElement),
       'the quantity is reachable by Tab',
     );
+    await page.keyboard.press('Tab'); // the free ticket's quantity
     await page.keyboard.press('ArrowDown');
-    assert.equal(await quantity.inputValue(), '1');
-    await page.keyboard.press('Tab'); // the next quantity
+    assert.equal(await page.locator(`select[name="qty.${freeTicket}"]`).inputValue(), '1');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-runner_is_buyer');
+    await page.keyboard.press('Tab'); // the runner's name is the buyer's: on to the T-shirt
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-items-0-answers-tshirt');
+    await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Tab'); // Continue
     await page.keyboard.press('Enter');
-    await page.locator('#h-participants').waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'h-participants');
+    await page.locator('#h-details').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'h-details');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-items-0-participant_name');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-buyer-name');
     // Enter in a field continues (and is stopped by the checks), never submits the order.
     await page.keyboard.press('Enter');
-    await page.getByText('Error: Full name is required').waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-items-0-participant_name');
+    await page.getByText(/Error: Enter a Ugandan mobile number/).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-buyer-phone');
+    // The browser's Back returns to the tickets step, inside the checkout.
+    await page.goBack();
+    await page.locator('#h-tickets').waitFor();
+    assert.equal(page.url(), session.url);
     assert.equal(await ordersCount(session.id), 0);
     assert.deepEqual(problems, []);
     await page.context().close();
@@ -358,10 +352,10 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     const { page, problems } = await openPage();
     await page.goto(res.json.data.url);
     const price = page.locator('p.price').first();
-    assert.equal((await price.textContent())!.trim(), 'UGX\u00a020,000 + UGX\u00a0700 fee = UGX\u00a020,700');
+    assert.match((await price.textContent())!, /UGX\u00a020,700\s*incl\. UGX\u00a0700 fee/);
     await page.locator('select[data-qty]').selectOption('2');
-    await page.getByText('2 tickets: UGX\u00a041,400 with fees').waitFor();
-    await next(page);
+    await page.locator('section.step:not([hidden]) [data-total]').getByText('UGX\u00a041,400').waitFor();
+    await page.getByLabel('I am the runner').uncheck();
     await page.getByLabel('Full name').nth(0).fill('One');
     await page.getByLabel('Full name').nth(1).fill('Two');
     await next(page);
@@ -369,18 +363,17 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.getByLabel('E-mail').fill('one@example.org');
     await page.getByLabel('Phone number').fill('0752123456');
     await next(page);
-    await next(page); // no donation
     assert.ok(await page.getByLabel('Airtel Money').isChecked(), 'Airtel guessed from 075');
-    await next(page);
-    const review = (await page.locator('[data-review]').textContent())!;
-    assert.match(review, /Service fee \(Airtel Money\)\s*UGX\u00a02,200/);
-    assert.match(review, /Total\s*UGX\u00a042,200/);
-    await page.getByRole('button', { name: 'Back' }).last().click();
+    await page.getByText(/Order summary/).click();
+    const summary = page.locator('[data-summary]');
+    assert.match((await summary.textContent())!, /Service fee \(Airtel Money\)\s*UGX\u00a02,200/);
+    assert.match((await summary.textContent())!, /Total\s*UGX\u00a042,200/);
+    assert.ok(await page.getByRole('button', { name: 'Pay UGX\u00a042,200' }).isVisible());
     await page.getByLabel('MTN Mobile Money').check();
     await page.getByLabel('Mobile money number').fill('0772123456');
-    await next(page);
-    assert.match((await page.locator('[data-review]').textContent())!, /Total\s*UGX\u00a041,400/);
-    assert.equal((await price.textContent())!.trim(), 'UGX\u00a020,000 + UGX\u00a0700 fee = UGX\u00a020,700');
+    assert.match((await summary.textContent())!, /Total\s*UGX\u00a041,400/);
+    assert.ok(await page.getByRole('button', { name: 'Pay UGX\u00a041,400' }).isVisible());
+    assert.match((await price.textContent())!, /UGX\u00a020,700\s*incl\. UGX\u00a0700 fee/);
     assert.deepEqual(problems, []);
     await page.context().close();
   });
@@ -390,15 +383,18 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     const { page, problems } = await openPage();
     await page.goto(session.url);
     await fillUpToPayment(page, { free: true });
-    // No payment step for a free order: straight to the review.
-    assert.match(await heading(page), /Review and pay/);
-    assert.match((await page.locator('[data-review]').textContent())!, /Total\s*UGX\u00a00/);
-    await screenshot(page, 'free-01-review');
+    // No payment step for a free order: the details step confirms it.
+    assert.match(await heading(page), /Step 2 of 2\s*Your details/);
+    assert.equal(
+      (await page.locator('section.step:not([hidden]) [data-total]').textContent())!.trim(),
+      'Free',
+    );
+    await screenshot(page, 'free-01-details');
     await page.getByRole('button', { name: 'Confirm registration' }).click();
     await page.getByRole('heading', { name: 'You are registered' }).waitFor();
     assert.ok(await page.getByText('Your registration is confirmed.').isVisible());
     await screenshot(page, 'free-02-confirmation');
-    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 15_000 });
+    await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
     const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
     assert.equal(read.json.data.status, 'complete');
     assert.equal(read.json.data.order.status, 'paid');
@@ -441,7 +437,7 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
 describe('hosted checkout without its script', { timeout: SUITE_TIMEOUT_MS }, () => {
   // The page script is blocked, as when it fails to load on a bad connection. (Switching
   // JavaScript off in the browser would also switch off axe-core, which runs in the page.)
-  test('the plain forms take the buyer through errors, review, payment and confirmation', async () => {
+  test('the plain forms take the buyer through errors, the three steps, payment and confirmation', async () => {
     const session = await newSession();
     const context = await browser.newContext({ viewport: VIEWPORT });
     await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
@@ -451,9 +447,10 @@ describe('hosted checkout without its script', { timeout: SUITE_TIMEOUT_MS }, ()
     await page.selectOption(`select[name="qty.${paidTicket}"]`, '1');
     await page.getByRole('button', { name: 'Continue' }).click();
 
-    // Everything else on one page; the server checks it all and puts each error by its field.
-    await page.getByRole('heading', { name: 'Participants' }).waitFor();
-    await page.getByRole('button', { name: 'Review order' }).click();
+    // The server asks for the participant on the same step, then checks each step's fields.
+    await page.getByText('Your tickets changed: fill in the participants below.').waitFor();
+    await page.getByLabel('I am the runner').uncheck();
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'There is a problem' }).waitFor();
     assert.ok(await page.getByText('Error: Full name is required').isVisible());
     assert.equal(await page.getByLabel('Full name').getAttribute('aria-invalid'), 'true');
@@ -463,16 +460,20 @@ describe('hosted checkout without its script', { timeout: SUITE_TIMEOUT_MS }, ()
     await page.getByLabel('Full name').fill('Nambi Sarah');
     await page.getByLabel('T-shirt size').selectOption('L');
     await page.getByLabel('Date of birth').fill('1990-01-31');
-    await page.getByLabel('Phone number').fill('0772123456');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: /Your details/ }).waitFor();
+    await page.getByLabel('Phone number').fill('0770000001');
     await page.getByLabel(/I accept the waiver/).check();
-    await page.getByLabel('MTN Mobile Money').check();
-    await page.getByLabel('Mobile money number').fill('0770000001');
-    await page.getByRole('button', { name: 'Review order' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
 
-    await page.getByRole('heading', { name: 'Review and pay' }).waitFor();
+    await page.getByRole('heading', { name: /Payment/ }).waitFor();
+    // The number and network start from the buyer's phone, set by the server.
+    assert.equal(await page.getByLabel('Mobile money number').inputValue(), '0770000001');
+    assert.ok(await page.getByLabel('MTN Mobile Money').isChecked());
+    await page.getByText(/Order summary/).click();
     assert.ok(await page.getByText('Nambi Sarah (10 km)').isVisible());
-    await screenshot(page, 'nojs-02-review');
-    await expectAccessible(page, 'server review');
+    await screenshot(page, 'nojs-02-payment');
+    await expectAccessible(page, 'server payment step');
     await page.getByRole('button', { name: 'Pay UGX 31,050' }).click();
 
     // Without the script the buyer (or the <noscript> refresh) reloads the wait screen until paid.
@@ -514,17 +515,13 @@ describe('hosted checkout in a frame (embedded session)', { timeout: SUITE_TIMEO
     assert.deepEqual((await received())[0]!.data, { type: 'service:ready' });
 
     await frame.locator(`select[name="qty.${freeTicket}"]`).selectOption('1');
-    await frame.getByRole('button', { name: 'Continue' }).first().click();
-    await frame.getByLabel('Full name').fill('Achieng Grace');
+    // The buyer runs: the participant takes the buyer's name from the next step.
     await frame.getByLabel('T-shirt size').selectOption('S');
     await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
     await frame.getByLabel('Your name').fill('Achieng Grace');
     await frame.getByLabel('E-mail').fill('grace@example.org');
     await frame.getByLabel('Phone number').fill('0752123456');
-    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
     await frame.getByLabel(/I accept the waiver/).check();
-    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
-    await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
     await frame.getByRole('button', { name: 'Confirm registration' }).click();
     await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
     await page.waitForFunction(() =>

@@ -235,17 +235,18 @@ export async function createEmbeddedSession(
  * presses Pay. Phone 0770000001 is the simulator's "success after ~2 s" number (DESIGN.md).
  */
 export async function payInFrame(frame: Frame, options: { phone?: string; participant?: string } = {}) {
-  for (let i = 0; i < 12; i++) {
-    const pay = frame.getByRole('button', { name: /^(Pay |Confirm registration)/ });
-    if (await pay.isVisible()) return pay.click();
+  for (let i = 0; i < 6; i++) {
     const step = frame.locator('section.step:not([hidden])');
     const heading = await step.locator('h2').innerText();
-    if (/Tickets/.test(heading)) await frame.getByLabel('Quantity of 10 km').selectOption('1');
-    if (/Participants/.test(heading))
+    if (/Tickets/.test(heading)) {
+      await frame.getByLabel('Quantity of 10 km').selectOption('1');
+      // Someone other than the buyer runs.
+      await step.getByLabel('I am the runner').uncheck();
       await step
         .getByLabel('Full name')
         .first()
         .fill(options.participant ?? 'Ann Runner');
+    }
     if (/Your details/.test(heading)) {
       for (const [label, value] of [
         ['Your name', 'Ann Buyer'],
@@ -260,6 +261,8 @@ export async function payInFrame(frame: Frame, options: { phone?: string; partic
       await step.getByLabel('MTN Mobile Money').check();
       await step.getByLabel('Mobile money number').fill(options.phone ?? '0770000001');
     }
+    const pay = step.getByRole('button', { name: /^(Pay |Confirm registration)/ });
+    if (await pay.isVisible()) return pay.click();
     await step.getByRole('button', { name: 'Continue' }).click();
   }
   throw new Error('the checkout never reached its Pay button');

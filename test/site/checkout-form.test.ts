@@ -1,5 +1,5 @@
-// The checkout form without JavaScript, over HTTP (inject): each stage, every validation error
-// next to its field, the review's dry run, paying, free orders, retries, cancel, and the rules
+// The checkout form without JavaScript, over HTTP (inject): each step, every validation error
+// next to its field, the steps' dry runs, paying, free orders, retries, cancel, and the rules
 // that prevent a double charge (one pending order per session, no second prompt).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,26 +38,45 @@ function heldCount(ticketTypeId: string): Promise<number> {
   return countRows(h, sql`SELECT held_count AS n FROM ticket_types WHERE id = ${ticketTypeId}`);
 }
 
-describe('stages without JavaScript', () => {
+describe('steps without JavaScript', () => {
   test('continuing with no ticket shows the error next to the tickets list', async () => {
     const id = await createSession(h, race);
-    const res = await postForm(h, orderUrl(id), { action: 'tickets' });
+    const res = await postForm(h, orderUrl(id), { action: 'details', from: 'tickets' });
     assert.equal(res.statusCode, 400);
     expectFieldError(res.body, 'f-items', /Choose at least one ticket/);
+    assert.match(res.body, /data-stage="tickets"/);
     assert.match(res.body, /<div class="error-summary" role="alert"/);
     assert.match(res.body, /<a href="#f-items">Choose at least one ticket<\/a>/);
     assert.match(res.body, /<title>Error: Checkout/);
   });
 
-  test('choosing tickets shows one participant block per ticket, then everything else, prefill applied', async () => {
+  test('with one ticket type on sale the form starts with one ticket and its participant', async () => {
+    const single = await makeRace(h, {
+      ticket_types: [{ name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 }],
+    });
+    const page = await getPage(h, `/checkout/${await createSession(h, single)}`);
+    assert.match(tagWithId(page.body, 'f-items'), /name="qty\.tt_/);
+    assert.match(page.body, /<option value="1" selected>1<\/option>/);
+    assert.equal(page.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 1);
+    assert.match(tagWithId(page.body, 'f-runner_is_buyer'), /checked/);
+    assert.match(page.body, /<span class="step-count" data-step-count>Step 1 of 3<\/span>Tickets/);
+    // Two types: nothing is chosen for the buyer.
+    const two = await getPage(h, `/checkout/${await createSession(h, race)}`);
+    assert.doesNotMatch(two.body, /<option value="1" selected>/);
+    assert.equal(two.body.match(/<fieldset class="participant" data-item data-key="tt_/g), null);
+  });
+
+  test('choosing tickets asks for one participant per ticket on the same step, prefill kept for later', async () => {
     const id = await createSession(h, race);
     const res = await postForm(h, orderUrl(id), {
       [`qty.${race.paid}`]: '2',
       [`qty.${race.free}`]: '1',
-      action: 'tickets',
+      action: 'details',
+      from: 'tickets',
     });
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /data-stage="details"/);
+    assert.match(res.body, /data-stage="tickets"/);
+    assert.match(res.body, /Your tickets changed: fill in the participants below\./);
     assert.equal(res.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 3);
     assert.match(res.body, /Participant 1: 10 km/);
     assert.match(res.body, /Participant 3: 5 km fun run/);
@@ -65,15 +84,41 @@ describe('stages without JavaScript', () => {
     tagWithId(res.body, 'f-items-0-date_of_birth');
     tagWithId(res.body, 'f-items-1-date_of_birth');
     assert.doesNotMatch(res.body, /id="f-items-2-date_of_birth"/);
+    // The later steps travel with the form, hidden: the prefill is there.
     assert.match(tagWithId(res.body, 'f-buyer-name'), /value="Amina Nakato"/);
     assert.match(tagWithId(res.body, 'f-buyer-email'), /value="amina@example\.org"/);
-    assert.match(res.body, /name="waiver_accepted"/);
-    assert.match(res.body, /name="donation_minor"/);
     assert.match(
       res.body,
-      /<button type="submit" name="action" value="review" class="primary">Review order<\/button>/,
+      /<section\s+class="step"\s+data-step="details"\s+aria-labelledby="h-details"\s+hidden/,
     );
     assert.equal(await ordersOf(h, id), 0, 'nothing is written before pay');
+  });
+
+  test('each step checks only the steps before the one asked for', async () => {
+    const id = await createSession(h, race);
+    const tickets = {
+      ...fullForm(race),
+      'buyer.email': 'not-an-email',
+      waiver_accepted: '',
+      from: 'tickets',
+    };
+    const details = await postForm(h, orderUrl(id), { ...tickets, action: 'details' });
+    assert.equal(details.statusCode, 200);
+    assert.match(details.body, /data-stage="details"/);
+    assert.doesNotMatch(details.body, /class="error"/, 'the details step is not checked before it is shown');
+    const payment = await postForm(h, orderUrl(id), { ...tickets, action: 'payment', from: 'details' });
+    assert.equal(payment.statusCode, 400);
+    assert.match(payment.body, /data-stage="details"/);
+    expectFieldError(payment.body, 'f-buyer-email', /E-mail must be an e-mail address/);
+    expectFieldError(payment.body, 'f-waiver_accepted', /must be accepted/);
+    const young = new Date(h.clock.now().getTime() - 10 * 365 * 24 * 3600_000).toISOString().slice(0, 10);
+    const back = await postForm(h, orderUrl(id), {
+      ...tickets,
+      'items[0].date_of_birth': young,
+      action: 'payment',
+    });
+    assert.match(back.body, /data-stage="tickets"/, 'an error on an earlier step opens that step');
+    assert.equal(await ordersOf(h, id), 0);
   });
 
   test('every invalid field is reported next to its input, by the server, and nothing is held', async () => {
@@ -91,9 +136,11 @@ describe('stages without JavaScript', () => {
       donation_minor: 'lots',
       payment_method: '',
       payment_phone: '',
-      action: 'review',
+      action: 'pay',
+      from: 'payment',
     });
     assert.equal(res.statusCode, 400);
+    assert.match(res.body, /data-stage="tickets"/, 'the first step with an error is shown');
     expectFieldError(res.body, 'f-items-0-participant_name', /Full name is required/);
     expectFieldError(res.body, 'f-items-0-answers-tshirt', /T-shirt size is required/);
     expectFieldError(res.body, 'f-items-0-date_of_birth', /minimum age of 16/);
@@ -117,6 +164,27 @@ describe('stages without JavaScript', () => {
     assert.equal(await heldCount(race.paid), heldBefore);
   });
 
+  test('"I am the runner" names the first participant after the buyer; a missing name is said once', async () => {
+    const id = await createSession(h, race);
+    const mine = {
+      ...fullForm(race, { ticket: 'free' }),
+      'items[0].participant_name': '',
+      runner_is_buyer: 'yes',
+    };
+    const unnamed = await postForm(h, orderUrl(id), { ...mine, 'buyer.name': '' });
+    assert.equal(unnamed.statusCode, 400);
+    expectFieldError(unnamed.body, 'f-buyer-name', /Your name is required/);
+    assert.doesNotMatch(unnamed.body, /id="err-f-items-0-participant_name"/);
+    assert.equal(unnamed.body.match(/<li><a href=/g)?.length, 1);
+    const paid = await postForm(h, orderUrl(id), mine);
+    assert.equal(paid.statusCode, 303);
+    const [row] = await h.service.ctx.database.rows<{ participant_name: string }>(
+      sql`SELECT r.participant_name FROM registrations r JOIN orders o ON o.id = r.order_id
+          WHERE o.checkout_session_id = ${id}`,
+    );
+    assert.equal(row!.participant_name, 'Amina Nakato');
+  });
+
   test('a participant too young on race day is refused next to the date of birth', async () => {
     const id = await createSession(h, race);
     const young = new Date(h.clock.now().getTime() - 10 * 365 * 24 * 3600_000).toISOString().slice(0, 10);
@@ -129,6 +197,7 @@ describe('stages without JavaScript', () => {
     const id = await createSession(h, race);
     const res = await postForm(h, orderUrl(id), fullForm(race, { method: 'momo', phone: '0700000001' }));
     assert.equal(res.statusCode, 400);
+    assert.match(res.body, /data-stage="payment"/);
     expectFieldError(res.body, 'f-payment_phone', /This is an Airtel Money number: choose Airtel Money/);
     assert.equal(await ordersOf(h, id), 0);
   });
@@ -137,31 +206,69 @@ describe('stages without JavaScript', () => {
     const id = await createSession(h, race);
     const res = await postForm(h, orderUrl(id), { ...fullForm(race), [`qty.${race.paid}`]: '2' });
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /Your tickets changed: check the participant details below\./);
+    assert.match(res.body, /Your tickets changed: fill in the participants below\./);
     assert.equal(res.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 2);
     assert.equal(await ordersOf(h, id), 0);
   });
 
-  test('review shows the server totals for the chosen method and holds nothing; edit goes back', async () => {
+  test('the payment step: the number and network start from the buyer, the summary has the server totals', async () => {
     const id = await createSession(h, race);
     const heldBefore = await heldCount(race.paid);
-    const res = await postForm(h, orderUrl(id), {
-      ...fullForm(race, { method: 'airtel', phone: '0700000001', action: 'review' }),
+    const form = {
+      ...fullForm(race, { method: '', phone: '', action: 'payment' }),
+      'buyer.phone': '0700000001',
       donation_minor: '5,000',
-    });
+      from: 'details',
+    };
+    const res = await postForm(h, orderUrl(id), form);
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /<h2 id="h-review" tabindex="-1">Review and pay<\/h2>/);
-    assert.match(res.body, /1 × 10 km<\/th><td class="num">UGX\u00a030,000/);
-    assert.match(res.body, /Service fee \(Airtel Money\)<\/th><td class="num">UGX\u00a01,050/);
-    assert.match(res.body, /Donation<\/th><td class="num">UGX\u00a05,000/);
-    assert.match(res.body, /Total<\/th><td class="num">UGX\u00a036,050/);
+    assert.match(res.body, /data-stage="payment"/);
+    assert.match(tagWithId(res.body, 'f-payment_phone'), /value="0700000001"/);
+    assert.match(tagWithId(res.body, 'f-payment_method-airtel'), /checked/);
+    assert.match(res.body, /Service fee \(Airtel Money\)<\/th>\s*<td class="num">UGX\u00a01,050/);
+    assert.match(res.body, /Donation<\/th>\s*<td class="num">UGX\u00a05,000/);
+    assert.match(res.body, /Total<\/th>\s*<td class="num">UGX\u00a036,050/);
     assert.match(res.body, /Pay UGX\u00a036,050/);
-    assert.match(res.body, /<input type="hidden" name="items\[0\]\.participant_name" value="Okello Brian">/);
-    assert.equal(await ordersOf(h, id), 0, 'the review is a dry run');
+    assert.match(res.body, /<dd>Okello Brian \(10 km\)<\/dd>/);
+    assert.equal(await ordersOf(h, id), 0, 'the steps are dry runs');
     assert.equal(await heldCount(race.paid), heldBefore);
-    const edit = await postForm(h, orderUrl(id), { ...fullForm(race, { action: 'edit' }) });
-    assert.equal(edit.statusCode, 200);
-    assert.match(tagWithId(edit.body, 'f-items-0-participant_name'), /value="Okello Brian"/);
+    // A number left as prefilled follows the buyer's when the buyer changes it on the way back.
+    const changed = await postForm(h, orderUrl(id), {
+      ...form,
+      payment_phone: '0700000001',
+      payment_phone_prefill: '0700000001',
+      'buyer.phone': '0772123456',
+    });
+    assert.match(tagWithId(changed.body, 'f-payment_phone'), /value="0772123456"/);
+    assert.match(tagWithId(changed.body, 'f-payment_method'), /checked/);
+    // Back keeps everything.
+    const back = await postForm(h, orderUrl(id), { ...form, action: 'tickets' });
+    assert.match(back.body, /data-stage="tickets"/);
+    assert.match(tagWithId(back.body, 'f-items-0-participant_name'), /value="Okello Brian"/);
+  });
+
+  test('a free order confirms on the details step; with a donation it goes to the payment step first', async () => {
+    const id = await createSession(h, race);
+    const free = {
+      ...fullForm(race, { ticket: 'free', method: '', phone: '', action: 'payment' }),
+      from: 'tickets',
+    };
+    const details = await postForm(h, orderUrl(id), { ...free, action: 'details' });
+    assert.match(details.body, /<span class="step-count" data-step-count>Step 2 of 2<\/span>Your details/);
+    assert.match(
+      details.body,
+      /value="pay"\s+class="primary"\s+data-primary\s+data-busy="Confirming…"\s*>\s*Confirm registration/,
+    );
+    const gift = await postForm(h, orderUrl(id), {
+      ...free,
+      donation_minor: '2000',
+      action: 'pay',
+      from: 'details',
+    });
+    assert.equal(gift.statusCode, 200);
+    assert.match(gift.body, /data-stage="payment"/);
+    assert.doesNotMatch(gift.body, /class="error"/);
+    assert.equal(await ordersOf(h, id), 0);
   });
 });
 
@@ -290,7 +397,7 @@ describe('paying', () => {
     assert.equal((await readSession(h, race, id)).status, 'complete');
   });
 
-  test('sold out is reported next to the tickets', async () => {
+  test('tickets held by another buyer are not called sold out; paid ones are', async () => {
     const small = await makeRace(h, {
       ticket_types: [{ name: 'Elite', price_minor: 50000, capacity: 1, distance_km: 10 }],
       waiver_required: false,
@@ -302,10 +409,26 @@ describe('paying', () => {
     assert.equal((await postForm(h, orderUrl(first), form)).statusCode, 303);
     const res = await postForm(h, orderUrl(second), form);
     assert.equal(res.statusCode, 409);
-    assert.match(res.body, /<p class="error" id="err-f-items">Error: Elite is sold out[^<]*<\/p>/);
-    assert.match(res.body, /<li><a href="#f-items">Elite is sold out/);
-    assert.match(res.body, /<p class="soldout">Sold out<\/p>/);
+    assert.match(res.body, /data-stage="tickets"/);
+    assert.match(
+      res.body,
+      /<p class="error" id="err-f-items">Error: The tickets left are held by buyers paying now/,
+    );
+    assert.match(res.body, /All left are held by buyers paying now\. Some may free up after \d\d:\d\d\./);
+    assert.doesNotMatch(res.body, /<p class="soldout">/);
     tagWithId(res.body, 'f-items');
+    // Paid for: sold out.
+    const paidSmall = await makeRace(h, {
+      ticket_types: [{ name: 'Elite', price_minor: 0, capacity: 1, distance_km: 10 }],
+      waiver_required: false,
+      additional_questions: [],
+    });
+    const freeForm = fullForm(paidSmall, { ticket: 'free' });
+    assert.equal((await postForm(h, orderUrl(await createSession(h, paidSmall)), freeForm)).statusCode, 303);
+    const late = await postForm(h, orderUrl(await createSession(h, paidSmall)), freeForm);
+    assert.equal(late.statusCode, 409);
+    assert.match(late.body, /<p class="error" id="err-f-items">Error: Elite is sold out[^<]*<\/p>/);
+    assert.match(late.body, /<p class="soldout">Sold out<\/p>/);
   });
 
   test('when the hold runs out the wait screen says so and offers to start again', async () => {

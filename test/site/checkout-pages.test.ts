@@ -80,15 +80,16 @@ describe('GET /checkout/<session_id>', () => {
       hourCycle: 'h23',
     }).format(startsAt);
     assert.ok(body.includes(local), `starts at ${local} local time`);
-    assert.match(body, /UGX\u00a030,000 \+ UGX\u00a01,050 fee = UGX\u00a031,050/);
-    assert.match(body, /data-airtel="UGX\u00a030,000 \+ UGX\u00a01,050 fee = UGX\u00a031,050"/);
+    // The price a buyer pays, with the fee it includes, per network.
+    assert.match(body, /data-airtel="UGX\u00a031,050">UGX\u00a031,050<\/strong>/);
+    assert.match(body, />incl\. UGX\u00a01,050 fee<\/span>/);
     assert.match(body, /Minimum age 16 on race day/);
     assert.match(body, /On sale until/);
     assert.match(body, /Only 5 left/, 'remaining shown when low');
     assert.doesNotMatch(body, /Only 100 left/);
     assert.match(body, /Card<span id="card-note">\(not yet available\)<\/span>/);
     assert.match(body, /value="Amina Nakato"/, 'prefill applied');
-    assert.match(body, /Version 2026-03-01/);
+    assert.match(body, /Read the waiver \(version 2026-03-01\)/);
     assert.match(body, new RegExp(`<script src="${CHECKOUT_SCRIPT.path}" defer></script>`));
     assert.match(body, new RegExp(`<link rel="stylesheet" href="${CHECKOUT_STYLES.path}">`));
     assert.doesNotMatch(body, /<script>|style="/, 'no inline script or style');

@@ -68,17 +68,16 @@ export function money(parts: FormParts, minor: number): string {
   return formatMoney(minor, parts.currency);
 }
 
-/** Prices for the chosen network, and the running total under the tickets (read out politely). */
+/** Prices for the chosen network, the total in every step's bar, and the Pay button's amount. */
 export function refreshPrices(parts: FormParts): void {
   const airtel = chosenMethod(parts) === 'airtel';
   all<HTMLElement>('[data-method-price]', parts.form).forEach((e) => {
     const text = airtel ? e.dataset.airtel : e.dataset.momo;
-    if (text) e.textContent = text;
+    if (text !== undefined) e.textContent = text;
   });
   const t = orderTotals(parts);
-  all<HTMLElement>('[data-live-total]', parts.form).forEach((e) => {
-    e.textContent = t.count
-      ? t.count + (t.count === 1 ? ' ticket: ' : ' tickets: ') + money(parts, t.total) + ' with fees'
-      : '';
-  });
+  const total = t.count === 0 ? 'No tickets yet' : t.total > 0 ? money(parts, t.total) : 'Free';
+  all<HTMLElement>('[data-total]', parts.form).forEach((e) => (e.textContent = total));
+  const pay = one<HTMLButtonElement>('[data-step="payment"] [data-primary]', parts.form);
+  if (pay) pay.textContent = 'Pay ' + total;
 }

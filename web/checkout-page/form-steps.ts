@@ -1,17 +1,20 @@
-// The checkout form one step at a time. Without the script the server shows it as three pages;
-// here every step is already in the page, hidden but one. Continue checks the step and shows the
-// next one that applies (payment only when there is something to pay); Back goes to the one
-// before; only the review step's Pay button submits, once.
+// The checkout form one step at a time. Without the script the server shows each step as its own
+// page; here every step is already in the page, hidden but one. Continue checks the step and shows
+// the next one that applies (payment only when there is something to pay); Back and the browser's
+// own Back go to the step before, through the history; only Pay (or Confirm) submits, once.
 import { all, one } from './dom.ts';
 import { announceStep } from './announce.ts';
 import { findFormParts, orderTotals, refreshPrices, type FormParts } from './form-parts.ts';
 import { participantsBuilder } from './participants.ts';
 import { paymentStep } from './payment-step.ts';
-import { renderReview } from './review.ts';
+import { renderSummary } from './summary.ts';
 import { checkStep } from './step-checks.ts';
 import { submitOnce } from './submit-once.ts';
 
-const isPay = (submitter: HTMLElement | null) => !!submitter && submitter.hasAttribute('data-pay');
+const ORDER = ['tickets', 'details', 'payment'];
+
+const isPay = (submitter: HTMLElement | null) =>
+  !!submitter && (submitter as HTMLButtonElement).value === 'pay';
 
 /** Payment applies to an order that costs something, or to one not yet chosen. */
 function applies(parts: FormParts, step: HTMLElement): boolean {
@@ -20,65 +23,143 @@ function applies(parts: FormParts, step: HTMLElement): boolean {
   return t.total > 0 || t.count === 0;
 }
 
-/** The step to open first: the one holding the server's first error, else where the stage begins. */
+/** The step to open first: the one holding the server's first error, else the one it showed. */
 function firstStep(parts: FormParts): number {
   const { form, steps } = parts;
   const invalid = one<HTMLElement>('[aria-invalid="true"]', form);
   const invalidStep = invalid && (invalid.closest('[data-step]') as HTMLElement | null);
   if (invalidStep) return steps.indexOf(invalidStep);
-  if (form.dataset.stage !== 'details') return 0;
-  return Math.max(0, steps.indexOf(one<HTMLElement>('[data-step="participants"]', form)!));
+  return Math.max(0, ORDER.indexOf(form.dataset.stage || ''));
 }
 
 export function enhanceCheckoutForm(form: HTMLFormElement): void {
   const parts = findFormParts(form);
+  // In the order of the checkout, whatever order the server sent them in.
+  parts.steps.sort((a, b) => ORDER.indexOf(a.dataset.step || '') - ORDER.indexOf(b.dataset.step || ''));
   const { steps } = parts;
   const summary = one<HTMLElement>('.error-summary', form);
+  const from = one<HTMLInputElement>('[data-from]', form);
   const baseTitle = document.title;
   const rebuildParticipants = participantsBuilder(parts, one<HTMLElement>('[data-participants]', form));
-  const paymentShown = paymentStep(parts);
+  const paymentShown = paymentStep(parts, () => refresh());
   let current = 0;
-
-  all<HTMLElement>('[data-js]', form).forEach((e) => (e.hidden = false));
-  all<HTMLElement>('[data-nojs]', form).forEach((e) => (e.hidden = true));
+  /** steps pushed onto the history by this page: Back pops them rather than adding more */
+  let pushed = 0;
 
   function show(index: number, focus: boolean): void {
     current = index;
     const step = steps[index]!;
     const active = steps.filter((s) => applies(parts, s));
     steps.forEach((s, i) => (s.hidden = i !== index));
-    if (step.dataset.step === 'review') renderReview(parts);
+    document.body.classList.toggle('compact', index > 0);
+    if (from) from.value = step.dataset.step || '';
     if (step.dataset.step === 'payment') paymentShown();
+    refresh();
     announceStep(step, { position: active.indexOf(step) + 1, count: active.length, baseTitle, focus });
   }
 
-  function move(direction: 1 | -1): void {
-    for (let i = current + direction; i >= 0 && i < steps.length; i += direction) {
-      if (applies(parts, steps[i]!)) return show(i, true);
+  /** Totals, the pay button, and the details step's button: Continue to pay, or Confirm when free. */
+  function refresh(): void {
+    refreshPrices(parts);
+    const paying = steps.some((s) => s.dataset.step === 'payment' && applies(parts, s));
+    const detailsButton = one<HTMLButtonElement>('[data-step="details"] [data-primary]', form);
+    if (detailsButton && steps.some((s) => s.dataset.step === 'payment')) {
+      detailsButton.value = paying ? 'payment' : 'pay';
+      detailsButton.textContent = paying ? 'Continue' : 'Confirm registration';
+      detailsButton.dataset.busy = 'Confirming…';
     }
+    renderSummary(parts);
   }
 
-  function next(): void {
-    const step = steps[current]!;
-    const bad = checkStep(parts, step);
-    if (bad) return bad.focus();
+  function go(index: number): void {
+    if (index > current) {
+      history.pushState({ checkoutStep: index }, '');
+      pushed += 1;
+    } else if (pushed > 0) {
+      // Back through the history, so the browser's Back and ours agree.
+      history.back();
+      return;
+    } else {
+      history.replaceState({ checkoutStep: index }, '');
+    }
+    show(index, true);
+  }
+
+  /** The next applicable step in `direction`, or -1. */
+  function neighbour(direction: 1 | -1): number {
+    for (let i = current + direction; i >= 0 && i < steps.length; i += direction) {
+      if (applies(parts, steps[i]!)) return i;
+    }
+    return -1;
+  }
+
+  /** Checks the step shown; focuses its first problem. */
+  function passes(): boolean {
+    const bad = checkStep(parts, steps[current]!);
+    if (bad) {
+      bad.focus();
+      return false;
+    }
     if (summary) summary.hidden = true;
-    if (step.dataset.step === 'tickets') rebuildParticipants();
-    move(1);
+    return true;
   }
 
   form.addEventListener('submit', (event) => {
-    const step = steps[current]!.dataset.step;
-    if (step === 'review' && isPay((event as SubmitEvent).submitter)) return;
+    const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
+    const step = steps[current]!;
+    // A submission not from a button of the step shown stands for the step's main button.
+    if (!submitter || !step.contains(submitter)) {
+      event.preventDefault();
+      const primary = one<HTMLButtonElement>('[data-primary]', step);
+      if (primary) primary.click();
+      return;
+    }
+    const value = submitter.value;
+    const back = value !== 'pay' && ORDER.indexOf(value) < ORDER.indexOf(step.dataset.step || '');
+    if (back) {
+      event.preventDefault();
+      const previous = neighbour(-1);
+      if (previous >= 0) go(previous);
+      return;
+    }
+    if (!passes()) {
+      event.preventDefault();
+      return;
+    }
+    const next = neighbour(1);
+    // Pay submits, unless the order gained something to pay and the payment step comes first.
+    if (value === 'pay' && next < 0) return;
     event.preventDefault();
-    if (step !== 'review') next();
+    if (next >= 0) go(next);
+  });
+  // Enter in a field presses the step's main button: the form's first button may be in a hidden
+  // step, which browsers do not all press.
+  form.addEventListener('keydown', (event) => {
+    const target = event.target as HTMLElement;
+    if (event.key !== 'Enter' || target.tagName !== 'INPUT') return;
+    const type = (target as HTMLInputElement).type;
+    if (type === 'checkbox' || type === 'radio') return;
+    event.preventDefault();
+    const primary = one<HTMLButtonElement>('[data-primary]', steps[current]!);
+    if (primary) primary.click();
   });
   // After the listener above, so that it sees the steps' own submits already prevented.
   submitOnce(form, isPay);
 
-  all<HTMLElement>('[data-back]', form).forEach((b) => b.addEventListener('click', () => move(-1)));
-  parts.selects.forEach((s) => s.addEventListener('change', () => refreshPrices(parts)));
-  if (parts.donation) parts.donation.addEventListener('input', () => refreshPrices(parts));
+  window.addEventListener('popstate', (event) => {
+    const state = event.state as { checkoutStep?: number } | null;
+    const index = state && typeof state.checkoutStep === 'number' ? state.checkoutStep : 0;
+    pushed = Math.max(0, pushed - 1);
+    if (index >= 0 && index < steps.length) show(index, true);
+  });
+
+  parts.selects.forEach((s) =>
+    s.addEventListener('change', () => {
+      rebuildParticipants();
+      refresh();
+    }),
+  );
+  if (parts.donation) parts.donation.addEventListener('input', refresh);
 
   // Links of the server's error summary open the step that holds the field.
   all<HTMLAnchorElement>('.error-summary a', form).forEach((a) =>
@@ -92,7 +173,8 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
     }),
   );
 
-  refreshPrices(parts);
-  show(firstStep(parts), false);
+  const start = firstStep(parts);
+  history.replaceState({ checkoutStep: start }, '');
+  show(start, false);
   if (summary) summary.focus();
 }

@@ -1,5 +1,5 @@
 // One participant fieldset per chosen ticket, from the server's <template> per ticket type.
-// Rebuilt only when the quantities changed; what was typed stays with its ticket (the
+// Rebuilt as soon as the quantities change; what was typed stays with its ticket (the
 // fieldset's key is the ticket type and its ordinal within the type).
 import { all } from './dom.ts';
 import type { Control } from './field-errors.ts';
@@ -61,7 +61,7 @@ function quantities(parts: FormParts): string {
   return parts.selects.map((s) => s.dataset.tt + ':' + s.value).join(',');
 }
 
-/** Returns the rebuild, to run when the buyer leaves the tickets step. */
+/** Returns the rebuild, to run when a quantity changes; "I am the runner" shows with a participant. */
 export function participantsBuilder(parts: FormParts, box: HTMLElement | null): () => void {
   let builtFor = quantities(parts);
   return () => {
@@ -70,5 +70,7 @@ export function participantsBuilder(parts: FormParts, box: HTMLElement | null): 
     box.innerHTML = markup(parts);
     restoreValues(box, saved);
     builtFor = quantities(parts);
+    const none = box.children.length === 0;
+    all<HTMLElement>('[data-runner]', parts.form).forEach((e) => (e.hidden = none));
   };
 }

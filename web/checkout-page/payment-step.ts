@@ -1,31 +1,37 @@
-// The payment step of the checkout form: the network follows the number's prefix until the buyer
-// picks one (a note says so), prices follow the network, and the number starts as the buyer's.
+// The payment step of the checkout form: the number starts as the buyer's own and follows it while
+// the buyer leaves it as it was; the network follows the number's prefix until the buyer picks one
+// (a note says so); prices follow the network.
 import { METHOD_NAMES } from '../../src/site/format.ts';
 import { one } from './dom.ts';
-import { refreshPrices, type FormParts } from './form-parts.ts';
+import type { FormParts } from './form-parts.ts';
 import { guessNetwork } from './phone-field.ts';
 
-/** Wires the step; returns what to run when it shows. */
-export function paymentStep(parts: FormParts): () => void {
+/** Wires the step (`refresh` redraws the totals); returns what to run when it shows. */
+export function paymentStep(parts: FormParts, refresh: () => void): () => void {
   const { form, payPhone, buyerPhone, methodRadios } = parts;
   if (!payPhone) return () => {};
   const note = one<HTMLElement>('[data-guess]', form);
+  // The server's record of what it prefilled: a number left equal to it follows the buyer's.
+  const prefill = one<HTMLInputElement>('input[name=payment_phone_prefill]', form);
   const guess = guessNetwork(payPhone, methodRadios, {
     chosen: methodRadios.some((r) => r.checked),
     onChoose() {
       if (note) note.textContent = '';
-      refreshPrices(parts);
+      refresh();
     },
     onGuess(network) {
-      refreshPrices(parts);
+      refresh();
       if (note)
         note.textContent =
           'We chose ' + METHOD_NAMES[network] + ' from the number; change it if it is wrong.';
     },
   });
   return () => {
-    if (payPhone.value || !buyerPhone) return;
+    if (!buyerPhone) return;
+    const untouched = payPhone.value === '' || (prefill !== null && payPhone.value === prefill.value);
+    if (!untouched) return;
     payPhone.value = buyerPhone.value;
+    if (prefill) prefill.value = buyerPhone.value;
     guess();
   };
 }

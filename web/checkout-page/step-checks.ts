@@ -44,8 +44,13 @@ function answerProblem(control: Control): string | null {
   return null;
 }
 
+/** Fields hidden by CSS (the runner's name when the buyer runs) are not asked for. */
+const shown = (c: HTMLElement) => c.getClientRects().length > 0;
+
 function checkParticipants(_parts: FormParts, step: HTMLElement): HTMLElement[] {
-  return all<Control>('fieldset[data-item] [data-check]', step).filter((c) => mark(c, answerProblem(c)));
+  return all<Control>('fieldset[data-item] [data-check]', step)
+    .filter(shown)
+    .filter((c) => mark(c, answerProblem(c)));
 }
 
 function buyerProblem(control: HTMLInputElement): string | null {
@@ -60,11 +65,11 @@ function buyerProblem(control: HTMLInputElement): string | null {
 }
 
 function checkBuyer(_parts: FormParts, step: HTMLElement): HTMLElement[] {
-  return all<HTMLInputElement>('input', step).filter((c) => mark(c, buyerProblem(c)));
+  return all<HTMLInputElement>('[data-buyer] input', step).filter((c) => mark(c, buyerProblem(c)));
 }
 
 function checkWaiver(_parts: FormParts, step: HTMLElement): HTMLElement[] {
-  const box = one<HTMLInputElement>('input[type=checkbox]', step);
+  const box = one<HTMLInputElement>('input[name=waiver_accepted]', step);
   return box && mark(box, box.checked ? null : 'Accept the waiver to continue') ? [box] : [];
 }
 
@@ -87,17 +92,16 @@ function checkPayment(parts: FormParts): HTMLElement[] {
   return bad;
 }
 
-const CHECKS: Record<string, StepCheck> = {
-  tickets: checkTickets,
-  participants: checkParticipants,
-  buyer: checkBuyer,
-  waiver: checkWaiver,
-  donation: checkDonation,
-  payment: checkPayment,
+const CHECKS: Record<string, StepCheck[]> = {
+  tickets: [checkTickets, checkParticipants],
+  details: [checkBuyer, checkWaiver, checkDonation],
+  payment: [checkPayment],
 };
 
 /** Checks one step; returns its first bad control, for focus. */
 export function checkStep(parts: FormParts, step: HTMLElement): HTMLElement | null {
-  const check = CHECKS[step.dataset.step || ''];
-  return (check ? check(parts, step) : [])[0] || null;
+  const checks = CHECKS[step.dataset.step || ''] || [];
+  const bad: HTMLElement[] = [];
+  checks.forEach((check) => bad.push(...check(parts, step)));
+  return bad[0] || null;
 }

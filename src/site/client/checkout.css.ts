@@ -32,19 +32,20 @@ h2[tabindex="-1"]:focus,h1[tabindex="-1"]:focus{outline:none}
 .check input{width:1.4rem;height:1.4rem;margin:.1rem 0 0;flex:none}
 .check label{font-weight:400;margin:0}
 .check.disabled label{color:#4a4a4a}
-.ticket{border:1px solid #c4c4c4;border-radius:.5rem;padding:.75rem;margin:0 0 .75rem;display:flex;gap:.75rem;justify-content:space-between;align-items:flex-start}
-.ticket .info{flex:1;min-width:0}
+.ticket{border:1px solid #c4c4c4;border-radius:.5rem;padding:.75rem;margin:0 0 .75rem;display:flex;flex-wrap:wrap;gap:.75rem;justify-content:space-between;align-items:flex-start}
+.ticket .info{flex:1 1 10rem;min-width:0}
 .ticket .qty-box{flex:none;text-align:right}
 .ticket .qty-box label{font-weight:400;font-size:.875rem}
 .ticket .name{font-weight:700;margin:0}
 .price{margin:.25rem 0 0}
+.price .muted{display:block}
 .price strong{font-size:1.05rem}
 .low{color:#8a4b00;font-weight:600}
 .soldout{color:#b3261e;font-weight:600}
 .participant{border:1px solid #c4c4c4;border-radius:.5rem;padding:.75rem;margin:0 0 1rem}
 .participant legend{float:left;width:100%;margin-bottom:.75rem}
 .participant legend+*{clear:both}
-.waiver-text{border-left:4px solid #c4c4c4;padding:.25rem .75rem;margin:0 0 1rem}
+.waiver-text{border-left:4px solid #c4c4c4;padding:.25rem .75rem;margin:0 0 .5rem}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:1.25rem 0 .5rem}
 button,.button{display:inline-block;font:inherit;font-weight:600;padding:.7rem 1.2rem;min-height:2.9rem;border-radius:.4rem;border:2px solid #1d4ed8;background:#fff;color:#1d4ed8;cursor:pointer;text-decoration:none;text-align:center}
 button.primary,.button.primary{background:#1d4ed8;color:#fff}
@@ -75,5 +76,28 @@ ul.regs{padding-left:1.1rem}
 footer{padding:1rem;border-top:1px solid #d6d6d6;color:#4a4a4a;font-size:.875rem}
 footer p{margin:0 0 .25rem}
 a{color:#1d4ed8}
+.compact .event{padding:.5rem 1rem}
+.compact .cover,.compact .event .meta{display:none}
+.compact h1{font-size:1.05rem;margin:0}
+.bar{position:sticky;bottom:0;z-index:1;background:#fff;border-top:1px solid #d6d6d6;margin:1.25rem -1rem 0;padding:.5rem 1rem .6rem}
+.bar-total{display:flex;justify-content:space-between;align-items:baseline;margin:0 0 .4rem}
+.bar-total strong{font-size:1.1rem}
+.bar-buttons{display:flex;gap:.5rem}
+.bar-buttons .primary{flex:1 1 auto}
+.bar-buttons .back{order:-1;flex:none;padding-left:.9rem;padding-right:.9rem}
+.self-toggle{float:left;width:1.4rem;height:1.4rem;margin:.1rem .6rem 0 0}
+.self-label{font-weight:400;margin:0 0 .2rem}
+.self-hint{clear:both}
+.self-toggle:not(:checked)~.self-hint{display:none}
+.self-toggle:checked~[data-participants]>.participant:first-child .name-field{display:none}
+.tiles .check:not(.disabled){border:2px solid #8a8a8a;border-radius:.5rem;padding:.4rem .6rem;align-items:center;margin:0 0 .5rem}
+.tiles .check:not(.disabled) label{flex:1;display:flex;align-items:center;gap:.5rem;min-height:2rem;font-weight:600}
+.tiles .check:has(input:checked){border-color:#1d4ed8;background:#eef2fb}
+.brand{flex:none;min-width:3rem;padding:.1rem .3rem;border-radius:.3rem;font-size:.85rem;font-weight:800;text-align:center}
+.brand-momo{background:#ffcb05;color:#000}
+.brand-airtel{background:#e40000;color:#fff}
+details{margin:0 0 1rem}
+summary{cursor:pointer;font-weight:600;padding:.5rem 0;min-height:2.75rem}
+.order-summary{border:1px solid #c4c4c4;border-radius:.5rem;padding:0 .75rem}
 @media (min-width:40rem){body{padding:1rem 0}.page{border-radius:.75rem;min-height:0;box-shadow:0 1px 4px rgba(0,0,0,.15)}h1{font-size:1.6rem}}
 `;

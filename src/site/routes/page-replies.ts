@@ -5,9 +5,13 @@ import { findCheckoutSessionById, sessionStatus, type CheckoutSessionRow } from 
 import type { AppContext } from '../../context.ts';
 import { isRegistrationOpen } from '../../events/event-rules.ts';
 import { findEvent, type EventWithTickets } from '../../events/events.ts';
+import { firstHoldEnds } from '../../orders/hold-limits.ts';
 import { loadOrderOut, type OrderRow } from '../../orders/order-out.ts';
+import type { FieldError } from '../../platform/errors.ts';
+import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';
+import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
 import { renderConfirmationPage, renderNotFoundPage } from '../views/status-pages.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -65,22 +69,35 @@ export function saleOpen(loaded: Loaded): boolean {
   );
 }
 
-/** The form again, at the stage its values are at unless told otherwise. */
-export function sendFormPage(
+/** The first step holding one of the errors, if any. */
+export function firstErrorStage(errors: FieldError[]): Stage | null {
+  const index = Math.min(...errors.map((e) => STAGES.indexOf(stageOf(e.field))));
+  return STAGES[index] ?? null;
+}
+
+/** The form again, at the step with the first error unless told otherwise. */
+export async function sendFormPage(
+  ctx: AppContext,
   reply: FastifyReply,
   loaded: Loaded,
   view: Partial<FormView> & Pick<FormView, 'values'>,
 ) {
+  const { found, now } = loaded;
+  const errors = view.errors ?? [];
+  const heldUntil = anyOnlyHeld(found, now)
+    ? await firstHoldEnds(ctx.database.db, found.event.id, now)
+    : undefined;
   return sendPage(
     reply,
     view.status ?? 200,
     renderFormPage({
       session: loaded.session,
-      found: loaded.found,
-      now: loaded.now,
-      stage: view.values.items.length > 0 ? 'details' : 'tickets',
-      errors: [],
+      found,
+      now,
+      ...(heldUntil && { heldUntil }),
       ...view,
+      errors,
+      stage: view.stage ?? firstErrorStage(errors) ?? 'tickets',
     }),
   );
 }

@@ -2,11 +2,12 @@
 // unpaid order of the session holds tickets), the confirmation again once paid, or a dead end.
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { AppContext } from '../../context.ts';
-import { emptyValues } from '../checkout-form.ts';
+import { readForm, type FormValues } from '../checkout-form.ts';
 import { html } from '../../platform/html.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
 import { checkoutPath } from '../views/page-parts.ts';
+import { isOnSale } from '../views/steps/tickets-step.ts';
 import { renderClosedPage, renderExpiredPage } from '../views/status-pages.ts';
 import {
   loadSession,
@@ -14,6 +15,7 @@ import {
   sendConfirmation,
   sendFormPage,
   sendPage,
+  type Loaded,
   type PageHandler,
 } from './page-replies.ts';
 
@@ -28,6 +30,14 @@ function pendingNotice(session: CheckoutSessionRow, { order, attempt }: SessionP
     : { kind: 'info', text: html`Your tickets are held for an unpaid order. ${link}, or start again below.` };
 }
 
+/** A new form: the session's prefill, and one ticket chosen when only one type is on sale. */
+function startValues({ session, found, now }: Loaded): FormValues {
+  const onSale = found.ticketTypes.filter((tt) => isOnSale(tt, now));
+  const body: Record<string, string> = { runner_is_buyer: 'yes' };
+  if (onSale.length === 1) body[`qty.${onSale[0]!.id}`] = '1';
+  return readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
+}
+
 export function showCheckout(ctx: AppContext): PageHandler {
   return async (request, reply) => {
     const loaded = await loadSession(ctx, request, reply);
@@ -40,6 +50,6 @@ export function showCheckout(ctx: AppContext): PageHandler {
     if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
     if (!saleOpen(loaded)) return sendPage(reply, 200, renderClosedPage(session, found));
     const notice = pendingNotice(session, await loadSessionPayment(ctx.database.db, session));
-    return sendFormPage(reply, loaded, { values: emptyValues(session), stage: 'tickets', notice });
+    return sendFormPage(ctx, reply, loaded, { values: startValues(loaded), stage: 'tickets', notice });
   };
 }

@@ -1,5 +1,5 @@
-// POST /checkout/<session_id>/order: the form's next stage (without the script), the review (a
-// dry run of the order), or the order itself and its payment prompt.
+// POST /checkout/<session_id>/order: the form's next step (without the script: the steps before it
+// are checked by a dry run of the order), or the order itself and its payment prompt.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { normalizePhone } from '../../orders/contact.ts';
@@ -9,16 +9,18 @@ import { ERROR_STATUS, type FieldError } from '../../platform/errors.ts';
 import { toApiError } from '../../platform/http.ts';
 import { claimPromptSlot, holdLimitMessage } from '../buyer-limits.ts';
 import {
-  checkPayment,
   itemsMatch,
   readForm,
+  STAGES,
+  stageOf,
   type FormBody,
   type FormValues,
   type PaymentChoice,
+  type Stage,
 } from '../checkout-form.ts';
 import { isDeadlock, placeOrder, type PlaceOutcome } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { renderReviewPage } from '../views/review-page.ts';
+import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
 import { renderClosedPage, renderExpiredPage } from '../views/status-pages.ts';
 import {
   loadSession,
@@ -34,10 +36,31 @@ import { refuse, sendPromptRefused } from './wait-replies.ts';
 interface Placed {
   loaded: Loaded;
   values: FormValues;
+  /** the step the buyer asked for; 'pay' places the order */
+  target: Stage | 'pay';
+  /** the step the form was sent from */
+  from: Stage;
 }
 
-function paymentOf(values: FormValues): PaymentChoice | null {
-  return checkPayment(values.payment_method, values.payment_phone, values.buyer.phone).choice;
+const isStage = (value: string | undefined): value is Stage =>
+  (STAGES as readonly string[]).includes(value ?? '');
+
+/**
+ * The order's errors as the form shows them. When the buyer runs, the first participant's name is
+ * the buyer's: its errors belong to the buyer's name, said once.
+ */
+function formErrors(values: FormValues, errors: FieldError[]): FieldError[] {
+  const buyerNamed = errors.some((e) => e.field === 'buyer.name');
+  return errors.flatMap((e) => {
+    if (!values.runnerIsBuyer || e.field !== 'items[0].participant_name') return [e];
+    return buyerNamed ? [] : [{ ...e, field: 'buyer.name' }];
+  });
+}
+
+/** The errors of the steps before `target`: those the buyer must fix before going on. */
+function errorsBefore(errors: FieldError[], target: Stage | 'pay'): FieldError[] {
+  if (target === 'pay') return errors;
+  return errors.filter((e) => STAGES.indexOf(stageOf(e.field)) < STAGES.indexOf(target));
 }
 
 /** Sends the prompt; returns the error code when it could not be started. */
@@ -78,24 +101,40 @@ async function sendPrompt(
   return seeOther(reply, checkoutPath(sessionId, code ? `/pay?error=${code}` : '/pay'));
 }
 
+/** Tickets taken only by holds that may lapse are not called sold out: the list says when. */
+function soldOutMessage(loaded: Loaded, message: string): string {
+  return anyOnlyHeld(loaded.found, loaded.now)
+    ? 'The tickets left are held by buyers paying now. Some may free up soon: see below.'
+    : message;
+}
+
 /** What the page answers for each outcome of placing (or checking) the order. */
 async function answerOutcome(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  { loaded, values, outcome }: Placed & { outcome: PlaceOutcome },
+  { loaded, values, target, from, outcome }: Placed & { outcome: PlaceOutcome },
 ) {
-  const { session, found } = loaded;
+  const { session } = loaded;
   switch (outcome.kind) {
-    case 'invalid':
-      return sendFormPage(reply, loaded, { values, errors: outcome.errors, status: 400 });
+    case 'invalid': {
+      const errors = formErrors(values, outcome.errors);
+      // Pay from the details step of an order that turned out to cost something (a donation):
+      // the payment step comes first, without errors for what it has not asked yet.
+      if (target === 'pay' && from === 'details' && errors.every((e) => stageOf(e.field) === 'payment')) {
+        return sendFormPage(ctx, reply, loaded, { values, stage: 'payment' });
+      }
+      const blocking = errorsBefore(errors, target);
+      if (blocking.length === 0) return sendFormPage(ctx, reply, loaded, { values, stage: target as Stage });
+      return sendFormPage(ctx, reply, loaded, { values, errors: blocking, status: 400 });
+    }
     case 'refused':
-      return sendFormPage(reply, loaded, {
+      return sendFormPage(ctx, reply, loaded, {
         values,
         status: ERROR_STATUS[outcome.code],
         ...(outcome.code === 'sold_out'
-          ? { errors: [{ field: 'items', message: outcome.message }] }
-          : { notice: { kind: 'bad', text: outcome.message } }),
+          ? { errors: [{ field: 'items', message: soldOutMessage(loaded, outcome.message) }] }
+          : { stage: from, notice: { kind: 'bad', text: outcome.message } }),
       });
     case 'session_closed':
       return seeOther(reply, checkoutPath(session.id));
@@ -109,7 +148,7 @@ async function answerOutcome(
         retryAfterSeconds,
       });
       refuse(request, reply, { code: outcome.kind, retryAfterSeconds, message });
-      return sendFormPage(reply, loaded, {
+      return sendFormPage(ctx, reply, loaded, {
         values,
         status: 429,
         errors: [{ field: 'items', message }],
@@ -117,11 +156,11 @@ async function answerOutcome(
       });
     }
     case 'checked':
-      return sendPage(
-        reply,
-        200,
-        renderReviewPage({ session, found, values, order: outcome.order, payment: paymentOf(values) }),
-      );
+      // A free order has no payment step: its details step confirms it.
+      return sendFormPage(ctx, reply, loaded, {
+        values,
+        stage: target === 'payment' && outcome.order.total === 0 ? 'details' : (target as Stage),
+      });
     case 'created':
       return sendPrompt(ctx, request, reply, { loaded, order: outcome.order, payment: outcome.payment });
   }
@@ -137,31 +176,28 @@ export function submitOrder(ctx: AppContext): PageHandler {
     if (!saleOpen(loaded)) return sendPage(reply, 409, renderClosedPage(session, found));
     const body = (request.body ?? {}) as FormBody;
     const values = readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
-    const action = body.action ?? 'review';
+    const target = body.action === 'pay' ? 'pay' : isStage(body.action) ? body.action : 'details';
+    // A form without `from` is the whole form at once.
+    const from = isStage(body.from) ? body.from : 'payment';
+    if (target === 'tickets') return sendFormPage(ctx, reply, loaded, { values, stage: 'tickets' });
     if (values.items.length === 0) {
-      const errors: FieldError[] =
-        action === 'edit' ? [] : [{ field: 'items', message: 'Choose at least one ticket' }];
-      return sendFormPage(reply, loaded, {
+      const errors: FieldError[] = [{ field: 'items', message: 'Choose at least one ticket' }];
+      return sendFormPage(ctx, reply, loaded, { values, errors, status: 400 });
+    }
+    if (!itemsMatch(body, values)) {
+      return sendFormPage(ctx, reply, loaded, {
         values,
         stage: 'tickets',
-        errors,
-        status: errors.length ? 400 : 200,
-      });
-    }
-    if (action === 'tickets' || action === 'edit') return sendFormPage(reply, loaded, { values });
-    if (!itemsMatch(body, values)) {
-      return sendFormPage(reply, loaded, {
-        values,
-        notice: { kind: 'info', text: 'Your tickets changed: check the participant details below.' },
+        notice: { kind: 'info', text: 'Your tickets changed: fill in the participants below.' },
       });
     }
     const outcome = await placeOrder(ctx, {
       session,
       found,
       values,
-      dryRun: action !== 'pay',
+      dryRun: target !== 'pay',
       clientIp: request.ip,
     });
-    return answerOutcome(ctx, request, reply, { loaded, values, outcome });
+    return answerOutcome(ctx, request, reply, { loaded, values, target, from, outcome });
   };
 }

@@ -1,11 +1,14 @@
-// The checkout form. Without JavaScript it is three pages (tickets; everyone's details and the
-// payment choice; review), each a plain POST re-rendered by the server with errors next to
-// their fields. With the script the same markup becomes one step at a time (web/checkout-page).
+// The checkout form in three steps: tickets and participants; the buyer, waiver and donation; and
+// payment (only when there is something to pay). Without JavaScript each step is its own page, a
+// plain POST re-rendered by the server with errors next to their fields; the other steps' fields
+// are in the page too, hidden, so what was typed travels with the form. With the script the same
+// markup becomes one step at a time without a round trip (web/checkout-page).
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/order-rules.ts';
 import type { FieldError } from '../../platform/errors.ts';
-import type { FormValues } from '../checkout-form.ts';
+import type { FormValues, Stage } from '../checkout-form.ts';
+import { formatMoney } from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
@@ -13,8 +16,8 @@ import { cancelForm, checkoutPath, collectErrors } from './page-parts.ts';
 import { buyerStep } from './steps/buyer-step.ts';
 import { donationStep } from './steps/donation-step.ts';
 import { participantsStep } from './steps/participants-step.ts';
-import { paymentStep } from './steps/payment-step.ts';
-import { isOnSale, ticketsNav, ticketsStep } from './steps/tickets-step.ts';
+import { orderTotals, paymentMethod, paymentStep } from './steps/payment-step.ts';
+import { isOnSale, ticketsStep } from './steps/tickets-step.ts';
 import { waiverStep } from './steps/waiver-step.ts';
 
 export interface Notice {
@@ -26,56 +29,133 @@ export interface FormView {
   session: CheckoutSessionRow;
   found: EventWithTickets;
   now: Date;
-  stage: 'tickets' | 'details';
+  stage: Stage;
   values: FormValues;
   errors: FieldError[];
   notice?: Notice | null;
   status?: number;
   /** the refusal's error_code, on the error summary */
   errorCode?: string;
+  /** per ticket type held in full by unpaid orders, when the first of those holds ends */
+  heldUntil?: Map<string, Date>;
 }
 
-function stepSection(name: string, title: string, hidden: boolean, content: Html, nav: Html): Html {
-  return html`<section class="step" data-step="${name}" aria-labelledby="h-${name}" ${attr('hidden', hidden)}>
-    <h2 id="h-${name}" data-title="${title}"><span class="step-count" data-step-count></span>${title}</h2>
-    ${content} ${nav}
+interface Bar {
+  total: string;
+  primary: { action: string; label: string; busy?: string };
+  back?: Stage;
+}
+
+/**
+ * The step's sticky footer: the order's total and the main button, always in reach on a small
+ * screen. Back comes after the main button in the form, so Enter in a field moves forward.
+ */
+function bar({ total, primary, back }: Bar): Html {
+  return html`<div class="bar">
+    <p class="bar-total"><span class="muted">Total</span> <strong data-total>${total}</strong></p>
+    <div class="bar-buttons">
+      <button
+        type="submit"
+        name="action"
+        value="${primary.action}"
+        class="primary"
+        data-primary
+        ${attr('data-busy', primary.busy)}
+      >
+        ${primary.label}
+      </button>
+      ${back ? html`<button type="submit" name="action" value="${back}" class="back" data-back>Back</button>` : ''}
+    </div>
+  </div>`;
+}
+
+function stepSection(
+  view: FormView,
+  stage: Stage,
+  place: { position: number; count: number; title: string },
+  content: Html,
+): Html {
+  return html`<section
+    class="step"
+    data-step="${stage}"
+    aria-labelledby="h-${stage}"
+    ${attr('hidden', view.stage !== stage)}
+  >
+    <h2 id="h-${stage}" data-title="${place.title}" tabindex="-1">
+      <span class="step-count" data-step-count>Step ${place.position} of ${place.count}</span>${place.title}
+    </h2>
+    ${content}
   </section>`;
 }
 
-const jsNav = html`<div class="actions" data-js hidden>
-  <button type="button" data-back>Back</button>
-  <button type="submit" name="action" value="next" class="primary">Continue</button>
-</div>`;
+/** The total shown in the bar: the chosen network's (or the number's, or MTN's) fees included. */
+function totalText(view: FormView): { text: string; amount: number } {
+  const { values, found } = view;
+  const t = orderTotals(values, found, paymentMethod(values) ?? 'momo');
+  if (t.count === 0) return { text: 'No tickets yet', amount: 0 };
+  return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : 'Free', amount: t.total };
+}
 
-/** The script's review step (it fills in the order); without the script, a button to the review page. */
-const reviewStep = html`<div data-review></div>
-  <div class="actions" data-nojs>
-    <button type="submit" name="action" value="review" class="primary">Review order</button>
-  </div>
-  <div class="actions" data-js hidden>
-    <button type="button" data-back>Back</button>
-    <button type="submit" name="action" value="pay" class="primary" data-pay data-busy="Sending…">Pay</button>
-  </div>`;
-
-/** Every step in order; those after the tickets start hidden on the tickets page. */
 function steps(view: FormView, errors: Map<string, string>): Html {
   const { found, values } = view;
   const { event, organization } = found;
-  const later = view.stage !== 'details';
-  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
-  const ticketSubtotal = values.items.reduce(
-    (sum, it) => sum + (byId.get(it.ticket_type_id)?.priceMinor ?? 0),
-    0,
-  );
   const typesOnSale = found.ticketTypes.filter((tt) => isOnSale(tt, view.now));
-  const payments = organization.paymentsEnabled;
-  return html`${stepSection('tickets', 'Tickets', false, ticketsStep(view, errors), ticketsNav(!later))}
-  ${stepSection('participants', 'Participants', later, participantsStep(view, errors, typesOnSale), jsNav)}
-  ${stepSection('buyer', 'Your details', later, buyerStep(values, errors), jsNav)}
-  ${event.waiverRequired ? stepSection('waiver', 'Waiver', later, waiverStep(event, values, errors), jsNav) : ''}
-  ${payments ? stepSection('donation', 'Donation', later, donationStep(found, values, errors), jsNav) : ''}
-  ${payments ? stepSection('payment', 'Payment', later, paymentStep(values, errors, ticketSubtotal), jsNav) : ''}
-  ${stepSection('review', 'Review and pay', later, reviewStep, html``)}`;
+  const total = totalText(view);
+  // The payment step shows when the order costs something, or while the tickets are not chosen.
+  const paying = organization.paymentsEnabled && (total.amount > 0 || values.items.length === 0);
+  const count = paying ? 3 : 2;
+  const payLabel = `Pay ${total.text}`;
+  const sections: [Stage, Html][] = [
+    [
+      'tickets',
+      stepSection(
+        view,
+        'tickets',
+        { position: 1, count, title: 'Tickets' },
+        html`${ticketsStep(view, errors)} ${participantsStep(view, errors, typesOnSale)}
+        ${bar({ total: total.text, primary: { action: 'details', label: 'Continue' } })}`,
+      ),
+    ],
+    [
+      'details',
+      stepSection(
+        view,
+        'details',
+        { position: 2, count, title: 'Your details' },
+        html`${buyerStep(values, errors)} ${event.waiverRequired ? waiverStep(event, values, errors) : ''}
+        ${organization.paymentsEnabled ? donationStep(found, values, errors) : ''}
+        ${bar({
+          total: total.text,
+          primary: paying
+            ? { action: 'payment', label: 'Continue' }
+            : { action: 'pay', label: 'Confirm registration', busy: 'Confirming…' },
+          back: 'tickets',
+        })}`,
+      ),
+    ],
+  ];
+  if (organization.paymentsEnabled) {
+    sections.push([
+      'payment',
+      stepSection(
+        view,
+        'payment',
+        { position: 3, count: 3, title: 'Payment' },
+        html`${paymentStep(values, found, errors)}
+        ${bar({
+          total: total.text,
+          primary: { action: 'pay', label: payLabel, busy: 'Sending the payment prompt…' },
+          back: 'details',
+        })}`,
+      ),
+    ]);
+  }
+  // The step shown comes first, so that Enter in one of its fields presses its main button (the
+  // first submit button of the form) when the page runs without the script.
+  const shown = sections.filter(([stage]) => stage === view.stage);
+  const rest = sections.filter(([stage]) => stage !== view.stage);
+  return html`<input type="hidden" name="from" value="${view.stage}" data-from />
+    ${[...shown, ...rest].map(([, section]) => section)}`;
 }
 
 export function renderFormPage(view: FormView): string {
@@ -97,5 +177,5 @@ export function renderFormPage(view: FormView): string {
     </form>
     ${cancelForm(session)}`;
   const title = summary.length > 0 ? `Error: Checkout – ${event.name}` : `Checkout – ${event.name}`;
-  return layout({ title, main, session, found }).value;
+  return layout({ title, main, session, found, compact: stage !== 'tickets' }).value;
 }

@@ -13,6 +13,8 @@ export interface LayoutOptions {
   found?: EventWithTickets | null;
   /** extra elements for <head> (a <noscript> refresh) */
   head?: Html;
+  /** the event header as one line (after the form's first step), so the step fits the screen */
+  compact?: boolean;
 }
 
 /** Only https covers are shown (the CSP allows https: images); anything else is left out. */
@@ -61,6 +63,7 @@ export function layout(options: LayoutOptions): Html {
         ${options.head ?? ''}
       </head>
       <body
+        ${attr('class', options.compact ? 'compact' : null)}
         data-mode="${embedded ? 'embedded' : 'redirect'}"
         ${attr('data-embed-origin', embedded ? session?.embedOrigin : null)}${attr('data-session', session?.id)}
       >

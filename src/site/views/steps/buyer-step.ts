@@ -1,4 +1,4 @@
-// The buyer step: who receives the confirmation and the race details.
+// The buyer, first on the details step: who receives the confirmation and the race details.
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
@@ -10,7 +10,8 @@ export function buyerStep(values: FormValues, errors: Map<string, string>): Html
     value: values.buyer[name],
     error: errors.get(`buyer.${name}`),
   });
-  return html`<p class="hint">We send the confirmation and race details to you.</p>
+  return html`<div data-buyer>
+    <p class="hint">We send the confirmation and race details to you.</p>
     ${textField({
       ...field('name'),
       label: 'Your name',
@@ -30,5 +31,6 @@ export function buyerStep(values: FormValues, errors: Map<string, string>): Html
       hint: 'A Ugandan mobile number, such as 0772 123456',
       extra: html` autocomplete="tel" inputmode="tel" data-check="required" data-label="Phone number"
       data-buyer-phone`,
-    })}`;
+    })}
+  </div>`;
 }

@@ -1,18 +1,24 @@
-// The donation step: an optional gift to the organizer, in whole units of the event's currency.
+// The donation, on the details step: an optional gift to the organizer, in whole units of the
+// event's currency, folded away until the buyer opens it (open when it holds a value or an error).
 import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
 
 export function donationStep(found: EventWithTickets, values: FormValues, errors: Map<string, string>): Html {
   const { event, organization } = found;
-  return textField({
+  const error = errors.get('donation_minor');
+  const field = textField({
     id: fieldId('donation_minor'),
     name: 'donation_minor',
     label: `Donation in ${event.currency} (optional)`,
     value: values.donation,
-    error: errors.get('donation_minor'),
+    error,
     hint: `Add a gift to ${event.organizerName || organization.name}, or leave it empty.`,
     extra: html` inputmode="numeric" autocomplete="off" data-donation`,
   });
+  return html`<details class="donation" ${attr('open', values.donation.trim() !== '' || error !== undefined)}>
+    <summary>Add a donation (optional)</summary>
+    ${field}
+  </details>`;
 }

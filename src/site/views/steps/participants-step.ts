@@ -1,11 +1,13 @@
-// The participants step: one fieldset per ticket (full name, the event's questions, date of birth
-// when the ticket has a minimum age), plus a <template> per ticket type on sale from which the
-// page script builds the fieldsets when the quantities change.
+// The participants, under the tickets: one fieldset per ticket (full name, the event's questions,
+// date of birth when the ticket has a minimum age), plus a <template> per ticket type on sale from
+// which the page script builds the fieldsets when the quantities change. "I am the runner" hides
+// the first participant's name by CSS alone (the buyer's name from the next step is used), so it
+// works without the script too.
 import type { TicketTypeRow } from '../../../events/events.ts';
 import { localDate } from '../../../orders/order-rules.ts';
 import { fieldId, type ItemValues } from '../../checkout-form.ts';
 import { formatDate } from '../../format.ts';
-import { html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/html.ts';
 import { selectField, textField } from '../fields.ts';
 import type { FormView } from '../form-page.ts';
 
@@ -62,15 +64,17 @@ function participantFieldset(view: FormView, fieldset: Fieldset): Html {
   return html`<fieldset class="participant" data-item data-key="${slot.key}" data-label="${tt.name}">
     <legend>Participant ${slot.number}: ${tt.name}</legend>
     <input type="hidden" name="${path('ticket_type_id')}" value="${tt.id}" />
-    ${textField({
-      id: fieldId(path('participant_name')),
-      name: path('participant_name'),
-      label: 'Full name',
-      value: item?.participant_name ?? '',
-      error: item ? errors.get(path('participant_name')) : undefined,
-      hint: 'As it should appear on the results list',
-      extra: html` autocomplete="off" data-check="required" data-label="Full name" data-name`,
-    })}
+    <div class="name-field">
+      ${textField({
+        id: fieldId(path('participant_name')),
+        name: path('participant_name'),
+        label: 'Full name',
+        value: item?.participant_name ?? '',
+        error: item ? errors.get(path('participant_name')) : undefined,
+        hint: 'As it should appear on the results list',
+        extra: html` autocomplete="off" data-check="required" data-label="Full name" data-name`,
+      })}
+    </div>
     ${questionFields(view, fieldset)} ${dateOfBirthField(view, fieldset)}
   </fieldset>`;
 }
@@ -82,7 +86,23 @@ export function participantsStep(
 ): Html {
   const byId = new Map(view.found.ticketTypes.map((tt) => [tt.id, tt]));
   const template: Slot = { index: '__I__', number: '__N__', key: '__K__' };
-  return html`<div data-participants>
+  const none = view.values.items.length === 0;
+  const id = fieldId('runner_is_buyer');
+  return html`<input
+      type="checkbox"
+      class="self-toggle"
+      id="${id}"
+      name="runner_is_buyer"
+      value="yes"
+      aria-describedby="hint-${id}"
+      data-runner
+      ${attr('checked', view.values.runnerIsBuyer)}${attr('hidden', none)}
+    />
+    <label for="${id}" class="self-label" data-runner ${attr('hidden', none)}>I am the runner</label>
+    <p class="hint self-hint" id="hint-${id}" data-runner ${attr('hidden', none)}>
+      Participant 1 is you: we use the name you give in the next step.
+    </p>
+    <div data-participants>
       ${view.values.items.map((item, i) =>
         participantFieldset(view, {
           tt: byId.get(item.ticket_type_id)!,

@@ -1,38 +1,126 @@
-// The payment step: the network (card shown as not yet available) and the number the prompt goes
-// to. The page script guesses the network from the number into the empty note.
-import type { PaymentMethod } from '../../../events/fees.ts';
-import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { METHOD_NAMES } from '../../format.ts';
+// The payment step: the order's summary (folded), the network as a tile each (card shown as not
+// yet available), and the number the prompt goes to, which starts as the buyer's own. The network
+// starts as the one the number belongs to; the page script keeps it following the number.
+import type { EventWithTickets } from '../../../events/events.ts';
+import { feeFor, type PaymentMethod } from '../../../events/fees.ts';
+import { networkOf, normalizePhone } from '../../../orders/contact.ts';
+import {
+  fieldId,
+  isPaymentMethod,
+  parseDonation,
+  participantName,
+  type FormValues,
+} from '../../checkout-form.ts';
+import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
 
-export function paymentStep(values: FormValues, errors: Map<string, string>, ticketSubtotal: number): Html {
+/** The number the prompt goes to: as typed, else the buyer's. */
+export function paymentPhone(values: FormValues): string {
+  return values.payment_phone.trim() !== '' ? values.payment_phone : values.buyer.phone;
+}
+
+/** The chosen network, else the one the payment number belongs to, else none. */
+export function paymentMethod(values: FormValues): PaymentMethod | null {
+  if (isPaymentMethod(values.payment_method)) return values.payment_method;
+  const msisdn = normalizePhone(paymentPhone(values));
+  return msisdn ? networkOf(msisdn) : null;
+}
+
+export interface OrderTotals {
+  count: number;
+  fee: number;
+  donation: number;
+  total: number;
+}
+
+/** What the order comes to on `method`, as the server will compute it (fees per ticket). */
+export function orderTotals(values: FormValues, found: EventWithTickets, method: PaymentMethod): OrderTotals {
+  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  let fee = 0;
+  let subtotal = 0;
+  for (const item of values.items) {
+    const price = byId.get(item.ticket_type_id)?.priceMinor ?? 0;
+    subtotal += price;
+    fee += feeFor(price, found.organization.fees[method]);
+  }
+  const donation = parseDonation(values.donation) ?? 0;
+  return { count: values.items.length, fee, donation, total: subtotal + fee + donation };
+}
+
+/** The folded summary: each ticket, the fee, the donation and the total; who runs and who pays. */
+export function orderSummary(values: FormValues, found: EventWithTickets, method: PaymentMethod): Html {
+  const currency = found.event.currency;
+  const money = (n: number) => formatMoney(n, currency);
+  const t = orderTotals(values, found, method);
+  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  const line = (label: string, amount: number) =>
+    html`<tr>
+      <th scope="row">${label}</th>
+      <td class="num">${money(amount)}</td>
+    </tr>`;
+  const names = values.items.map(
+    (item, i) => `${participantName(values, i).trim()} (${byId.get(item.ticket_type_id)?.name ?? ''})`,
+  );
+  return html`<details class="order-summary" data-summary>
+    <summary>
+      Order summary (<span data-summary-count>${t.count} ${t.count === 1 ? 'ticket' : 'tickets'}</span>)
+    </summary>
+    <table class="summary" data-summary-table>
+      ${values.items.map((item) => line(byId.get(item.ticket_type_id)?.name ?? '', byId.get(item.ticket_type_id)?.priceMinor ?? 0))}
+      ${t.fee ? line(`Service fee (${METHOD_NAMES[method]})`, t.fee) : ''}
+      ${t.donation ? line('Donation', t.donation) : ''}
+      <tr class="total">
+        <th scope="row">Total</th>
+        <td class="num">${money(t.total)}</td>
+      </tr>
+    </table>
+    <dl class="facts" data-summary-facts>
+      <dt>${names.length === 1 ? 'Participant' : 'Participants'}</dt>
+      <dd>${names.join(', ')}</dd>
+      <dt>Buyer</dt>
+      <dd>
+        ${[values.buyer.name, values.buyer.email, values.buyer.phone]
+          .map((v) => v.trim())
+          .filter(Boolean)
+          .join(', ')}
+      </dd>
+    </dl>
+  </details>`;
+}
+
+export function paymentStep(values: FormValues, found: EventWithTickets, errors: Map<string, string>): Html {
   const methodError = errors.get('payment_method');
   const boxId = fieldId('payment_method');
-  const radio = (method: PaymentMethod, first: boolean) =>
+  const chosen = paymentMethod(values);
+  const tile = (method: PaymentMethod, first: boolean) =>
     methodRadio({
       boxId,
       method,
       first,
-      checked: values.payment_method === method,
+      checked: chosen === method,
       error: methodError,
-      label: html`${METHOD_NAMES[method]}`,
+      label: html`<span class="brand brand-${method}" aria-hidden="true"
+          >${method === 'momo' ? 'MTN' : 'airtel'}</span
+        >
+        ${METHOD_NAMES[method]}`,
     });
-  return html`${ticketSubtotal === 0 ? html`<p class="hint" data-nojs>Only needed if you add a donation.</p>` : ''}
-    <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
-      <legend>How would you like to pay?</legend>
-      ${errorNote(boxId, methodError)} ${radio('momo', true)} ${radio('airtel', false)}
+  return html`${orderSummary(values, found, chosen ?? 'momo')}
+    <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
+      <legend>Pay with</legend>
+      ${errorNote(boxId, methodError)} ${tile('momo', true)} ${tile('airtel', false)}
       ${cardNotYetAvailable(boxId)}
       <p class="hint" data-guess aria-live="polite"></p>
     </fieldset>
+    ${values.payment_phone.trim() === '' ? html`<input type="hidden" name="payment_phone_prefill" value="${values.buyer.phone}" />` : ''}
     ${textField({
       id: fieldId('payment_phone'),
       name: 'payment_phone',
       label: 'Mobile money number',
       type: 'tel',
-      value: values.payment_phone,
+      value: paymentPhone(values),
       error: errors.get('payment_phone'),
-      hint: 'The payment prompt goes to this phone. Leave it empty to use your own number.',
+      hint: 'The payment prompt goes to this phone.',
       extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
     })}`;
 }

@@ -1,10 +1,10 @@
-// The tickets step: each ticket type with its price for the chosen network, what is known about
-// it (distance, sale dates, minimum age, how many are left) and a quantity.
+// The tickets list of the first step: each ticket type with its price for the chosen network, what
+// is known about it (distance, sale dates, minimum age, how many are left) and a quantity.
 import { remainingOf, type EventWithTickets, type TicketTypeRow } from '../../../events/events.ts';
 import { priceByMethod, type PaymentMethod } from '../../../events/fees.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../../orders/order-rules.ts';
 import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
-import { formatDate, formatMoney, methodName } from '../../format.ts';
+import { formatDate, formatMoney, formatTime, methodName } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
 import type { FormView } from '../form-page.ts';
@@ -12,28 +12,55 @@ import type { FormView } from '../form-page.ts';
 /** At or below this many left, the page says how many remain. */
 export const LOW_REMAINING = 10;
 
-type SaleState = 'on_sale' | 'not_yet' | 'ended' | 'sold_out';
+/** 'held': none left now, but unpaid holds may still lapse and free some. */
+type SaleState = 'on_sale' | 'not_yet' | 'ended' | 'sold_out' | 'held';
 
 function saleState(tt: TicketTypeRow, now: Date): SaleState {
   if (now.getTime() < tt.salesStart.getTime()) return 'not_yet';
   if (now.getTime() >= tt.salesEnd.getTime()) return 'ended';
-  if (remainingOf(tt) <= 0) return 'sold_out';
+  if (tt.paidCount >= tt.capacity) return 'sold_out';
+  if (remainingOf(tt) <= 0) return 'held';
   return 'on_sale';
+}
+
+/** Whether any ticket type is taken only by holds: the page then asks when the first one ends. */
+export function anyOnlyHeld(found: EventWithTickets, now: Date): boolean {
+  return found.ticketTypes.some((tt) => saleState(tt, now) === 'held');
 }
 
 export function isOnSale(tt: TicketTypeRow, now: Date): boolean {
   return saleState(tt, now) === 'on_sale';
 }
 
-function priceText(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod): string {
+/** The price a buyer pays on `method`, and the fee it includes, as the page writes them. */
+function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod) {
   const currency = found.event.currency;
-  if (tt.priceMinor === 0) return 'Free';
   const p = priceByMethod(tt.priceMinor, found.organization.fees)[method];
-  return `${formatMoney(tt.priceMinor, currency)} + ${formatMoney(p.laces_fee_minor, currency)} fee = ${formatMoney(p.total_minor, currency)}`;
+  return {
+    total: formatMoney(p.total_minor, currency),
+    fee: p.laces_fee_minor > 0 ? `incl. ${formatMoney(p.laces_fee_minor, currency)} fee` : '',
+  };
+}
+
+/** A text that follows the chosen network: the page script swaps in data-momo or data-airtel. */
+function byMethod(texts: Record<PaymentMethod, string>): Html {
+  return html`data-method-price data-momo="${texts.momo}" data-airtel="${texts.airtel}"`;
+}
+
+function priceLine(tt: TicketTypeRow, view: FormView): Html {
+  if (tt.priceMinor === 0) return html`<p class="price"><strong>Free</strong></p>`;
+  const momo = priceTexts(tt, view.found, 'momo');
+  const airtel = priceTexts(tt, view.found, 'airtel');
+  const shown = shownMethod(view);
+  const shownText = shown === 'airtel' ? airtel : momo;
+  return html`<p class="price">
+    <strong ${byMethod({ momo: momo.total, airtel: airtel.total })}>${shownText.total}</strong>
+    <span class="muted" ${byMethod({ momo: momo.fee, airtel: airtel.fee })}>${shownText.fee}</span>
+  </p>`;
 }
 
 /** The method the prices are shown for until the buyer picks one: the form's, else MTN. */
-function shownMethod(view: FormView): PaymentMethod {
+export function shownMethod(view: Pick<FormView, 'values'>): PaymentMethod {
   return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : 'momo';
 }
 
@@ -68,6 +95,20 @@ function quantitySelect(view: FormView, tt: TicketTypeRow, id: string, error: st
   </select>`;
 }
 
+/** Sold out, held by others for now (with when the first hold may end), or few left. */
+function availability(view: FormView, tt: TicketTypeRow, state: SaleState): Html | '' {
+  const remaining = remainingOf(tt);
+  if (state === 'sold_out') return html`<p class="soldout">Sold out</p>`;
+  if (state === 'held') {
+    const until = view.heldUntil?.get(tt.id);
+    const when = until ? ` Some may free up after ${formatTime(until, view.found.event.timezone)}.` : '';
+    return html`<p class="low">All left are held by buyers paying now.${when}</p>`;
+  }
+  return state === 'on_sale' && remaining <= LOW_REMAINING
+    ? html`<p class="low">Only ${remaining} left</p>`
+    : '';
+}
+
 function ticketRow(
   view: FormView,
   tt: TicketTypeRow,
@@ -76,19 +117,12 @@ function ticketRow(
   const { found, now } = view;
   const state = saleState(tt, now);
   const id = place.first ? fieldId('items') : `q-${tt.id}`;
-  const remaining = remainingOf(tt);
   return html`<div class="ticket">
     <div class="info">
       <p class="name" id="tn-${tt.id}">${tt.name}</p>
-      ${tt.description ? html`<p class="muted">${tt.description}</p>` : ''}
-      <p
-        class="price"
-        ${tt.priceMinor > 0 ? html`${attr('data-method-price', true)}${attr('data-momo', priceText(tt, found, 'momo'))}${attr('data-airtel', priceText(tt, found, 'airtel'))}` : ''}
-      >
-        ${priceText(tt, found, shownMethod(view))}
-      </p>
+      ${tt.description ? html`<p class="muted">${tt.description}</p>` : ''} ${priceLine(tt, view)}
       <p class="muted">${ticketFacts(tt, state, found.event.timezone)}</p>
-      ${state === 'sold_out' ? html`<p class="soldout">Sold out</p>` : state === 'on_sale' && remaining <= LOW_REMAINING ? html`<p class="low">Only ${remaining} left</p>` : ''}
+      ${availability(view, tt, state)}
     </div>
     <div class="qty-box">
       <label for="${id}">Quantity<span class="vh"> of ${tt.name}</span></label>
@@ -121,18 +155,5 @@ export function ticketsStep(view: FormView, byField: Map<string, string>): Html 
       if (onSale) firstOnSale = false;
       return row;
     })}
-    <p class="muted" data-live-total aria-live="polite"></p>
   </fieldset>`;
-}
-
-/** Without the script the tickets are their own page: in the details stage they can be updated. */
-export function ticketsNav(inDetails: boolean): Html {
-  return inDetails
-    ? html`<div class="actions">
-        <button type="submit" name="action" value="tickets" data-nojs>Update tickets</button>
-        <button type="submit" name="action" value="tickets" class="primary" data-js hidden>Continue</button>
-      </div>`
-    : html`<div class="actions">
-        <button type="submit" name="action" value="tickets" class="primary">Continue</button>
-      </div>`;
 }

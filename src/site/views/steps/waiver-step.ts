@@ -1,4 +1,5 @@
-// The waiver step: the event's waiver text and one checkbox that accepts it for every participant.
+// The waiver, on the details step: the event's waiver text (folded away: it can be long) and one
+// checkbox that accepts it for every participant.
 import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
@@ -20,21 +21,27 @@ export function waiverStep(
 ): Html {
   const error = errors.get('waiver_accepted');
   const id = fieldId('waiver_accepted');
-  return html`<p>Version ${event.waiverVersion}</p>
-    ${event.waiverText ? html`<div class="waiver-text">${paragraphs(event.waiverText)}</div>` : ''}
-    <div class="field${error ? ' invalid' : ''}" data-field="${id}">
-      ${errorNote(id, error)}
-      <div class="check">
-        <input
-          type="checkbox"
-          id="${id}"
-          name="waiver_accepted"
-          value="yes"
-          ${attr('checked', values.waiver_accepted)}${controlAria(id, null, error)}
-        />
-        <label for="${id}"
-          >I accept the waiver (version ${event.waiverVersion}) for every participant in this order</label
-        >
-      </div>
-    </div>`;
+  return html`<div class="field${error ? ' invalid' : ''}" data-field="${id}">
+    ${
+      event.waiverText
+        ? html`<details class="waiver">
+            <summary>Read the waiver (version ${event.waiverVersion})</summary>
+            <div class="waiver-text">${paragraphs(event.waiverText)}</div>
+          </details>`
+        : ''
+    }
+    ${errorNote(id, error)}
+    <div class="check">
+      <input
+        type="checkbox"
+        id="${id}"
+        name="waiver_accepted"
+        value="yes"
+        ${attr('checked', values.waiver_accepted)}${controlAria(id, null, error)}
+      />
+      <label for="${id}"
+        >I accept the waiver (version ${event.waiverVersion}) for every participant in this order</label
+      >
+    </div>
+  </div>`;
 }
