@@ -51,7 +51,7 @@ button,.button{display:inline-block;font:inherit;font-weight:600;padding:.7rem 1
 button.primary,.button.primary{background:#1d4ed8;color:#fff}
 button.primary{flex:1 1 12rem}
 button[disabled],button[aria-disabled=true]{opacity:.7;cursor:progress}
-button.link{border:0;background:none;color:#1d4ed8;text-decoration:underline;padding:.5rem 0;min-height:0;font-weight:400}
+button.link{border:0;background:none;color:#1d4ed8;text-decoration:underline;padding:.5rem 0;min-height:0;font-weight:400;overflow-wrap:anywhere}
 .cancel-form{margin:0 1rem 1rem}
 .error-summary{border:3px solid #b3261e;border-radius:.4rem;padding:.75rem 1rem;margin:0 0 1.25rem}
 .error-summary h2{font-size:1.1rem;margin-bottom:.4rem}
@@ -80,7 +80,7 @@ a{color:#1d4ed8}
 .compact .cover,.compact .event .meta{display:none}
 .compact h1{font-size:1.05rem;margin:0}
 .bar{position:sticky;bottom:0;z-index:1;background:#fff;border-top:1px solid #d6d6d6;margin:1.25rem -1rem 0;padding:.5rem 1rem .6rem}
-.bar-total{display:flex;justify-content:space-between;align-items:baseline;margin:0 0 .4rem}
+.bar-total{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:0 .5rem;margin:0 0 .4rem}
 .bar-total strong{font-size:1.1rem}
 .bar-buttons{display:flex;gap:.5rem}
 .bar-buttons .primary{flex:1 1 auto}

@@ -1,0 +1,225 @@
+// One paid ticket with one required question, as a buyer on a phone buys it: at most 3 screens,
+// 9 taps and 4 typed fields, with and without the page script, at 320x640 and 360x740. Every step
+// keeps its total and main button on screen, is screenshotted and checked with axe-core; the
+// layout holds at 200 % text size.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
+import {
+  apiCall,
+  expectAccessible,
+  launchBrowser,
+  screenshot,
+  startListeningHarness,
+  startPartnerSite,
+  watchProblems,
+  type PartnerSite,
+} from './browser-helpers.ts';
+
+const SUITE_TIMEOUT_MS = 240_000;
+const SCREENS = [
+  { width: 320, height: 640 },
+  { width: 360, height: 740 },
+];
+
+let h: Harness;
+let api: string;
+let browser: Browser;
+let partnerSite: PartnerSite;
+let partner: TestPartner;
+let eventId: string;
+
+before(
+  async () => {
+    ({ h, api } = await startListeningHarness());
+    partnerSite = await startPartnerSite();
+    browser = await launchBrowser();
+    partner = await makePartner(h, { returnUrlDomains: [partnerSite.origin] });
+    const event = await makeEvent(h, partner, {
+      name: 'Entebbe Lakeside 10K',
+      venue: 'Aero Beach, Entebbe',
+      cover: 'https://example.org/cover.jpg',
+      waiver_required: true,
+      waiver_version: '2026-05',
+      waiver_text: 'I take part at my own risk and I am fit to run.',
+      additional_questions: [
+        {
+          key: 'tshirt',
+          label: 'T-shirt size',
+          type: 'select',
+          required: true,
+          options: ['S', 'M', 'L'],
+          help: '',
+        },
+      ],
+      ticket_types: [{ name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 }],
+    });
+    eventId = event.id;
+  },
+  { timeout: 60_000 },
+);
+
+after(async () => {
+  await browser?.close();
+  await partnerSite?.close();
+  await h?.close();
+});
+
+async function newSessionUrl(): Promise<{ id: string; url: string }> {
+  const token = await getToken(h, partner);
+  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
+    event_id: eventId,
+    on_success_url: `${partnerSite.origin}/thanks`,
+    on_cancel_url: `${partnerSite.origin}/race`,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.json));
+  return res.json.data;
+}
+
+/** What the buyer did: each tap (a select is two: open, pick), each field typed, each screen seen. */
+class Buyer {
+  taps = 0;
+  typed = 0;
+  readonly screens: string[] = [];
+  readonly page: Page;
+  readonly label: string;
+  readonly viewport: { width: number; height: number };
+  constructor(page: Page, label: string, viewport: { width: number; height: number }) {
+    this.page = page;
+    this.label = label;
+    this.viewport = viewport;
+  }
+
+  async tap(target: Locator): Promise<void> {
+    await target.click();
+    this.taps += 1;
+  }
+
+  async type(target: Locator, text: string): Promise<void> {
+    await this.tap(target);
+    await target.fill(text);
+    this.typed += 1;
+  }
+
+  async choose(target: Locator, value: string): Promise<void> {
+    await target.selectOption(value);
+    this.taps += 2;
+  }
+
+  /** A new screen: its step, seen at the top, with the total and main button in reach. */
+  async arrive(title: string): Promise<void> {
+    const step = this.page.locator('section.step:not([hidden])');
+    await step.locator('h2', { hasText: title }).waitFor();
+    this.screens.push(title);
+    await this.page.evaluate(() => window.scrollTo(0, 0));
+    for (const part of ['[data-total]', '[data-primary]']) {
+      const box = (await step.locator(part).boundingBox())!;
+      assert.ok(box.y >= 0 && box.y + box.height <= this.viewport.height, `${title}: ${part} above the fold`);
+    }
+    if (this.screens.length > 1) {
+      const header = (await this.page.locator('header.event').boundingBox())!;
+      assert.ok(header.height < 60, `${title}: compact header (${header.height} px)`);
+    }
+    assert.ok(
+      await this.page.evaluate((w) => document.documentElement.scrollWidth <= w, this.viewport.width),
+      `${title}: no sideways scroll`,
+    );
+    const name = `steps-${this.label}-${this.viewport.width}-${this.screens.length}-${title.toLowerCase().replace(/\W+/g, '-')}`;
+    await screenshot(this.page, name);
+    await expectAccessible(this.page, `${this.label} ${title}`);
+  }
+}
+
+/** The whole purchase: tickets (one chosen, the buyer runs), details, payment. */
+async function buyOneTicket(buyer: Buyer): Promise<void> {
+  const { page } = buyer;
+  const step = () => page.locator('section.step:not([hidden])');
+  await buyer.arrive('Tickets');
+  assert.equal(await page.locator('select[data-qty]').inputValue(), '1', 'one ticket chosen');
+  assert.ok(await page.getByLabel('I am the runner').isChecked());
+  assert.ok(!(await page.getByLabel('Full name').isVisible()), 'the runner is the buyer: no name to type');
+  await buyer.choose(page.getByLabel('T-shirt size'), 'M');
+  await buyer.tap(step().getByRole('button', { name: 'Continue' }));
+
+  await buyer.arrive('Your details');
+  await buyer.type(page.getByLabel('Your name'), 'Amina Nakato');
+  await buyer.type(page.getByLabel('E-mail'), 'amina@example.org');
+  await buyer.type(page.getByLabel('Phone number'), '0770000001');
+  await buyer.tap(page.getByLabel(/I accept the waiver/));
+  await buyer.tap(step().getByRole('button', { name: 'Continue' }));
+
+  await buyer.arrive('Payment');
+  assert.equal(await page.getByLabel('Mobile money number').inputValue(), '0770000001');
+  assert.ok(await page.getByLabel('MTN Mobile Money').isChecked(), 'the network of the number');
+  await buyer.tap(step().getByRole('button', { name: 'Pay UGX\u00a031,050' }));
+  // The wait screen: the script polls; without it the buyer reloads (a <noscript> refresh only
+  // runs where scripts are off altogether).
+  const registered = page.getByRole('heading', { name: 'You are registered' });
+  const deadline = Date.now() + 30_000;
+  while (!(await registered.isVisible())) {
+    assert.ok(Date.now() < deadline, 'paid within 30 s');
+    await page.waitForTimeout(500);
+    if (buyer.label === 'nojs') await page.reload();
+  }
+}
+
+async function expectRegistered(sessionId: string): Promise<void> {
+  const token = await getToken(h, partner);
+  const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${sessionId}`);
+  assert.equal(read.json.data.status, 'complete');
+  const order = await apiCall(api, token, 'GET', `/v1/orders/${read.json.data.order.id}`);
+  assert.equal(order.json.data.status, 'paid');
+  assert.equal(order.json.data.registrations[0].participant_name, 'Amina Nakato');
+  const [row] = await h.service.ctx.database.rows<{ answers: Record<string, string> }>(
+    sql`SELECT answers FROM registrations WHERE order_id = ${read.json.data.order.id}`,
+  );
+  assert.deepEqual(row!.answers, { tshirt: 'M' });
+}
+
+describe('one paid ticket in three screens', { timeout: SUITE_TIMEOUT_MS }, () => {
+  for (const viewport of SCREENS) {
+    for (const script of [true, false]) {
+      const label = script ? 'js' : 'nojs';
+      test(`${viewport.width}x${viewport.height}, ${script ? 'with' : 'without'} the page script: 3 screens, at most 9 taps and 4 typed fields`, async () => {
+        const session = await newSessionUrl();
+        const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+        // Without the script: the page script is blocked, as on a connection that drops it
+        // (switching JavaScript off would switch off axe-core too).
+        if (!script) await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
+        const page = await context.newPage();
+        const problems = script ? watchProblems(page) : [];
+        await page.goto(session.url);
+        const buyer = new Buyer(page, label, viewport);
+        await buyOneTicket(buyer);
+        assert.deepEqual(buyer.screens, ['Tickets', 'Your details', 'Payment']);
+        assert.ok(buyer.taps <= 9, `${buyer.taps} taps`);
+        assert.ok(buyer.typed <= 4, `${buyer.typed} typed fields`);
+        await expectRegistered(session.id);
+        assert.deepEqual(problems, []);
+        await context.close();
+      });
+    }
+  }
+
+  test('at 200 % text size nothing overlaps and nothing scrolls sideways at 320 px', async () => {
+    const session = await newSessionUrl();
+    const context = await browser.newContext({ viewport: SCREENS[0]!, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(session.url);
+    // As a browser's text size setting does (CSSOM, which the page's CSP allows).
+    await page.evaluate(() => (document.documentElement.style.fontSize = '200%'));
+    const price = (await page.locator('.ticket .price').boundingBox())!;
+    const quantity = (await page.locator('.ticket .qty-box').boundingBox())!;
+    const apart =
+      quantity.y >= price.y + price.height ||
+      price.y >= quantity.y + quantity.height ||
+      quantity.x >= price.x + price.width ||
+      price.x >= quantity.x + quantity.width;
+    assert.ok(apart, 'the quantity does not cover the price');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scroll');
+    await screenshot(page, 'steps-text-200-percent');
+    await context.close();
+  });
+});
