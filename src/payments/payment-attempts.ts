@@ -7,8 +7,11 @@ import { paymentAttempts } from './payments.schema.ts';
 
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
 
-/** Attempts the provider may still settle: the job keeps asking about these. */
-export const UNSETTLED = ['pending', 'timed_out'] as const;
+/**
+ * Attempts the provider may still settle: the job keeps asking about these. timed_out and closed
+ * (by the buyer: close-attempt.ts) are no longer awaited by the buyer, but a success still counts.
+ */
+export const UNSETTLED = ['pending', 'timed_out', 'closed'] as const;
 
 export function isUnsettled(status: string): boolean {
   return (UNSETTLED as readonly string[]).includes(status);
@@ -68,8 +71,11 @@ export async function failAttempt(
     .update(paymentAttempts)
     .set({ status: 'failed', failureKind: kind, failureMessage: message.slice(0, 500), finalizedAt: now })
     .where(eq(paymentAttempts.id, attempt.id));
-  // A timed-out attempt was already shown as a failure; the buyer may since have paid again.
-  if (attempt.status !== 'timed_out') await showPaymentFailure(tx, attempt.orderId, kind, now);
+  // A timed-out attempt was already shown as a failure, and a closed one the buyer left: either
+  // way the buyer may since have paid again, and this failure is not theirs to see.
+  if (attempt.status !== 'timed_out' && attempt.status !== 'closed') {
+    await showPaymentFailure(tx, attempt.orderId, kind, now);
+  }
 }
 
 /**

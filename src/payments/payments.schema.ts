@@ -23,9 +23,10 @@ export const paymentAttempts = pgTable(
     amount: integer('amount').notNull(),
     currency: text('currency').notNull(),
     /**
-     * submitting | pending | timed_out | successful | failed. timed_out: the prompt window passed
-     * without an answer, so the buyer is told so and may pay again, but the reconciliation job
-     * keeps asking the provider; only successful and failed are final.
+     * submitting | pending | timed_out | closed | successful | failed. timed_out: the prompt
+     * window passed without an answer, so the buyer is told so and may pay again, but the
+     * reconciliation job keeps asking the provider; closed: the same, by the buyer's choice
+     * (resend, another number, cancel). Only successful and failed are final.
      */
     status: text('status').notNull(),
     failureKind: text('failure_kind'),

@@ -192,6 +192,12 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
   await ctx.database.transaction(async (tx) => {
     const now = ctx.clock.now();
     const locked = await findAttempt(tx, reference, true);
+    // Closed by the buyer while it was being sent: a refusal settles it (quietly: failAttempt shows
+    // a closed attempt's failure to nobody); anything else leaves it closed for the job to follow.
+    if (locked?.status === 'closed' && result.kind === 'rejected' && !created) {
+      await failAttempt(tx, locked, result.failureKind, result.message, now);
+      return;
+    }
     if (!locked || locked.status !== 'submitting') return;
     if (result.kind === 'rejected' && !created) {
       await failAttempt(tx, locked, result.failureKind, result.message, now);

@@ -5,14 +5,17 @@
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import { parseUrlEncoded } from './checkout-form.ts';
+import { confirmCancel } from './routes/confirm-cancel.ts';
 import { leaveCheckout } from './routes/leave-checkout.ts';
 import { pageScope } from './routes/page-scope.ts';
 import { readStatus } from './routes/read-status.ts';
+import { resendPrompt } from './routes/resend-prompt.ts';
 import { retryPayment } from './routes/retry-payment.ts';
 import { serveAsset } from './routes/serve-asset.ts';
 import { showCheckout } from './routes/show-checkout.ts';
 import { showPayment } from './routes/show-payment.ts';
 import { submitOrder } from './routes/submit-order.ts';
+import { switchPayment } from './routes/switch-payment.ts';
 import { renderErrorPage, renderNotFoundPage } from './views/status-pages.ts';
 
 /** Pages are not part of the API's OpenAPI document. */
@@ -42,6 +45,9 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
       scope.get('/:sessionId/pay', HIDDEN, showPayment(ctx));
       scope.get('/:sessionId/status.json', HIDDEN, readStatus(ctx));
       scope.post('/:sessionId/retry', HIDDEN, retryPayment(ctx));
+      scope.post('/:sessionId/resend', HIDDEN, resendPrompt(ctx));
+      scope.post('/:sessionId/switch', HIDDEN, switchPayment(ctx));
+      scope.get('/:sessionId/cancel', HIDDEN, confirmCancel(ctx));
       scope.post('/:sessionId/cancel', HIDDEN, leaveCheckout(ctx));
     },
     { prefix: '/checkout' },

@@ -272,7 +272,12 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.getByRole('button', { name: /^Pay UGX/ }).dblclick();
 
     await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
-    assert.ok(await page.getByText(/0770 ••• 004/).isVisible());
+    assert.ok(
+      await page
+        .locator('[data-wait]')
+        .getByText(/0770 ••• 004/)
+        .isVisible(),
+    );
     await screenshot(page, 'timeout-01-wait');
     await expectAccessible(page, 'wait screen');
     // A reload of the wait screen creates nothing.

@@ -474,7 +474,8 @@ describe('cancel', () => {
   test('keeps an order whose prompt is out, so an approval still counts', async () => {
     const id = await createSession(h, race);
     await postForm(h, orderUrl(id), fullForm(race, { phone: '0770000009' }));
-    const res = await postForm(h, `/checkout/${id}/cancel`, {});
+    // Confirmed on the cancel step (checkout-wait.test.ts tests the step itself).
+    const res = await postForm(h, `/checkout/${id}/cancel`, { confirm: 'yes' });
     assert.equal(res.statusCode, 303);
     const status = await getPage(h, `/checkout/${id}/status.json`);
     assert.equal(status.json().order_status, 'pending');

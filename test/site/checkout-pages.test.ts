@@ -214,6 +214,7 @@ describe('GET /checkout/<session_id>/status.json', () => {
       hold_expires_at: null,
       seconds_left: 0,
       attempt_status: null,
+      prompt_seconds_left: 0,
     });
     const pay = await postForm(h, `/checkout/${id}/order`, fullForm(race, { phone: '0770000009' }));
     assert.equal(pay.statusCode, 303);
@@ -224,6 +225,7 @@ describe('GET /checkout/<session_id>/status.json', () => {
       'failure_kind',
       'hold_expires_at',
       'order_status',
+      'prompt_seconds_left',
       'seconds_left',
     ]);
     assert.equal(body.order_status, 'pending');

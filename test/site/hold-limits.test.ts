@@ -317,7 +317,7 @@ describe('payment prompts per phone number', () => {
     );
     assert.match(body, /try again in about 10 minutes\./);
     // No prompt went out, and the order is still held for another number.
-    assert.match(body, /<h2 id="h-wait" tabindex="-1">Pay for your order<\/h2>/);
+    assert.match(body, /<h2 id="h-wait" tabindex="-1" autofocus>Pay for your order<\/h2>/);
 
     const retry = (payment_phone: string) =>
       postFrom(h, `/checkout/${refusedSession}/retry`, { payment_method: 'momo', payment_phone }, ip);

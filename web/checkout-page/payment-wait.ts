@@ -1,7 +1,9 @@
-// The wait screen while the prompt is on the buyer's phone: polls the order's status with backoff
-// (1 s growing to 8 s, 15 s after errors), counts the hold down, and reloads once the payment is
-// settled so the server shows the outcome. Its retry form guesses the network as the checkout
-// form does.
+// The wait screen and its outcomes. While the prompt is on the buyer's phone: polls the order's
+// status every 2 s (backing off only after errors, up to 15 s) and reloads once the payment is
+// settled so the server shows the outcome; counts down the time left to approve and the hold;
+// shows "Resend prompt" when the server said it may; asks before cancelling, in a panel. On every
+// load the result heading takes focus, so a screen reader starts there. The retry form guesses
+// the network as the checkout form does.
 import { formatCountdown } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { guessNetwork } from './phone-field.ts';
@@ -11,7 +13,11 @@ interface StatusOut {
   order_status: string;
   attempt_status: string | null;
   seconds_left: number;
+  prompt_seconds_left: number;
 }
+
+const POLL_MS = 2000;
+const MAX_BACKOFF_MS = 15000;
 
 function settled(s: StatusOut): boolean {
   return (
@@ -19,39 +25,70 @@ function settled(s: StatusOut): boolean {
   );
 }
 
+/** A countdown shown in `selector`, from `seconds` now; `set` moves it to a new server figure. */
+function countdown(selector: string, seconds: number) {
+  const clock = one<HTMLElement>(selector);
+  let deadline = Date.now() + seconds * 1000;
+  const show = () => {
+    if (clock) clock.textContent = formatCountdown(Math.max(0, Math.round((deadline - Date.now()) / 1000)));
+  };
+  if (clock) window.setInterval(show, 1000);
+  return (next: number) => {
+    deadline = Date.now() + next * 1000;
+    show();
+  };
+}
+
+function wireCancelPanel(): void {
+  const ask = one<HTMLAnchorElement>('[data-cancel-ask]');
+  const panel = one<HTMLElement>('[data-cancel-panel]');
+  const keep = one<HTMLElement>('[data-cancel-keep]');
+  if (!ask || !panel || !keep) return;
+  const line = ask.parentElement as HTMLElement;
+  ask.addEventListener('click', (event) => {
+    event.preventDefault();
+    panel.hidden = false;
+    line.hidden = true;
+    one<HTMLElement>('h2', panel)?.focus();
+  });
+  keep.addEventListener('click', () => {
+    panel.hidden = true;
+    line.hidden = false;
+    ask.focus();
+  });
+}
+
 export function enhanceWaitScreen(wait: HTMLElement): void {
+  const heading = one<HTMLElement>('h2', wait);
+  if (heading && document.activeElement !== heading) heading.focus();
+
   const polling = wait.dataset.poll === '1';
   const statusUrl = wait.dataset.statusUrl || '';
-  const clock = one<HTMLElement>('[data-countdown]');
-  let deadline = Date.now() + Number(wait.dataset.secondsLeft || 0) * 1000;
-  let delay = 1000;
-  let timer = 0;
-
-  const again = (nextDelay: number) => {
-    delay = nextDelay;
-    timer = window.setTimeout(poll, delay);
-  };
+  const hold = countdown('[data-countdown]', Number(wait.dataset.secondsLeft || 0));
+  const prompt = countdown('[data-prompt-countdown]', Number(wait.dataset.promptSecondsLeft || 0));
+  let errors = 0;
   const poll = () => {
     fetch(statusUrl, { headers: { accept: 'application/json' }, cache: 'no-store' })
       .then((res) => (res.ok ? res.json() : Promise.reject(new Error(String(res.status)))))
       .then((s: StatusOut) => {
-        deadline = Date.now() + s.seconds_left * 1000;
+        errors = 0;
+        hold(s.seconds_left);
+        prompt(s.prompt_seconds_left);
         if (settled(s)) location.reload();
-        else again(Math.min(delay * 1.5, 8000));
+        else window.setTimeout(poll, POLL_MS);
       })
-      .catch(() => again(Math.min(delay * 2, 15000)));
+      .catch(() => {
+        errors++;
+        window.setTimeout(poll, Math.min(POLL_MS * 2 ** errors, MAX_BACKOFF_MS));
+      });
   };
-  // At zero the hold is over: ask at once rather than at the next turn of the backoff.
-  const tick = () => {
-    const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-    if (clock) clock.textContent = formatCountdown(left);
-    if (left === 0 && polling) {
-      clearTimeout(timer);
-      poll();
-    }
-  };
-  if (clock) window.setInterval(tick, 1000);
-  if (polling) timer = window.setTimeout(poll, delay);
+  if (polling) window.setTimeout(poll, POLL_MS);
+
+  const resend = one<HTMLFormElement>('form[data-resend]');
+  if (resend && resend.hidden) {
+    window.setTimeout(() => (resend.hidden = false), Number(resend.dataset.resendIn || 0) * 1000);
+  }
+  wireCancelPanel();
 
   const phone = one<HTMLInputElement>('[data-pay-phone]');
   const radios = all<HTMLInputElement>('input[name="payment_method"]:not([disabled])');

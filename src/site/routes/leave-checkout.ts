@@ -1,10 +1,16 @@
-// POST /checkout/<session_id>/cancel: release the hold (unless a prompt is out) and leave, to the
-// session's on_cancel_url as given, else to a page that says so.
+// POST /checkout/<session_id>/cancel: leave, to the session's on_cancel_url as given, else to a page
+// that says so. With no prompt out the pending order is cancelled and its tickets released. While
+// a prompt is on the phone the buyer must confirm first (confirm=yes, from the cancel step); the
+// prompt is then closed safely and the order kept payable until its hold lapses, so an approval
+// still charges and registers the buyer, as the cancel step says.
 import type { AppContext } from '../../context.ts';
-import { cancelCheckout } from '../place-order.ts';
+import { closePaymentAttempt } from '../../payments/close-attempt.ts';
+import type { FormBody } from '../checkout-form.ts';
+import { cancelCheckout, loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { renderCancelledPage } from '../views/status-pages.ts';
+import { isOpen, renderCancelConfirmPage, renderCancelledPage } from '../views/status-pages.ts';
 import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
+import { waitView } from './wait-replies.ts';
 
 export function leaveCheckout(ctx: AppContext): PageHandler {
   return async (request, reply) => {
@@ -12,10 +18,32 @@ export function leaveCheckout(ctx: AppContext): PageHandler {
     if (!loaded) return reply;
     const { session, found } = loaded;
     if (loaded.status === 'complete') return seeOther(reply, checkoutPath(session.id));
-    if (loaded.status === 'open') await cancelCheckout(ctx, session);
+    let promptLeft = false;
+    if (loaded.status === 'open') {
+      const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
+      const promptOut = order?.status === 'pending' && attempt !== null && isOpen(attempt);
+      if (promptOut && ((request.body ?? {}) as FormBody).confirm !== 'yes') {
+        return sendPage(reply, 200, renderCancelConfirmPage(await waitView(ctx, { loaded, order }), attempt));
+      }
+      // A prompt closed a moment ago may still be approved within its window: keep its order too.
+      const approvable =
+        attempt !== null &&
+        (promptOut ||
+          (attempt.status === 'closed' && attempt.promptExpiresAt.getTime() > ctx.clock.now().getTime()));
+      if (order?.status === 'pending' && approvable) {
+        promptLeft = true;
+        await closePaymentAttempt(ctx, {
+          organizationId: order.organizationId,
+          orderId: order.id,
+          reason: 'closed by the buyer on cancelling the checkout',
+        });
+      } else {
+        await cancelCheckout(ctx, session);
+      }
+    }
     if (session.uiMode === 'redirect' && session.cancelUrl && /^https?:\/\//i.test(session.cancelUrl)) {
       return seeOther(reply, session.cancelUrl);
     }
-    return sendPage(reply, 200, renderCancelledPage(session, found));
+    return sendPage(reply, 200, renderCancelledPage(session, found, promptLeft));
   };
 }

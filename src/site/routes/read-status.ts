@@ -5,7 +5,7 @@ import { notFound } from '../../platform/errors.ts';
 import { sendError } from '../../platform/http.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
-import { secondsLeft } from '../views/status-pages.ts';
+import { promptSecondsLeft, secondsLeft } from '../views/status-pages.ts';
 import type { PageHandler, SessionParams } from './page-replies.ts';
 
 export function readStatus(ctx: AppContext): PageHandler {
@@ -22,6 +22,7 @@ export function readStatus(ctx: AppContext): PageHandler {
       hold_expires_at: order?.status === 'pending' ? (order.holdExpiresAt?.toISOString() ?? null) : null,
       seconds_left: order ? secondsLeft(order, now) : 0,
       attempt_status: attempt?.status ?? null,
+      prompt_seconds_left: promptSecondsLeft(attempt, now),
     });
   };
 }

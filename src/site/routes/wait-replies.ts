@@ -4,9 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../../events/fees.ts';
 import { registrationsOf, type OrderRow } from '../../orders/order-out.ts';
+import { resendOpensAt } from '../../payments/close-attempt.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
-import { renderWaitPage, type WaitView } from '../views/status-pages.ts';
+import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';
 import { sendPage, type Loaded } from './page-replies.ts';
 
 /** The wait page for the order: what it costs per network, and the session's latest attempt. */
@@ -23,6 +24,7 @@ export async function waitView(
   ) as Record<PaymentMethod, number>;
   const { attempt } = await loadSessionPayment(db, loaded.session);
   return {
+    resendAt: attempt && isOpen(attempt) ? resendOpensAt(ctx, attempt) : null,
     session: loaded.session,
     found: loaded.found,
     order,

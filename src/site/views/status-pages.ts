@@ -7,7 +7,14 @@ import type { OrderOut, OrderRow } from '../../orders/order-out.ts';
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
-import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, methodName } from '../format.ts';
+import {
+  formatCountdown,
+  formatMoney,
+  maskPhone,
+  METHOD_NAMES,
+  methodName,
+  nationalPhone,
+} from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
@@ -66,7 +73,11 @@ export function startErrorText(code: string | undefined): string | null {
   return code ? (START_ERRORS[code] ?? START_ERRORS.internal_error!) : null;
 }
 
-export type WaitState = 'waiting' | 'failed' | 'not_started' | 'closed';
+/**
+ * waiting: a prompt is out; failed: the last one failed or timed out; stopped: the buyer closed the
+ * last one (another number or network); not_started: no prompt yet; closed: the order is settled.
+ */
+export type WaitState = 'waiting' | 'failed' | 'stopped' | 'not_started' | 'closed';
 
 export interface WaitView {
   session: CheckoutSessionRow;
@@ -76,6 +87,10 @@ export interface WaitView {
   /** per method, what the order would cost */
   totals: Record<PaymentMethod, number>;
   now: Date;
+  /** when "Resend prompt" shows for the open attempt (close-attempt.ts resendOpensAt) */
+  resendAt?: Date | null;
+  /** a refusal shown on the waiting screen itself (a resend over the number's prompt limit) */
+  notice?: string | null;
   errors?: FieldError[];
   startError?: string | null;
   /** values typed into the retry form */
@@ -84,12 +99,17 @@ export interface WaitView {
   errorCode?: string;
 }
 
+export function isOpen(attempt: Pick<PaymentAttemptRow, 'status'> | null): boolean {
+  return attempt !== null && (attempt.status === 'submitting' || attempt.status === 'pending');
+}
+
 export function waitState(order: OrderRow, attempt: PaymentAttemptRow | null, now: Date): WaitState {
-  const open = attempt !== null && (attempt.status === 'submitting' || attempt.status === 'pending');
   if (order.status !== 'pending') return 'closed';
-  if (open) return 'waiting';
+  if (isOpen(attempt)) return 'waiting';
   if (order.holdExpiresAt && order.holdExpiresAt.getTime() <= now.getTime()) return 'closed';
-  return attempt?.status === 'failed' ? 'failed' : 'not_started';
+  // A timed-out attempt is still followed by the job, but for the buyer it failed.
+  if (attempt?.status === 'failed' || attempt?.status === 'timed_out') return 'failed';
+  return attempt?.status === 'closed' ? 'stopped' : 'not_started';
 }
 
 export function secondsLeft(order: Pick<OrderRow, 'status' | 'holdExpiresAt'>, now: Date): number {
@@ -97,12 +117,25 @@ export function secondsLeft(order: Pick<OrderRow, 'status' | 'holdExpiresAt'>, n
   return Math.max(0, Math.floor((order.holdExpiresAt.getTime() - now.getTime()) / 1000));
 }
 
+/** Seconds left to approve an open prompt on the phone (its provider's window), else 0. */
+export function promptSecondsLeft(attempt: PaymentAttemptRow | null, now: Date): number {
+  if (!attempt || !isOpen(attempt)) return 0;
+  return Math.max(0, Math.ceil((attempt.promptExpiresAt.getTime() - now.getTime()) / 1000));
+}
+
+/** The form's method and number: what was typed, else the last prompt's, else the buyer's own. */
+function retryValues(view: WaitView): { method: string; phone: string } {
+  const { order, attempt } = view;
+  return {
+    method: view.retry?.method ?? attempt?.method ?? order.paymentMethod ?? '',
+    phone: view.retry?.phone ?? nationalPhone(attempt?.msisdn ?? order.buyerPhone),
+  };
+}
+
 function retryForm(view: WaitView, heading: string): Html {
-  const { session, order, attempt, totals } = view;
+  const { session, order, totals } = view;
   const { byField, summary } = collectErrors(view.errors ?? [], view.found);
-  const method = view.retry?.method ?? attempt?.method ?? order.paymentMethod ?? '';
-  const phone =
-    view.retry?.phone ?? (attempt ? `0${attempt.msisdn.slice(3)}` : `0${order.buyerPhone.slice(3)}`);
+  const { method, phone } = retryValues(view);
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
   const radio = (m: PaymentMethod, first: boolean) =>
@@ -138,11 +171,103 @@ function retryForm(view: WaitView, heading: string): Html {
   </form>`;
 }
 
-function holdLine(order: OrderRow, now: Date): Html {
+function holdLine(order: OrderRow, now: Date, muted = false): Html {
   const left = secondsLeft(order, now);
-  return html`<p>
+  return html`<p${muted ? html` class="muted"` : ''}>
     Your tickets are held for <strong data-countdown>${formatCountdown(left)}</strong> more.
   </p>`;
+}
+
+/** Where the prompt went, as the buyer recognises it: "MTN Mobile Money number 0770 ••• 002". */
+function promptTarget(attempt: PaymentAttemptRow): Html {
+  return html`${methodName(attempt.method)} number <strong>${maskPhone(attempt.msisdn)}</strong>`;
+}
+
+/** The words of the cancel confirmation, on the wait screen's panel and on its own page. */
+function cancelWarning(view: WaitView, attempt: PaymentAttemptRow): Html {
+  const money = formatMoney(attempt.amount, attempt.currency);
+  return html`<p>
+      A payment prompt for <strong>${money}</strong> is on ${promptTarget(attempt)}. If you approve it, you
+      will still be charged and registered for ${view.found.event.name}.
+    </p>
+    <p>To leave without paying, decline the prompt on the phone (or let it expire), then cancel.</p>`;
+}
+
+/** The final cancel: the session's cancel form, which also tells an embedding page (data-cancel). */
+function confirmCancelForm(view: WaitView): Html {
+  const { session } = view;
+  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+  const label = session.uiMode === 'embedded' || !host ? 'Cancel anyway' : `Cancel and return to ${host}`;
+  return html`<form method="post" action="${checkoutPath(session.id, '/cancel')}" data-cancel data-once>
+    <input type="hidden" name="confirm" value="yes" />
+    <button type="submit">${label}</button>
+  </form>`;
+}
+
+function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
+  const { session, order, now } = view;
+  const sid = session.id;
+  const resendAt = view.resendAt ?? null;
+  const resendIn = resendAt ? Math.max(0, Math.ceil((resendAt.getTime() - now.getTime()) / 1000)) : null;
+  const promptLeft = promptSecondsLeft(attempt, now);
+  return html`<div class="spinner" aria-hidden="true"></div>
+    <div role="status">
+      <p class="notice">
+        We sent a prompt for <strong>${formatMoney(attempt.amount, attempt.currency)}</strong> to
+        ${promptTarget(attempt)}. Enter your PIN on the phone to approve it.
+      </p>
+      ${view.notice ? html`<p class="notice bad">${view.notice}</p>` : ''}
+    </div>
+    <p class="prompt-time">
+      Time left to approve: <strong data-prompt-countdown>${formatCountdown(promptLeft)}</strong>
+    </p>
+    <p class="muted">
+      No prompt? Open your mobile money menu (MTN *165#, Airtel *185#) and look for approvals waiting. This
+      page updates by itself.
+    </p>
+    <div class="actions">
+      ${
+        resendIn === null
+          ? ''
+          : html`<form
+              method="post"
+              action="${checkoutPath(sid, '/resend')}"
+              data-once
+              data-resend
+              data-resend-in="${resendIn}"
+              ${resendIn > 0 ? html`hidden` : ''}
+            >
+              <button type="submit" data-busy="Sending…">Resend prompt</button>
+            </form>`
+      }
+      <form method="post" action="${checkoutPath(sid, '/switch')}" data-once>
+        <button type="submit">Use another number or network</button>
+      </form>
+    </div>
+    ${holdLine(order, now, true)}
+    <noscript
+      ><p><a href="${checkoutPath(sid, '/pay')}">Check the payment status</a></p></noscript
+    >`;
+}
+
+/** Cancel on the wait screen asks first: a page of its own, or (with the script) this panel. */
+function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
+  const { session } = view;
+  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+  const label = session.uiMode === 'embedded' || !host ? 'Cancel' : `Cancel and return to ${host}`;
+  return html`<p class="cancel-form">
+      <a href="${checkoutPath(session.id, '/cancel')}" data-cancel-ask aria-controls="cancel-panel"
+        >${label}</a
+      >
+    </p>
+    <section id="cancel-panel" class="cancel-panel" aria-labelledby="h-cancel" data-cancel-panel hidden>
+      <h2 id="h-cancel" tabindex="-1">Cancel while a prompt is on your phone?</h2>
+      ${cancelWarning(view, attempt)}
+      <div class="actions">
+        <button type="button" class="primary" data-cancel-keep>Keep waiting</button>
+        ${confirmCancelForm(view)}
+      </div>
+    </section>`;
 }
 
 export function renderWaitPage(view: WaitView): string {
@@ -152,56 +277,59 @@ export function renderWaitPage(view: WaitView): string {
   const startError = view.startError ?? null;
   let body: Html;
   let title: string;
-  if (state === 'waiting') {
+  if (state === 'waiting' && attempt) {
     title = 'Approve the payment on your phone';
-    body = html`<div class="spinner" aria-hidden="true"></div>
-      <div aria-live="polite">
-        <p class="notice">
-          We sent a prompt for <strong>${money}</strong> to ${methodName(attempt?.method)} number
-          <strong>${maskPhone(attempt?.msisdn ?? '')}</strong>. Enter your PIN on the phone to approve it.
-        </p>
-      </div>
-      <p class="muted">
-        No prompt after a minute? Open your mobile money menu (MTN *165#, Airtel *185#) and look for approvals
-        waiting. This page updates by itself.
-      </p>
-      ${holdLine(order, now)}
-      <noscript
-        ><p><a href="${checkoutPath(session.id, '/pay')}">Check the payment status</a></p></noscript
-      >`;
-  } else if (state === 'failed' || state === 'not_started') {
+    body = waitingBody(view, attempt);
+  } else if (state === 'failed' || state === 'not_started' || state === 'stopped') {
     const kind = attempt?.failureKind ?? order.failureKind ?? '';
     const outcome = OUTCOMES[kind];
-    title = state === 'failed' && outcome ? outcome.title : 'Pay for your order';
-    body = html`<div aria-live="polite">
+    title =
+      state === 'failed' && outcome
+        ? outcome.title
+        : state === 'stopped'
+          ? 'Pay with another number or network'
+          : 'Pay for your order';
+    const stoppedText =
+      state === 'stopped' && attempt
+        ? html`<p class="notice">
+            The prompt sent to ${promptTarget(attempt)} may still be on that phone. Approve only one prompt:
+            if you approve that one, your order is paid and you need not send another.
+          </p>`
+        : '';
+    body = html`<div role="status">
         ${state === 'failed' ? html`<p class="notice bad">${outcome?.text ?? 'The payment did not go through. You can try again.'}</p>` : ''}
-        ${startError ? html`<p class="notice bad">${startError}</p>` : ''}
+        ${stoppedText} ${startError ? html`<p class="notice bad">${startError}</p>` : ''}
       </div>
       <p>Order total: <strong>${money}</strong></p>
       ${holdLine(order, now)} ${retryForm(view, state === 'failed' ? 'Try again' : 'Send the payment prompt')}
       <p><a href="${checkoutPath(session.id)}">Change the order</a></p>`;
   } else {
     title = order.status === 'cancelled' ? 'This order was cancelled' : OUTCOMES.hold_expired!.title;
-    body = html`<p class="notice bad">
-        ${order.status === 'cancelled' ? 'Nothing was charged for it.' : OUTCOMES.hold_expired!.text}
-      </p>
-      <p><a class="button primary" href="${checkoutPath(session.id)}">Start again</a></p>`;
+    body = html`<div role="status">
+        <p class="notice bad">
+          ${order.status === 'cancelled' ? 'Nothing was charged for it.' : OUTCOMES.hold_expired!.text}
+        </p>
+      </div>
+      <div class="actions">
+        <a class="button primary" href="${checkoutPath(session.id)}">Start again</a>
+      </div>`;
   }
   const errors = (view.errors ?? []).length > 0;
+  const waiting = state === 'waiting' && attempt !== null;
   const main = html`<section
       aria-labelledby="h-wait"
       data-wait
       data-status-url="${checkoutPath(session.id, '/status.json')}"
       data-seconds-left="${secondsLeft(order, now)}"
-      data-poll="${state === 'waiting' ? '1' : '0'}"
+      data-prompt-seconds-left="${promptSecondsLeft(attempt, now)}"
+      data-poll="${waiting ? '1' : '0'}"
     >
-      <h2 id="h-wait" tabindex="-1">${title}</h2>
+      <h2 id="h-wait" tabindex="-1" autofocus>${title}</h2>
       ${body}
     </section>
-    ${cancelForm(session)}`;
+    ${waiting ? askCancel(view, attempt) : cancelForm(session)}`;
   // Without the script the waiting page refreshes itself; with it, the script polls instead.
-  const head =
-    state === 'waiting' ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined;
+  const head = waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined;
   return layout({
     title: `${errors ? 'Error: ' : ''}${title} – ${found.event.name}`,
     main,
@@ -209,6 +337,20 @@ export function renderWaitPage(view: WaitView): string {
     found,
     ...(head && { head }),
   }).value;
+}
+
+/** The cancel step of a buyer without the script, while a prompt is on the phone. */
+export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptRow): string {
+  const { session, found } = view;
+  const main = html`<section aria-labelledby="h-cancel">
+    <h2 id="h-cancel" tabindex="-1" autofocus>Cancel while a prompt is on your phone?</h2>
+    ${cancelWarning(view, attempt)}
+    <div class="actions">
+      <a class="button primary" href="${checkoutPath(session.id, '/pay')}">Keep waiting</a>
+      ${confirmCancelForm(view)}
+    </div>
+  </section>`;
+  return layout({ title: `Cancel the payment? – ${found.event.name}`, main, session, found }).value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -242,7 +384,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     data-order-code="${order.order_code}"
     ${attr('data-continue-url', autoContinue ? successUrl : null)}${attr('data-continue-seconds', autoContinue ? CONTINUE_SECONDS : null)}
   >
-    <h2 id="h-done" tabindex="-1">You are registered</h2>
+    <h2 id="h-done" tabindex="-1" autofocus>You are registered</h2>
     <p class="notice good">
       ${order.total > 0 ? html`Payment of <strong>${formatMoney(order.total, order.currency)}</strong> received.` : 'Your registration is confirmed.'}
     </p>
@@ -315,10 +457,22 @@ export function renderClosedPage(session: CheckoutSessionRow, found: EventWithTi
   return layout({ title: `Registration is closed – ${found.event.name}`, main, session, found }).value;
 }
 
-export function renderCancelledPage(session: CheckoutSessionRow, found: EventWithTickets | null): string {
+export function renderCancelledPage(
+  session: CheckoutSessionRow,
+  found: EventWithTickets | null,
+  /** the buyer left with a prompt still on the phone: approving it would still pay */
+  promptLeft = false,
+): string {
   const main = html`<section aria-labelledby="h-cancelled">
     <h2 id="h-cancelled" tabindex="-1">Checkout cancelled</h2>
-    <p>Nothing was charged. You can close this page.</p>
+    <p>
+      ${
+        promptLeft
+          ? 'If a payment prompt is still on your phone, decline it: approving it would still charge and register you.'
+          : 'Nothing was charged.'
+      }
+      You can close this page.
+    </p>
     ${closeOrReturn(session, 'Return to')}
   </section>`;
   return layout({ title: 'Checkout cancelled', main, session, found }).value;

@@ -1,0 +1,372 @@
+// The wait screen's ways out in a real browser (Chromium; 320x640 and 360x740): the prompt's own
+// countdown, steady polling, "Resend prompt" after the (scaled) minute, "Use another number or
+// network", the cancel confirmation (a panel with the script, a page without), focus on the
+// result heading after every load, axe-core on each screen, and the keyboard alone. The order
+// form is posted directly (its steps are tested elsewhere). Payments run ten times faster
+// (PAYMENT_TIME_SCALE 0.1): a 30 s prompt window, "Resend prompt" after 6 s.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import {
+  getToken,
+  makeEvent,
+  makePartner,
+  startHarness,
+  type Harness,
+  type TestPartner,
+} from '../helpers/harness.ts';
+import { freePort } from '../helpers/process.ts';
+import {
+  apiCall,
+  expectAccessible,
+  launchBrowser,
+  screenshot,
+  startPartnerSite,
+  watchProblems,
+  type PartnerSite,
+} from './browser-helpers.ts';
+
+const SMALL = { width: 320, height: 640 };
+const LARGE = { width: 360, height: 740 };
+/** A stuck browser fails the suite instead of stalling the run. */
+const SUITE_TIMEOUT_MS = 240_000;
+
+let h: Harness;
+let api: string;
+let browser: Browser;
+let partnerSite: PartnerSite;
+let token: string;
+let partner: TestPartner;
+let eventId: string;
+let ticketId: string;
+
+before(
+  async () => {
+    const [apiPort, sitePort, appPort] = [await freePort(), await freePort(), await freePort()];
+    api = `http://127.0.0.1:${apiPort}`;
+    h = await startHarness({
+      env: {
+        API_URL: api,
+        SITE_URL: `http://127.0.0.1:${sitePort}`,
+        APP_URL: `http://127.0.0.1:${appPort}`,
+        PAYMENT_TIME_SCALE: '0.1',
+      },
+    });
+    await h.service.listen();
+    partnerSite = await startPartnerSite();
+    browser = await launchBrowser();
+    partner = await makePartner(h, {
+      returnUrlDomains: [partnerSite.origin],
+      allowedDomains: [partnerSite.origin],
+    });
+    token = await getToken(h, partner);
+    const event = await makeEvent(h, partner, {
+      name: 'Jinja Half Marathon',
+      ticket_types: [{ name: '21 km', price_minor: 50000, capacity: 100, distance_km: 21 }],
+    });
+    eventId = event.id;
+    const detail = await apiCall(api, token, 'GET', `/v1/events/${eventId}`);
+    ticketId = detail.json.data.ticket_types[0].ticket_type_id;
+  },
+  { timeout: 60_000 },
+);
+
+after(async () => {
+  await browser?.close();
+  await partnerSite?.close();
+  await h?.close();
+});
+
+async function newSession(embedded = false) {
+  token = await getToken(h, partner);
+  const res = await apiCall(
+    api,
+    token,
+    'POST',
+    '/v1/checkout-sessions',
+    embedded
+      ? { event_id: eventId, ui_mode: 'embedded', embed_origin: partnerSite.origin }
+      : {
+          event_id: eventId,
+          on_success_url: `${partnerSite.origin}/thanks`,
+          on_cancel_url: `${partnerSite.origin}/race`,
+        },
+  );
+  assert.equal(res.status, 201, JSON.stringify(res.json));
+  return res.json.data as { id: string; url: string };
+}
+
+async function openPage(viewport = LARGE, script = true): Promise<{ page: Page; problems: string[] }> {
+  const context: BrowserContext = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  if (!script) await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
+  const page = await context.newPage();
+  return { page, problems: watchProblems(page) };
+}
+
+/** Posts the order form from the checkout page loaded in `target`, as the buyer's browser would. */
+async function postOrder(target: Page | Frame, sessionUrl: string, phone: string, method: string) {
+  const fields: Record<string, string> = {
+    [`qty.${ticketId}`]: '1',
+    'items[0].ticket_type_id': ticketId,
+    'items[0].participant_name': 'Nakato Sarah',
+    'buyer.name': 'Nakato Sarah',
+    'buyer.email': 'sarah@example.org',
+    'buyer.phone': '0772123456',
+    waiver_accepted: 'yes',
+    payment_method: method,
+    payment_phone: phone,
+    action: 'pay',
+  };
+  const submit = ({ action, fields }: { action: string; fields: Record<string, string> }) => {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = action;
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  };
+  const arg = { action: `${new URL(sessionUrl).pathname}/order`, fields };
+  await (target as Frame).evaluate(submit, arg);
+  await target.waitForURL(/\/pay$/);
+}
+
+/** Opens the session and posts the order; lands on the wait screen. */
+async function payFrom(page: Page, session: { url: string }, phone: string, method = 'momo') {
+  await page.goto(session.url);
+  await postOrder(page, session.url, phone, method);
+}
+
+async function attemptsOf(sessionId: string) {
+  return h.service.ctx.database.rows<{ status: string; method: string; msisdn: string }>(
+    sql`SELECT a.status, a.method, a.msisdn FROM payment_attempts a JOIN orders o ON o.id = a.order_id
+        WHERE o.checkout_session_id = ${sessionId} ORDER BY a.created_at`,
+  );
+}
+
+async function orderStatus(sessionId: string) {
+  const [row] = await h.service.ctx.database.rows<{ status: string }>(
+    sql`SELECT status FROM orders WHERE checkout_session_id = ${sessionId}`,
+  );
+  return row?.status;
+}
+
+const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+
+/** The seconds shown by a countdown, "4:59" -> 299. */
+async function shownSeconds(page: Page, selector: string): Promise<number> {
+  const text = (await page.locator(selector).textContent())!.trim();
+  const [m, s] = text.split(':').map(Number);
+  return m! * 60 + s!;
+}
+
+describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('counts the prompt down, polls every 2 s, and offers "Resend prompt" after the minute', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(SMALL);
+    const polls: number[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/status.json')) polls.push(Date.now());
+    });
+    await payFrom(page, session, '0770000009');
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    assert.equal(await focusedId(page), 'h-wait', 'focus on the result heading');
+    const first = await shownSeconds(page, '[data-prompt-countdown]');
+    assert.ok(first > 20 && first <= 30, `the 30 s (scaled) prompt window, not the hold: ${first}`);
+    assert.match((await page.locator('[data-countdown]').textContent())!, /1[45]:\d\d/);
+    assert.equal(await page.locator('[data-wait]').getAttribute('data-poll'), '1');
+    assert.ok(
+      !(await page.getByRole('button', { name: 'Resend prompt' }).isVisible()),
+      'not before the minute',
+    );
+    assert.ok(await page.getByRole('button', { name: 'Use another number or network' }).isVisible());
+    await screenshot(page, 'wait-01-waiting-320px');
+    await expectAccessible(page, 'wait screen 320');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scroll');
+
+    await page.getByRole('button', { name: 'Resend prompt' }).waitFor({ timeout: 10_000 });
+    assert.ok((await shownSeconds(page, '[data-prompt-countdown]')) < first, 'counting down');
+    // Steady polling while the prompt is out: no gap grows past about 2 s (a backoff would, by 10 s).
+    await page.waitForTimeout(Math.max(0, polls[0]! + 9_000 - Date.now()));
+    const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+    assert.ok(gaps.length >= 4, `polled ${polls.length} times`);
+    assert.ok(Math.max(...gaps) < 3000, `gaps ${gaps.join(', ')}`);
+    await page.setViewportSize(LARGE);
+    await screenshot(page, 'wait-02-resend-360px');
+    await expectAccessible(page, 'wait screen with resend');
+
+    await page.getByRole('button', { name: 'Resend prompt' }).click();
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === 'h-wait');
+    const attempts = await attemptsOf(session.id);
+    assert.deepEqual(
+      attempts.map((a) => [a.status, a.msisdn]),
+      [
+        ['closed', '256770000009'],
+        [attempts[1]!.status, '256770000009'],
+      ],
+    );
+    assert.ok(['submitting', 'pending'].includes(attempts[1]!.status));
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('with the keyboard alone: "Use another number or network", then the filled retry form pays', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(LARGE);
+    await payFrom(page, session, '0770000009');
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    const other = page.getByRole('button', { name: 'Use another number or network' });
+    for (let i = 0; i < 12 && !(await other.evaluate((e) => e === document.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    assert.ok(await other.evaluate((e) => e === document.activeElement), 'reachable by Tab');
+    await page.keyboard.press('Enter');
+
+    await page.getByRole('heading', { name: 'Pay with another number or network' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === 'h-wait');
+    assert.equal(await page.locator('[data-wait]').getAttribute('data-poll'), '0');
+    assert.equal(await page.getByLabel('Mobile money number').inputValue(), '0770000009');
+    assert.ok(await page.getByLabel(/MTN Mobile Money/).isChecked());
+    assert.match((await page.locator('[data-wait] [role=status]').textContent())!, /Approve only one prompt/);
+    await screenshot(page, 'wait-03-another-number-360px');
+    await expectAccessible(page, 'another number');
+    await page.setViewportSize(SMALL);
+    await screenshot(page, 'wait-03-another-number-320px');
+    assert.equal((await attemptsOf(session.id))[0]!.status, 'closed');
+
+    const phone = page.getByLabel('Mobile money number');
+    await phone.focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('0700000001');
+    assert.ok(await page.getByLabel(/Airtel Money/).isChecked(), 'the network follows the number');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
+    assert.equal(await focusedId(page), 'h-done', 'focus on the result heading');
+    assert.equal(await orderStatus(session.id), 'paid');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('a slow approval (0770000002) shows "You are registered" within a few seconds', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(LARGE);
+    await payFrom(page, session, '0770000002');
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    // Approved about 2.5 s after the prompt (scaled); polling every 2 s shows it soon after.
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('cancel while a prompt is out asks in a panel first; leaving closes the prompt and keeps the order', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(SMALL);
+    await payFrom(page, session, '0770000009');
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    await page.getByRole('link', { name: /Cancel and return to/ }).click();
+    const panel = page.locator('[data-cancel-panel]');
+    await panel.waitFor();
+    assert.equal(await focusedId(page), 'h-cancel');
+    assert.match(await panel.innerText(), /If you approve it, you will still be charged and registered/);
+    assert.equal(page.url().endsWith('/pay'), true, 'still on the wait screen');
+    await screenshot(page, 'wait-04-cancel-panel-320px');
+    await expectAccessible(page, 'cancel panel');
+
+    await page.getByRole('button', { name: 'Keep waiting' }).click();
+    assert.ok(await panel.isHidden());
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('data-cancel-ask')),
+      '',
+      'focus back on Cancel',
+    );
+    assert.equal((await attemptsOf(session.id))[0]!.status, 'pending');
+
+    await page.getByRole('link', { name: /Cancel and return to/ }).click();
+    await page.getByRole('button', { name: /Cancel and return to/ }).click();
+    await page.waitForURL(`${partnerSite.origin}/race`);
+    assert.equal((await attemptsOf(session.id))[0]!.status, 'closed');
+    assert.equal(await orderStatus(session.id), 'pending', 'an approval would still pay');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+
+  test('a declined prompt: the outcome is announced, focused, and the retry form is filled in', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(SMALL);
+    await payFrom(page, session, '0700000003', 'airtel');
+    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 15_000 });
+    assert.equal(await focusedId(page), 'h-wait');
+    assert.match(
+      (await page.locator('[data-wait] [role=status]').textContent())!,
+      /not approved on the phone/,
+    );
+    assert.equal(await page.getByLabel('Mobile money number').inputValue(), '0700000003');
+    assert.ok(await page.getByLabel(/Airtel Money/).isChecked());
+    await screenshot(page, 'wait-05-declined-320px');
+    await expectAccessible(page, 'declined');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+});
+
+describe('the wait screen without its script', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('the server refreshes the countdown, shows "Resend prompt" after the minute, and asks on its own page before cancelling', async () => {
+    const session = await newSession();
+    const { page, problems } = await openPage(LARGE, false);
+    await payFrom(page, session, '0770000009');
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    assert.equal(await focusedId(page), 'h-wait', 'autofocus without the script');
+    assert.ok(await page.locator('form[data-resend]').isHidden());
+    await page.waitForTimeout(6_500);
+    await page.reload(); // as the <noscript> refresh does every 5 s
+    assert.ok(
+      await page.getByRole('button', { name: 'Resend prompt' }).isVisible(),
+      'the server shows it now',
+    );
+    assert.ok((await shownSeconds(page, '[data-prompt-countdown]')) < 25);
+
+    await page.getByRole('link', { name: /Cancel and return to/ }).click();
+    await page.waitForURL(/\/cancel$/);
+    await page.getByRole('heading', { name: 'Cancel while a prompt is on your phone?' }).waitFor();
+    await screenshot(page, 'wait-06-cancel-page-nojs-360px');
+    await expectAccessible(page, 'cancel page');
+    await page.getByRole('link', { name: 'Keep waiting' }).click();
+    await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    assert.equal((await attemptsOf(session.id))[0]!.status, 'pending');
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+});
+
+describe('an embedded wait screen', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('cancel asks first, then tells the host page service:cancel', async () => {
+    const session = await newSession(true);
+    const { page, problems } = await openPage(LARGE);
+    const host = `${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`;
+    await page.goto(host);
+    const inFrame = page.frameLocator('iframe');
+    await inFrame.getByRole('heading', { name: /Tickets/ }).waitFor();
+    const frame = page.frames().find((f) => f.url().startsWith(session.url))!;
+    await postOrder(frame, session.url, '0770000009', 'momo');
+    await inFrame.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    await inFrame.getByRole('link', { name: 'Cancel', exact: true }).click();
+    const received = () =>
+      page.evaluate(() =>
+        (window as unknown as { received: { data: { type: string } }[] }).received.map((m) => m.data.type),
+      );
+    assert.ok(!(await received()).includes('service:cancel'), 'nothing told before confirming');
+    await inFrame.getByRole('button', { name: 'Cancel anyway' }).click();
+    await inFrame.getByRole('heading', { name: 'Checkout cancelled' }).waitFor();
+    assert.ok((await received()).includes('service:cancel'));
+    assert.equal(page.url(), host);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+});
