@@ -53,14 +53,21 @@ const LISTS = [
 ] as const;
 
 /**
- * What a client update changed, in the app's terms: its name, its scopes, and one entry per
- * origin added to or removed from either list.
+ * What a client update changed, in the app's terms: its name, its display name (null: removed),
+ * its scopes, and one entry per origin added to or removed from either list.
  */
 export function clientChanges(before: ApiClientRow, after: ApiClientRow): Change[] {
   const target = { targetType: 'client' as const, targetId: after.id };
   const changes: Change[] = [];
   if (before.name !== after.name) {
     changes.push({ ...target, action: 'client.renamed', details: { name: after.name } });
+  }
+  if (before.displayName !== after.displayName) {
+    changes.push({
+      ...target,
+      action: 'client.display_name_changed',
+      details: { display_name: after.displayName },
+    });
   }
   if ([...before.scopes].sort().join() !== [...after.scopes].sort().join()) {
     changes.push({ ...target, action: 'client.scopes_changed', details: { scopes: after.scopes } });

@@ -27,6 +27,7 @@ import {
   revokeClient,
   rotateSecret,
   showClient,
+  updateDisplayName,
   updateScopes,
 } from './routes/client-settings.ts';
 import { createClient, showDevelopers, showNewClient } from './routes/developers.ts';
@@ -97,6 +98,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/developers/clients/new', 'developer', showNewClient(ctx));
     route('POST', '/developers/clients', 'developer', createClient(ctx));
     route('GET', '/developers/clients/:clientId', 'member', showClient(ctx));
+    route('POST', '/developers/clients/:clientId/display-name', 'developer', updateDisplayName(ctx));
     route('POST', '/developers/clients/:clientId/scopes', 'developer', updateScopes(ctx));
     route('POST', '/developers/clients/:clientId/publishable-key', 'developer', regenerateKey(ctx));
     route('POST', '/developers/clients/:clientId/domains/add', 'developer', addDomain(ctx));

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = {
   'member.removed': 'removed a member',
   'client.created': 'created an API client',
   'client.renamed': 'renamed an API client',
+  'client.display_name_changed': "changed an API client's display name",
   'client.scopes_changed': "changed an API client's scopes",
   'client.secret_rotated': "rotated an API client's secret",
   'client.publishable_key_regenerated': "regenerated an API client's publishable key",

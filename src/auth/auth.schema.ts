@@ -12,6 +12,8 @@ export const apiClients = pgTable(
       .notNull()
       .references(() => organizations.id),
     name: text('name').notNull(),
+    /** what buyers see for the partner in the checkout ("Back to …"); null: the site's host */
+    displayName: text('display_name'),
     /** SHA-256 hex of the client secret; the secret itself is shown once */
     secretHash: text('secret_hash').notNull(),
     scopes: text('scopes').array().notNull(),

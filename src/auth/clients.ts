@@ -16,6 +16,9 @@ export const ClientOut = Type.Object({
   client_id: Type.String(),
   organization_id: Type.String(),
   name: Type.String(),
+  display_name: Type.Union([Type.String(), Type.Null()], {
+    description: "Shown to buyers in the checkout, e.g. on 'Back to …' buttons; null: the site's host name",
+  }),
   scopes: Type.Array(Type.String()),
   allowed_domains: Type.Array(Type.String()),
   return_url_domains: Type.Array(Type.String()),
@@ -33,6 +36,7 @@ export function toClientOut(row: ApiClientRow): ClientOut {
     client_id: row.id,
     organization_id: row.organizationId,
     name: row.name,
+    display_name: row.displayName,
     scopes: row.scopes,
     allowed_domains: row.allowedDomains,
     return_url_domains: row.returnUrlDomains,
@@ -48,6 +52,8 @@ export function toClientOut(row: ApiClientRow): ClientOut {
 export interface CreateClientInput {
   organizationId: string;
   name: string;
+  /** checked by checkDisplayName (client-lists.ts); null or absent: none */
+  displayName?: string | null | undefined;
   scopes: Scope[];
   allowedDomains: string[];
   returnUrlDomains: string[];
@@ -65,6 +71,7 @@ export async function createApiClient(
       id: newId('cli'),
       organizationId: input.organizationId,
       name: input.name,
+      displayName: input.displayName ?? null,
       secretHash: sha256Hex(clientSecret),
       scopes: [...new Set(input.scopes)],
       allowedDomains: [...new Set(input.allowedDomains)],
@@ -132,6 +139,19 @@ function statementsOf(db: Db) {
   return statements;
 }
 
+/**
+ * The name the partner chose to be shown to buyers (the checkout's "Back to …" buttons), or null
+ * when it chose none (then show the return page's host). Revoked clients keep theirs: their
+ * sessions' pages still name them.
+ */
+export async function clientDisplayName(db: Executor, clientId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ displayName: apiClients.displayName })
+    .from(apiClients)
+    .where(eq(apiClients.id, clientId));
+  return row?.displayName ?? null;
+}
+
 /** The client a token is asked for, as findApiClient reads it, as a prepared query (one round trip). */
 export async function findClientForToken(db: Db, clientId: string): Promise<ApiClientRow | undefined> {
   const [row] = await statementsOf(db).client.execute({ id: clientId });
@@ -160,6 +180,8 @@ export async function listApiClients(db: Executor, organizationId: string): Prom
 
 export interface UpdateClientInput {
   name?: string;
+  /** checked by checkDisplayName (client-lists.ts); null removes it, undefined keeps it */
+  displayName?: string | null | undefined;
   scopes?: Scope[];
   allowedDomains?: string[];
   returnUrlDomains?: string[];
@@ -175,6 +197,7 @@ export async function updateApiClient(
     .update(apiClients)
     .set({
       ...(input.name !== undefined && { name: input.name }),
+      ...(input.displayName !== undefined && { displayName: input.displayName }),
       ...(input.scopes && { scopes: [...new Set(input.scopes)] }),
       ...(input.allowedDomains && { allowedDomains: [...new Set(input.allowedDomains)] }),
       ...(input.returnUrlDomains && { returnUrlDomains: [...new Set(input.returnUrlDomains)] }),

@@ -117,6 +117,7 @@ export function renderClient(client: Data): string {
         : []),
       ['organization', client.organization_id],
       ['name', client.name],
+      ['display_name', client.display_name],
       ['status', client.status],
       ['scopes', client.scopes],
       ['allowed_domains', client.allowed_domains],

@@ -9,7 +9,10 @@ export function isEmail(value: string): boolean {
 
 /**
  * Normalises a phone number to 256XXXXXXXXX: non-digits are stripped; 0 + 9 digits or 9 digits
- * starting with 7 get 256; 256 + 9 digits is kept. Anything else is null (invalid_phone_number).
+ * starting with 7 get 256; 256 + 9 digits is kept, and so is 00256 + 9 digits (the international
+ * call prefix written out, as "+" is on a keypad). Anything else is null (invalid_phone_number).
+ * Any Ugandan number passes, landlines included: a buyer's contact number need not take mobile
+ * money (isMobileMoneyNumber says whether it does).
  */
 export function normalizePhone(value: string): string | null {
   if (value.length > 32) return null;
@@ -17,6 +20,7 @@ export function normalizePhone(value: string): string | null {
   if (/^0\d{9}$/.test(digits)) return `256${digits.slice(1)}`;
   if (/^7\d{8}$/.test(digits)) return `256${digits}`;
   if (/^256\d{9}$/.test(digits)) return digits;
+  if (/^00256\d{9}$/.test(digits)) return digits.slice(2);
   return null;
 }
 
@@ -28,4 +32,12 @@ export function networkOf(normalized: string): MobileNetwork | null {
   if (['76', '77', '78', '79'].includes(prefix)) return 'momo';
   if (['70', '74', '75'].includes(prefix)) return 'airtel';
   return null;
+}
+
+/**
+ * True when a normalised number can receive a mobile money prompt from us: a mobile number of a
+ * network we take. Landlines (03x, 04x) and other networks' mobiles (071, 072, 073) cannot.
+ */
+export function isMobileMoneyNumber(normalized: string): boolean {
+  return networkOf(normalized) !== null;
 }

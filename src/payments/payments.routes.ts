@@ -32,7 +32,12 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         body: Type.Object(
           {
             payment_method: Type.Union([Type.Literal('momo'), Type.Literal('airtel')]),
-            phone: Type.String({ maxLength: 32, examples: ['0772123456'] }),
+            phone: Type.String({
+              maxLength: 32,
+              examples: ['0772123456'],
+              description:
+                "The number the prompt goes to: a Ugandan mobile money number of the payment method's network (momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075), written 07…, 7…, 256…, +256… or 00256…, spaces and dashes ignored. Landlines and other networks are 400 validation_failed.",
+            }),
           },
           { additionalProperties: false },
         ),

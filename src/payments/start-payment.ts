@@ -24,6 +24,9 @@ const METHOD_NAMES: Record<PaymentMethod, string> = {
   airtel: 'Airtel Money',
 };
 
+/** The numbers a prompt can go to (orders/contact.ts networkOf), as a developer reads them. */
+const MOBILE_MONEY_PREFIXES = 'MTN 076, 077, 078, 079 or Airtel 070, 074, 075';
+
 export interface StartPaymentInput {
   organizationId: string;
   orderId: string;
@@ -49,7 +52,12 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
   return started.order;
 }
 
-/** The payer's number, normalized; refused when it is not a Ugandan mobile number of the method's network. */
+/**
+ * The payer's number, normalized; refused (validation_failed, DESIGN.md section 3) when it is not
+ * a Ugandan number, when it cannot receive mobile money (a landline, a network we do not take),
+ * or when it is on the other method's network. Every prompt goes through here: the partner API's
+ * pay route and the hosted checkout alike.
+ */
 function checkPayerPhone(input: StartPaymentInput): string {
   const msisdn = normalizePhone(input.phone);
   if (msisdn === null) {
@@ -58,7 +66,14 @@ function checkPayerPhone(input: StartPaymentInput): string {
     });
   }
   const network = networkOf(msisdn);
-  if (network !== null && network !== input.method) {
+  if (network === null) {
+    throw new ApiError(
+      'validation_failed',
+      `phone must be a mobile money number: ${MOBILE_MONEY_PREFIXES}. Landlines and other networks cannot receive the prompt.`,
+      { errors: [{ field: 'phone', message: `must be a mobile money number: ${MOBILE_MONEY_PREFIXES}` }] },
+    );
+  }
+  if (network !== input.method) {
     const name = network === 'momo' ? 'MTN Mobile Money (momo)' : 'Airtel Money (airtel)';
     throw new ApiError('validation_failed', `This number is on ${name}; choose that payment method.`, {
       errors: [{ field: 'phone', message: `is a ${name} number, not ${input.method}` }],

@@ -7,9 +7,14 @@ import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../eve
 import { feeFor, type PaymentMethod } from '../events/fees.ts';
 import type { CreateOrderInput } from '../orders/order-in.ts';
 import { MAX_TICKETS_PER_ORDER } from '../orders/order-rules.ts';
-import { normalizePhone } from '../orders/contact.ts';
+import { isMobileMoneyNumber, normalizePhone } from '../orders/contact.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { PHONE_MESSAGE, wrongNetworkMessage } from './payment-phone.ts';
+import {
+  NOT_MOBILE_MONEY_MESSAGE,
+  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
+  PHONE_MESSAGE,
+  wrongNetworkMessage,
+} from './payment-phone.ts';
 
 export type FormBody = Record<string, string>;
 
@@ -198,8 +203,9 @@ export interface PaymentChoice {
 
 /**
  * The payment method and number, with the problems the page reports before any order exists:
- * no method, a number that is not a Ugandan mobile number, or a number on the other network.
- * An empty payment number means the buyer's own.
+ * no method, a number that is not a Ugandan number, one that takes no mobile money (a landline,
+ * another network), or a number on the other network. An empty payment number means the
+ * buyer's own; when that one takes no mobile money, the payment number is asked for.
  */
 export function checkPayment(
   methodValue: string,
@@ -217,6 +223,12 @@ export function checkPayment(
     if (phoneField === 'payment_phone') {
       errors.push({ field: 'payment_phone', message: PHONE_MESSAGE });
     }
+  } else if (!isMobileMoneyNumber(msisdn)) {
+    const own = phoneField === 'buyer.phone';
+    errors.push({
+      field: 'payment_phone',
+      message: own ? OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE : NOT_MOBILE_MONEY_MESSAGE,
+    });
   } else if (isPaymentMethod(methodValue)) {
     const message = wrongNetworkMessage(msisdn, methodValue);
     if (message !== null) {

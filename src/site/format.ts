@@ -58,12 +58,39 @@ export function formatTime(instant: Date, timeZone: string): string {
   }).format(instant);
 }
 
-/** "East Africa Time" style label of the zone, for the event date line. */
-export function zoneName(instant: Date, timeZone: string): string {
-  const part = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' })
-    .formatToParts(instant)
-    .find((p) => p.type === 'timeZoneName');
-  return part?.value ?? timeZone;
+// Each English locale names the zones its readers know ('en-UG' says EAT where 'en-GB' says
+// GMT+3; only 'en-GB' says BST, only 'en-US' EST): the first letter name wins.
+const ZONE_NAME_LOCALES = ['en-UG', 'en-KE', 'en-US', 'en-GB'];
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The short zone name one locale gives at that instant ("EAT", "GMT+3"); null for an unknown zone. */
+function shortZoneName(locale: string, timeZone: string, at: Date): string | null {
+  const key = `${locale} ${timeZone}`;
+  let format = zoneFormats.get(key);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' });
+    } catch {
+      return null;
+    }
+    zoneFormats.set(key, format);
+  }
+  return format.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? null;
+}
+
+/**
+ * "Kampala time, EAT": the zone's city (the id's last part) and its abbreviation at `at` (BST in
+ * a London summer, GMT in winter), or its GMT offset where no locale has a name ("Tokyo time,
+ * GMT+9"). A zone of no place (UTC, Etc/GMT-3) is its abbreviation alone.
+ */
+export function zoneLabel(timeZone: string, at: Date): string {
+  const names = ZONE_NAME_LOCALES.map((locale) => shortZoneName(locale, timeZone, at));
+  const offset = names[0];
+  if (offset === null || offset === undefined) return timeZone;
+  const name = names.find((n) => n !== null && /^[A-Z]{2,5}$/.test(n)) ?? offset;
+  const parts = timeZone.split('/');
+  if (parts.length < 2 || parts[0] === 'Etc') return name;
+  return `${parts[parts.length - 1]!.replace(/_/g, ' ')} time, ${name}`;
 }
 
 /** 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it. */

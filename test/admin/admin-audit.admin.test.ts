@@ -50,6 +50,9 @@ test('each client, webhook endpoint and invitation change is one operator entry'
     await call('PATCH', `/clients/${client.client_id}`, { allowed_domains: ['https://b.example.org'] }),
     200,
   );
+  dataOf(await call('PATCH', `/clients/${client.client_id}`, { display_name: 'Shop for runners' }), 200);
+  dataOf(await call('PATCH', `/clients/${client.client_id}`, { display_name: ' Shop for runners ' }), 200);
+  dataOf(await call('PATCH', `/clients/${client.client_id}`, { display_name: null }), 200);
   const rotated = dataOf(await call('POST', `/clients/${client.client_id}/rotate-secret`), 200);
   const key = dataOf(await call('POST', `/clients/${client.client_id}/regenerate-publishable-key`), 200);
   dataOf(await call('POST', `/clients/${client.client_id}/revoke`), 200);
@@ -82,6 +85,7 @@ test('each client, webhook endpoint and invitation change is one operator entry'
         'client.created',
         {
           name: 'Shop',
+          display_name: null,
           scopes: ['events:read'],
           allowed_domains: ['https://a.example.org'],
           return_url_domains: [],
@@ -91,6 +95,9 @@ test('each client, webhook endpoint and invitation change is one operator entry'
       ['client.scopes_changed', { scopes: ['events:read', 'orders:read'] }],
       ['client.domain_added', { list: 'allowed_domains', origin: 'https://b.example.org' }],
       ['client.domain_removed', { list: 'allowed_domains', origin: 'https://a.example.org' }],
+      // the same name again (it is trimmed) records nothing
+      ['client.display_name_changed', { display_name: 'Shop for runners' }],
+      ['client.display_name_changed', { display_name: null }],
       ['client.secret_rotated', {}],
       ['client.publishable_key_regenerated', {}],
       ['client.revoked', {}],
@@ -121,5 +128,15 @@ test('a refused change records nothing', async () => {
   assert.equal(res.statusCode, 400);
   const bad = await call('POST', `/organizations/${org.id}/webhook-endpoints`, { url: 'ftp://x' });
   assert.equal(bad.statusCode, 400);
-  assert.deepEqual(await auditOf(org.id), []);
+  const client = dataOf(
+    await call('POST', `/organizations/${org.id}/clients`, { name: 'Shop', scopes: ['events:read'] }),
+    201,
+  );
+  await auditOf(org.id).then((rows) => assert.equal(rows.length, 1));
+  const long = await call('PATCH', `/clients/${client.client_id}`, { display_name: 'x'.repeat(61) });
+  assert.equal(long.statusCode, 400);
+  assert.deepEqual(
+    (await auditOf(org.id)).map((row) => row.action),
+    ['client.created'],
+  );
 });

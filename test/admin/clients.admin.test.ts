@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { clientDisplayName } from '../../src/auth/clients.ts';
 import { bearer, getToken, startHarness, type Harness } from '../helpers/harness.ts';
 import {
   admin,
@@ -24,6 +25,7 @@ const CLIENT_FIELDS = [
   'allowed_domains',
   'client_id',
   'created_at',
+  'display_name',
   'name',
   'organization_id',
   'publishable_key',
@@ -83,6 +85,7 @@ describe('POST /admin/v1/organizations/{id}/clients', () => {
     assert.match(client.publishable_key, /^pk_[A-Za-z0-9]{32}$/);
     assert.equal(client.organization_id, org.id);
     assert.equal(client.name, 'Main shop');
+    assert.equal(client.display_name, null, 'none unless given');
     assert.deepEqual(client.scopes, ['events:read', 'checkout_sessions:write']);
     assert.deepEqual(client.allowed_domains, ['https://shop.example.org', 'http://localhost:5173']);
     assert.deepEqual(client.return_url_domains, ['https://pay.example.org:8443']);
@@ -192,6 +195,81 @@ describe('GET /admin/v1/organizations/{id}/clients', () => {
       clients.map((c: { client_id: string }) => c.client_id),
       [a.client_id, b.client_id],
     );
+  });
+});
+
+describe('display_name', () => {
+  test('is set at creation (trimmed), read back, changed, and removed with null', async () => {
+    const org = await createOrg(h);
+    const created = await createClientFor(h, org.id, { display_name: '  Kampala Runners Club  ' });
+    assert.equal(created.display_name, 'Kampala Runners Club');
+    const url = `/clients/${created.client_id}`;
+    assert.equal(dataOf(await admin(h, { url }), 200).display_name, 'Kampala Runners Club');
+    const listed = dataOf(await admin(h, { url: `/organizations/${org.id}/clients` }), 200);
+    assert.equal(listed.clients[0].display_name, 'Kampala Runners Club');
+    // 60 characters (not UTF-16 units: an emoji is one) is the most.
+    const longest = `Ekyalo ${'é'.repeat(52)}🏃`;
+    assert.equal([...longest].length, 60);
+    const changed = await admin(h, { method: 'PATCH', url, body: { display_name: longest } });
+    assert.equal(dataOf(changed, 200).display_name, longest);
+    const kept = await admin(h, { method: 'PATCH', url, body: { name: 'Renamed' } });
+    assert.equal(dataOf(kept, 200).display_name, longest, 'left out: kept');
+    const removed = await admin(h, { method: 'PATCH', url, body: { display_name: null } });
+    assert.equal(dataOf(removed, 200).display_name, null);
+  });
+
+  test('refuses a blank, too long or control-character name with validation_failed, changing nothing', async () => {
+    const org = await createOrg(h);
+    const client = await createClientFor(h, org.id, { display_name: 'Club' });
+    const { client_secret: _secret, ...stored } = client;
+    const bad: [unknown, RegExp][] = [
+      ['   ', /must not be blank/],
+      ['x'.repeat(61), /at most 60 characters/],
+      [` ${'x'.repeat(61)} `, /at most 60 characters/],
+      ['Club\nShop', /control characters/],
+      ['Club\tShop', /control characters/],
+      ['Club\u0085Shop', /control characters/],
+      ['Club\u202eShop', /control characters/],
+      ['Club\u2028Shop', /control characters/],
+      [42, /string/],
+    ];
+    for (const [value, message] of bad) {
+      const res = await admin(h, {
+        method: 'PATCH',
+        url: `/clients/${client.client_id}`,
+        body: { display_name: value },
+      });
+      const error = errorOf(res, 400, 'validation_failed');
+      // (a number breaks both arms of string-or-null: one entry each)
+      assert.deepEqual([...new Set(fieldsOf(error))], ['display_name'], JSON.stringify(value));
+      assert.match(error.errors![0]!.message, message, JSON.stringify(value));
+      const create = await admin(h, {
+        method: 'POST',
+        url: `/organizations/${org.id}/clients`,
+        body: { name: 'New', scopes: ['events:read'], display_name: value },
+      });
+      assert.deepEqual([...new Set(fieldsOf(errorOf(create, 400, 'validation_failed')))], ['display_name']);
+    }
+    // Reported with the other bad fields, in one answer.
+    const together = await admin(h, {
+      method: 'PATCH',
+      url: `/clients/${client.client_id}`,
+      body: { display_name: '', scopes: ['everything'] },
+    });
+    assert.deepEqual(fieldsOf(errorOf(together, 400, 'validation_failed')), ['display_name', 'scopes[0]']);
+    assert.deepEqual(dataOf(await admin(h, { url: `/clients/${client.client_id}` }), 200), stored);
+    const listed = dataOf(await admin(h, { url: `/organizations/${org.id}/clients` }), 200);
+    assert.equal(listed.clients.length, 1, 'no client was created');
+  });
+
+  test('clientDisplayName gives the checkout the name, or null', async () => {
+    const org = await createOrg(h);
+    const named = await createClientFor(h, org.id, { display_name: 'Club shop' });
+    const plain = await createClientFor(h, org.id);
+    const db = h.service.ctx.database.db;
+    assert.equal(await clientDisplayName(db, named.client_id), 'Club shop');
+    assert.equal(await clientDisplayName(db, plain.client_id), null);
+    assert.equal(await clientDisplayName(db, 'cli_missing'), null);
   });
 });
 

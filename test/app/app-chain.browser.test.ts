@@ -97,6 +97,7 @@ describe('organizer app in Chromium', () => {
     await page.getByRole('link', { name: 'Create API client' }).click();
     await step(page, 'new-client');
     await page.getByLabel('Name', { exact: true }).fill('Race website');
+    await page.getByLabel('Display name (optional)').fill('Kampala Runners Club');
     await page.getByRole('button', { name: 'Create API client' }).click();
     await page.getByRole('heading', { name: 'API client created' }).waitFor();
     await step(page, 'client-created');
@@ -178,6 +179,15 @@ describe('organizer app in Chromium', () => {
 
     await page.goto(`${app}/developers/clients/${partner.clientId}`);
     await step(page, 'client-settings');
+    const displayName = page.getByLabel('Display name', { exact: true });
+    await displayName.fill('A display name that runs on well past the sixty characters allowed');
+    await page.getByRole('button', { name: 'Save display name' }).click();
+    await page.getByRole('heading', { name: 'There is a problem' }).waitFor();
+    await step(page, 'client-display-name-error');
+    await displayName.fill('Kampala Runners Club');
+    await page.getByRole('button', { name: 'Save display name' }).click();
+    await page.getByText('The display name was saved').waitFor();
+    assert.equal(await displayName.inputValue(), 'Kampala Runners Club');
     await page.getByLabel('Add an allowed domain').fill('http://not-local.example.org');
     await page.getByRole('button', { name: 'Add', exact: true }).first().click();
     await page.getByRole('heading', { name: 'There is a problem' }).waitFor();

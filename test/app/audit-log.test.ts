@@ -74,6 +74,11 @@ describe('audit log page', () => {
 
     await owner.get(base);
     assert.equal(
+      (await owner.post(`${base}/display-name`, { display_name: 'Audited club' })).statusCode,
+      303,
+    );
+    assert.equal((await owner.post(`${base}/display-name`, { display_name: '' })).statusCode, 303);
+    assert.equal(
       (await owner.post(`${base}/scopes`, { scopes: ['events:read', 'orders:read'] })).statusCode,
       303,
     );
@@ -102,6 +107,8 @@ describe('audit log page', () => {
       added.map((e) => e.action),
       [
         'client.created',
+        'client.display_name_changed',
+        'client.display_name_changed',
         'client.scopes_changed',
         'client.publishable_key_regenerated',
         'client.domain_added',
@@ -117,10 +124,16 @@ describe('audit log page', () => {
       assert.ok(entry.actorMemberId);
       assert.ok(entry.ip);
     }
-    assert.deepEqual(added[0]!.details, { name: 'Audited shop', scopes: ['events:read'] });
-    assert.deepEqual(added[1]!.details, { scopes: ['events:read', 'orders:read'] });
-    assert.deepEqual(added[3]!.details, { list: 'allowed_domains', origin });
-    assert.deepEqual(added[4]!.details, { list: 'allowed_domains', origin });
+    assert.deepEqual(added[0]!.details, {
+      name: 'Audited shop',
+      display_name: null,
+      scopes: ['events:read'],
+    });
+    assert.deepEqual(added[1]!.details, { display_name: 'Audited club' });
+    assert.deepEqual(added[2]!.details, { display_name: null });
+    assert.deepEqual(added[3]!.details, { scopes: ['events:read', 'orders:read'] });
+    assert.deepEqual(added[5]!.details, { list: 'allowed_domains', origin });
+    assert.deepEqual(added[6]!.details, { list: 'allowed_domains', origin });
     const client = await findApiClient(db(), clientId);
     const written = JSON.stringify(added);
     for (const secret of [firstSecret, secondSecret, client!.publishableKey, client!.secretHash]) {
@@ -129,6 +142,8 @@ describe('audit log page', () => {
 
     const page = textOf((await owner.get('/audit-log')).body);
     assert.match(page, /revoked an API client: API client cli_/);
+    assert.match(page, /changed an API client's display name: API client cli_\w+ Display name: Audited club/);
+    assert.match(page, /changed an API client's display name: API client cli_\w+ Display name: none/);
     assert.match(
       page,
       /changed an API client's scopes: API client cli_\w+ Scopes: events:read ?, orders:read/,

@@ -1,9 +1,10 @@
 // Developer settings in the organizer app: API clients listed, created (the secret shown once and
-// working at the real token endpoint), scopes edited, domains added and removed one at a time
-// with validation, the publishable key regenerated, the secret rotated, the client revoked after a
-// confirmation; a viewer sees it all read-only.
+// working at the real token endpoint), the display name buyers see set and edited, scopes edited,
+// domains added and removed one at a time with validation, the publishable key regenerated, the
+// secret rotated, the client revoked after a confirmation; a viewer sees it all read-only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import { APP_SCRIPT, APP_STYLES } from '../../src/app/app-assets.ts';
@@ -42,6 +43,13 @@ function shown(body: string, id: string): string {
   const match = new RegExp(`<code class="secret" id="${id}">([^<]+)</code>`).exec(body);
   assert.ok(match, `${id} is shown`);
   return match[1]!;
+}
+
+/** The opening tag of the element with that id. */
+function tagOf(body: string, id: string): string {
+  const match = new RegExp(`<[a-z]+[^>]*\\bid="${id}"[^>]*>`).exec(body);
+  assert.ok(match, `#${id} is on the page`);
+  return match[0];
 }
 
 function client(id = partner.clientId) {
@@ -111,6 +119,92 @@ describe('developer settings', () => {
     assert.equal(long.statusCode, 422);
     assert.match(long.body, /Name must be at most 200 characters\./);
     assert.equal((await listApiClients(h.service.ctx.database.db, partner.organizationId)).length, count);
+  });
+
+  test('a display name for buyers is set at creation, edited and removed on the client page, each change audited', async () => {
+    const form = await developer.get('/developers/clients/new');
+    assert.match(form.body, /<label for="f-display_name">Display name \(optional\)<\/label>/);
+    assert.match(form.body, /Shown to buyers in the checkout, e\.g\. on &#39;Back to …&#39; buttons/);
+    const res = await developer.post('/developers/clients', {
+      name: 'Club shop',
+      display_name: '  Kampala Runners Club ',
+      scopes: ['events:read'],
+    });
+    assert.equal(res.statusCode, 201, res.body.slice(0, 500));
+    const clientId = shown(res.body, 'client-id');
+    assert.equal((await client(clientId))!.displayName, 'Kampala Runners Club');
+
+    const page = await developer.get(`/developers/clients/${clientId}`);
+    assert.match(page.body, /<h2>Display name<\/h2>/);
+    assert.match(tagOf(page.body, 'f-display_name'), /value="Kampala Runners Club"/);
+    const url = `/developers/clients/${clientId}/display-name`;
+    const saved = await developer.post(url, { display_name: 'KRC shop' });
+    assert.equal(saved.statusCode, 303);
+    assert.equal(locationOf(saved), `/developers/clients/${clientId}?done=display_name`);
+    assert.match((await developer.get(locationOf(saved))).body, /The display name was saved/);
+    assert.equal((await client(clientId))!.displayName, 'KRC shop');
+    // the same name again is no change
+    assert.equal((await developer.post(url, { display_name: 'KRC shop ' })).statusCode, 303);
+    const cleared = await developer.post(url, { display_name: '   ' });
+    assert.equal(cleared.statusCode, 303);
+    assert.equal((await client(clientId))!.displayName, null);
+
+    const { rows } = await listAuditEvents(h.service.ctx.database.db, partner.organizationId, { limit: 50 });
+    const entries = rows
+      .filter((row) => row.targetId === clientId)
+      .reverse()
+      .map((row) => [row.action, row.details]);
+    assert.deepEqual(entries, [
+      [
+        'client.created',
+        { name: 'Club shop', display_name: 'Kampala Runners Club', scopes: ['events:read'] },
+      ],
+      ['client.display_name_changed', { display_name: 'KRC shop' }],
+      ['client.display_name_changed', { display_name: null }],
+    ]);
+  });
+
+  test('a display name too long or with control characters comes back with its message and changes nothing', async () => {
+    const count = (await listApiClients(h.service.ctx.database.db, partner.organizationId)).length;
+    await developer.get('/developers/clients/new');
+    const long = await developer.post('/developers/clients', {
+      name: 'Shop',
+      display_name: 'd'.repeat(61),
+      scopes: ['events:read'],
+    });
+    assert.equal(long.statusCode, 422);
+    assert.match(long.body, /<a href="#f-display_name">Display name must be at most 60 characters\.<\/a>/);
+    assert.match(tagOf(long.body, 'f-display_name'), /aria-invalid="true"/);
+    assert.match(
+      tagOf(long.body, 'f-display_name'),
+      new RegExp(`value="${'d'.repeat(61)}"`),
+      'kept as typed',
+    );
+    const control = await developer.post('/developers/clients', {
+      name: 'Shop',
+      display_name: 'Club\u0007shop',
+      scopes: ['events:read'],
+    });
+    assert.equal(control.statusCode, 422);
+    assert.match(control.body, /Display name must not contain control characters/);
+    assert.equal((await listApiClients(h.service.ctx.database.db, partner.organizationId)).length, count);
+
+    const before = (await client())!;
+    const url = `/developers/clients/${partner.clientId}/display-name`;
+    for (const display_name of ['x'.repeat(61), 'Club\nshop', 'Club\u202eshop']) {
+      const refused = await developer.post(url, { display_name });
+      assert.equal(refused.statusCode, 422, JSON.stringify(display_name));
+      assert.match(
+        refused.body,
+        /Display name must (be at most 60 characters|not contain control characters)/,
+      );
+    }
+    const after = (await client())!;
+    assert.equal(after.displayName, before.displayName);
+    assert.equal(after.updatedAt.getTime(), before.updatedAt.getTime());
+    const refusedByViewer = await viewer.post(url, { display_name: 'Viewer shop' });
+    assert.equal(refusedByViewer.statusCode, 403);
+    assert.equal((await client())!.displayName, before.displayName);
   });
 
   test('edits scopes', async () => {
@@ -239,6 +333,8 @@ describe('developer settings', () => {
     const detail = await viewer.get(`/developers/clients/${partner.clientId}`);
     assert.equal(detail.statusCode, 200);
     assert.ok(!/action="\/developers\//.test(detail.body), 'no write forms');
+    assert.match(detail.body, /<h2>Display name<\/h2>/);
+    assert.match(textOf(detail.body), /None: buyers see your site's host name\./);
     assert.ok(!detail.body.includes('/revoke'));
     const refused = await viewer.post(`/developers/clients/${partner.clientId}/rotate-secret`);
     assert.equal(refused.statusCode, 403);

@@ -69,6 +69,12 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/developers/clients/:clientId', access: 'member' },
   {
     method: 'POST',
+    path: '/developers/clients/:clientId/display-name',
+    access: 'developer',
+    fields: { display_name: 'Routes shop' },
+  },
+  {
+    method: 'POST',
     path: '/developers/clients/:clientId/scopes',
     access: 'developer',
     fields: { scopes: ['events:read'] },

@@ -197,6 +197,43 @@ describe('ticketing CLI', () => {
     );
   });
 
+  test('clients create and update set the display name buyers see; --clear-display-name removes it', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'Named Runners', '--json']));
+    const created = await cli([
+      'clients',
+      'create',
+      '--org',
+      org.id,
+      '--name',
+      'Shop',
+      '--display-name',
+      'Kampala Runners Club',
+      '--scope',
+      'events:read',
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^display_name\s+Kampala Runners Club$/m);
+    const clientId = /^client_id\s+(cli_\S+)$/m.exec(created.stdout)?.[1];
+    assert.ok(clientId, created.stdout);
+    const renamed = json(await cli(['clients', 'update', clientId!, '--display-name', 'KRC shop', '--json']));
+    assert.equal(renamed.display_name, 'KRC shop');
+    const cleared = json(await cli(['clients', 'update', clientId!, '--clear-display-name', '--json']));
+    assert.equal(cleared.display_name, null);
+
+    const both = await cli(['clients', 'update', clientId!, '--display-name', 'X', '--clear-display-name']);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /use one of --display-name and --clear-display-name/);
+    const tooLong = await cli(['clients', 'update', clientId!, '--display-name', 'x'.repeat(61)]);
+    assert.notEqual(tooLong.code, 0);
+    assert.match(tooLong.stderr, /validation_failed/);
+    assert.match(tooLong.stderr, /display_name: must be at most 60 characters/);
+    const control = await cli(['clients', 'update', clientId!, '--display-name', 'KRC\tshop']);
+    assert.notEqual(control.code, 0);
+    assert.match(control.stderr, /display_name: must not contain control characters/);
+    const read = json(await cli(['clients', 'get', clientId!, '--json']));
+    assert.equal(read.display_name, null, 'a refusal changed nothing');
+  });
+
   test('events from a file; update, rotate, regenerate and revoke through the CLI', async () => {
     const org = json(await cli(['orgs', 'create', '--name', 'Event Org', '--json']));
     const now = h.clock.now().getTime();

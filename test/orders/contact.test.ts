@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { isEmail, networkOf, normalizePhone } from '../../src/orders/contact.ts';
+import { isEmail, isMobileMoneyNumber, networkOf, normalizePhone } from '../../src/orders/contact.ts';
 
 describe('normalizePhone', () => {
   const cases: [string, string | null][] = [
@@ -15,6 +15,15 @@ describe('normalizePhone', () => {
     ['+256 772 123456', '256772123456'],
     ['(+256) 70-000-0001', '256700000001'],
     ['0312123456', '256312123456'],
+    ['00256772123456', '256772123456'],
+    ['00256 772 123 456', '256772123456'],
+    ['00-256-772-123-456', '256772123456'],
+    ['+00256 700 000001', '256700000001'],
+    ['(00256) 414 123456', '256414123456'],
+    ['0025677212345', null],
+    ['002567721234567', null],
+    ['00255772123456', null],
+    ['000256772123456', null],
     ['', null],
     ['077212345', null],
     ['07721234567', null],
@@ -56,6 +65,52 @@ describe('networkOf', () => {
   for (const [msisdn, network] of cases) {
     test(`${msisdn} -> ${network}`, () => assert.equal(networkOf(msisdn), network));
   }
+});
+
+describe('isMobileMoneyNumber', () => {
+  // Only numbers a prompt can reach: MTN and Airtel mobiles. A buyer's contact number may be any
+  // of these.
+  const cases: [string, boolean][] = [
+    ['256772123456', true],
+    ['256762123456', true],
+    ['256782123456', true],
+    ['256792123456', true],
+    ['256702123456', true],
+    ['256742123456', true],
+    ['256752123456', true],
+    ['256414123456', false],
+    ['256312123456', false],
+    ['256392123456', false],
+    ['256712345678', false],
+    ['256722123456', false],
+    ['256732123456', false],
+  ];
+  for (const [msisdn, ok] of cases) {
+    test(`${msisdn} -> ${ok}`, () => assert.equal(isMobileMoneyNumber(msisdn), ok));
+  }
+  test('00256, +256, 256 and 0 forms of one number are the same number on the same network', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('70', '74', '75', '76', '77', '78', '79'),
+        fc.stringMatching(/^\d{7}$/),
+        (p, rest) => {
+          const forms = [
+            `0${p}${rest}`,
+            `${p}${rest}`,
+            `256${p}${rest}`,
+            `+256 ${p}${rest}`,
+            `00256 ${p} ${rest}`,
+          ];
+          const out = forms.map(normalizePhone);
+          assert.ok(
+            out.every((o) => o === `256${p}${rest}`),
+            JSON.stringify(out),
+          );
+          assert.ok(isMobileMoneyNumber(out[0]!));
+        },
+      ),
+    );
+  });
 });
 
 describe('isEmail', () => {

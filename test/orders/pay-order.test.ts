@@ -164,6 +164,62 @@ describe('POST /v1/orders/{id}/pay', () => {
     assert.equal(bad.statusCode, 400);
   });
 
+  test('refuses a landline or another network for the prompt, changing nothing; the buyer phone may be one', async () => {
+    // The buyer's contact number is any Ugandan number (SPEC buyer.phone): only the payer's must
+    // take mobile money.
+    const res = await h.service.api.inject({
+      method: 'POST',
+      url: '/v1/orders',
+      headers: bearer(token),
+      payload: {
+        event_id: eventId,
+        items: [{ ticket_type_id: paidTicket, participant_name: 'Ann' }],
+        buyer: { ...buyer, phone: '0414 123456' },
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const order = res.json().data as { id: string; hold_expires_at: string };
+    for (const [method, phone] of [
+      ['momo', '0414123456'],
+      ['airtel', '+256 312 123456'],
+      ['momo', '00256 392 123456'],
+      ['airtel', '0712345678'],
+      ['momo', '0722123456'],
+    ]) {
+      const refused = await pay(order.id, method!, phone!);
+      assert.equal(refused.statusCode, 400, `${method} ${phone}`);
+      const body = refused.json();
+      assert.equal(body.error_code, 'validation_failed');
+      assert.deepEqual(
+        body.errors.map((e: { field: string }) => e.field),
+        ['phone'],
+      );
+      assert.match(
+        body.errors[0].message,
+        /mobile money number: MTN 076, 077, 078, 079 or Airtel 070, 074, 075/,
+      );
+    }
+    const attempts = await h.service.ctx.database.db
+      .select()
+      .from(paymentAttempts)
+      .where(eq(paymentAttempts.orderId, order.id));
+    assert.equal(attempts.length, 0, 'no attempt recorded');
+    const read = await readOrder(order.id);
+    assert.equal(read.status, 'pending');
+    assert.equal(read.hold_expires_at, order.hold_expires_at, 'the hold is not extended');
+  });
+
+  test('takes a payer number written 00256…, and prompts that number', async () => {
+    const order = await newOrder();
+    assert.equal((await pay(order.id, 'momo', '00256 770-000-001')).statusCode, 202);
+    const [attempt] = await h.service.ctx.database.db
+      .select()
+      .from(paymentAttempts)
+      .where(eq(paymentAttempts.orderId, order.id));
+    assert.equal(attempt!.msisdn, '256770000001');
+    assert.equal((await settle(order.id)).status, 'paid');
+  });
+
   test('refuses an amount below the provider minimum (UGX 500)', async () => {
     const order = await newOrder(cheapTicket);
     assert.ok(order.total < 500);

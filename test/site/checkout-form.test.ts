@@ -202,6 +202,43 @@ describe('steps without JavaScript', () => {
     assert.equal(await ordersOf(h, id), 0);
   });
 
+  test('a landline or another network cannot pay: the payment number is asked for, nothing is held', async () => {
+    for (const [fields, message] of [
+      [
+        { payment_phone: '0414 123456' },
+        /This number cannot receive mobile money: enter an MTN or Airtel number/,
+      ],
+      [{ payment_phone: '00256 712 345678' }, /This number cannot receive mobile money/],
+      // the payment number left empty: the buyer's own phone, here a landline, is not enough
+      [
+        { payment_phone: '', 'buyer.phone': '0312 123456' },
+        /Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from/,
+      ],
+    ] as const) {
+      const id = await createSession(h, race);
+      const res = await postForm(h, orderUrl(id), { ...fullForm(race), ...fields });
+      assert.equal(res.statusCode, 400, JSON.stringify(fields));
+      expectFieldError(res.body, 'f-payment_phone', message);
+      assert.doesNotMatch(
+        res.body,
+        /id="f-buyer-phone"[^>]*aria-invalid/,
+        'a landline is a fine contact number',
+      );
+      assert.equal(await ordersOf(h, id), 0);
+      assert.equal(await attemptsOf(h, id), 0);
+    }
+  });
+
+  test('a payment number written 00256… is prompted like +256', async () => {
+    const id = await createSession(h, race);
+    const res = await postForm(h, orderUrl(id), fullForm(race, { phone: '00256 770 000 001' }));
+    assert.equal(res.statusCode, 303, res.body);
+    const [row] = await h.service.ctx.database.rows<{ msisdn: string }>(
+      sql`SELECT a.msisdn FROM payment_attempts a JOIN orders o ON o.id = a.order_id WHERE o.checkout_session_id = ${id}`,
+    );
+    assert.equal(row!.msisdn, '256770000001');
+  });
+
   test('participant fields sent for other tickets than chosen are not used: the page asks again', async () => {
     const id = await createSession(h, race);
     const res = await postForm(h, orderUrl(id), { ...fullForm(race), [`qty.${race.paid}`]: '2' });

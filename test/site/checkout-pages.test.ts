@@ -83,6 +83,7 @@ describe('GET /checkout/<session_id>', () => {
     // The price a buyer pays, with the fee it includes, per network.
     assert.match(body, /data-airtel="UGX\u00a031,050">UGX\u00a031,050<\/strong>/);
     assert.match(body, />incl\. UGX\u00a01,050 fee<\/span>/);
+    assert.match(body, /Kampala time, EAT/, 'the zone is named, not an offset');
     assert.match(body, /Minimum age 16 on race day/);
     assert.match(body, /On sale until/);
     assert.match(body, /Only 5 left/, 'remaining shown when low');

@@ -7,7 +7,14 @@ import { chooseEncoding } from '../../src/platform/static-assets.ts';
 import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
 import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
-import { wrongNetworkMessage } from '../../src/site/payment-phone.ts';
+import {
+  NOT_MOBILE_MONEY_MESSAGE,
+  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
+  PHONE_MESSAGE,
+  paymentNumberProblem,
+  wrongNetworkMessage,
+} from '../../src/site/payment-phone.ts';
+import { paymentPhoneProblem } from '../../web/checkout-page/phone-field.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 
 describe('html', () => {
@@ -107,8 +114,66 @@ describe('form', () => {
       checkPayment('momo', '', '0700000001').errors.map((e) => e.field),
       ['payment_method'],
     );
-    // A prefix of neither network (71x) is the buyer's call.
-    assert.deepEqual(checkPayment('airtel', '0712345678', '').errors, []);
+    assert.deepEqual(checkPayment('momo', '00256 770 000001', '').choice, {
+      method: 'momo',
+      phone: '00256 770 000001',
+    });
+  });
+
+  test('payment: a number that takes no mobile money is refused, typed or the buyer’s own', () => {
+    for (const phone of ['0414 123456', '+256 312 123456', '00256392123456', '0712345678', '0732123456']) {
+      for (const method of ['momo', 'airtel', '']) {
+        const typed = checkPayment(method, phone, '0772123456');
+        assert.equal(typed.choice, null, `${method} ${phone}`);
+        assert.deepEqual(
+          typed.errors.filter((e) => e.field === 'payment_phone'),
+          [{ field: 'payment_phone', message: NOT_MOBILE_MONEY_MESSAGE }],
+          `${method} ${phone}`,
+        );
+        // An empty payment number means the buyer's own: a landline there needs a payment number.
+        const own = checkPayment(method, '', phone);
+        assert.equal(own.choice, null, `own ${method} ${phone}`);
+        assert.deepEqual(
+          own.errors.filter((e) => e.field === 'payment_phone'),
+          [{ field: 'payment_phone', message: OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE }],
+          `own ${method} ${phone}`,
+        );
+      }
+    }
+    assert.match(NOT_MOBILE_MONEY_MESSAGE, /cannot receive mobile money: enter an MTN or Airtel number/);
+  });
+
+  test('the page script judges the payment number as the server does', () => {
+    const cases: [string, string | null, string | undefined, string | null][] = [
+      ['0772123456', null, undefined, null],
+      ['00256 772 123456', 'momo', undefined, null],
+      ['0772123456', 'airtel', undefined, wrongNetworkMessage('256772123456', 'airtel')],
+      ['0414123456', null, undefined, NOT_MOBILE_MONEY_MESSAGE],
+      ['0712345678', 'airtel', undefined, NOT_MOBILE_MONEY_MESSAGE],
+      ['12', 'momo', undefined, PHONE_MESSAGE],
+      ['', 'momo', undefined, PHONE_MESSAGE],
+      // empty with the buyer's own phone: that number is judged; a bad own phone is the buyer
+      // field's error, not this one's
+      ['', 'momo', '0772123456', null],
+      ['', 'momo', '0414123456', OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE],
+      ['', 'airtel', '0772123456', wrongNetworkMessage('256772123456', 'airtel')],
+      ['', 'momo', '12', null],
+    ];
+    for (const [value, method, own, message] of cases) {
+      assert.equal(paymentPhoneProblem(value, method, own), message, `${value} ${method} ${own}`);
+      // the server's check agrees on whether the number may be paid from
+      const server = checkPayment(method ?? 'momo', value, own ?? '');
+      if (method && own !== '12')
+        assert.equal(server.choice === null, message !== null, `${value} ${method} ${own}`);
+    }
+  });
+
+  test('paymentNumberProblem: MTN and Airtel only, and the chosen network', () => {
+    assert.equal(paymentNumberProblem('256772123456', null), null);
+    assert.equal(paymentNumberProblem('256772123456', 'momo'), null);
+    assert.match(paymentNumberProblem('256772123456', 'airtel')!, /MTN Mobile Money number/);
+    assert.equal(paymentNumberProblem('256414123456', null), NOT_MOBILE_MONEY_MESSAGE);
+    assert.equal(paymentNumberProblem('256722123456', 'airtel'), NOT_MOBILE_MONEY_MESSAGE);
   });
 
   test("the wrong-network message, shared with the page script, names the number's network", () => {

@@ -2,19 +2,34 @@
 // site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
 // prefix until the buyer picks one.
 import { networkOf, normalizePhone, type MobileNetwork } from '../../src/orders/contact.ts';
-import { PHONE_MESSAGE, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
+import {
+  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
+  paymentNumberProblem,
+  PHONE_MESSAGE,
+} from '../../src/site/payment-phone.ts';
 
-/** The network of a typed number; null when it is not a Ugandan mobile number of a known network. */
+/** The network of a typed number; null unless it is an MTN or Airtel mobile money number. */
 function networkOfInput(value: string): MobileNetwork | null {
   const msisdn = normalizePhone(value);
   return msisdn ? networkOf(msisdn) : null;
 }
 
-/** What is wrong with paying `method` (null: none chosen yet) from the typed number. */
-export function paymentPhoneProblem(value: string, method: string | null): string | null {
+/**
+ * What is wrong with paying `method` (null: none chosen yet) from the typed number, as the server
+ * says it (checkout-form.ts checkPayment). With `ownPhone`, an empty number means the buyer's own
+ * phone, whose problems (it takes no mobile money) are told as such; a bad own phone is the
+ * buyer field's error, not this one's.
+ */
+export function paymentPhoneProblem(value: string, method: string | null, ownPhone?: string): string | null {
+  if (value.trim() === '' && ownPhone !== undefined) {
+    const own = normalizePhone(ownPhone);
+    if (!own) return null;
+    const problem = paymentNumberProblem(own, method);
+    return networkOf(own) === null ? OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE : problem;
+  }
   const msisdn = normalizePhone(value);
   if (!msisdn) return PHONE_MESSAGE;
-  return method ? wrongNetworkMessage(msisdn, method) : null;
+  return paymentNumberProblem(msisdn, method);
 }
 
 export interface NetworkGuess {

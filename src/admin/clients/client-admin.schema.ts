@@ -2,6 +2,7 @@
 // a secret or a publishable key.
 import { Type } from 'typebox';
 import { ClientOut } from '../../auth/clients.ts';
+import { DISPLAY_NAME_MAX_LENGTH } from '../../auth/client-lists.ts';
 import { ALL_SCOPES } from '../../auth/scopes.ts';
 import { Name } from '../admin-schemas.ts';
 
@@ -14,9 +15,17 @@ const OriginList = Type.Array(Type.String({ maxLength: 2048 }), {
   description: 'Full origins: https://host[:port], or http://localhost:<port> / http://127.0.0.1:<port>',
 });
 
+// Its rules (1 to 60 characters once trimmed, no control characters) are checked with the lists
+// (auth/client-lists.ts), so the answer says them in words; this bound only caps what is read.
+const DisplayName = Type.String({
+  maxLength: 1000,
+  description: `Shown to buyers in the checkout, e.g. on 'Back to …' buttons: 1 to ${DISPLAY_NAME_MAX_LENGTH} characters once trimmed, no control characters`,
+});
+
 export const ClientCreateIn = Type.Object(
   {
     name: Name,
+    display_name: Type.Optional(Type.Union([DisplayName, Type.Null()])),
     scopes: ScopeList,
     allowed_domains: Type.Optional(OriginList),
     return_url_domains: Type.Optional(OriginList),
@@ -27,6 +36,8 @@ export const ClientCreateIn = Type.Object(
 export const ClientPatchIn = Type.Object(
   {
     name: Type.Optional(Name),
+    /** null removes it */
+    display_name: Type.Optional(Type.Union([DisplayName, Type.Null()])),
     scopes: Type.Optional(ScopeList),
     allowed_domains: Type.Optional(OriginList),
     return_url_domains: Type.Optional(OriginList),

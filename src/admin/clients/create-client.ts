@@ -30,13 +30,15 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
         const created = await createApiClient(tx, {
           organizationId: org.id,
           name: request.body.name,
+          displayName: lists.displayName ?? null,
           scopes: lists.scopes ?? [],
           allowedDomains: lists.allowedDomains ?? [],
           returnUrlDomains: lists.returnUrlDomains ?? [],
         });
-        const { id, name, scopes, allowedDomains, returnUrlDomains } = created.client;
+        const { id, name, displayName, scopes, allowedDomains, returnUrlDomains } = created.client;
         const details = {
           name,
+          display_name: displayName,
           scopes,
           allowed_domains: allowedDomains,
           return_url_domains: returnUrlDomains,

@@ -1,4 +1,5 @@
-// PATCH /clients/:client_id: the client's name, scopes and origin allowlists.
+// PATCH /clients/:client_id: the client's name, display name (null removes it), scopes and origin
+// allowlists.
 import { ClientOut, toClientOut, updateApiClient } from '../../auth/clients.ts';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../platform/errors.ts';
@@ -30,6 +31,7 @@ export function updateClientRoute(admin: Host, ctx: AppContext): void {
           client.id,
           {
             name: request.body.name,
+            displayName: lists.displayName,
             scopes: lists.scopes,
             allowedDomains: lists.allowedDomains,
             returnUrlDomains: lists.returnUrlDomains,

@@ -1,7 +1,7 @@
 // One API client of the current organization: GET /developers/clients/:clientId and its writes
-// (scopes, publishable key, one domain added or removed, rotate secret, revoke with a confirmation
-// page). Another organization's client is the same 404 page as a missing one. Each change that
-// happens commits with its audit entry.
+// (display name, scopes, publishable key, one domain added or removed, rotate secret, revoke with
+// a confirmation page). Another organization's client is the same 404 page as a missing one. Each
+// change that happens commits with its audit entry.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { recordAudit, type AuditAction } from '../../audit/audit-log.ts';
@@ -32,7 +32,7 @@ import {
   type DomainList,
 } from '../views/client-page.ts';
 import { renderSecret } from '../views/developer-pages.ts';
-import { readScopes } from './developers.ts';
+import { readDisplayName, readScopes } from './developers.ts';
 
 const CLIENT_ID = /^cli_[A-Za-z0-9]{8,64}$/;
 /** as many entries as the admin API takes in one list */
@@ -131,6 +131,36 @@ export function updateScopes(ctx: AppContext): Handler {
       updateApiClient(tx, client.id, { scopes }, now),
     );
     return back(reply, client, 'scopes');
+  };
+}
+
+/** Sets the display name buyers see, or removes it when the field is left empty. */
+export function updateDisplayName(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const client = await clientOf(ctx, request);
+    if (client.revokedAt) return revokedAnswer(ctx, request, reply, client);
+    const body = formOf(request.body);
+    const errors: FieldErrors = {};
+    const displayName = readDisplayName(body, errors);
+    if (hasErrors(errors)) {
+      return sendClient(ctx, request, reply, 422, {
+        client,
+        errors,
+        notice: null,
+        displayName: (body.get('display_name') ?? '').slice(0, 1000),
+      });
+    }
+    // Saving the same name again changes nothing, so nothing is recorded.
+    if (displayName !== client.displayName) {
+      await audited(
+        ctx,
+        request,
+        client,
+        { action: 'client.display_name_changed', details: { display_name: displayName } },
+        (tx, now) => updateApiClient(tx, client.id, { displayName }, now),
+      );
+    }
+    return back(reply, client, 'display_name');
   };
 }
 

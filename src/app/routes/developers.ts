@@ -3,7 +3,7 @@
 // answer to the POST).
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
-import { checkClientLists } from '../../auth/client-lists.ts';
+import { checkClientLists, checkDisplayName } from '../../auth/client-lists.ts';
 import { createApiClient, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';
@@ -30,7 +30,11 @@ export function showDevelopers(ctx: AppContext): Handler {
 export function showNewClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
-    return sendPage(reply, 200, renderNewClient({ viewer, name: '', scopes: ALL_SCOPES, errors: {} }));
+    return sendPage(
+      reply,
+      200,
+      renderNewClient({ viewer, name: '', displayName: '', scopes: ALL_SCOPES, errors: {} }),
+    );
   };
 }
 
@@ -53,6 +57,21 @@ export function readScopes(body: FormBody, errors: FieldErrors): Scope[] {
   }
 }
 
+/**
+ * The display name typed, checked as the admin API checks it; empty means none (null). Records a
+ * message under "display_name" when something is wrong.
+ */
+export function readDisplayName(body: FormBody, errors: FieldErrors): string | null {
+  const typed = (body.get('display_name') ?? '').slice(0, 1000);
+  if (typed.trim() === '') return null;
+  const checked = checkDisplayName(typed);
+  if ('message' in checked) {
+    errors.display_name = `Display name ${checked.message}.`;
+    return null;
+  }
+  return checked.value;
+}
+
 export function createClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
@@ -64,16 +83,23 @@ export function createClient(ctx: AppContext): Handler {
       { label: 'Name', max: CLIENT_NAME_MAX_LENGTH, trim: true, missing: 'Enter a name for the client.' },
       errors,
     );
+    const displayName = readDisplayName(body, errors);
     const scopes = readScopes(body, errors);
     if (hasErrors(errors)) {
       const viewer = await viewerOf(ctx, request);
       const checked = body.all('scopes');
-      return sendPage(reply, 422, renderNewClient({ viewer, name, scopes: checked, errors }));
+      const typed = (body.get('display_name') ?? '').slice(0, 1000);
+      return sendPage(
+        reply,
+        422,
+        renderNewClient({ viewer, name, displayName: typed, scopes: checked, errors }),
+      );
     }
     const { client, clientSecret } = await ctx.database.transaction(async (tx) => {
       const created = await createApiClient(tx, {
         organizationId: current.organizationId,
         name,
+        displayName,
         scopes,
         allowedDomains: [],
         returnUrlDomains: [],
@@ -86,7 +112,7 @@ export function createClient(ctx: AppContext): Handler {
           action: 'client.created',
           targetType: 'client',
           targetId: created.client.id,
-          details: { name, scopes },
+          details: { name, display_name: displayName, scopes },
         },
         ctx.clock.now(),
       );

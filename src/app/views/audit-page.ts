@@ -20,6 +20,7 @@ const DETAIL_LABELS: Record<string, string> = {
   from: 'From',
   to: 'To',
   name: 'Name',
+  display_name: 'Display name',
   scopes: 'Scopes',
   list: 'List',
   origin: 'Origin',
@@ -47,6 +48,8 @@ function detailValue(key: string, value: unknown): Html | string {
     if (key === 'origin' || key === 'url') return html`<code>${value}</code>`;
     return value;
   }
+  // a display name removed (or never given) is null
+  if (value === null && key === 'display_name') return 'none';
   if (value === null || value === undefined) return '';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

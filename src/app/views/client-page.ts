@@ -1,10 +1,11 @@
-// One API client's settings: scopes, the publishable key, allowed domains and return URL domains
-// (each edited one entry at a time), rotating the secret and revoking (after a confirmation).
+// One API client's settings: the display name buyers see, scopes, the publishable key, allowed
+// domains and return URL domains (each edited one entry at a time), rotating the secret and
+// revoking (after a confirmation).
 // Without the developer_settings permission, or once revoked, everything is read-only.
 import type { ApiClientRow } from '../../auth/clients.ts';
 import { html, type Html } from '../../platform/html.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { scopeCheckboxes, statusBadge } from './developer-pages.ts';
+import { DISPLAY_NAME_HINT, scopeCheckboxes, statusBadge } from './developer-pages.ts';
 import { errorSummary, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 
@@ -32,6 +33,7 @@ export const DOMAIN_LISTS: Record<
 };
 
 const NOTICES: Record<string, string> = {
+  display_name: 'The display name was saved. Buyers see it on checkout pages from now on.',
   scopes: 'The scopes were saved. They apply from the next API request.',
   key: 'A new publishable key was made. The old one no longer works.',
   added: 'The domain was added.',
@@ -55,6 +57,8 @@ export interface ClientView {
   typed?: Partial<Record<DomainList, string>>;
   /** the scopes as submitted, when that form came back with an error */
   scopes?: readonly string[];
+  /** the display name as typed, when that form came back with an error */
+  displayName?: string;
 }
 
 function postButton(
@@ -68,6 +72,29 @@ function postButton(
     ${csrfInput(view.viewer.current.session.csrfToken)} ${extra}
     <button type="submit" class="${danger ? 'danger' : ''}">${label}</button>
   </form>`;
+}
+
+function displayNameSection(view: ClientView, writable: boolean): Html {
+  const { client } = view;
+  if (!writable) {
+    return html`<h2>Display name</h2>
+      <p class="muted">${DISPLAY_NAME_HINT}.</p>
+      <p>
+        ${client.displayName ?? html`<span class="muted">None: buyers see your site's host name.</span>`}
+      </p>`;
+  }
+  return html`<h2>Display name</h2>
+    <form method="post" action="/developers/clients/${client.id}/display-name" novalidate>
+      ${csrfInput(view.viewer.current.session.csrfToken)}
+      ${input({
+        name: 'display_name',
+        label: 'Display name',
+        value: view.displayName ?? client.displayName ?? '',
+        hint: `${DISPLAY_NAME_HINT}. Leave it empty to show your site's host name.`,
+        errors: view.errors,
+      })}
+      <button type="submit">Save display name</button>
+    </form>`;
 }
 
 function scopesSection(view: ClientView, writable: boolean): Html {
@@ -154,7 +181,7 @@ export function renderClient(view: ClientView): string {
           : ''
       }
     </dl>
-    ${scopesSection(view, writable)}
+    ${displayNameSection(view, writable)} ${scopesSection(view, writable)}
     <h2>Publishable key</h2>
     <p class="muted">
       For code in a visitor's browser, on the allowed domains only. It can list events and start checkouts.

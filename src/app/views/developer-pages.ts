@@ -1,6 +1,7 @@
 // Developer settings: the organization's API clients and its webhook endpoints (listed by
-// webhook-list.ts), the form creating a client (a name and one checkbox per scope, all checked by
-// default), and the page showing a client id and a secret once, each with a copy button.
+// webhook-list.ts), the form creating a client (a name, an optional display name for buyers, and
+// one checkbox per scope, all checked by default), and the page showing a client id and a secret
+// once, each with a copy button.
 import type { ApiClientRow } from '../../auth/clients.ts';
 import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
 import { ALL_SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
@@ -106,9 +107,14 @@ export function scopeCheckboxes(checked: readonly string[], errors: FieldErrors,
   </fieldset>`;
 }
 
+/** The display name's line of help, on the create form and the client's page. */
+export const DISPLAY_NAME_HINT = "Shown to buyers in the checkout, e.g. on 'Back to …' buttons";
+
 export interface NewClientView {
   viewer: Viewer;
   name: string;
+  /** as typed; empty: none */
+  displayName: string;
   scopes: readonly string[];
   errors: FieldErrors;
 }
@@ -120,6 +126,7 @@ export function renderNewClient(view: NewClientView): string {
     <form method="post" action="/developers/clients" novalidate class="panel">
       ${csrfInput(view.viewer.current.session.csrfToken)}
       ${input({ name: 'name', label: 'Name', value: view.name, hint: 'For you: where it is used, such as "Shop website".', errors: view.errors, required: true })}
+      ${input({ name: 'display_name', label: 'Display name (optional)', value: view.displayName, hint: `${DISPLAY_NAME_HINT}. Without one, buyers see your site's host name.`, errors: view.errors })}
       ${scopeCheckboxes(view.scopes, view.errors)}
       <div class="actions">
         <button type="submit" class="primary">Create API client</button>

@@ -62,16 +62,33 @@ async function listChanges(api: AdminClient, id: string, values: Values): Promis
   return body;
 }
 
+/** The display name an update sends: the new one, null to remove it (--clear), or nothing. */
+function displayNameChange(values: Values): string | null | undefined {
+  const clear = values['clear-display-name'] === true;
+  if (clear && values['display-name'] !== undefined) {
+    throw new UsageError('use one of --display-name and --clear-display-name');
+  }
+  return clear ? null : (values['display-name'] as string | undefined);
+}
+
 export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients create',
     usage:
-      'clients create --org <org_id> --name <name> --scope <scope>... [--allowed-domain <origin>]... [--return-url-domain <origin>]...',
-    options: { org: str, name: str, scope: list, 'allowed-domain': list, 'return-url-domain': list },
+      'clients create --org <org_id> --name <name> [--display-name <name shown to buyers>] --scope <scope>... [--allowed-domain <origin>]... [--return-url-domain <origin>]...',
+    options: {
+      org: str,
+      name: str,
+      'display-name': str,
+      scope: list,
+      'allowed-domain': list,
+      'return-url-domain': list,
+    },
     async run(api, { values }) {
       requireFlags(values, ['org', 'name', 'scope']);
       return api.call('POST', `/organizations/${enc(String(values.org))}/clients`, {
         name: values.name,
+        ...(values['display-name'] !== undefined && { display_name: values['display-name'] }),
         scopes: values.scope,
         allowed_domains: values['allowed-domain'] ?? [],
         return_url_domains: values['return-url-domain'] ?? [],
@@ -99,11 +116,16 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients update',
     usage:
-      'clients update <client_id> [--name <name>] [--scope <scope>]... [--add-allowed-domain <origin>]... [--remove-allowed-domain <origin>]... [--set-allowed-domains <origin>]... [--clear-allowed-domains] (and the same for return-url-domain)',
+      'clients update <client_id> [--name <name>] [--display-name <name shown to buyers> | --clear-display-name] [--scope <scope>]... [--add-allowed-domain <origin>]... [--remove-allowed-domain <origin>]... [--set-allowed-domains <origin>]... [--clear-allowed-domains] (and the same for return-url-domain)',
     id: 'client_id',
-    options: { name: str, scope: list, ...listOptions },
+    options: { name: str, 'display-name': str, 'clear-display-name': flag, scope: list, ...listOptions },
     async run(api, { id, values }) {
-      const fields = { name: values.name, scopes: values.scope, ...(await listChanges(api, id, values)) };
+      const fields = {
+        name: values.name,
+        display_name: displayNameChange(values),
+        scopes: values.scope,
+        ...(await listChanges(api, id, values)),
+      };
       const body = bodyOf(values, () => '', fields);
       requireSomething(body);
       return api.call('PATCH', `/clients/${enc(id)}`, body);

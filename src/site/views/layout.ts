@@ -3,7 +3,7 @@
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
-import { formatDateTime, zoneName } from '../format.ts';
+import { formatDateTime, zoneLabel } from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 
 export interface LayoutOptions {
@@ -32,7 +32,7 @@ export function eventHeader(found: EventWithTickets): Html {
       <time datetime="${event.startsAt.toISOString()}"
         >${formatDateTime(event.startsAt, event.timezone)}</time
       >
-      <span class="muted">(${zoneName(event.startsAt, event.timezone)})</span>
+      <span class="muted">(${zoneLabel(event.timezone, event.startsAt)})</span>
     </p>
     ${event.venue ? html`<p class="meta">${event.venue}</p>` : ''}
   </header>`;
