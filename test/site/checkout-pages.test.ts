@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
+import { sql } from 'drizzle-orm';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../../src/site/assets.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import {
@@ -95,6 +96,24 @@ describe('GET /checkout/<session_id>', () => {
     assert.match(body, new RegExp(`<link rel="stylesheet" href="${CHECKOUT_STYLES.path}">`));
     assert.doesNotMatch(body, /<script>|style="/, 'no inline script or style');
     assert.doesNotMatch(body, /https?:\/\/(?!shop\.example\.org)[a-z]/i, 'no third-party assets');
+  });
+
+  test('the buttons back to the partner carry its display name, else the host of its URL', async () => {
+    const id = await createSession(h, race);
+    const plain = await getPage(h, `/checkout/${id}`);
+    assert.match(plain.body, />Cancel and return to shop\.example\.org<\/button>/);
+    await h.service.ctx.database.rows(
+      sql`UPDATE api_clients SET display_name = 'Kampala Road Runners' WHERE id = ${race.partner.clientId}`,
+    );
+    try {
+      const named = await getPage(h, `/checkout/${id}`);
+      assert.match(named.body, />Cancel and return to Kampala Road Runners<\/button>/);
+      assert.doesNotMatch(named.body, /return to shop\.example\.org/);
+    } finally {
+      await h.service.ctx.database.rows(
+        sql`UPDATE api_clients SET display_name = NULL WHERE id = ${race.partner.clientId}`,
+      );
+    }
   });
 
   test('an embedded session may be framed by its embed origin only', async () => {

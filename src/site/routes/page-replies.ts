@@ -1,16 +1,18 @@
 // How the checkout's handlers answer: an HTML page, a 303 to another page, and the session every
 // page of /checkout/<session_id> starts from (a 404 page when there is none).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findCheckoutSessionById, sessionStatus, type CheckoutSessionRow } from '../../checkout/sessions.ts';
+import { findCheckoutSessionById, sessionStatus } from '../../checkout/sessions.ts';
 import type { AppContext } from '../../context.ts';
 import { isRegistrationOpen } from '../../events/event-rules.ts';
 import { findEvent, type EventWithTickets } from '../../events/events.ts';
+import { clientDisplayName } from '../../auth/clients.ts';
 import { firstHoldEnds } from '../../orders/hold-limits.ts';
 import { loadOrderOut, type OrderRow } from '../../orders/order-out.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';
+import type { PageSession } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
 import { renderConfirmationPage, renderNotFoundPage } from '../views/status-pages.ts';
 
@@ -24,7 +26,7 @@ export interface SessionParams {
 
 /** The session a page is for, its event, and the session's status at `now`. */
 export interface Loaded {
-  session: CheckoutSessionRow;
+  session: PageSession;
   found: EventWithTickets;
   status: string;
   now: Date;
@@ -55,7 +57,8 @@ export async function loadSession(
   }
   setPageHeaders(reply, framePolicyFor(session));
   const now = ctx.clock.now();
-  return { session, found, status: sessionStatus(session, now), now };
+  const partnerName = await clientDisplayName(db, session.apiClientId);
+  return { session: { ...session, partnerName }, found, status: sessionStatus(session, now), now };
 }
 
 /** Whether the event still takes registrations (open, not over, public, within its dates). */

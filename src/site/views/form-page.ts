@@ -3,7 +3,6 @@
 // plain POST re-rendered by the server with errors next to their fields; the other steps' fields
 // are in the page too, hidden, so what was typed travels with the form. With the script the same
 // markup becomes one step at a time without a round trip (web/checkout-page).
-import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/order-rules.ts';
 import type { FieldError } from '../../platform/errors.ts';
@@ -12,7 +11,7 @@ import { formatMoney } from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
-import { cancelForm, checkoutPath, collectErrors } from './page-parts.ts';
+import { cancelForm, checkoutPath, collectErrors, type PageSession } from './page-parts.ts';
 import { buyerStep } from './steps/buyer-step.ts';
 import { donationStep } from './steps/donation-step.ts';
 import { participantsStep } from './steps/participants-step.ts';
@@ -26,7 +25,7 @@ export interface Notice {
 }
 
 export interface FormView {
-  session: CheckoutSessionRow;
+  session: PageSession;
   found: EventWithTickets;
   now: Date;
   stage: Stage;

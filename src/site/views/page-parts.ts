@@ -10,7 +10,10 @@ export function checkoutPath(sessionId: string, rest = ''): string {
   return `/checkout/${sessionId}${rest}`;
 }
 
-export function hostOf(url: string): string | null {
+/** A session as the pages show it: with the display name its partner chose, if any. */
+export type PageSession = CheckoutSessionRow & { partnerName: string | null };
+
+function hostOf(url: string): string | null {
   try {
     return new URL(url).host;
   } catch {
@@ -18,8 +21,15 @@ export function hostOf(url: string): string | null {
   }
 }
 
-export function cancelForm(session: CheckoutSessionRow): Html {
-  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+/** Whom the buyer goes back to at `url`: the partner's display name, else the URL's host. */
+export function partnerLabel(session: PageSession, url: string | null): string | null {
+  if (!url) return null;
+  const host = hostOf(url);
+  return host ? (session.partnerName ?? host) : null;
+}
+
+export function cancelForm(session: PageSession): Html {
+  const host = partnerLabel(session, session.cancelUrl);
   const label = session.uiMode === 'embedded' || !host ? 'Cancel' : `Cancel and return to ${host}`;
   return html`<form
     method="post"

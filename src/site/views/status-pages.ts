@@ -1,6 +1,5 @@
 // Pages around the form: the payment wait screen with its outcomes and retry, the confirmation,
 // and the clear dead ends (expired, not found, closed, cancelled, errors).
-import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import type { PaymentMethod } from '../../events/fees.ts';
 import type { OrderOut, OrderRow } from '../../orders/order-out.ts';
@@ -18,7 +17,7 @@ import {
 import { attr, html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
-import { cancelForm, checkoutPath, collectErrors, hostOf } from './page-parts.ts';
+import { cancelForm, checkoutPath, collectErrors, partnerLabel, type PageSession } from './page-parts.ts';
 
 export interface Outcome {
   title: string;
@@ -80,7 +79,7 @@ export function startErrorText(code: string | undefined): string | null {
 export type WaitState = 'waiting' | 'failed' | 'stopped' | 'not_started' | 'closed';
 
 export interface WaitView {
-  session: CheckoutSessionRow;
+  session: PageSession;
   found: EventWithTickets;
   order: OrderRow;
   attempt: PaymentAttemptRow | null;
@@ -196,7 +195,7 @@ function cancelWarning(view: WaitView, attempt: PaymentAttemptRow): Html {
 /** The final cancel: the session's cancel form, which also tells an embedding page (data-cancel). */
 function confirmCancelForm(view: WaitView): Html {
   const { session } = view;
-  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+  const host = partnerLabel(session, session.cancelUrl);
   const label = session.uiMode === 'embedded' || !host ? 'Cancel anyway' : `Cancel and return to ${host}`;
   return html`<form method="post" action="${checkoutPath(session.id, '/cancel')}" data-cancel data-once>
     <input type="hidden" name="confirm" value="yes" />
@@ -253,7 +252,7 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
 /** Cancel on the wait screen asks first: a page of its own, or (with the script) this panel. */
 function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
   const { session } = view;
-  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+  const host = partnerLabel(session, session.cancelUrl);
   const label = session.uiMode === 'embedded' || !host ? 'Cancel' : `Cancel and return to ${host}`;
   return html`<p class="cancel-form">
       <a href="${checkoutPath(session.id, '/cancel')}" data-cancel-ask aria-controls="cancel-panel"
@@ -356,7 +355,7 @@ export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptR
 // ---------------------------------------------------------------------------------------------
 
 export interface ConfirmationView {
-  session: CheckoutSessionRow;
+  session: PageSession;
   found: EventWithTickets;
   order: OrderOut;
   /** right after paying: redirect sessions then continue to on_success_url */
@@ -372,7 +371,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
   const embedded = session.uiMode === 'embedded';
   const successUrl =
     !embedded && session.successUrl && /^https?:\/\//i.test(session.successUrl) ? session.successUrl : null;
-  const host = successUrl ? hostOf(successUrl) : null;
+  const host = partnerLabel(session, successUrl);
   const autoContinue = justPaid && successUrl !== null;
   const organizer = found.event.organizerName || found.organization.name;
   const support = found.event.supportEmail || found.organization.supportEmail;
@@ -427,19 +426,19 @@ export function renderConfirmationPage(view: ConfirmationView): string {
 
 // ---------------------------------------------------------------------------------------------
 
-function closeOrReturn(session: CheckoutSessionRow, label: string): Html {
+function closeOrReturn(session: PageSession, label: string): Html {
   if (session.uiMode === 'embedded') {
     return html`<div class="actions">
       <button type="button" class="primary" data-close hidden>Close</button>
     </div>`;
   }
-  const host = session.cancelUrl ? hostOf(session.cancelUrl) : null;
+  const host = partnerLabel(session, session.cancelUrl);
   return session.cancelUrl && host && /^https?:\/\//i.test(session.cancelUrl)
     ? html`<p><a class="button" href="${session.cancelUrl}">${label} ${host}</a></p>`
     : html``;
 }
 
-export function renderExpiredPage(session: CheckoutSessionRow, found: EventWithTickets | null): string {
+export function renderExpiredPage(session: PageSession, found: EventWithTickets | null): string {
   const main = html`<section aria-labelledby="h-expired">
     <h2 id="h-expired" tabindex="-1">This checkout has expired</h2>
     <p>Checkout links work for 24 hours. To register, start again from the website you came from.</p>
@@ -448,7 +447,7 @@ export function renderExpiredPage(session: CheckoutSessionRow, found: EventWithT
   return layout({ title: 'This checkout has expired', main, session, found }).value;
 }
 
-export function renderClosedPage(session: CheckoutSessionRow, found: EventWithTickets): string {
+export function renderClosedPage(session: PageSession, found: EventWithTickets): string {
   const main = html`<section aria-labelledby="h-closed">
     <h2 id="h-closed" tabindex="-1">Registration is closed</h2>
     <p>Registration for ${found.event.name} is not open at the moment.</p>
@@ -458,7 +457,7 @@ export function renderClosedPage(session: CheckoutSessionRow, found: EventWithTi
 }
 
 export function renderCancelledPage(
-  session: CheckoutSessionRow,
+  session: PageSession,
   found: EventWithTickets | null,
   /** the buyer left with a prompt still on the phone: approving it would still pay */
   promptLeft = false,
