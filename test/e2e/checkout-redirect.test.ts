@@ -193,7 +193,11 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     assert.ok(await page.getByText('Okello Brian').isVisible());
     await screenshot(page, 'paid-08-confirmation');
 
-    // Then on to the partner, with the session id in place of the placeholder.
+    // The confirmation stays until the buyer leaves; then on to the partner, with the session id
+    // in place of the placeholder.
+    await page.waitForTimeout(6000);
+    assert.ok(await page.getByRole('heading', { name: 'You are registered' }).isVisible());
+    await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
     assert.ok(partnerSite.visits.includes(`/thanks?session_id=${session.id}`));
 
@@ -251,6 +255,7 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.getByLabel(/Airtel Money/).check();
     await page.getByRole('button', { name: 'Send the payment prompt' }).click();
     await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
 
     const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
@@ -399,6 +404,7 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.getByRole('heading', { name: 'You are registered' }).waitFor();
     assert.ok(await page.getByText('Your registration is confirmed.').isVisible());
     await screenshot(page, 'free-02-confirmation');
+    await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
     const read = await apiCall(api, token, 'GET', `/v1/checkout-sessions/${session.id}`);
     assert.equal(read.json.data.status, 'complete');

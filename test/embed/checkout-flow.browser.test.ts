@@ -229,6 +229,8 @@ document.getElementById('open').addEventListener('click', function () {
     await page.getByRole('button', { name: /hosted checkout page/ }).click();
     await page.waitForURL(`${w.site}/checkout/**`);
     await payInFrame(page.mainFrame());
+    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${w.partnerSite.url}/thanks?session_id=**`, { timeout: 30_000 });
     assert.match(await page.locator('#confirmation').innerText(), /^Order [A-Z0-9]{8} is paid/);
     await context.close();

@@ -54,7 +54,7 @@ describe('page script bundle', () => {
       ['Service fee (', 'web/checkout-page/summary.ts'],
       [' from the number; change it if it is wrong.', 'web/checkout-page/payment-step.ts'],
       ['[data-countdown]', 'web/checkout-page/payment-wait.ts'],
-      ['[data-continue-count]', 'web/checkout-page/confirmation.ts'],
+      ['service:success', 'web/checkout-page/confirmation.ts'],
       ['Airtel Money', 'src/site/format.ts'],
       ['/^7\\d{8}$/', 'src/orders/contact.ts'],
     ];

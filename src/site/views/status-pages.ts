@@ -14,7 +14,7 @@ import {
   methodName,
   nationalPhone,
 } from '../format.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors, partnerLabel, type PageSession } from './page-parts.ts';
@@ -358,21 +358,16 @@ export interface ConfirmationView {
   session: PageSession;
   found: EventWithTickets;
   order: OrderOut;
-  /** right after paying: redirect sessions then continue to on_success_url */
+  /** right after paying (not when the buyer comes back to a complete session) */
   justPaid: boolean;
 }
 
-/** Seconds before a redirect session continues to the partner after paying (the buyer can stay). */
-export const CONTINUE_SECONDS = 5;
-const NOSCRIPT_CONTINUE_SECONDS = 10;
-
 export function renderConfirmationPage(view: ConfirmationView): string {
-  const { session, found, order, justPaid } = view;
+  const { session, found, order } = view;
   const embedded = session.uiMode === 'embedded';
   const successUrl =
     !embedded && session.successUrl && /^https?:\/\//i.test(session.successUrl) ? session.successUrl : null;
   const host = partnerLabel(session, successUrl);
-  const autoContinue = justPaid && successUrl !== null;
   const organizer = found.event.organizerName || found.organization.name;
   const support = found.event.supportEmail || found.organization.supportEmail;
   const main = html`<section
@@ -381,7 +376,6 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     data-session-id="${session.id}"
     data-order-id="${order.id}"
     data-order-code="${order.order_code}"
-    ${attr('data-continue-url', autoContinue ? successUrl : null)}${attr('data-continue-seconds', autoContinue ? CONTINUE_SECONDS : null)}
   >
     <h2 id="h-done" tabindex="-1" autofocus>You are registered</h2>
     <p class="notice good">
@@ -401,27 +395,12 @@ export function renderConfirmationPage(view: ConfirmationView): string {
       </li>
       ${support ? html`<li>Questions? Write to <a href="mailto:${support}">${support}</a> with your order code.</li>` : ''}
     </ul>
-    ${autoContinue ? html`<p hidden>Taking you back to ${host} in <span data-continue-count>${CONTINUE_SECONDS}</span> seconds.</p>` : ''}
-    ${autoContinue ? html`<noscript><p>Taking you back to ${host} in ${NOSCRIPT_CONTINUE_SECONDS} seconds.</p></noscript>` : ''}
     <div class="actions">
       ${successUrl ? html`<a class="button primary" href="${successUrl}">Continue to ${host}</a>` : ''}
-      ${autoContinue ? html`<button type="button" data-stay hidden>Stay on this page</button>` : ''}
       ${embedded ? html`<button type="button" class="primary" data-close hidden>Done</button>` : ''}
     </div>
   </section>`;
-  const head =
-    autoContinue && !/['"]/.test(successUrl!)
-      ? html`<noscript
-          ><meta http-equiv="refresh" content="${NOSCRIPT_CONTINUE_SECONDS};url=${successUrl}"
-        /></noscript>`
-      : undefined;
-  return layout({
-    title: `Registered – ${found.event.name}`,
-    main,
-    session,
-    found,
-    ...(head && { head }),
-  }).value;
+  return layout({ title: `Registered – ${found.event.name}`, main, session, found }).value;
 }
 
 // ---------------------------------------------------------------------------------------------
