@@ -5,18 +5,12 @@
 // Exits 1 when any page is over budget.
 import type { LightMyRequestResponse } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { createApiClient } from '../src/auth/clients.ts';
-import { ALL_SCOPES } from '../src/auth/scopes.ts';
-import { loadConfig } from '../src/config.ts';
 import { createEvent } from '../src/events/events.ts';
-import { createOrganization } from '../src/organizations/organizations.ts';
-import { OffsetClock } from '../src/platform/clock.ts';
-import { createService } from '../src/service.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../src/site/assets.ts';
+import { createRedirectSession, makeScriptPartner, startScriptService } from './script-service.ts';
 
 const BUDGET_BYTES = 60 * 1024;
 const DAY = 24 * 3600 * 1000;
-const SHOP = 'https://shop.example.org';
 const GZIP = { 'accept-encoding': 'gzip' };
 
 /** What goes over the wire for a response: status line, headers, blank line, body. */
@@ -28,35 +22,16 @@ function transferred(res: LightMyRequestResponse): number {
   return bytes + res.rawPayload.length;
 }
 
-const config = loadConfig({
-  NODE_ENV: 'test',
-  LOG_LEVEL: 'silent',
-  DATA_DIR: 'memory://',
-  SEED_DEMO: 'false',
-  PAYMENT_PROVIDER: 'simulator',
-  PAYMENT_TIME_SCALE: '0.01',
-  RATE_LIMIT_SITE_RATE: '1000',
-  RATE_LIMIT_SITE_BURST: '1000',
-});
-const clock = new OffsetClock();
-const service = await createService(config, { clock });
+const { service, clock } = await startScriptService();
 let failed = false;
 try {
   const db = service.ctx.database.db;
-  const org = await createOrganization(db, {
-    name: 'Kampala Road Runners',
-    paymentsEnabled: true,
-    supportEmail: 'help@example.org',
-  });
-  const { client, clientSecret } = await createApiClient(db, {
-    organizationId: org.id,
-    name: 'Size check',
-    scopes: [...ALL_SCOPES],
-    allowedDomains: [SHOP],
-    returnUrlDomains: [SHOP],
+  const { organizationId, token } = await makeScriptPartner(service, {
+    organization: 'Kampala Road Runners',
+    client: 'Size check',
   });
   const now = clock.now().getTime();
-  const event = await createEvent(db, org.id, {
+  const event = await createEvent(db, organizationId, {
     name: 'Kampala City Marathon and Half Marathon 2026',
     description: 'A morning of road running through the city.',
     venue: 'Kololo Independence Grounds, Kampala',
@@ -99,14 +74,6 @@ try {
       { name: 'Fun walk', price_minor: 0, capacity: 300, distance_km: 3 },
     ],
   });
-  const types = await service.api
-    .inject({
-      method: 'POST',
-      url: '/v1/oauth/token',
-      payload: { grant_type: 'client_credentials', client_id: client.id, client_secret: clientSecret },
-    })
-    .then((r) => r.json().access_token as string);
-  const token = types;
   const detail = (
     await service.api.inject({ url: `/v1/events/${event.id}`, headers: { authorization: `Bearer ${token}` } })
   ).json().data;
@@ -116,18 +83,12 @@ try {
 
   const newSession = async () =>
     (
-      await service.api.inject({
-        method: 'POST',
-        url: '/v1/checkout-sessions',
-        headers: { authorization: `Bearer ${token}` },
-        payload: {
-          event_id: event.id,
-          on_success_url: `${SHOP}/thanks`,
-          on_cancel_url: `${SHOP}/race`,
-          prefill: { buyer_name: 'Amina Nakato' },
-        },
+      await createRedirectSession(service, {
+        token,
+        eventId: event.id,
+        prefill: { buyer_name: 'Amina Nakato' },
       })
-    ).json().data.id as string;
+    ).id;
 
   /** Ten marathon runners (the most one order takes), valid in every field. */
   const form = (ticket: string, count: number, extra: Record<string, string>) => {

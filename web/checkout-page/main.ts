@@ -24,3 +24,5 @@ const wait = one<HTMLElement>('[data-wait]');
 if (wait) enhanceWaitScreen(wait);
 const done = one<HTMLElement>('[data-success]');
 if (done) enhanceConfirmation(done, post);
+// The mark scripts/checkout-budget.ts waits for: the page is enhanced and usable from here on.
+document.documentElement.dataset.ready = '1';
