@@ -13,7 +13,7 @@ export interface LayoutOptions {
   found?: EventWithTickets | null;
   /** extra elements for <head> (a <noscript> refresh) */
   head?: Html;
-  /** the event header as one line (after the form's first step), so the step fits the screen */
+  /** the event header as one line (after the form's first step, and on the pages after the form) */
   compact?: boolean;
 }
 

@@ -334,6 +334,7 @@ export function renderWaitPage(view: WaitView): string {
     main,
     session,
     found,
+    compact: true,
     ...(head && { head }),
   }).value;
 }
@@ -349,7 +350,8 @@ export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptR
       ${confirmCancelForm(view)}
     </div>
   </section>`;
-  return layout({ title: `Cancel the payment? – ${found.event.name}`, main, session, found }).value;
+  return layout({ title: `Cancel the payment? – ${found.event.name}`, main, session, found, compact: true })
+    .value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,7 +402,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
       ${embedded ? html`<button type="button" class="primary" data-close hidden>Done</button>` : ''}
     </div>
   </section>`;
-  return layout({ title: `Registered – ${found.event.name}`, main, session, found }).value;
+  return layout({ title: `Registered – ${found.event.name}`, main, session, found, compact: true }).value;
 }
 
 // ---------------------------------------------------------------------------------------------
