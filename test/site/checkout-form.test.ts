@@ -484,6 +484,18 @@ describe('paying', () => {
         new RegExp(`<a class="button primary" href="/checkout/${id}">Start again</a>`),
       );
       assert.doesNotMatch(later.body, /\/retry"/);
+      // Start again: the form holds what the buyer typed, read back from the lapsed order.
+      const again = await getPage(h, `/checkout/${id}`);
+      assert.match(again.body, /Your tickets were released\. We kept what you entered/);
+      assert.match(again.body, new RegExp(`name="qty\\.${race.paid}"[^]*?<option value="1" selected>`));
+      assert.match(tagWithId(again.body, 'f-items-0-participant_name'), /value="Okello Brian"/);
+      assert.match(tagWithId(again.body, 'f-items-0-date_of_birth'), /value="1995-04-12"/);
+      assert.match(again.body, /<option value="M" selected>M<\/option>/);
+      assert.match(tagWithId(again.body, 'f-buyer-email'), /value="amina@example\.org"/);
+      assert.match(tagWithId(again.body, 'f-buyer-phone'), /value="0772123456"/);
+      assert.match(tagWithId(again.body, 'f-waiver_accepted'), /checked/);
+      assert.match(tagWithId(again.body, 'f-payment_phone'), /value="0770000005"/);
+      assert.doesNotMatch(tagWithId(again.body, 'f-runner_is_buyer'), /checked/, 'someone else runs');
     } finally {
       h.clock.advance(-16 * 60_000);
     }

@@ -1,8 +1,13 @@
 // GET /checkout/<session_id>: the page for the session's state. The form (with a note when an
 // unpaid order of the session holds tickets), the confirmation again once paid, or a dead end.
+// The form starts from the session's last unpaid order, so what the buyer typed survives a hold
+// that ran out, a cancelled prompt and a restart of the service.
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { AppContext } from '../../context.ts';
+import { registrationsOf, type OrderRow, type RegistrationRow } from '../../orders/order-out.ts';
+import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import { readForm, type FormValues } from '../checkout-form.ts';
+import { nationalPhone } from '../format.ts';
 import { html } from '../../platform/html.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
@@ -21,8 +26,19 @@ import {
 
 type SessionPayment = Awaited<ReturnType<typeof loadSessionPayment>>;
 
-/** What the form says about the session's pending order, if it has one. */
-function pendingNotice(session: CheckoutSessionRow, { order, attempt }: SessionPayment): Notice | null {
+/** What the form says about the session's last unpaid order, if it has one. */
+function unpaidNotice(
+  session: CheckoutSessionRow,
+  { order, attempt }: SessionPayment,
+  now: Date,
+): Notice | null {
+  const lapsed = order?.status === 'pending' && (order.holdExpiresAt?.getTime() ?? 0) <= now.getTime();
+  if (order?.status === 'expired' || order?.status === 'cancelled' || lapsed) {
+    return {
+      kind: 'info',
+      text: 'Your tickets were released. We kept what you entered: check it and pay again.',
+    };
+  }
   if (order?.status !== 'pending') return null;
   const link = html`<a href="${checkoutPath(session.id, '/pay')}">See the payment status</a>`;
   return isOpenAttempt(attempt ?? undefined)
@@ -30,11 +46,55 @@ function pendingNotice(session: CheckoutSessionRow, { order, attempt }: SessionP
     : { kind: 'info', text: html`Your tickets are held for an unpaid order. ${link}, or start again below.` };
 }
 
-/** A new form: the session's prefill, and one ticket chosen when only one type is on sale. */
-function startValues({ session, found, now }: Loaded): FormValues {
-  const onSale = found.ticketTypes.filter((tt) => isOnSale(tt, now));
-  const body: Record<string, string> = { runner_is_buyer: 'yes' };
-  if (onSale.length === 1) body[`qty.${onSale[0]!.id}`] = '1';
+/** The form as the unpaid order had it: tickets still on sale, participants, buyer, payment. */
+function orderBody(
+  loaded: Loaded,
+  order: OrderRow,
+  regs: RegistrationRow[],
+  attempt: PaymentAttemptRow | null,
+): Record<string, string> {
+  const onSale = loaded.found.ticketTypes.filter((tt) => isOnSale(tt, loaded.now));
+  // In the form's order: ticket type, then ordinal.
+  const kept = onSale.flatMap((tt) => regs.filter((r) => r.ticketTypeId === tt.id));
+  const body: Record<string, string> = {
+    'buyer.name': order.buyerName,
+    'buyer.email': order.buyerEmail,
+    'buyer.phone': nationalPhone(order.buyerPhone),
+    donation_minor: order.donationTotal > 0 ? String(order.donationTotal) : '',
+    payment_method: attempt?.method ?? order.paymentMethod ?? '',
+    payment_phone: attempt ? nationalPhone(attempt.msisdn) : '',
+  };
+  if (order.waiverAcceptedAt) body.waiver_accepted = 'yes';
+  if (kept[0]?.participantName === order.buyerName) body.runner_is_buyer = 'yes';
+  for (const tt of onSale) {
+    const n = kept.filter((r) => r.ticketTypeId === tt.id).length;
+    if (n > 0) body[`qty.${tt.id}`] = String(n);
+  }
+  kept.forEach((r, i) => {
+    body[`items[${i}].ticket_type_id`] = r.ticketTypeId;
+    body[`items[${i}].participant_name`] = r.participantName;
+    body[`items[${i}].date_of_birth`] = r.dateOfBirth ?? '';
+    for (const [key, value] of Object.entries(r.answers)) body[`items[${i}].answers.${key}`] = value;
+  });
+  return body;
+}
+
+/**
+ * The form to start from: the last unpaid order's, else a new one (the session's prefill, and one
+ * ticket chosen when only one type is on sale).
+ */
+async function startValues(ctx: AppContext, loaded: Loaded, payment: SessionPayment): Promise<FormValues> {
+  const { session, found, now } = loaded;
+  const { order, attempt } = payment;
+  let body: Record<string, string>;
+  if (order && order.status !== 'paid') {
+    const regs = (await registrationsOf(ctx.database.db, [order.id])).get(order.id) ?? [];
+    body = orderBody(loaded, order, regs, attempt);
+  } else {
+    const onSale = found.ticketTypes.filter((tt) => isOnSale(tt, now));
+    body = { runner_is_buyer: 'yes' };
+    if (onSale.length === 1) body[`qty.${onSale[0]!.id}`] = '1';
+  }
   return readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
 }
 
@@ -49,7 +109,9 @@ export function showCheckout(ctx: AppContext): PageHandler {
     }
     if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
     if (!saleOpen(loaded)) return sendPage(reply, 200, renderClosedPage(session, found));
-    const notice = pendingNotice(session, await loadSessionPayment(ctx.database.db, session));
-    return sendFormPage(ctx, reply, loaded, { values: startValues(loaded), stage: 'tickets', notice });
+    const payment = await loadSessionPayment(ctx.database.db, session);
+    const values = await startValues(ctx, loaded, payment);
+    const notice = unpaidNotice(session, payment, loaded.now);
+    return sendFormPage(ctx, reply, loaded, { values, stage: 'tickets', notice });
   };
 }
