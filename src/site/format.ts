@@ -24,9 +24,9 @@ export function formatMoney(minor: number, currency: string): string {
   return moneyFormat(currency).format(amount).replace(/\s/g, '\u00a0');
 }
 
-/** "Saturday 12 July 2026, 06:30" in the event's time zone. */
-export function formatDateTime(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
+/** "Saturday 12 July 2026, 06:30" in the event's time zone (in the Intl locale `locale`). */
+export function formatDateTime(instant: Date, timeZone: string, locale = 'en-GB'): string {
+  return new Intl.DateTimeFormat(locale, {
     timeZone,
     weekday: 'long',
     day: 'numeric',
@@ -39,8 +39,8 @@ export function formatDateTime(instant: Date, timeZone: string): string {
 }
 
 /** "12 July 2026" in the event's time zone. */
-export function formatDate(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
+export function formatDate(instant: Date, timeZone: string, locale = 'en-GB'): string {
+  return new Intl.DateTimeFormat(locale, {
     timeZone,
     day: 'numeric',
     month: 'long',
@@ -49,8 +49,8 @@ export function formatDate(instant: Date, timeZone: string): string {
 }
 
 /** "14:05" in the event's time zone. */
-export function formatTime(instant: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
+export function formatTime(instant: Date, timeZone: string, locale = 'en-GB'): string {
+  return new Intl.DateTimeFormat(locale, {
     timeZone,
     hour: '2-digit',
     minute: '2-digit',
@@ -83,14 +83,18 @@ function shortZoneName(locale: string, timeZone: string, at: Date): string | nul
  * a London summer, GMT in winter), or its GMT offset where no locale has a name ("Tokyo time,
  * GMT+9"). A zone of no place (UTC, Etc/GMT-3) is its abbreviation alone.
  */
-export function zoneLabel(timeZone: string, at: Date): string {
+export function zoneLabel(
+  timeZone: string,
+  at: Date,
+  timeOf: (city: string) => string = (city) => `${city} time`,
+): string {
   const names = ZONE_NAME_LOCALES.map((locale) => shortZoneName(locale, timeZone, at));
   const offset = names[0];
   if (offset === null || offset === undefined) return timeZone;
   const name = names.find((n) => n !== null && /^[A-Z]{2,5}$/.test(n)) ?? offset;
   const parts = timeZone.split('/');
   if (parts.length < 2 || parts[0] === 'Etc') return name;
-  return `${parts[parts.length - 1]!.replace(/_/g, ' ')} time, ${name}`;
+  return `${timeOf(parts[parts.length - 1]!.replace(/_/g, ' '))}, ${name}`;
 }
 
 /** 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it. */

@@ -1,10 +1,11 @@
-// What every route of a checkout scope shares: the per-IP rate limit, compression of pages, and
-// HTML pages for errors and unknown paths (never the API's JSON envelope).
+// What every route of a checkout scope shares: the buyer's language, the per-IP rate limit,
+// compression of pages, and HTML pages for errors and unknown paths (never the API's JSON envelope).
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { AppContext } from '../../context.ts';
 import { logRequestError, toApiError, type Host } from '../../platform/http.ts';
 import { enforceRateLimit } from '../../platform/rate-limit.ts';
 import { chooseEncoding } from '../../platform/static-assets.ts';
+import { pickLocale, runInLocale } from '../messages/current.ts';
 import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderErrorPage } from '../views/status-pages.ts';
 import { sendPage } from './page-replies.ts';
@@ -12,8 +13,12 @@ import { sendPage } from './page-replies.ts';
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
 
-/** HTML error pages, the per-IP limit and compression for every route of a scope. */
+/** The language, HTML error pages, the per-IP limit and compression for every route of a scope. */
 export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): void {
+  // The rest of the request runs in the buyer's language (a callback hook, so that it runs inside).
+  scope.addHook('onRequest', (request, _reply, done) =>
+    runInLocale(pickLocale(request.query, request.headers['accept-language']), done),
+  );
   scope.addHook('onRequest', (request, reply) =>
     enforceRateLimit(ctx.limiter, reply, {
       name: 'site',

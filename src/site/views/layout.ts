@@ -1,10 +1,13 @@
 // The page shell every checkout page shares: head with our one stylesheet and one deferred
-// script, the event header, the main region and the footer.
+// script, the event header, the main region and the footer with the language switch. The page
+// script's words come with the page, as a JSON data block in the buyer's language.
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
+import { locale, msg } from '../messages/current.ts';
+import { attr, html, raw, type Html } from '../../platform/html.ts';
 
 export interface LayoutOptions {
   title: string;
@@ -15,6 +18,8 @@ export interface LayoutOptions {
   head?: Html;
   /** the event header as one line (after the form's first step, and on the pages after the form) */
   compact?: boolean;
+  /** the page's path under the session, for the language switch ('' for the form, '/pay') */
+  page?: string;
 }
 
 /** Only https covers are shown (the CSP allows https: images); anything else is left out. */
@@ -30,29 +35,47 @@ export function eventHeader(found: EventWithTickets): Html {
     <h1>${event.name}</h1>
     <p class="meta">
       <time datetime="${event.startsAt.toISOString()}"
-        >${formatDateTime(event.startsAt, event.timezone)}</time
+        >${formatDateTime(event.startsAt, event.timezone, INTL_LOCALES[locale()])}</time
       >
-      <span class="muted">(${zoneLabel(event.timezone, event.startsAt)})</span>
+      <span class="muted">(${zoneLabel(event.timezone, event.startsAt, msg().common.zoneTime)})</span>
     </p>
     ${event.venue ? html`<p class="meta">${event.venue}</p>` : ''}
   </header>`;
 }
 
-function footer(found: EventWithTickets | null | undefined): Html {
-  if (!found) return html`<footer><p>Secure checkout</p></footer>`;
+/** Links to this page in each other language: the choice then stays on the checkout's links. */
+function languageSwitch(sessionId: string, page: string): Html {
+  const others = (Object.keys(LOCALE_NAMES) as Locale[]).filter((l) => l !== locale());
+  return html`<p>
+    ${msg().common.language}:
+    ${others.map((l) => html`<a href="/checkout/${sessionId}${page}?lang=${l}" hreflang="${l}" lang="${l}">${LOCALE_NAMES[l]}</a>`)}
+  </p>`;
+}
+
+function footer(found: EventWithTickets | null | undefined, switcher: Html | ''): Html {
+  const m = msg().common;
+  if (!found) return html`<footer><p>${m.secureCheckout}</p></footer>`;
   const organizer = found.event.organizerName || found.organization.name;
   const support = found.event.supportEmail || found.organization.supportEmail;
   return html`<footer>
-    <p>Secure checkout for ${organizer}.</p>
-    ${support ? html`<p>Questions? <a href="mailto:${support}">${support}</a></p>` : ''}
+    <p>${m.secureCheckoutFor(organizer)}</p>
+    ${support ? html`<p>${m.questions} <a href="mailto:${support}">${support}</a></p>` : ''} ${switcher}
   </footer>`;
+}
+
+/** The page script's words, as data (a JSON block runs nothing, so the CSP allows it). */
+function scriptMessages(): Html {
+  const json = JSON.stringify(msg().script).replace(/</g, '\\u003c');
+  return html`<script type="application/json" id="checkout-messages">
+    ${raw(json)}
+  </script>`;
 }
 
 export function layout(options: LayoutOptions): Html {
   const session = options.session ?? null;
   const embedded = session?.uiMode === 'embedded';
   return html`<!doctype html>
-    <html lang="en">
+    <html lang="${locale()}">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -60,7 +83,7 @@ export function layout(options: LayoutOptions): Html {
         <title>${options.title}</title>
         <link rel="stylesheet" href="${CHECKOUT_STYLES.path}" />
         <script src="${CHECKOUT_SCRIPT.path}" defer></script>
-        ${options.head ?? ''}
+        ${scriptMessages()} ${options.head ?? ''}
       </head>
       <body
         ${attr('class', options.compact ? 'compact' : null)}
@@ -70,7 +93,7 @@ export function layout(options: LayoutOptions): Html {
         <div class="page">
           ${options.found ? eventHeader(options.found) : ''}
           <main id="main">${options.main}</main>
-          ${footer(options.found)}
+          ${footer(options.found, session ? languageSwitch(session.id, options.page ?? '') : '')}
         </div>
       </body>
     </html> `;

@@ -5,9 +5,11 @@ import type { EventWithTickets } from '../../events/events.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { errorAnchor, fieldId, friendlyMessage } from '../checkout-form.ts';
 import { html, type Html } from '../../platform/html.ts';
+import { langQuery, msg } from '../messages/current.ts';
 
+/** A path of the checkout, keeping the language the buyer chose on the page. */
 export function checkoutPath(sessionId: string, rest = ''): string {
-  return `/checkout/${sessionId}${rest}`;
+  return `/checkout/${sessionId}${rest}${langQuery(rest.includes('?') ? '&' : '?')}`;
 }
 
 /** A session as the pages show it: with the display name its partner chose, if any. */
@@ -30,7 +32,8 @@ export function partnerLabel(session: PageSession, url: string | null): string |
 
 export function cancelForm(session: PageSession): Html {
   const host = partnerLabel(session, session.cancelUrl);
-  const label = session.uiMode === 'embedded' || !host ? 'Cancel' : `Cancel and return to ${host}`;
+  const m = msg().common;
+  const label = session.uiMode === 'embedded' || !host ? m.cancel : m.cancelAndReturnTo(host);
   return html`<form
     method="post"
     action="${checkoutPath(session.id, '/cancel')}"
@@ -53,7 +56,7 @@ export function collectErrors(errors: FieldError[], found: EventWithTickets) {
     const item = /^items\[(\d+)\]\./.exec(e.field);
     summary.push({
       href: fieldId(anchor),
-      message: item && anchor !== 'items' ? `Participant ${Number(item[1]) + 1}: ${message}` : message,
+      message: item && anchor !== 'items' ? msg().fields.participantField(Number(item[1]) + 1, message) : message,
     });
   }
   return { byField, summary };
