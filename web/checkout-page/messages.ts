@@ -1,6 +1,6 @@
 // The page script's words in the buyer's language: the server sends them with the page as a JSON
 // data block (src/site/views/layout.ts); a missing one shows its key rather than nothing.
-import { fill } from '../../src/site/messages/catalog.ts';
+import { fill } from '../../src/site/messages/fill.ts';
 
 let messages: Record<string, string> | null = null;
 

@@ -4,6 +4,8 @@
 import { en } from './en.ts';
 import { sw } from './sw.ts';
 
+export { fill } from './fill.ts';
+
 export type Messages = typeof en;
 export const CATALOGS = { en, sw } satisfies Record<string, Messages>;
 export type Locale = keyof typeof CATALOGS;
@@ -17,10 +19,3 @@ export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', sw: 'Kiswah
 
 /** The Intl locale of dates and numbers in each language. */
 export const INTL_LOCALES: Record<Locale, string> = { en: 'en-GB', sw: 'sw-UG' };
-
-/** "{n} tickets" with {n} = 2 -> "2 tickets": the page script's messages are plain strings. */
-export function fill(template: string, params: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    params[name] === undefined ? whole : String(params[name]),
-  );
-}
