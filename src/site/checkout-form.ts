@@ -9,12 +9,8 @@ import type { CreateOrderInput } from '../orders/order-in.ts';
 import { MAX_TICKETS_PER_ORDER } from '../orders/order-rules.ts';
 import { isMobileMoneyNumber, normalizePhone } from '../orders/contact.ts';
 import type { FieldError } from '../platform/errors.ts';
-import {
-  NOT_MOBILE_MONEY_MESSAGE,
-  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
-  PHONE_MESSAGE,
-  wrongNetworkMessage,
-} from './payment-phone.ts';
+import { msg } from './messages/current.ts';
+import { wrongNetworkMessage } from './payment-phone.ts';
 
 export type FormBody = Record<string, string>;
 
@@ -213,24 +209,25 @@ export function checkPayment(
   fallbackPhone: string,
 ): { choice: PaymentChoice | null; errors: FieldError[] } {
   const errors: FieldError[] = [];
+  const words = msg().phone;
   const phoneField = phoneValue.trim() !== '' ? 'payment_phone' : 'buyer.phone';
   const phone = phoneValue.trim() !== '' ? phoneValue : fallbackPhone;
   const msisdn = normalizePhone(phone);
   if (!isPaymentMethod(methodValue)) {
-    errors.push({ field: 'payment_method', message: 'Choose how to pay' });
+    errors.push({ field: 'payment_method', message: msg().form.chooseHowToPay });
   }
   if (msisdn === null) {
     if (phoneField === 'payment_phone') {
-      errors.push({ field: 'payment_phone', message: PHONE_MESSAGE });
+      errors.push({ field: 'payment_phone', message: words.invalid });
     }
   } else if (!isMobileMoneyNumber(msisdn)) {
     const own = phoneField === 'buyer.phone';
     errors.push({
       field: 'payment_phone',
-      message: own ? OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE : NOT_MOBILE_MONEY_MESSAGE,
+      message: own ? words.ownNotMobileMoney : words.notMobileMoney,
     });
   } else if (isPaymentMethod(methodValue)) {
-    const message = wrongNetworkMessage(msisdn, methodValue);
+    const message = wrongNetworkMessage(msisdn, methodValue, words);
     if (message !== null) {
       errors.push({ field: phoneField === 'payment_phone' ? 'payment_phone' : 'payment_method', message });
     }
@@ -239,42 +236,46 @@ export function checkPayment(
   return { choice: { method: methodValue, phone }, errors };
 }
 
-/** Human labels of the form's fields, for messages and the error summary. */
-export function fieldLabel(field: string, found: EventWithTickets): string {
+/** A field's name as the buyer reads it (without its participant's number), and that number. */
+function fieldName(field: string, found: EventWithTickets): { participant: number | null; name: string } {
+  const f = msg().fields;
   const item = /^items\[(\d+)\]\.(.+)$/.exec(field);
   if (item) {
-    const n = Number(item[1]) + 1;
+    const participant = Number(item[1]) + 1;
     const rest = item[2]!;
-    if (rest === 'participant_name') return `Participant ${n}: full name`;
-    if (rest === 'date_of_birth') return `Participant ${n}: date of birth`;
-    if (rest === 'ticket_type_id') return `Participant ${n}: ticket`;
     const answer = /^answers\.(.+)$/.exec(rest);
-    if (answer) {
-      const q = found.event.additionalQuestions.find((x) => x.key === answer[1]);
-      return `Participant ${n}: ${q?.label ?? answer[1]}`;
-    }
-    return `Participant ${n}`;
+    const question = answer && found.event.additionalQuestions.find((q) => q.key === answer[1]);
+    const names: Record<string, string> = {
+      participant_name: f.fullName,
+      date_of_birth: f.dateOfBirth,
+      ticket_type_id: f.ticket,
+    };
+    return {
+      participant,
+      name: answer ? (question?.label ?? answer[1]!) : (names[rest] ?? f.participantN(participant)),
+    };
   }
   const labels: Record<string, string> = {
-    items: 'Tickets',
-    'buyer.name': 'Your name',
-    'buyer.email': 'E-mail',
-    'buyer.phone': 'Phone number',
-    waiver_accepted: 'Waiver',
-    donation_minor: 'Donation',
-    payment_method: 'Payment method',
-    payment_phone: 'Mobile money number',
+    items: f.items,
+    'buyer.name': f.buyerName,
+    'buyer.email': f.email,
+    'buyer.phone': f.phone,
+    waiver_accepted: f.waiver,
+    donation_minor: f.donation,
+    payment_method: f.paymentMethod,
+    payment_phone: f.paymentPhone,
   };
-  return labels[field] ?? field;
+  return { participant: null, name: labels[field] ?? field };
 }
 
 /** createOrder's terse messages ('is required') read as sentences next to their field. */
 export function friendlyMessage(field: string, message: string, found: EventWithTickets): string {
   if (/^[A-Z]/.test(message)) return message;
-  const label = fieldLabel(field, found).replace(/^Participant \d+: /, '');
-  const subject = label.charAt(0).toUpperCase() + label.slice(1);
-  if (/^is required( \(.*\))?$/.test(message)) return `${subject} is required`;
-  if (/^(is|must) /.test(message)) return `${subject} ${message}`;
+  const f = msg().fields;
+  const { name } = fieldName(field, found);
+  const subject = name.charAt(0).toUpperCase() + name.slice(1);
+  if (/^is required( \(.*\))?$/.test(message)) return f.isRequired(subject);
+  if (/^(is|must) /.test(message)) return f.isOrMust(subject, message);
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
 

@@ -1,32 +1,35 @@
 // The payment number's rules as the buyer reads them, shared by the server's form checks
-// (checkout-form.ts) and the page script (web/checkout-page), so both say the same thing. Imports
-// only modules the browser bundle may hold: pure functions, no server code.
+// (checkout-form.ts) and the page script (web/checkout-page), so both say the same thing in the
+// buyer's language: the words come from the catalog (the server's msg().phone, the script's t()).
+// Imports only modules the browser bundle may hold: pure functions, no server code, no catalog.
 import { networkOf } from '../orders/contact.ts';
 import { METHOD_NAMES } from './format.ts';
 
-export const PHONE_MESSAGE = 'Enter a Ugandan mobile number such as 0772 123456';
-
-/** A Ugandan number that cannot take mobile money: a landline, or a network we do not take. */
-export const NOT_MOBILE_MONEY_MESSAGE =
-  'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456';
-
-/** The same, when the payment number was left empty and the buyer's own phone number is used. */
-export const OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE =
-  'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from';
+export interface PhoneWords {
+  invalid: string;
+  /** a Ugandan number that cannot take mobile money: a landline, or a network we do not take */
+  notMobileMoney: string;
+  /** the same, when the payment number was left empty and the buyer's own phone is used */
+  ownNotMobileMoney: string;
+  wrongNetwork: (name: string) => string;
+}
 
 /** The problem with paying `method` from a normalised number of the other network; else null. */
-export function wrongNetworkMessage(msisdn: string, method: string): string | null {
+export function wrongNetworkMessage(msisdn: string, method: string, words: PhoneWords): string | null {
   const network = networkOf(msisdn);
   if (network === null || network === method) return null;
-  const name = METHOD_NAMES[network]!;
-  return `This is an ${name} number: choose ${name} or enter another number`;
+  return words.wrongNetwork(METHOD_NAMES[network]!);
 }
 
 /**
  * Why a normalised number cannot receive the prompt for `method` (null: no method chosen yet),
  * or null when it can: it must be MTN or Airtel, and of the chosen method's network.
  */
-export function paymentNumberProblem(msisdn: string, method: string | null): string | null {
-  if (networkOf(msisdn) === null) return NOT_MOBILE_MONEY_MESSAGE;
-  return method === null ? null : wrongNetworkMessage(msisdn, method);
+export function paymentNumberProblem(
+  msisdn: string,
+  method: string | null,
+  words: PhoneWords,
+): string | null {
+  if (networkOf(msisdn) === null) return words.notMobileMoney;
+  return method === null ? null : wrongNetworkMessage(msisdn, method, words);
 }

@@ -21,6 +21,7 @@ import { hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../paymen
 import type { Executor, Tx } from '../platform/db.ts';
 import { ApiError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { hashClientIp } from './buyer-limits.ts';
+import { msg } from './messages/current.ts';
 import {
   checkPayment,
   estimateTotal,
@@ -118,7 +119,7 @@ export async function placeOrder(
   const { session, found, values } = options;
   const extra: FieldError[] = [];
   if (parseDonation(values.donation) === null) {
-    extra.push({ field: 'donation_minor', message: 'Enter a whole number of UGX, such as 5000' });
+    extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
   const method = isPaymentMethod(values.payment_method) ? values.payment_method : 'momo';
   let payment: PaymentChoice | null = null;

@@ -7,15 +7,15 @@ import { chooseEncoding } from '../../src/platform/static-assets.ts';
 import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src/site/checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
 import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
-import {
-  NOT_MOBILE_MONEY_MESSAGE,
-  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
-  PHONE_MESSAGE,
-  paymentNumberProblem,
-  wrongNetworkMessage,
-} from '../../src/site/payment-phone.ts';
+import { en } from '../../src/site/messages/en.ts';
+import { paymentNumberProblem, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { paymentPhoneProblem } from '../../web/checkout-page/phone-field.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
+
+const words = en.phone;
+const NOT_MOBILE_MONEY_MESSAGE = words.notMobileMoney;
+const OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE = words.ownNotMobileMoney;
+const PHONE_MESSAGE = words.invalid;
 
 describe('html', () => {
   test('escapes the five special characters and nothing else', () => {
@@ -147,7 +147,7 @@ describe('form', () => {
     const cases: [string, string | null, string | undefined, string | null][] = [
       ['0772123456', null, undefined, null],
       ['00256 772 123456', 'momo', undefined, null],
-      ['0772123456', 'airtel', undefined, wrongNetworkMessage('256772123456', 'airtel')],
+      ['0772123456', 'airtel', undefined, wrongNetworkMessage('256772123456', 'airtel', words)],
       ['0414123456', null, undefined, NOT_MOBILE_MONEY_MESSAGE],
       ['0712345678', 'airtel', undefined, NOT_MOBILE_MONEY_MESSAGE],
       ['12', 'momo', undefined, PHONE_MESSAGE],
@@ -156,11 +156,11 @@ describe('form', () => {
       // field's error, not this one's
       ['', 'momo', '0772123456', null],
       ['', 'momo', '0414123456', OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE],
-      ['', 'airtel', '0772123456', wrongNetworkMessage('256772123456', 'airtel')],
+      ['', 'airtel', '0772123456', wrongNetworkMessage('256772123456', 'airtel', words)],
       ['', 'momo', '12', null],
     ];
     for (const [value, method, own, message] of cases) {
-      assert.equal(paymentPhoneProblem(value, method, own), message, `${value} ${method} ${own}`);
+      assert.equal(paymentPhoneProblem(value, method, own, words), message, `${value} ${method} ${own}`);
       // the server's check agrees on whether the number may be paid from
       const server = checkPayment(method ?? 'momo', value, own ?? '');
       if (method && own !== '12')
@@ -169,11 +169,11 @@ describe('form', () => {
   });
 
   test('paymentNumberProblem: MTN and Airtel only, and the chosen network', () => {
-    assert.equal(paymentNumberProblem('256772123456', null), null);
-    assert.equal(paymentNumberProblem('256772123456', 'momo'), null);
-    assert.match(paymentNumberProblem('256772123456', 'airtel')!, /MTN Mobile Money number/);
-    assert.equal(paymentNumberProblem('256414123456', null), NOT_MOBILE_MONEY_MESSAGE);
-    assert.equal(paymentNumberProblem('256722123456', 'airtel'), NOT_MOBILE_MONEY_MESSAGE);
+    assert.equal(paymentNumberProblem('256772123456', null, words), null);
+    assert.equal(paymentNumberProblem('256772123456', 'momo', words), null);
+    assert.match(paymentNumberProblem('256772123456', 'airtel', words)!, /MTN Mobile Money number/);
+    assert.equal(paymentNumberProblem('256414123456', null, words), NOT_MOBILE_MONEY_MESSAGE);
+    assert.equal(paymentNumberProblem('256722123456', 'airtel', words), NOT_MOBILE_MONEY_MESSAGE);
   });
 
   test("the wrong-network message, shared with the page script, names the number's network", () => {
@@ -190,7 +190,7 @@ describe('form', () => {
       ['256712345678', 'airtel', null],
     ];
     for (const [msisdn, method, message] of cases) {
-      assert.equal(wrongNetworkMessage(msisdn, method), message, `${msisdn} ${method}`);
+      assert.equal(wrongNetworkMessage(msisdn, method, words), message, `${msisdn} ${method}`);
     }
   });
 });

@@ -2,6 +2,7 @@
 // name in the page title (what a screen reader reads on a new page), and focus on the heading so
 // the reading starts there.
 import { one } from './dom.ts';
+import { t } from './messages.ts';
 
 export interface StepPlace {
   /** 1-based, among the steps this order goes through */
@@ -15,7 +16,7 @@ export interface StepPlace {
 
 export function announceStep(step: HTMLElement, place: StepPlace): void {
   const count = one<HTMLElement>('[data-step-count]', step);
-  if (count) count.textContent = 'Step ' + place.position + ' of ' + place.count;
+  if (count) count.textContent = t('stepCount', { position: place.position, count: place.count });
   const heading = one<HTMLElement>('h2', step);
   document.title = (heading ? heading.getAttribute('data-title') || '' : '') + ' – ' + place.baseTitle;
   if (place.focus && heading) {

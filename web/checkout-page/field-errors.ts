@@ -1,6 +1,7 @@
 // A field's error, in the same markup the server renders (views/fields.ts): the note before the
 // control, `invalid` on the field box, and the note tied to each control with aria-describedby
 // and aria-invalid.
+import { t } from './messages.ts';
 import { all } from './dom.ts';
 
 export type Control = HTMLInputElement | HTMLSelectElement;
@@ -21,7 +22,7 @@ export function setError(control: Control, message: string | null): void {
       while (anchor && anchor.parentElement !== box) anchor = anchor.parentElement;
       box.insertBefore(note, anchor);
     }
-    note.textContent = 'Error: ' + message;
+    note.textContent = t('errorPrefix') + message;
     box.classList.add('invalid');
   } else if (note) {
     note.remove();

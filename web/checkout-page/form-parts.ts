@@ -3,6 +3,7 @@
 // the server rendered on each quantity (price and fee per network in minor units).
 import { formatMoney } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
+import { t as say } from './messages.ts';
 
 export interface FormParts {
   form: HTMLFormElement;
@@ -76,8 +77,8 @@ export function refreshPrices(parts: FormParts): void {
     if (text !== undefined) e.textContent = text;
   });
   const t = orderTotals(parts);
-  const total = t.count === 0 ? 'No tickets yet' : t.total > 0 ? money(parts, t.total) : 'Free';
+  const total = t.count === 0 ? say('noTicketsYet') : t.total > 0 ? money(parts, t.total) : say('free');
   all<HTMLElement>('[data-total]', parts.form).forEach((e) => (e.textContent = total));
   const pay = one<HTMLButtonElement>('[data-step="payment"] [data-primary]', parts.form);
-  if (pay) pay.textContent = 'Pay ' + total;
+  if (pay) pay.textContent = say('pay', { total });
 }

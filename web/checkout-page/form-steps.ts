@@ -8,6 +8,7 @@ import { findFormParts, orderTotals, refreshPrices, type FormParts } from './for
 import { participantsBuilder } from './participants.ts';
 import { paymentStep } from './payment-step.ts';
 import { renderSummary } from './summary.ts';
+import { t } from './messages.ts';
 import { checkStep } from './step-checks.ts';
 import { submitOnce } from './submit-once.ts';
 
@@ -65,8 +66,8 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
     const detailsButton = one<HTMLButtonElement>('[data-step="details"] [data-primary]', form);
     if (detailsButton && steps.some((s) => s.dataset.step === 'payment')) {
       detailsButton.value = paying ? 'payment' : 'pay';
-      detailsButton.textContent = paying ? 'Continue' : 'Confirm registration';
-      detailsButton.dataset.busy = 'Confirming…';
+      detailsButton.textContent = paying ? t('continue') : t('confirmRegistration');
+      detailsButton.dataset.busy = t('confirming');
     }
     renderSummary(parts);
   }

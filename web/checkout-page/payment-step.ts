@@ -4,6 +4,7 @@
 import { METHOD_NAMES } from '../../src/site/format.ts';
 import { one } from './dom.ts';
 import type { FormParts } from './form-parts.ts';
+import { t } from './messages.ts';
 import { guessNetwork } from './phone-field.ts';
 
 /** Wires the step (`refresh` redraws the totals); returns what to run when it shows. */
@@ -21,9 +22,7 @@ export function paymentStep(parts: FormParts, refresh: () => void): () => void {
     },
     onGuess(network) {
       refresh();
-      if (note)
-        note.textContent =
-          'We chose ' + METHOD_NAMES[network] + ' from the number; change it if it is wrong.';
+      if (note) note.textContent = t('guessedNetwork', { network: METHOD_NAMES[network]! });
     },
   });
   return () => {

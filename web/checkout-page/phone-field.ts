@@ -2,11 +2,18 @@
 // site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
 // prefix until the buyer picks one.
 import { networkOf, normalizePhone, type MobileNetwork } from '../../src/orders/contact.ts';
-import {
-  OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE,
-  paymentNumberProblem,
-  PHONE_MESSAGE,
-} from '../../src/site/payment-phone.ts';
+import { paymentNumberProblem, type PhoneWords } from '../../src/site/payment-phone.ts';
+import { t } from './messages.ts';
+
+/** The number's messages in the page's language. */
+export function phoneWords(): PhoneWords {
+  return {
+    invalid: t('phoneInvalid'),
+    notMobileMoney: t('phoneNotMobileMoney'),
+    ownNotMobileMoney: t('phoneOwnNotMobileMoney'),
+    wrongNetwork: (name) => t('phoneWrongNetwork', { name }),
+  };
+}
 
 /** The network of a typed number; null unless it is an MTN or Airtel mobile money number. */
 function networkOfInput(value: string): MobileNetwork | null {
@@ -20,16 +27,21 @@ function networkOfInput(value: string): MobileNetwork | null {
  * phone, whose problems (it takes no mobile money) are told as such; a bad own phone is the
  * buyer field's error, not this one's.
  */
-export function paymentPhoneProblem(value: string, method: string | null, ownPhone?: string): string | null {
+export function paymentPhoneProblem(
+  value: string,
+  method: string | null,
+  ownPhone?: string,
+  words: PhoneWords = phoneWords(),
+): string | null {
   if (value.trim() === '' && ownPhone !== undefined) {
     const own = normalizePhone(ownPhone);
     if (!own) return null;
-    const problem = paymentNumberProblem(own, method);
-    return networkOf(own) === null ? OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE : problem;
+    const problem = paymentNumberProblem(own, method, words);
+    return networkOf(own) === null ? words.ownNotMobileMoney : problem;
   }
   const msisdn = normalizePhone(value);
-  if (!msisdn) return PHONE_MESSAGE;
-  return paymentNumberProblem(msisdn, method);
+  if (!msisdn) return words.invalid;
+  return paymentNumberProblem(msisdn, method, words);
 }
 
 export interface NetworkGuess {

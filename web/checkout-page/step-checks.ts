@@ -1,11 +1,11 @@
 // The checks a step passes before the next one shows. The server repeats all of them and more;
 // these only spare the buyer a round trip. Each marks its fields and returns the bad controls.
 import { isEmail, normalizePhone } from '../../src/orders/contact.ts';
-import { PHONE_MESSAGE } from '../../src/site/payment-phone.ts';
 import { all, one } from './dom.ts';
 import { setError, type Control } from './field-errors.ts';
 import { orderTotals, type FormParts } from './form-parts.ts';
-import { paymentPhoneProblem } from './phone-field.ts';
+import { t } from './messages.ts';
+import { paymentPhoneProblem, phoneWords } from './phone-field.ts';
 
 type StepCheck = (parts: FormParts, step: HTMLElement) => HTMLElement[];
 
@@ -27,20 +27,19 @@ function checkTickets(parts: FormParts): HTMLElement[] {
   if (!first) return [];
   const n = orderTotals(parts).count;
   const max = Number(parts.form.dataset.maxTickets || 10);
-  const message =
-    n === 0 ? 'Choose at least one ticket' : n > max ? 'Choose at most ' + max + ' tickets' : null;
+  const message = n === 0 ? t('chooseAtLeastOne') : n > max ? t('chooseAtMost', { max }) : null;
   return mark(first, message) ? [first] : [];
 }
 
 function answerProblem(control: Control): string | null {
   const value = control.value.trim();
   if (control.dataset.check === 'required') {
-    return value === '' ? (control.dataset.label || 'This answer') + ' is required' : null;
+    return value === '' ? t('isRequired', { label: control.dataset.label || '' }) : null;
   }
   if (control.dataset.check !== 'dob') return null;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'Enter the date of birth';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return t('enterDateOfBirth');
   if (ageOn(value, control.dataset.raceDay || value) < Number(control.dataset.minAge || 0))
-    return 'The participant must be at least ' + control.dataset.minAge + ' on race day';
+    return t('tooYoung', { age: control.dataset.minAge || '' });
   return null;
 }
 
@@ -57,10 +56,9 @@ function buyerProblem(control: HTMLInputElement): string | null {
   const value = control.value.trim();
   let message: string | null = null;
   if (control.dataset.check === 'required' && !value)
-    message = (control.dataset.label || 'This') + ' is required';
-  if (control.type === 'email' && value && !isEmail(value))
-    message = 'Enter an e-mail address such as name@example.com';
-  if (control.type === 'tel' && !normalizePhone(value)) message = PHONE_MESSAGE;
+    message = t('isRequired', { label: control.dataset.label || '' });
+  if (control.type === 'email' && value && !isEmail(value)) message = t('enterEmail');
+  if (control.type === 'tel' && !normalizePhone(value)) message = phoneWords().invalid;
   return message;
 }
 
@@ -70,7 +68,7 @@ function checkBuyer(_parts: FormParts, step: HTMLElement): HTMLElement[] {
 
 function checkWaiver(_parts: FormParts, step: HTMLElement): HTMLElement[] {
   const box = one<HTMLInputElement>('input[name=waiver_accepted]', step);
-  return box && mark(box, box.checked ? null : 'Accept the waiver to continue') ? [box] : [];
+  return box && mark(box, box.checked ? null : t('acceptWaiver')) ? [box] : [];
 }
 
 function checkDonation(parts: FormParts): HTMLElement[] {
@@ -78,7 +76,7 @@ function checkDonation(parts: FormParts): HTMLElement[] {
   if (!donation) return [];
   const raw = donation.value.replace(/[\s,]/g, '');
   const ok = raw === '' || /^\d+$/.test(raw);
-  return mark(donation, ok ? null : 'Enter a whole number of UGX, such as 5000') ? [donation] : [];
+  return mark(donation, ok ? null : t('wholeNumber')) ? [donation] : [];
 }
 
 function checkPayment(parts: FormParts): HTMLElement[] {
@@ -87,7 +85,7 @@ function checkPayment(parts: FormParts): HTMLElement[] {
   const bad: HTMLElement[] = [];
   const chosen = methodRadios.filter((r) => r.checked)[0];
   const first = methodRadios[0];
-  if (first && mark(first, chosen ? null : 'Choose how to pay')) bad.push(first);
+  if (first && mark(first, chosen ? null : t('chooseHowToPay'))) bad.push(first);
   if (mark(payPhone, paymentPhoneProblem(payPhone.value, chosen ? chosen.value : null))) bad.push(payPhone);
   return bad;
 }

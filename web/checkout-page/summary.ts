@@ -4,6 +4,7 @@
 import { METHOD_NAMES } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { chosenMethod, money, orderTotals, type FormParts } from './form-parts.ts';
+import { t as say } from './messages.ts';
 
 function line(table: HTMLTableElement, label: string, amount: string, cls?: string): void {
   const row = table.insertRow();
@@ -39,10 +40,11 @@ export function renderSummary(parts: FormParts): void {
     for (let k = 0; k < (Number(s.value) || 0); k++)
       line(table, s.dataset.name || '', money(parts, Number(s.dataset.price)));
   });
-  if (t.fee) line(table, 'Service fee (' + METHOD_NAMES[chosenMethod(parts)] + ')', money(parts, t.fee));
-  if (t.donation) line(table, 'Donation', money(parts, t.donation));
-  line(table, 'Total', money(parts, t.total), 'total');
-  if (count) count.textContent = t.count + (t.count === 1 ? ' ticket' : ' tickets');
+  if (t.fee)
+    line(table, say('serviceFee', { method: METHOD_NAMES[chosenMethod(parts)]! }), money(parts, t.fee));
+  if (t.donation) line(table, say('donation'), money(parts, t.donation));
+  line(table, say('total'), money(parts, t.total), 'total');
+  if (count) count.textContent = say(t.count === 1 ? 'ticketOne' : 'ticketMany', { n: t.count });
 
   const buyer = all<HTMLInputElement>('[data-buyer] input', form).map((c) => c.value.trim());
   const runnerIsBuyer = one<HTMLInputElement>('[data-runner][type=checkbox]', form);
@@ -53,6 +55,6 @@ export function renderSummary(parts: FormParts): void {
     return name + ' (' + (fs.dataset.label || '') + ')';
   });
   facts.textContent = '';
-  fact(facts, names.length === 1 ? 'Participant' : 'Participants', names.join(', '));
-  fact(facts, 'Buyer', buyer.filter(Boolean).join(', '));
+  fact(facts, say(names.length === 1 ? 'participantOne' : 'participantMany'), names.join(', '));
+  fact(facts, say('buyer'), buyer.filter(Boolean).join(', '));
 }

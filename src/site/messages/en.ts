@@ -56,14 +56,16 @@ export const en = {
     fullNameHint: 'As it should appear on the results list',
     optional: (label: string) => `${label} (optional)`,
     dateOfBirth: 'Date of birth',
-    dateOfBirthHint: (age: number, raceDay: string) => `The participant must be at least ${age} on race day, ${raceDay}.`,
+    dateOfBirthHint: (age: number, raceDay: string) =>
+      `The participant must be at least ${age} on race day, ${raceDay}.`,
     buyerHint: 'We send the confirmation and race details to you.',
     yourName: 'Your name',
     email: 'E-mail',
     phoneNumber: 'Phone number',
     phoneHint: 'A Ugandan mobile number, such as 0772 123456',
     readWaiver: (version: string) => `Read the waiver (version ${version})`,
-    acceptWaiver: (version: string) => `I accept the waiver (version ${version}) for every participant in this order`,
+    acceptWaiver: (version: string) =>
+      `I accept the waiver (version ${version}) for every participant in this order`,
     addDonation: 'Add a donation (optional)',
     donationLabel: (currency: string) => `Donation in ${currency} (optional)`,
     donationHint: (organizer: string) => `Add a gift to ${organizer}, or leave it empty.`,
@@ -108,8 +110,10 @@ export const en = {
   },
   phone: {
     invalid: 'Enter a Ugandan mobile number such as 0772 123456',
-    notMobileMoney: 'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
-    ownNotMobileMoney: 'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
+    notMobileMoney:
+      'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
+    ownNotMobileMoney:
+      'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
     wrongNetwork: (name: string) => `This is an ${name} number: choose ${name} or enter another number`,
   },
   limits: {
@@ -153,7 +157,10 @@ export const en = {
     participantMany: 'Participants',
     buyer: 'Buyer',
     phoneInvalid: 'Enter a Ugandan mobile number such as 0772 123456',
-    phoneNotMobileMoney: 'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
+    phoneNotMobileMoney:
+      'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
+    phoneOwnNotMobileMoney:
+      'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
     phoneWrongNetwork: 'This is an {name} number: choose {name} or enter another number',
   },
 };

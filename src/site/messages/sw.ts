@@ -65,7 +65,8 @@ export const sw: typeof en = {
     phoneNumber: 'Namba ya simu',
     phoneHint: 'Namba ya simu ya mkononi ya Uganda, kama 0772 123456',
     readWaiver: (version) => `Soma hati ya ridhaa (toleo ${version})`,
-    acceptWaiver: (version) => `Ninakubali hati ya ridhaa (toleo ${version}) kwa kila mshiriki katika oda hii`,
+    acceptWaiver: (version) =>
+      `Ninakubali hati ya ridhaa (toleo ${version}) kwa kila mshiriki katika oda hii`,
     addDonation: 'Ongeza mchango (si lazima)',
     donationLabel: (currency) => `Mchango kwa ${currency} (si lazima)`,
     donationHint: (organizer) => `Mpe ${organizer} mchango, au acha wazi.`,
@@ -109,8 +110,10 @@ export const sw: typeof en = {
   },
   phone: {
     invalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
-    notMobileMoney: 'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
-    ownNotMobileMoney: 'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
+    notMobileMoney:
+      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
+    ownNotMobileMoney:
+      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
     wrongNetwork: (name) => `Hii ni namba ya ${name}: chagua ${name} au andika namba nyingine`,
   },
   limits: {
@@ -153,7 +156,10 @@ export const sw: typeof en = {
     participantMany: 'Washiriki',
     buyer: 'Mnunuzi',
     phoneInvalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
-    phoneNotMobileMoney: 'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
+    phoneNotMobileMoney:
+      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
+    phoneOwnNotMobileMoney:
+      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
     phoneWrongNetwork: 'Hii ni namba ya {name}: chagua {name} au andika namba nyingine',
   },
 };

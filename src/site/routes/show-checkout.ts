@@ -8,6 +8,7 @@ import { registrationsOf, type OrderRow, type RegistrationRow } from '../../orde
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import { readForm, type FormValues } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';
+import { msg } from '../messages/current.ts';
 import { html } from '../../platform/html.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
@@ -32,18 +33,16 @@ function unpaidNotice(
   { order, attempt }: SessionPayment,
   now: Date,
 ): Notice | null {
+  const m = msg().form;
   const lapsed = order?.status === 'pending' && (order.holdExpiresAt?.getTime() ?? 0) <= now.getTime();
   if (order?.status === 'expired' || order?.status === 'cancelled' || lapsed) {
-    return {
-      kind: 'info',
-      text: 'Your tickets were released. We kept what you entered: check it and pay again.',
-    };
+    return { kind: 'info', text: m.released };
   }
   if (order?.status !== 'pending') return null;
-  const link = html`<a href="${checkoutPath(session.id, '/pay')}">See the payment status</a>`;
+  const link = html`<a href="${checkoutPath(session.id, '/pay')}">${m.seePaymentStatus}</a>`;
   return isOpenAttempt(attempt ?? undefined)
-    ? { kind: 'info', text: html`A payment prompt is waiting on your phone. ${link}.` }
-    : { kind: 'info', text: html`Your tickets are held for an unpaid order. ${link}, or start again below.` };
+    ? { kind: 'info', text: html`${m.promptWaiting} ${link}.` }
+    : { kind: 'info', text: html`${m.heldUnpaid} ${link}${m.orStartAgain}` };
 }
 
 /** The form as the unpaid order had it: tickets still on sale, participants, buyer, payment. */

@@ -19,6 +19,7 @@ import {
   type Stage,
 } from '../checkout-form.ts';
 import { isDeadlock, placeOrder, type PlaceOutcome } from '../place-order.ts';
+import { msg } from '../messages/current.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
 import { renderClosedPage, renderExpiredPage } from '../views/status-pages.ts';
@@ -103,9 +104,7 @@ async function sendPrompt(
 
 /** Tickets taken only by holds that may lapse are not called sold out: the list says when. */
 function soldOutMessage(loaded: Loaded, message: string): string {
-  return anyOnlyHeld(loaded.found, loaded.now)
-    ? 'The tickets left are held by buyers paying now. Some may free up soon: see below.'
-    : message;
+  return anyOnlyHeld(loaded.found, loaded.now) ? msg().form.heldNotSoldOut : message;
 }
 
 /** What the page answers for each outcome of placing (or checking) the order. */
@@ -181,14 +180,14 @@ export function submitOrder(ctx: AppContext): PageHandler {
     const from = isStage(body.from) ? body.from : 'payment';
     if (target === 'tickets') return sendFormPage(ctx, reply, loaded, { values, stage: 'tickets' });
     if (values.items.length === 0) {
-      const errors: FieldError[] = [{ field: 'items', message: 'Choose at least one ticket' }];
+      const errors: FieldError[] = [{ field: 'items', message: msg().form.chooseAtLeastOne }];
       return sendFormPage(ctx, reply, loaded, { values, errors, status: 400 });
     }
     if (!itemsMatch(body, values)) {
       return sendFormPage(ctx, reply, loaded, {
         values,
         stage: 'tickets',
-        notice: { kind: 'info', text: 'Your tickets changed: fill in the participants below.' },
+        notice: { kind: 'info', text: msg().form.ticketsChanged },
       });
     }
     const outcome = await placeOrder(ctx, {

@@ -2,6 +2,7 @@
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
 import type { PaymentMethod } from '../../events/fees.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
+import { msg } from '../messages/current.ts';
 
 export interface FieldErrors {
   /** friendly message per anchor field */
@@ -19,7 +20,9 @@ export function controlAria(boxId: string, hintId: string | null, error: string 
 }
 
 export function errorNote(boxId: string, error: string | undefined): Html {
-  return error ? html`<p class="error" id="${errorId(boxId)}">Error: ${error}</p>` : html``;
+  return error
+    ? html`<p class="error" id="${errorId(boxId)}">${msg().common.errorPrefix}${error}</p>`
+    : html``;
 }
 
 export interface TextFieldOptions {
@@ -66,7 +69,7 @@ export function selectField(o: SelectFieldOptions): Html {
     <label for="${o.id}">${o.label}</label>
     ${o.hint ? html`<p class="hint" id="${hintId}">${o.hint}</p>` : ''} ${errorNote(o.id, o.error)}
     <select id="${o.id}" name="${o.name}" ${controlAria(o.id, hintId, o.error)}${o.extra ?? ''}>
-      <option value="">Choose…</option>
+      <option value="">${msg().common.choose}</option>
       ${o.options.map((option) => html`<option value="${option}" ${attr('selected', option === o.value)}>${option}</option>`)}
     </select>
   </div>`;
@@ -87,7 +90,7 @@ export function errorSummary(items: ErrorSummaryItem[], code?: string): Html {
     aria-labelledby="error-summary-title"
     ${attr('data-error-code', code)}
   >
-    <h2 id="error-summary-title">There is a problem</h2>
+    <h2 id="error-summary-title">${msg().common.thereIsAProblem}</h2>
     <ul>
       ${items.map((item) => html`<li><a href="#${item.href}">${item.message}</a></li>`)}
     </ul>
@@ -105,7 +108,9 @@ export function cardNotYetAvailable(boxId: string): Html {
       disabled
       aria-describedby="card-note"
     />
-    <label for="${boxId}-card">Card <span id="card-note">(not yet available)</span></label>
+    <label for="${boxId}-card"
+      >${msg().common.card} <span id="card-note">${msg().common.notYetAvailable}</span></label
+    >
   </div>`;
 }
 

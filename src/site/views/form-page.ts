@@ -11,6 +11,7 @@ import { formatMoney } from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
+import { msg } from '../messages/current.ts';
 import { cancelForm, checkoutPath, collectErrors, type PageSession } from './page-parts.ts';
 import { buyerStep } from './steps/buyer-step.ts';
 import { donationStep } from './steps/donation-step.ts';
@@ -50,8 +51,9 @@ interface Bar {
  * screen. Back comes after the main button in the form, so Enter in a field moves forward.
  */
 function bar({ total, primary, back }: Bar): Html {
+  const m = msg().form;
   return html`<div class="bar">
-    <p class="bar-total"><span class="muted">Total</span> <strong data-total>${total}</strong></p>
+    <p class="bar-total"><span class="muted">${m.total}</span> <strong data-total>${total}</strong></p>
     <div class="bar-buttons">
       <button
         type="submit"
@@ -63,7 +65,7 @@ function bar({ total, primary, back }: Bar): Html {
       >
         ${primary.label}
       </button>
-      ${back ? html`<button type="submit" name="action" value="${back}" class="back" data-back>Back</button>` : ''}
+      ${back ? html`<button type="submit" name="action" value="${back}" class="back" data-back>${m.back}</button>` : ''}
     </div>
   </div>`;
 }
@@ -81,7 +83,8 @@ function stepSection(
     ${attr('hidden', view.stage !== stage)}
   >
     <h2 id="h-${stage}" data-title="${place.title}" tabindex="-1">
-      <span class="step-count" data-step-count>Step ${place.position} of ${place.count}</span>${place.title}
+      <span class="step-count" data-step-count>${msg().form.stepCount(place.position, place.count)}</span
+      >${place.title}
     </h2>
     ${content}
   </section>`;
@@ -91,8 +94,9 @@ function stepSection(
 function totalText(view: FormView): { text: string; amount: number } {
   const { values, found } = view;
   const t = orderTotals(values, found, paymentMethod(values) ?? 'momo');
-  if (t.count === 0) return { text: 'No tickets yet', amount: 0 };
-  return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : 'Free', amount: t.total };
+  const m = msg().form;
+  if (t.count === 0) return { text: m.noTicketsYet, amount: 0 };
+  return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : m.free, amount: t.total };
 }
 
 function steps(view: FormView, errors: Map<string, string>): Html {
@@ -103,16 +107,17 @@ function steps(view: FormView, errors: Map<string, string>): Html {
   // The payment step shows when the order costs something, or while the tickets are not chosen.
   const paying = organization.paymentsEnabled && (total.amount > 0 || values.items.length === 0);
   const count = paying ? 3 : 2;
-  const payLabel = `Pay ${total.text}`;
+  const m = msg().form;
+  const payLabel = m.pay(total.text);
   const sections: [Stage, Html][] = [
     [
       'tickets',
       stepSection(
         view,
         'tickets',
-        { position: 1, count, title: 'Tickets' },
+        { position: 1, count, title: m.tickets },
         html`${ticketsStep(view, errors)} ${participantsStep(view, errors, typesOnSale)}
-        ${bar({ total: total.text, primary: { action: 'details', label: 'Continue' } })}`,
+        ${bar({ total: total.text, primary: { action: 'details', label: m.continue } })}`,
       ),
     ],
     [
@@ -120,14 +125,14 @@ function steps(view: FormView, errors: Map<string, string>): Html {
       stepSection(
         view,
         'details',
-        { position: 2, count, title: 'Your details' },
+        { position: 2, count, title: m.yourDetails },
         html`${buyerStep(values, errors)} ${event.waiverRequired ? waiverStep(event, values, errors) : ''}
         ${organization.paymentsEnabled ? donationStep(found, values, errors) : ''}
         ${bar({
           total: total.text,
           primary: paying
-            ? { action: 'payment', label: 'Continue' }
-            : { action: 'pay', label: 'Confirm registration', busy: 'Confirming…' },
+            ? { action: 'payment', label: m.continue }
+            : { action: 'pay', label: m.confirmRegistration, busy: m.confirming },
           back: 'tickets',
         })}`,
       ),
@@ -139,11 +144,11 @@ function steps(view: FormView, errors: Map<string, string>): Html {
       stepSection(
         view,
         'payment',
-        { position: 3, count: 3, title: 'Payment' },
+        { position: 3, count: 3, title: m.payment },
         html`${paymentStep(values, found, errors)}
         ${bar({
           total: total.text,
-          primary: { action: 'pay', label: payLabel, busy: 'Sending the payment prompt…' },
+          primary: { action: 'pay', label: payLabel, busy: m.sendingPrompt },
           back: 'details',
         })}`,
       ),
@@ -175,6 +180,7 @@ export function renderFormPage(view: FormView): string {
       ${steps(view, byField)}
     </form>
     ${cancelForm(session)}`;
-  const title = summary.length > 0 ? `Error: Checkout – ${event.name}` : `Checkout – ${event.name}`;
+  const m = msg().form;
+  const title = summary.length > 0 ? m.errorTitle(event.name) : m.pageTitle(event.name);
   return layout({ title, main, session, found, compact: stage !== 'tickets' }).value;
 }

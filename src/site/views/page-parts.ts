@@ -56,7 +56,8 @@ export function collectErrors(errors: FieldError[], found: EventWithTickets) {
     const item = /^items\[(\d+)\]\./.exec(e.field);
     summary.push({
       href: fieldId(anchor),
-      message: item && anchor !== 'items' ? msg().fields.participantField(Number(item[1]) + 1, message) : message,
+      message:
+        item && anchor !== 'items' ? msg().fields.participantField(Number(item[1]) + 1, message) : message,
     });
   }
   return { byField, summary };

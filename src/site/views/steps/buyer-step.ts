@@ -2,6 +2,7 @@
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
+import { msg } from '../../messages/current.ts';
 
 export function buyerStep(values: FormValues, errors: Map<string, string>): Html {
   const field = (name: 'name' | 'email' | 'phone') => ({
@@ -10,26 +11,27 @@ export function buyerStep(values: FormValues, errors: Map<string, string>): Html
     value: values.buyer[name],
     error: errors.get(`buyer.${name}`),
   });
+  const m = msg().form;
   return html`<div data-buyer>
-    <p class="hint">We send the confirmation and race details to you.</p>
+    <p class="hint">${m.buyerHint}</p>
     ${textField({
       ...field('name'),
-      label: 'Your name',
-      extra: html` autocomplete="name" data-check="required" data-label="Your name"`,
+      label: m.yourName,
+      extra: html` autocomplete="name" data-check="required" data-label="${m.yourName}"`,
     })}
     ${textField({
       ...field('email'),
-      label: 'E-mail',
+      label: m.email,
       type: 'email',
       extra: html` autocomplete="email" inputmode="email" spellcheck="false" data-check="required"
-      data-label="E-mail"`,
+      data-label="${m.email}"`,
     })}
     ${textField({
       ...field('phone'),
-      label: 'Phone number',
+      label: m.phoneNumber,
       type: 'tel',
-      hint: 'A Ugandan mobile number, such as 0772 123456',
-      extra: html` autocomplete="tel" inputmode="tel" data-check="required" data-label="Phone number"
+      hint: m.phoneHint,
+      extra: html` autocomplete="tel" inputmode="tel" data-check="required" data-label="${m.phoneNumber}"
       data-buyer-phone`,
     })}
   </div>`;

@@ -4,21 +4,23 @@ import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
 import { textField } from '../fields.ts';
+import { msg } from '../../messages/current.ts';
 
 export function donationStep(found: EventWithTickets, values: FormValues, errors: Map<string, string>): Html {
   const { event, organization } = found;
   const error = errors.get('donation_minor');
+  const m = msg().form;
   const field = textField({
     id: fieldId('donation_minor'),
     name: 'donation_minor',
-    label: `Donation in ${event.currency} (optional)`,
+    label: m.donationLabel(event.currency),
     value: values.donation,
     error,
-    hint: `Add a gift to ${event.organizerName || organization.name}, or leave it empty.`,
+    hint: m.donationHint(event.organizerName || organization.name),
     extra: html` inputmode="numeric" autocomplete="off" data-donation`,
   });
   return html`<details class="donation" ${attr('open', values.donation.trim() !== '' || error !== undefined)}>
-    <summary>Add a donation (optional)</summary>
+    <summary>${m.addDonation}</summary>
     ${field}
   </details>`;
 }

@@ -9,6 +9,8 @@ import { fieldId, type ItemValues } from '../../checkout-form.ts';
 import { formatDate } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
 import { selectField, textField } from '../fields.ts';
+import { INTL_LOCALES } from '../../messages/catalog.ts';
+import { locale, msg } from '../../messages/current.ts';
 import type { FormView } from '../form-page.ts';
 
 /** Where a fieldset sits: its index and number, or the template's placeholders for them. */
@@ -30,7 +32,7 @@ function questionFields(view: FormView, { slot, item, errors }: Fieldset): Html[
   const path = (name: string) => `items[${slot.index}].${name}`;
   return view.found.event.additionalQuestions.map((q) => {
     const name = path(`answers.${q.key}`);
-    const label = q.required ? q.label : `${q.label} (optional)`;
+    const label = q.required ? q.label : msg().form.optional(q.label);
     const extra = q.required ? html` data-check="required" data-label="${q.label}"` : html``;
     const value = item?.answers[q.key] ?? '';
     const error = item ? errors.get(name) : undefined;
@@ -45,14 +47,15 @@ function dateOfBirthField(view: FormView, { tt, slot, item, errors }: Fieldset):
   if (tt.minAge <= 0) return '';
   const { event } = view.found;
   const name = `items[${slot.index}].date_of_birth`;
+  const m = msg().form;
   return textField({
     id: fieldId(name),
     name,
-    label: 'Date of birth',
+    label: m.dateOfBirth,
     type: 'date',
     value: item?.date_of_birth ?? '',
     error: item ? errors.get(name) : undefined,
-    hint: `The participant must be at least ${tt.minAge} on race day, ${formatDate(event.startsAt, event.timezone)}.`,
+    hint: m.dateOfBirthHint(tt.minAge, formatDate(event.startsAt, event.timezone, INTL_LOCALES[locale()])),
     extra: html` min="1900-01-01" max="${localDate(view.now, event.timezone)}" autocomplete="off"
     data-check="dob" data-min-age="${tt.minAge}" data-race-day="${localDate(event.startsAt, event.timezone)}"`,
   });
@@ -61,18 +64,19 @@ function dateOfBirthField(view: FormView, { tt, slot, item, errors }: Fieldset):
 function participantFieldset(view: FormView, fieldset: Fieldset): Html {
   const { tt, slot, item, errors } = fieldset;
   const path = (name: string) => `items[${slot.index}].${name}`;
+  const m = msg().form;
   return html`<fieldset class="participant" data-item data-key="${slot.key}" data-label="${tt.name}">
-    <legend>Participant ${slot.number}: ${tt.name}</legend>
+    <legend>${m.participant(slot.number, tt.name)}</legend>
     <input type="hidden" name="${path('ticket_type_id')}" value="${tt.id}" />
     <div class="name-field">
       ${textField({
         id: fieldId(path('participant_name')),
         name: path('participant_name'),
-        label: 'Full name',
+        label: m.fullName,
         value: item?.participant_name ?? '',
         error: item ? errors.get(path('participant_name')) : undefined,
-        hint: 'As it should appear on the results list',
-        extra: html` autocomplete="off" data-check="required" data-label="Full name" data-name`,
+        hint: m.fullNameHint,
+        extra: html` autocomplete="off" data-check="required" data-label="${m.fullName}" data-name`,
       })}
     </div>
     ${questionFields(view, fieldset)} ${dateOfBirthField(view, fieldset)}
@@ -88,6 +92,7 @@ export function participantsStep(
   const template: Slot = { index: '__I__', number: '__N__', key: '__K__' };
   const none = view.values.items.length === 0;
   const id = fieldId('runner_is_buyer');
+  const m = msg().form;
   return html`<input
       type="checkbox"
       class="self-toggle"
@@ -98,10 +103,8 @@ export function participantsStep(
       data-runner
       ${attr('checked', view.values.runnerIsBuyer)}${attr('hidden', none)}
     />
-    <label for="${id}" class="self-label" data-runner ${attr('hidden', none)}>I am the runner</label>
-    <p class="hint self-hint" id="hint-${id}" data-runner ${attr('hidden', none)}>
-      Participant 1 is you: we use the name you give in the next step.
-    </p>
+    <label for="${id}" class="self-label" data-runner ${attr('hidden', none)}>${m.iAmTheRunner}</label>
+    <p class="hint self-hint" id="hint-${id}" data-runner ${attr('hidden', none)}>${m.runnerHint}</p>
     <div data-participants>
       ${view.values.items.map((item, i) =>
         participantFieldset(view, {

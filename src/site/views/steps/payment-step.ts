@@ -14,6 +14,7 @@ import {
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
+import { msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
 export function paymentPhone(values: FormValues): string {
@@ -62,23 +63,22 @@ export function orderSummary(values: FormValues, found: EventWithTickets, method
   const names = values.items.map(
     (item, i) => `${participantName(values, i).trim()} (${byId.get(item.ticket_type_id)?.name ?? ''})`,
   );
+  const m = msg().form;
   return html`<details class="order-summary" data-summary>
-    <summary>
-      Order summary (<span data-summary-count>${t.count} ${t.count === 1 ? 'ticket' : 'tickets'}</span>)
-    </summary>
+    <summary>${m.orderSummary} (<span data-summary-count>${m.ticketCount(t.count)}</span>)</summary>
     <table class="summary" data-summary-table>
       ${values.items.map((item) => line(byId.get(item.ticket_type_id)?.name ?? '', byId.get(item.ticket_type_id)?.priceMinor ?? 0))}
-      ${t.fee ? line(`Service fee (${METHOD_NAMES[method]})`, t.fee) : ''}
-      ${t.donation ? line('Donation', t.donation) : ''}
+      ${t.fee ? line(m.serviceFee(METHOD_NAMES[method]!), t.fee) : ''}
+      ${t.donation ? line(m.donation, t.donation) : ''}
       <tr class="total">
-        <th scope="row">Total</th>
+        <th scope="row">${m.total}</th>
         <td class="num">${money(t.total)}</td>
       </tr>
     </table>
     <dl class="facts" data-summary-facts>
-      <dt>${names.length === 1 ? 'Participant' : 'Participants'}</dt>
+      <dt>${names.length === 1 ? m.participantOne : m.participantMany}</dt>
       <dd>${names.join(', ')}</dd>
-      <dt>Buyer</dt>
+      <dt>${m.buyer}</dt>
       <dd>
         ${[values.buyer.name, values.buyer.email, values.buyer.phone]
           .map((v) => v.trim())
@@ -93,6 +93,7 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
   const methodError = errors.get('payment_method');
   const boxId = fieldId('payment_method');
   const chosen = paymentMethod(values);
+  const m = msg().form;
   const tile = (method: PaymentMethod, first: boolean) =>
     methodRadio({
       boxId,
@@ -107,7 +108,7 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
     });
   return html`${orderSummary(values, found, chosen ?? 'momo')}
     <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
-      <legend>Pay with</legend>
+      <legend>${m.payWith}</legend>
       ${errorNote(boxId, methodError)} ${tile('momo', true)} ${tile('airtel', false)}
       ${cardNotYetAvailable(boxId)}
       <p class="hint" data-guess aria-live="polite"></p>
@@ -116,11 +117,11 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
     ${textField({
       id: fieldId('payment_phone'),
       name: 'payment_phone',
-      label: 'Mobile money number',
+      label: m.mobileMoneyNumber,
       type: 'tel',
       value: paymentPhone(values),
       error: errors.get('payment_phone'),
-      hint: 'The payment prompt goes to this phone.',
+      hint: m.promptGoesTo,
       extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
     })}`;
 }

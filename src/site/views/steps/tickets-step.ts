@@ -7,6 +7,8 @@ import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
 import { formatDate, formatMoney, formatTime, methodName } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
+import { INTL_LOCALES } from '../../messages/catalog.ts';
+import { locale, msg } from '../../messages/current.ts';
 import type { FormView } from '../form-page.ts';
 
 /** At or below this many left, the page says how many remain. */
@@ -38,7 +40,7 @@ function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentM
   const p = priceByMethod(tt.priceMinor, found.organization.fees)[method];
   return {
     total: formatMoney(p.total_minor, currency),
-    fee: p.laces_fee_minor > 0 ? `incl. ${formatMoney(p.laces_fee_minor, currency)} fee` : '',
+    fee: p.laces_fee_minor > 0 ? msg().form.feeIncluded(formatMoney(p.laces_fee_minor, currency)) : '',
   };
 }
 
@@ -48,7 +50,7 @@ function byMethod(texts: Record<PaymentMethod, string>): Html {
 }
 
 function priceLine(tt: TicketTypeRow, view: FormView): Html {
-  if (tt.priceMinor === 0) return html`<p class="price"><strong>Free</strong></p>`;
+  if (tt.priceMinor === 0) return html`<p class="price"><strong>${msg().form.free}</strong></p>`;
   const momo = priceTexts(tt, view.found, 'momo');
   const airtel = priceTexts(tt, view.found, 'airtel');
   const shown = shownMethod(view);
@@ -65,12 +67,14 @@ export function shownMethod(view: Pick<FormView, 'values'>): PaymentMethod {
 }
 
 function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string {
+  const m = msg().form;
+  const date = (at: Date) => formatDate(at, zone, INTL_LOCALES[locale()]);
   const facts: string[] = [];
-  if (tt.distanceKm > 0) facts.push(`${tt.distanceKm} km`);
-  if (state === 'not_yet') facts.push(`On sale from ${formatDate(tt.salesStart, zone)}`);
-  else if (state === 'ended') facts.push('Sales have closed');
-  else facts.push(`On sale until ${formatDate(tt.salesEnd, zone)}`);
-  if (tt.minAge > 0) facts.push(`Minimum age ${tt.minAge} on race day`);
+  if (tt.distanceKm > 0) facts.push(m.distance(tt.distanceKm));
+  if (state === 'not_yet') facts.push(m.onSaleFrom(date(tt.salesStart)));
+  else if (state === 'ended') facts.push(m.salesClosed);
+  else facts.push(m.onSaleUntil(date(tt.salesEnd)));
+  if (tt.minAge > 0) facts.push(m.minimumAge(tt.minAge));
   return facts.join(' · ');
 }
 
@@ -98,14 +102,15 @@ function quantitySelect(view: FormView, tt: TicketTypeRow, id: string, error: st
 /** Sold out, held by others for now (with when the first hold may end), or few left. */
 function availability(view: FormView, tt: TicketTypeRow, state: SaleState): Html | '' {
   const remaining = remainingOf(tt);
-  if (state === 'sold_out') return html`<p class="soldout">Sold out</p>`;
+  const m = msg().form;
+  if (state === 'sold_out') return html`<p class="soldout">${m.soldOut}</p>`;
   if (state === 'held') {
     const until = view.heldUntil?.get(tt.id);
-    const when = until ? ` Some may free up after ${formatTime(until, view.found.event.timezone)}.` : '';
-    return html`<p class="low">All left are held by buyers paying now.${when}</p>`;
+    const when = until ? m.mayFreeUpAfter(formatTime(until, view.found.event.timezone)) : '';
+    return html`<p class="low">${m.allHeld}${when}</p>`;
   }
   return state === 'on_sale' && remaining <= LOW_REMAINING
-    ? html`<p class="low">Only ${remaining} left</p>`
+    ? html`<p class="low">${m.onlyLeft(remaining)}</p>`
     : '';
 }
 
@@ -125,7 +130,9 @@ function ticketRow(
       ${availability(view, tt, state)}
     </div>
     <div class="qty-box">
-      <label for="${id}">Quantity<span class="vh"> of ${tt.name}</span></label>
+      <label for="${id}"
+        >${msg().form.quantity}<span class="vh">${msg().form.quantityOf(tt.name)}</span></label
+      >
       ${
         state === 'on_sale'
           ? quantitySelect(view, tt, id, place.error)
@@ -140,14 +147,15 @@ function ticketRow(
 export function ticketsStep(view: FormView, byField: Map<string, string>): Html {
   const { found } = view;
   const error = byField.get('items');
+  const m = msg().form;
   const anyOnSale = found.ticketTypes.some((tt) => isOnSale(tt, view.now));
   const anyPaid = found.ticketTypes.some((tt) => tt.priceMinor > 0);
   // The error summary links to the first quantity; with none on sale, to the list itself.
   const listId = anyOnSale ? html`` : html` id="${fieldId('items')}" tabindex="-1"`;
   let firstOnSale = true;
   return html`<fieldset class="field${error ? ' invalid' : ''}" data-field="${fieldId('items')}" ${listId}>
-    <legend>Choose tickets (at most ${MAX_TICKETS_PER_ORDER} per order)</legend>
-    ${anyPaid ? html`<p class="hint" data-method-price data-momo="Fees shown are for MTN Mobile Money." data-airtel="Fees shown are for Airtel Money.">Fees shown are for ${methodName(shownMethod(view))}.</p>` : ''}
+    <legend>${m.chooseTickets(MAX_TICKETS_PER_ORDER)}</legend>
+    ${anyPaid ? html`<p class="hint" data-method-price data-momo="${m.feesShownFor(methodName('momo'))}" data-airtel="${m.feesShownFor(methodName('airtel'))}">${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
     ${errorNote(fieldId('items'), error)}
     ${found.ticketTypes.map((tt) => {
       const onSale = isOnSale(tt, view.now);

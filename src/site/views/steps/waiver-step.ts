@@ -4,6 +4,7 @@ import type { EventWithTickets } from '../../../events/events.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
+import { msg } from '../../messages/current.ts';
 
 /** Plain text as paragraphs: blank lines part paragraphs, single line breaks stay. */
 export function paragraphs(text: string): Html[] {
@@ -21,11 +22,12 @@ export function waiverStep(
 ): Html {
   const error = errors.get('waiver_accepted');
   const id = fieldId('waiver_accepted');
+  const m = msg().form;
   return html`<div class="field${error ? ' invalid' : ''}" data-field="${id}">
     ${
       event.waiverText
         ? html`<details class="waiver">
-            <summary>Read the waiver (version ${event.waiverVersion})</summary>
+            <summary>${m.readWaiver(event.waiverVersion)}</summary>
             <div class="waiver-text">${paragraphs(event.waiverText)}</div>
           </details>`
         : ''
@@ -39,9 +41,7 @@ export function waiverStep(
         value="yes"
         ${attr('checked', values.waiver_accepted)}${controlAria(id, null, error)}
       />
-      <label for="${id}"
-        >I accept the waiver (version ${event.waiverVersion}) for every participant in this order</label
-      >
+      <label for="${id}">${m.acceptWaiver(event.waiverVersion)}</label>
     </div>
   </div>`;
 }
