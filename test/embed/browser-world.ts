@@ -74,7 +74,8 @@ async function startStranger(): Promise<{ url: string; pages: Map<string, Strang
   return { url: `http://127.0.0.1:${port}`, pages, server };
 }
 
-export async function startWorld(): Promise<World> {
+/** `env` adds to or overrides the service's settings (a test that needs a slower payment clock). */
+export async function startWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
   const [apiPort, sitePort, appPort, partnerPort] = [
     await freePort(),
     await freePort(),
@@ -98,6 +99,7 @@ export async function startWorld(): Promise<World> {
       RATE_LIMIT_PUBLISHABLE_BURST: '30',
       // The partner site's webhook receiver is on loopback.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...options.env,
     },
   });
   await h.service.listen();

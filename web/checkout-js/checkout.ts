@@ -66,9 +66,16 @@ interface Checkout {
   modal: Modal;
   timer: ReturnType<typeof setTimeout>;
   onMessage: (event: MessageEvent) => void;
+  /** the frame's last service:state: a payment prompt is out on the buyer's phone */
+  prompt?: boolean;
+  /** onSuccess has fired */
+  paid?: boolean;
 }
 
+/** The open checkout, the one shown: what open() and close() look at. */
 let current: Checkout | null = null;
+/** A hidden checkout paid while another was open: its confirmation shows when that one closes. */
+let paidLater: Checkout | null = null;
 
 /** Runs a partner callback; if it throws, the modal carries on and the error surfaces on its own. */
 function call<T>(callback: ((value: T) => void) | undefined, value?: T): void {
@@ -86,15 +93,40 @@ function report(options: OpenOptions, error_code: string, message: string, statu
   call(options.onError, { error_code, message, status });
 }
 
-/** Closes the checkout: overlay away first, then onCancel (after a cancel) and onClose. */
+function show(checkout: Checkout): void {
+  current = checkout;
+  checkout.modal.show();
+}
+
+function end(checkout: Checkout): void {
+  removeEventListener('message', checkout.onMessage);
+  checkout.modal.remove();
+}
+
+/**
+ * Closes the checkout: overlay hidden first, then onCancel (after a cancel) and onClose. With a
+ * payment prompt out the checkout is not open any more, but stays, hidden, its frame still polling
+ * the order: paid, it fires onSuccess and shows its confirmation; unpaid, it goes away silently.
+ */
 function finish(checkout: Checkout, cancelled?: boolean): void {
   if (current !== checkout) return;
   current = null;
   clearTimeout(checkout.timer);
-  removeEventListener('message', checkout.onMessage);
-  checkout.modal.remove();
+  checkout.modal.hide();
+  if (!checkout.prompt) end(checkout);
   if (cancelled) call(checkout.options.onCancel);
   call(checkout.options.onClose);
+  // Unless a callback opened another checkout meanwhile: then it waits for that one to close.
+  if (paidLater && !current) {
+    show(paidLater);
+    paidLater = null;
+  }
+}
+
+/** × and Esc: while a prompt is out the checkout page asks the buyer first (and then says close). */
+function dismiss(checkout: Checkout): void {
+  if (checkout.prompt) checkout.modal.ask(SITE);
+  else finish(checkout);
 }
 
 function isText(value: unknown): value is string {
@@ -129,7 +161,6 @@ function open(options: OpenOptions): void {
     return report(o, 'invalid_session', 'sessionId is not a checkout session id (cs_...).', 0);
   }
 
-  let succeeded = false;
   const fail = (code: string, message: string, status: number) => {
     if (current !== checkout) return;
     clearTimeout(checkout.timer);
@@ -138,7 +169,7 @@ function open(options: OpenOptions): void {
   };
   const checkout: Checkout = {
     options: o,
-    modal: createModal(() => finish(checkout)),
+    modal: createModal(() => dismiss(checkout)),
     timer: setTimeout(
       () => fail('load_timeout', 'The checkout did not load in time. Please close and try again.', 0),
       LOAD_TIMEOUT_MS,
@@ -153,13 +184,20 @@ function open(options: OpenOptions): void {
         checkout.modal.ready();
       }
       if (type === 'service:success') {
-        if (succeeded) return;
-        succeeded = true;
-        call(o.onSuccess, {
+        if (checkout.paid) return;
+        checkout.paid = true;
+        call(checkout.options.onSuccess, {
           session_id: data.session_id,
           order_id: data.order_id,
           order_code: data.order_code,
         });
+        // Closed while the prompt was out: back on the confirmation, or after the open one.
+        if (!current) show(checkout);
+        else if (current !== checkout) paidLater = checkout;
+      } else if (type === 'service:state') {
+        checkout.prompt = data.prompt === true;
+        // The prompt ended unpaid: a hidden checkout has nothing left to watch.
+        if (!checkout.prompt && !checkout.paid && current !== checkout) end(checkout);
       } else if (type === 'service:cancel') {
         finish(checkout, true);
       } else if (type === 'service:close') {

@@ -1,6 +1,7 @@
 // The overlay of checkout.js: a modal dialog around the checkout iframe (SPEC.md section 4,
 // "Browser checkout script", item 5). It keeps focus inside, blocks page scroll, returns focus on
-// close, fills the viewport on small screens and is a centred panel on larger ones.
+// close, fills the viewport on small screens and is a centred panel on larger ones. A checkout
+// closed while a payment prompt is out is only hidden: its frame keeps running and can show again.
 //
 // Styles are set through the CSSOM (element.style), never with a <style> element or a style
 // attribute, and the spinner turns with the Web Animations API: a host page whose
@@ -16,7 +17,13 @@ export interface Modal {
   fail(message: string): void;
   /** whether a message came from this modal's frame */
   isFrame(source: MessageEventSource | null): boolean;
-  /** takes the overlay away, restores scroll and focus */
+  /** asks the checkout page to confirm closing (service:confirm-close), focus on the frame */
+  ask(site: string): void;
+  /** hides the overlay, restores scroll and focus; the frame stays loaded and keeps running */
+  hide(): void;
+  /** shows the hidden overlay again, focus on the frame */
+  show(): void;
+  /** takes the hidden overlay away */
   remove(): void;
 }
 
@@ -43,13 +50,13 @@ export function createModal(dismiss: () => void): Modal {
   const doc = document;
   const root = doc.documentElement;
   const body = doc.body || root;
-  const returnTo = doc.activeElement as HTMLElement | null;
-  const overflow = [root.style.overflow, body.style.overflow];
+  let returnTo: HTMLElement | null;
+  let overflow: string[];
   const small = matchMedia('(max-width: 640px)');
 
   const overlay = make(
     'div',
-    'position:fixed;top:0;left:0;width:100%;height:100%;z-index:2147483647;display:flex;align-items:center;justify-content:center;background:rgba(17,24,39,.6)',
+    'position:fixed;top:0;left:0;width:100%;height:100%;z-index:2147483647;align-items:center;justify-content:center;background:rgba(17,24,39,.6)',
   );
   // Focus sentinels on both sides of the dialog: Tab past either end lands on one and is sent back in.
   const first = make('div', '', overlay);
@@ -108,11 +115,19 @@ export function createModal(dismiss: () => void): Modal {
     }
   };
 
-  layout();
-  small.addEventListener('change', layout);
-  doc.addEventListener('focusin', onFocus, true);
-  doc.addEventListener('keydown', onKey, true);
-  root.style.overflow = body.style.overflow = 'hidden';
+  // Shown at open, and again when a checkout closed mid-payment comes back on its confirmation.
+  const show = () => {
+    returnTo = doc.activeElement as HTMLElement | null;
+    overflow = [root.style.overflow, body.style.overflow];
+    layout();
+    small.addEventListener('change', layout);
+    doc.addEventListener('focusin', onFocus, true);
+    doc.addEventListener('keydown', onKey, true);
+    root.style.overflow = body.style.overflow = 'hidden';
+    overlay.style.display = 'flex';
+  };
+
+  show();
   body.appendChild(overlay);
   closeButton.focus();
 
@@ -136,14 +151,26 @@ export function createModal(dismiss: () => void): Modal {
     isFrame(source) {
       return !!source && source === frame.contentWindow;
     },
-    remove() {
+    ask(site) {
+      frame.focus();
+      frame.contentWindow!.postMessage({ type: 'service:confirm-close' }, site);
+    },
+    // display:none, not removed: a removed iframe would stop the checkout page watching the order.
+    hide() {
       small.removeEventListener('change', layout);
       doc.removeEventListener('focusin', onFocus, true);
       doc.removeEventListener('keydown', onKey, true);
-      overlay.remove();
+      overlay.style.display = 'none';
       root.style.overflow = overflow[0]!;
       body.style.overflow = overflow[1]!;
       if (returnTo && returnTo.focus) returnTo.focus();
+    },
+    show() {
+      show();
+      frame.focus();
+    },
+    remove() {
+      overlay.remove();
     },
   };
 }

@@ -9,7 +9,7 @@
 // countdown, the auto-continue after success, and the postMessage protocol of embedded sessions.
 import { one } from './dom.ts';
 import { enhanceConfirmation } from './confirmation.ts';
-import { embedMessenger, wireEmbedControls } from './embed-messages.ts';
+import { embedMessenger, reportPromptState, wireEmbedControls } from './embed-messages.ts';
 import { enhanceCheckoutForm } from './form-steps.ts';
 import { enhanceWaitScreen } from './payment-wait.ts';
 import { wireOnceForms } from './submit-once.ts';
@@ -24,5 +24,6 @@ const wait = one<HTMLElement>('[data-wait]');
 if (wait) enhanceWaitScreen(wait);
 const done = one<HTMLElement>('[data-success]');
 if (done) enhanceConfirmation(done, post);
+reportPromptState(post);
 // The mark scripts/checkout-budget.ts waits for: the page is enhanced and usable from here on.
 document.documentElement.dataset.ready = '1';

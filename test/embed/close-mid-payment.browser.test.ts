@@ -1,0 +1,273 @@
+// The embedded modal never loses a paid order (issue 19): while a payment prompt is out, closing
+// asks first (a confirm inside the checkout page); a checkout closed anyway stays hidden and keeps
+// watching, and when the payment completes onSuccess fires once and the buyer sees the order code
+// on the confirmation, whose Done fires onClose again. Also: no prompt, no question; the partner's
+// close() never asks; open() while a closed checkout is still watched; Back inside the frame.
+//
+// The payment clock runs at half speed here (PAYMENT_TIME_SCALE 0.5, the harness uses 0.01), so
+// the simulator's slow number 02 approves about 12 s after the prompt: time for the buyer to
+// close the modal first.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Frame, Page } from 'playwright-core';
+import { screenshot } from '../e2e/browser-helpers.ts';
+import { bearer, getToken } from '../helpers/harness.ts';
+import {
+  checkoutFrame,
+  dialogCount,
+  NO_BROWSER,
+  payInFrame,
+  startWorld,
+  waitForReady,
+  type World,
+} from './browser-world.ts';
+
+let w: World;
+
+const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
+const SLOW_APPROVAL = '0770000002';
+const CONFIRM = 'Close while your payment is waiting?';
+const QUIET_MS = 500;
+/** Approval at ~12 s, then up to 8 s until the wait screen's next status poll. */
+const PAID_WITHIN_MS = 45_000;
+
+/**
+ * From the checkout's first step to the wait screen (a prompt out on the slow number). The only
+ * place that knows the form: another change reshapes it, the `data-poll="1"` marker stays.
+ */
+async function reachWaitScreen(frame: Frame): Promise<void> {
+  await payInFrame(frame, { phone: SLOW_APPROVAL });
+  await frame.locator('[data-poll="1"]').waitFor({ timeout: 20_000 });
+}
+
+/** The example page's own log of callbacks (its #log list). */
+async function pageLog(page: Page): Promise<string[]> {
+  return page.locator('#log li').allInnerTexts();
+}
+
+async function openByKey(): Promise<{ page: Page; frame: Frame; sessionId: string }> {
+  const { page } = await w.newPage({ viewport: { width: 360, height: 740 } });
+  await page.goto(w.partnerSite.url);
+  await page.getByRole('button', { name: /publishable key/ }).click();
+  await waitForReady(page);
+  const frame = await checkoutFrame(page, w.site);
+  return { page, frame, sessionId: sessionIdOf(frame) };
+}
+
+function sessionIdOf(frame: Frame): string {
+  return frame.url().split('/checkout/')[1]!.split(/[/?#]/)[0]!;
+}
+
+async function readSession(sessionId: string) {
+  const res = await w.h.service.api.inject({
+    url: `/v1/checkout-sessions/${sessionId}`,
+    headers: bearer(await getToken(w.h, w.partner)),
+  });
+  assert.equal(res.statusCode, 200);
+  return res.json().data;
+}
+
+/** The overlay on screen (a closed checkout still watching stays in the DOM, hidden). */
+async function modalShown(page: Page): Promise<boolean> {
+  return page.locator('[role="dialog"]').isVisible();
+}
+
+/** Every axe finding, of any impact, in the checkout page with the confirm up. */
+async function axeFindings(frame: Frame): Promise<string[]> {
+  await frame.evaluate(AXE_SOURCE);
+  return frame.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (c: unknown) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run({ resultTypes: ['violations'] } as unknown);
+    return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+  });
+}
+
+/** The text of the focused element inside the checkout page. */
+async function focusedInFrame(frame: Frame): Promise<string> {
+  return frame.evaluate(() => {
+    const el = document.activeElement;
+    return el && el.closest('dialog') ? `dialog: ${el.textContent}` : `page: ${el?.tagName}`;
+  });
+}
+
+describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, () => {
+  before(async () => {
+    w = await startWorld({ env: { PAYMENT_TIME_SCALE: '0.5' } });
+  });
+  after(async () => {
+    await w?.close();
+  });
+
+  test('asks before closing while a prompt is out; closed anyway, it still shows the paid order and fires onSuccess once', async () => {
+    const started = new Date().toISOString();
+    const { page, frame, sessionId } = await openByKey();
+    await reachWaitScreen(frame);
+    const confirm = frame.getByRole('dialog', { name: CONFIRM });
+
+    // Esc on the wait screen: the confirm, with Keep waiting focused.
+    await frame.locator('h2').first().click();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor();
+    assert.match(
+      await confirm.innerText(),
+      /A payment prompt is on your phone\. If you approve it, you will still be charged/,
+    );
+    assert.equal(await focusedInFrame(frame), 'dialog: Keep waiting');
+    assert.deepEqual(await axeFindings(frame), [], 'axe on the confirm');
+    await screenshot(page, 'embedded-close-confirm-360');
+
+    // Keyboard only: Tab and Shift+Tab stay on its two buttons; Esc on it is Keep waiting.
+    const seen = new Set<string>();
+    for (const key of ['Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page.keyboard.press(key);
+      const focused = await focusedInFrame(frame);
+      assert.match(focused, /^dialog: (Keep waiting|Close)$/, `${key} left the confirm`);
+      seen.add(focused);
+    }
+    assert.equal(seen.size, 2, 'both buttons reachable');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'hidden' });
+    await page.waitForTimeout(QUIET_MS);
+    assert.ok(await modalShown(page), 'Esc on the confirm kept the checkout');
+    assert.deepEqual(await pageLog(page), []);
+
+    // Esc again, then Keep waiting by click: still open, nothing fired.
+    await frame.locator('h2').first().click();
+    await page.keyboard.press('Escape');
+    await confirm.getByRole('button', { name: 'Keep waiting' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    assert.ok(await modalShown(page));
+    assert.deepEqual(await pageLog(page), []);
+
+    // The modal's own × asks the same question; Close closes: onClose once, page as it was.
+    await page.getByRole('button', { name: 'Close checkout' }).click();
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Close' }).click();
+    await page.locator('#log li', { hasText: /^close$/ }).waitFor();
+    assert.equal(await modalShown(page), false);
+    assert.equal(await page.evaluate(() => document.documentElement.style.overflow), '');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'buy-with-key');
+    assert.deepEqual(await pageLog(page), ['close']);
+
+    // The approval comes in: onSuccess once, and the modal is back on the confirmation.
+    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: PAID_WITHIN_MS });
+    const code = (await pageLog(page))[1]!.slice('success '.length);
+    assert.ok(await modalShown(page), 'the modal shows again');
+    await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
+    assert.equal(await frame.locator('.code').innerText(), code, 'the buyer sees the order code');
+    await page.locator('#fulfilment', { hasText: 'Confirmed by our server' }).waitFor({ timeout: 20_000 });
+    await screenshot(page, 'embedded-paid-after-close-360');
+    await page.waitForTimeout(QUIET_MS);
+    assert.deepEqual(await pageLog(page), ['close', `success ${code}`], 'onSuccess exactly once');
+
+    // The server: the session complete, its order paid, and no other order of the event paid.
+    const session = await readSession(sessionId);
+    assert.deepEqual([session.status, session.order.status, session.order.code], ['complete', 'paid', code]);
+    const paid = await w.h.service.api.inject({
+      url: `/v1/orders?event_id=${w.eventId}&status=paid&created_after=${encodeURIComponent(started)}`,
+      headers: bearer(await getToken(w.h, w.partner)),
+    });
+    assert.equal(paid.statusCode, 200);
+    assert.deepEqual(
+      paid.json().data.orders.map((o: { id: string }) => o.id),
+      [session.order.id],
+    );
+
+    // Done is one more dismissal: onClose again, and the overlay is gone for good.
+    await frame.getByRole('button', { name: 'Done' }).click();
+    await page
+      .locator('#log li', { hasText: /^close$/ })
+      .nth(1)
+      .waitFor();
+    assert.deepEqual(await pageLog(page), ['close', `success ${code}`, 'close']);
+    assert.equal(await dialogCount(page), 0);
+    await page.context().close();
+  });
+
+  test('with no prompt out, Esc in the page, Esc on the modal and × close at once, without asking', async () => {
+    const { page, frame } = await openByKey();
+    await frame.locator('h2').first().click();
+    // Key down only, up after: the frame is removed in between, and a key-up sent to a frame that
+    // is going away can wait for it forever.
+    await page.keyboard.down('Escape');
+    await page.locator('#log li', { hasText: /^close$/ }).waitFor();
+    await page.keyboard.up('Escape');
+    assert.equal(await dialogCount(page), 0, 'gone at once, not hidden');
+    for (const how of ['Escape', 'Close checkout']) {
+      await page.getByRole('button', { name: /publishable key/ }).click();
+      await waitForReady(page);
+      if (how === 'Escape') await page.keyboard.press('Escape');
+      else await page.getByRole('button', { name: 'Close checkout' }).click();
+      await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
+    }
+    assert.deepEqual(await pageLog(page), ['close', 'close', 'close']);
+    await page.context().close();
+  });
+
+  test("the partner's close() mid-payment does not ask; a new checkout opens meanwhile; the paid one shows after it", async () => {
+    const { page, frame } = await openByKey();
+    await reachWaitScreen(frame);
+    await page.evaluate(() => window.ServiceCheckout!.close());
+    await page.locator('#log li', { hasText: /^close$/ }).waitFor();
+    assert.equal(await frame.getByRole('dialog', { name: CONFIRM }).count(), 0, 'no confirm');
+    assert.equal(await modalShown(page), false);
+
+    // open() works while the closed checkout is watched: a second checkout, on another session.
+    await page.getByRole('button', { name: /session our server created/ }).click();
+    // Not waitForReady: it looks at the first overlay in the page, the hidden one.
+    await page.locator('[role="dialog"]:visible iframe[style*="visibility: visible"]').waitFor();
+    assert.equal(await page.locator('[role="dialog"]:visible').count(), 1, 'one checkout on screen');
+    const second = page.frames().find((f) => f !== frame && f.url().startsWith(`${w.site}/checkout/`))!;
+    assert.notEqual(sessionIdOf(second), sessionIdOf(frame));
+
+    // The first order is paid while the second checkout is open: onSuccess at once, and the
+    // confirmation waits until the buyer closes the second one (no prompt there: at once).
+    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: PAID_WITHIN_MS });
+    await page.waitForTimeout(QUIET_MS);
+    assert.equal(await page.locator('[role="dialog"]:visible').count(), 1);
+    assert.ok(
+      await second
+        .getByRole('heading', { name: /Tickets/ })
+        .first()
+        .isVisible(),
+    );
+    await page.getByRole('button', { name: 'Close checkout' }).click();
+    await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
+    assert.ok(await frame.getByRole('button', { name: 'Done' }).isVisible(), 'the first one is back');
+    const code = (await pageLog(page))[1]!.slice('success '.length);
+    await frame.getByRole('button', { name: 'Done' }).click();
+    await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
+    assert.deepEqual(await pageLog(page), ['close', `success ${code}`, 'close', 'close']);
+    await page.context().close();
+  });
+
+  test('Back inside the checkout moves within the frame: checkout.js adds no history entry and stays open', async () => {
+    const { page } = await w.newPage();
+    await page.goto(w.partnerSite.url);
+    const before = await page.evaluate(() => history.length);
+    await page.getByRole('button', { name: /publishable key/ }).click();
+    await waitForReady(page);
+    const frame = await checkoutFrame(page, w.site);
+    assert.equal(await page.evaluate(() => history.length), before, 'opening added no entry');
+    // What the checkout page does to make Back move between its steps (another change): a
+    // history entry of its own, and a popstate when Back returns to the step before.
+    await frame.evaluate(() => {
+      (window as unknown as { __pops: number }).__pops = 0;
+      addEventListener('popstate', () => (window as unknown as { __pops: number }).__pops++);
+      history.pushState({ step: 2 }, '', location.href);
+    });
+    assert.equal(await page.evaluate(() => history.length), before + 1, 'only the frame added one');
+    await page.evaluate(() => history.back());
+    await frame.waitForFunction(() => (window as unknown as { __pops: number }).__pops === 1);
+    assert.equal(page.url(), `${w.partnerSite.url}/`, 'the partner page stayed');
+    assert.ok(await modalShown(page), 'the checkout stayed open');
+    assert.deepEqual(await pageLog(page), []);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,76 @@
+// The confirm before an embedded checkout closes while a payment prompt is out (issue 19): closing
+// the modal does not stop the payment, so the buyer is told so and asked. It lives in the checkout
+// page, not in checkout.js, so its copy sits with the page's and checkout.js stays small.
+//
+// A native modal <dialog>: focus moves to "Keep waiting", the page behind is inert, Esc means Keep
+// waiting. Tab is kept between its two buttons: inside a frame it would otherwise leave for the
+// host page.
+import { one } from './dom.ts';
+
+/** The wait screen while the prompt is out (payment-wait.ts polls only then). */
+export function promptOut(): boolean {
+  return !!one('[data-poll="1"]');
+}
+
+let dialog: HTMLDialogElement | null = null;
+
+function make<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  parent: Node,
+  text = '',
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  element.textContent = text;
+  parent.appendChild(element);
+  return element;
+}
+
+function build(close: () => void): HTMLDialogElement {
+  const d = make('dialog', document.body);
+  d.setAttribute('aria-labelledby', 'close-ask-title');
+  d.setAttribute('aria-describedby', 'close-ask-text');
+  // Through the CSSOM: the page's CSP allows no inline style, and the stylesheet is not ours.
+  d.style.cssText =
+    'max-width:min(26rem,100% - 2rem);box-sizing:border-box;border:0;border-radius:12px;padding:1.5rem;box-shadow:0 24px 64px rgba(0,0,0,.35)';
+  make('h2', d, 'Close while your payment is waiting?').id = 'close-ask-title';
+  make(
+    'p',
+    d,
+    'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
+  ).id = 'close-ask-text';
+  const actions = make('div', d);
+  actions.className = 'actions';
+  const keep = make('button', actions, 'Keep waiting');
+  const leave = make('button', actions, 'Close');
+  keep.type = leave.type = 'button';
+  // Side by side, same width, when they fit; stacked on the narrowest screens.
+  keep.style.flex = leave.style.flex = '1 1 10rem';
+  keep.className = 'primary';
+  keep.autofocus = true;
+  keep.addEventListener('click', () => d.close());
+  leave.addEventListener('click', () => {
+    d.close();
+    close();
+  });
+  d.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab') return;
+    const edge = event.shiftKey ? keep : leave;
+    if (document.activeElement === edge) {
+      event.preventDefault();
+      (edge === keep ? leave : keep).focus();
+    }
+  });
+  return d;
+}
+
+/** Runs `close` at once, or after the buyer confirms while a prompt is out. */
+export function confirmClose(close: () => void): void {
+  if (!promptOut()) return close();
+  dialog ??= build(close);
+  if (!dialog.open) dialog.showModal();
+}
+
+/** The prompt ended while the confirm was up: nothing left to ask. */
+export function dropConfirm(): void {
+  if (dialog && dialog.open && !promptOut()) dialog.close();
+}
