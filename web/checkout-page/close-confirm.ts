@@ -6,6 +6,7 @@
 // waiting. Tab is kept between its two buttons: inside a frame it would otherwise leave for the
 // host page.
 import { one } from './dom.ts';
+import { t } from './messages.ts';
 
 /** The wait screen while the prompt is out (payment-wait.ts polls only then). */
 export function promptOut(): boolean {
@@ -29,22 +30,14 @@ function build(close: () => void): HTMLDialogElement {
   const d = make('dialog', document.body);
   d.setAttribute('aria-labelledby', 'close-ask-title');
   d.setAttribute('aria-describedby', 'close-ask-text');
-  // Through the CSSOM: the page's CSP allows no inline style, and the stylesheet is not ours.
-  d.style.cssText =
-    'max-width:min(26rem,100% - 2rem);box-sizing:border-box;border:0;border-radius:12px;padding:1.5rem;box-shadow:0 24px 64px rgba(0,0,0,.35)';
-  make('h2', d, 'Close while your payment is waiting?').id = 'close-ask-title';
-  make(
-    'p',
-    d,
-    'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
-  ).id = 'close-ask-text';
+  d.className = 'close-ask';
+  make('h2', d, t('closeAskTitle')).id = 'close-ask-title';
+  make('p', d, t('closeAskText')).id = 'close-ask-text';
   const actions = make('div', d);
   actions.className = 'actions';
-  const keep = make('button', actions, 'Keep waiting');
-  const leave = make('button', actions, 'Close');
+  const keep = make('button', actions, t('keepWaiting'));
+  const leave = make('button', actions, t('closeAnyway'));
   keep.type = leave.type = 'button';
-  // Side by side, same width, when they fit; stacked on the narrowest screens.
-  keep.style.flex = leave.style.flex = '1 1 10rem';
   keep.className = 'primary';
   keep.autofocus = true;
   keep.addEventListener('click', () => d.close());

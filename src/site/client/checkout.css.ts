@@ -99,6 +99,8 @@ a{color:#1d4ed8}
 details{margin:0 0 1rem}
 summary{cursor:pointer;font-weight:600;padding:.5rem 0;min-height:2.75rem}
 .order-summary{border:1px solid #c4c4c4;border-radius:.5rem;padding:0 .75rem}
+.close-ask{max-width:min(26rem,100% - 2rem);border:0;border-radius:.75rem;padding:1.5rem;box-shadow:0 24px 64px rgba(0,0,0,.35)}
+.close-ask button{flex:1 1 10rem}
 @media (min-width:40rem){body{padding:1rem 0}.page{border-radius:.75rem;min-height:0;box-shadow:0 1px 4px rgba(0,0,0,.15)}h1{font-size:1.6rem}}
 .prompt-time strong{font-size:1.5rem}
 .cancel-panel{border:3px solid #b3261e;border-radius:.4rem;padding:.75rem 1rem;margin:0 0 1rem}

@@ -162,5 +162,10 @@ export const en = {
     phoneOwnNotMobileMoney:
       'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
     phoneWrongNetwork: 'This is an {name} number: choose {name} or enter another number',
+    closeAskTitle: 'Close while your payment is waiting?',
+    closeAskText:
+      'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
+    keepWaiting: 'Keep waiting',
+    closeAnyway: 'Close',
   },
 };

@@ -161,5 +161,10 @@ export const sw: typeof en = {
     phoneOwnNotMobileMoney:
       'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
     phoneWrongNetwork: 'Hii ni namba ya {name}: chagua {name} au andika namba nyingine',
+    closeAskTitle: 'Ufunge wakati malipo yako yanasubiri?',
+    closeAskText:
+      'Ombi la malipo liko kwenye simu yako. Ukiliidhinisha, bado utatozwa, na dirisha hili litafunguka tena likiwa na namba ya oda yako.',
+    keepWaiting: 'Endelea kusubiri',
+    closeAnyway: 'Funga',
   },
 };
