@@ -114,6 +114,16 @@ async function heading(page: Page): Promise<string> {
   return (await visible.textContent())!.trim();
 }
 
+/** Presses Tab until the element matching `selector` has focus (at most 40 times). */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  const target = page.locator(selector);
+  for (let i = 0; i < 40; i++) {
+    if (await target.evaluate((e) => e === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  assert.fail(`${selector} is not reachable by Tab`);
+}
+
 /** Continue from the visible step. */
 async function next(page: Page) {
   await page.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
@@ -306,7 +316,7 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.context().close();
   });
 
-  test('the keyboard alone moves through a step, and focus goes to the next step heading', async () => {
+  test('the keyboard alone completes a registration; focus goes to each step heading; Back stays inside', async () => {
     const session = await newSession();
     const { page, problems } = await openPage();
     await page.goto(session.url);
@@ -336,11 +346,27 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.keyboard.press('Enter');
     await page.getByText(/Error: Enter a Ugandan mobile number/).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-buyer-phone');
-    // The browser's Back returns to the tickets step, inside the checkout.
-    await page.goBack();
-    await page.locator('#h-tickets').waitFor();
-    assert.equal(page.url(), session.url);
     assert.equal(await ordersCount(session.id), 0);
+    // The browser's Back returns to the tickets step, inside the checkout; Forward comes back.
+    await page.goBack();
+    await page.locator('section.step:not([hidden]) #h-tickets').waitFor();
+    assert.equal(page.url(), session.url);
+    await page.goForward();
+    await page.locator('section.step:not([hidden]) #h-details').waitFor();
+
+    await tabTo(page, '#f-buyer-phone');
+    await page.keyboard.type('0772123456');
+    await tabTo(page, '#f-waiver_accepted');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'section.step:not([hidden]) [data-primary]');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.textContent?.trim()),
+      'Confirm registration',
+    );
+    await page.keyboard.press('Enter');
+    const done = page.getByRole('heading', { name: 'You are registered' });
+    await done.waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'h-done', 'focus on the result');
     assert.deepEqual(problems, []);
     await page.context().close();
   });
