@@ -5,6 +5,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { AppContext } from '../context.ts';
+import { msg } from './messages/current.ts';
 import { DEFAULT_SCENARIO, scenarioFor } from '../payments/simulator/scenarios.ts';
 import type { ServiceKeys } from '../platform/keys.ts';
 
@@ -89,11 +90,10 @@ export async function claimPromptSlot(ctx: AppContext, msisdn: string): Promise<
   return result.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: result.retryAfter };
 }
 
-/** 45 -> "45 seconds", 61 -> "2 minutes": a wait as a buyer reads it, rounded up. */
+/** 45 -> "45 seconds", 61 -> "2 minutes": a wait as a buyer reads it, rounded up, in their language. */
 export function formatWait(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const m = msg();
+  return seconds < 60 ? m.status.seconds(seconds) : m.limits.minutes(Math.ceil(seconds / 60));
 }
 
 /**
@@ -105,24 +105,15 @@ export function holdLimitMessage(options: {
   limit: number;
   retryAfterSeconds: number;
 }): string {
+  const m = msg().limits;
   const room = Math.max(0, options.limit - options.held);
-  const wait = `try again in about ${formatWait(options.retryAfterSeconds)}`;
-  if (room > 0) {
-    return (
-      `Only ${room} more ticket${room === 1 ? '' : 's'} can be held for this event from your internet ` +
-      `connection right now. Choose ${room === 1 ? '1 ticket' : `${room} or fewer`}, or ${wait}.`
-    );
-  }
-  return (
-    'Too many tickets for this event are being held unpaid from your internet connection. ' +
-    `Finish paying for orders you have already started, or ${wait}.`
-  );
+  const wait = m.tryAgainIn(formatWait(options.retryAfterSeconds));
+  if (room > 0) return m.onlyMoreHeld(room, room === 1 ? m.oneTicket : m.orFewer(room), wait);
+  return m.tooManyHeld(wait);
 }
 
 /** The page's words for prompt_limit_reached. */
 export function promptLimitMessage(retryAfterSeconds: number): string {
-  return (
-    'Too many payment prompts have gone to this number in the last 10 minutes. ' +
-    `Use another number, or try again in about ${formatWait(retryAfterSeconds)}.`
-  );
+  const m = msg().limits;
+  return m.tooManyPrompts(m.tryAgainIn(formatWait(retryAfterSeconds)));
 }

@@ -370,3 +370,34 @@ describe('an embedded wait screen', { timeout: SUITE_TIMEOUT_MS }, () => {
     await page.context().close();
   });
 });
+
+describe('the wait screen in Swahili', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('a browser asking for Swahili gets the wait screen and its cancel panel in Swahili at 320 px', async () => {
+    const session = await newSession();
+    // The browser's language: Playwright sends it as Accept-Language.
+    const context = await browser.newContext({ viewport: SMALL, deviceScaleFactor: 1, locale: 'sw-UG' });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await payFrom(page, session, '0770000009');
+    await page.getByRole('heading', { name: 'Kubali malipo kwenye simu yako' }).waitFor();
+    assert.equal(await page.getAttribute('html', 'lang'), 'sw');
+    assert.equal(await focusedId(page), 'h-wait', 'focus on the result heading');
+    assert.match(
+      (await page.locator('.prompt-time').textContent())!,
+      /Muda uliobaki wa kukubali:\s*\d+:\d\d/,
+    );
+    assert.ok(await page.getByRole('button', { name: 'Tumia namba au mtandao mwingine' }).isVisible());
+    await screenshot(page, 'wait-07-waiting-sw-320px');
+    await expectAccessible(page, 'Swahili wait screen 320');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scroll');
+
+    await page.getByRole('link', { name: /^Ghairi/ }).click();
+    const ask = page.getByRole('heading', { name: 'Ghairi wakati ombi la malipo liko kwenye simu yako?' });
+    await ask.waitFor();
+    await expectAccessible(page, 'Swahili cancel panel');
+    await page.getByRole('button', { name: 'Endelea kusubiri' }).click();
+    assert.ok(!(await ask.isVisible()), 'the panel closes on "Keep waiting"');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,5 +1,6 @@
 // The hosted checkout in English: the catalog every other language follows (catalog.ts).
 // Messages that take values are functions; the page script's (`script`) are strings with {names}.
+import { statusEn } from './status.en.ts';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -168,4 +169,6 @@ export const en = {
     keepWaiting: 'Keep waiting',
     closeAnyway: 'Close',
   },
+  /** The pages around the form (status.en.ts). */
+  status: statusEn,
 };

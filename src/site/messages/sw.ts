@@ -1,4 +1,5 @@
 // The hosted checkout in Swahili (Kiswahili), message for message as en.ts.
+import { statusSw } from './status.sw.ts';
 import type { en } from './en.ts';
 
 const count = (n: number, noun: string) => `${noun} ${n}`;
@@ -167,4 +168,6 @@ export const sw: typeof en = {
     keepWaiting: 'Endelea kusubiri',
     closeAnyway: 'Funga',
   },
+  /** The pages around the form (status.sw.ts). */
+  status: statusSw,
 };

@@ -6,15 +6,9 @@ import type { OrderOut, OrderRow } from '../../orders/order-out.ts';
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
-import {
-  formatCountdown,
-  formatMoney,
-  maskPhone,
-  METHOD_NAMES,
-  methodName,
-  nationalPhone,
-} from '../format.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../format.ts';
+import { msg } from '../messages/current.ts';
+import { html, type Html, type Interpolation } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import { cancelForm, checkoutPath, collectErrors, partnerLabel, type PageSession } from './page-parts.ts';
@@ -25,51 +19,40 @@ export interface Outcome {
   retry: boolean;
 }
 
-/** What each failure_kind means to the buyer, and whether paying again can help. */
-export const OUTCOMES: Record<string, Outcome> = {
-  payment_declined: {
-    title: 'The payment was declined',
-    text: 'The payment was not approved on the phone. You can try again, or pay with another number or network.',
-    retry: true,
-  },
-  payment_timeout: {
-    title: 'The payment prompt timed out',
-    text: 'Nobody approved the prompt in time. Check that the phone is on and has signal, then try again.',
-    retry: true,
-  },
-  insufficient_funds: {
-    title: 'Not enough money on the account',
-    text: 'The mobile money balance is too low for this payment. Top up and try again, or pay from another number.',
-    retry: true,
-  },
-  invalid_phone_number: {
-    title: 'That number cannot receive payment prompts',
-    text: 'The number is not registered for mobile money on this network. Check it, or use another number or network.',
-    retry: true,
-  },
-  provider_error: {
-    title: 'The mobile money service had a problem',
-    text: 'The network could not take the payment just now. Try again in a moment, or use the other network.',
-    retry: true,
-  },
-  hold_expired: {
-    title: 'Time ran out',
-    text: 'Your tickets were released because the payment was not completed in time. You can start again.',
-    retry: false,
-  },
+type OutcomeKind = keyof ReturnType<typeof msg>['status']['outcomes'];
+
+/** Whether paying again can help, per failure_kind; the words are the catalog's (status.outcomes). */
+const RETRY: Record<OutcomeKind, boolean> = {
+  payment_declined: true,
+  payment_timeout: true,
+  insufficient_funds: true,
+  invalid_phone_number: true,
+  provider_error: true,
+  hold_expired: false,
 };
 
-const START_ERRORS: Record<string, string> = {
-  amount_below_minimum: 'This amount is below the mobile money minimum, so it cannot be paid by phone.',
-  amount_too_large:
-    'This amount is above what this mobile money network takes in one payment. Choose fewer tickets, or try the other network.',
-  order_not_payable: 'This order can no longer be paid.',
-  validation_failed: 'The payment could not be started: check the number and the network.',
-  internal_error: 'The payment prompt could not be sent. Try again.',
-};
+/** What a failure_kind means to the buyer, in the request's language, and whether to offer a retry. */
+export function outcomeOf(kind: string): Outcome | null {
+  if (!Object.hasOwn(RETRY, kind)) return null;
+  const words = msg().status.outcomes[kind as OutcomeKind];
+  return { ...words, retry: RETRY[kind as OutcomeKind] };
+}
 
 export function startErrorText(code: string | undefined): string | null {
-  return code ? (START_ERRORS[code] ?? START_ERRORS.internal_error!) : null;
+  if (!code) return null;
+  const texts = msg().status.startErrors;
+  return Object.hasOwn(texts, code) ? texts[code as keyof typeof texts] : texts.internal_error;
+}
+
+/**
+ * A catalog sentence with markup in it: "{time}" in the template becomes parts.time (escaped
+ * unless it is Html), so the words stay in the catalog and each language orders them its own way.
+ */
+function sentence(template: string, parts: Record<string, Interpolation>): Html {
+  return html`${template.split(/(\{\w+\})/).map((piece) => {
+    const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+    return name !== undefined && name in parts ? parts[name] : piece;
+  })}`;
 }
 
 /**
@@ -133,39 +116,40 @@ function retryValues(view: WaitView): { method: string; phone: string } {
 
 function retryForm(view: WaitView, heading: string): Html {
   const { session, order, totals } = view;
+  const m = msg().status;
   const { byField, summary } = collectErrors(view.errors ?? [], view.found);
   const { method, phone } = retryValues(view);
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
-  const radio = (m: PaymentMethod, first: boolean) =>
+  const radio = (pm: PaymentMethod, first: boolean) =>
     methodRadio({
       boxId,
-      method: m,
+      method: pm,
       first,
-      checked: method === m,
+      checked: method === pm,
       error: methodError,
-      label: html`${METHOD_NAMES[m]}: ${formatMoney(totals[m], order.currency)}`,
+      label: html`${METHOD_NAMES[pm]}: ${formatMoney(totals[pm], order.currency)}`,
     });
   return html`<form method="post" action="${checkoutPath(session.id, '/retry')}" novalidate data-once>
     ${errorSummary(summary, view.errorCode)}
     <h3>${heading}</h3>
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
-      <legend>Network</legend>
+      <legend>${m.network}</legend>
       ${errorNote(boxId, methodError)} ${radio('momo', true)} ${radio('airtel', false)}
       ${cardNotYetAvailable(boxId)}
     </fieldset>
     ${textField({
       id: fieldId('payment_phone'),
       name: 'payment_phone',
-      label: 'Mobile money number',
+      label: m.mobileMoneyNumber,
       type: 'tel',
       value: phone,
       error: byField.get('payment_phone'),
-      hint: 'The same number, or another one: the prompt goes to this phone.',
+      hint: m.retryPhoneHint,
       extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
     })}
     <div class="actions">
-      <button type="submit" class="primary" data-busy="Sending…">Send the payment prompt</button>
+      <button type="submit" class="primary" data-busy="${m.sending}">${m.sendPrompt}</button>
     </div>
   </form>`;
 }
@@ -173,30 +157,39 @@ function retryForm(view: WaitView, heading: string): Html {
 function holdLine(order: OrderRow, now: Date, muted = false): Html {
   const left = secondsLeft(order, now);
   return html`<p${muted ? html` class="muted"` : ''}>
-    Your tickets are held for <strong data-countdown>${formatCountdown(left)}</strong> more.
+    ${sentence(msg().status.heldFor, { time: html`<strong data-countdown>${formatCountdown(left)}</strong>` })}
   </p>`;
 }
 
 /** Where the prompt went, as the buyer recognises it: "MTN Mobile Money number 0770 ••• 002". */
 function promptTarget(attempt: PaymentAttemptRow): Html {
-  return html`${methodName(attempt.method)} number <strong>${maskPhone(attempt.msisdn)}</strong>`;
+  const m = msg().status;
+  return sentence(m.promptTarget, {
+    network: METHOD_NAMES[attempt.method] ?? m.mobileMoney,
+    number: html`<strong>${maskPhone(attempt.msisdn)}</strong>`,
+  });
 }
 
 /** The words of the cancel confirmation, on the wait screen's panel and on its own page. */
 function cancelWarning(view: WaitView, attempt: PaymentAttemptRow): Html {
+  const m = msg().status;
   const money = formatMoney(attempt.amount, attempt.currency);
   return html`<p>
-      A payment prompt for <strong>${money}</strong> is on ${promptTarget(attempt)}. If you approve it, you
-      will still be charged and registered for ${view.found.event.name}.
+      ${sentence(m.cancelWarning, {
+        amount: html`<strong>${money}</strong>`,
+        target: promptTarget(attempt),
+        event: view.found.event.name,
+      })}
     </p>
-    <p>To leave without paying, decline the prompt on the phone (or let it expire), then cancel.</p>`;
+    <p>${m.cancelHowTo}</p>`;
 }
 
 /** The final cancel: the session's cancel form, which also tells an embedding page (data-cancel). */
 function confirmCancelForm(view: WaitView): Html {
   const { session } = view;
   const host = partnerLabel(session, session.cancelUrl);
-  const label = session.uiMode === 'embedded' || !host ? 'Cancel anyway' : `Cancel and return to ${host}`;
+  const label =
+    session.uiMode === 'embedded' || !host ? msg().status.cancelAnyway : msg().common.cancelAndReturnTo(host);
   return html`<form method="post" action="${checkoutPath(session.id, '/cancel')}" data-cancel data-once>
     <input type="hidden" name="confirm" value="yes" />
     <button type="submit">${label}</button>
@@ -205,6 +198,7 @@ function confirmCancelForm(view: WaitView): Html {
 
 function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
   const { session, order, now } = view;
+  const m = msg().status;
   const sid = session.id;
   const resendAt = view.resendAt ?? null;
   const resendIn = resendAt ? Math.max(0, Math.ceil((resendAt.getTime() - now.getTime()) / 1000)) : null;
@@ -212,18 +206,19 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
   return html`<div class="spinner" aria-hidden="true"></div>
     <div role="status">
       <p class="notice">
-        We sent a prompt for <strong>${formatMoney(attempt.amount, attempt.currency)}</strong> to
-        ${promptTarget(attempt)}. Enter your PIN on the phone to approve it.
+        ${sentence(m.promptSent, {
+          amount: html`<strong>${formatMoney(attempt.amount, attempt.currency)}</strong>`,
+          target: promptTarget(attempt),
+        })}
       </p>
       ${view.notice ? html`<p class="notice bad">${view.notice}</p>` : ''}
     </div>
     <p class="prompt-time">
-      Time left to approve: <strong data-prompt-countdown>${formatCountdown(promptLeft)}</strong>
+      ${sentence(m.timeToApprove, {
+        time: html`<strong data-prompt-countdown>${formatCountdown(promptLeft)}</strong>`,
+      })}
     </p>
-    <p class="muted">
-      No prompt? Open your mobile money menu (MTN *165#, Airtel *185#) and look for approvals waiting. This
-      page updates by itself.
-    </p>
+    <p class="muted">${m.noPrompt}</p>
     <div class="actions">
       ${
         resendIn === null
@@ -236,34 +231,35 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
               data-resend-in="${resendIn}"
               ${resendIn > 0 ? html`hidden` : ''}
             >
-              <button type="submit" data-busy="Sending…">Resend prompt</button>
+              <button type="submit" data-busy="${m.sending}">${m.resendPrompt}</button>
             </form>`
       }
       <form method="post" action="${checkoutPath(sid, '/switch')}" data-once>
-        <button type="submit">Use another number or network</button>
+        <button type="submit">${m.useAnother}</button>
       </form>
     </div>
     ${holdLine(order, now, true)}
     <noscript
-      ><p><a href="${checkoutPath(sid, '/pay')}">Check the payment status</a></p></noscript
+      ><p><a href="${checkoutPath(sid, '/pay')}">${m.checkStatus}</a></p></noscript
     >`;
 }
 
 /** Cancel on the wait screen asks first: a page of its own, or (with the script) this panel. */
 function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
   const { session } = view;
+  const m = msg();
   const host = partnerLabel(session, session.cancelUrl);
-  const label = session.uiMode === 'embedded' || !host ? 'Cancel' : `Cancel and return to ${host}`;
+  const label = session.uiMode === 'embedded' || !host ? m.common.cancel : m.common.cancelAndReturnTo(host);
   return html`<p class="cancel-form">
       <a href="${checkoutPath(session.id, '/cancel')}" data-cancel-ask aria-controls="cancel-panel"
         >${label}</a
       >
     </p>
     <section id="cancel-panel" class="cancel-panel" aria-labelledby="h-cancel" data-cancel-panel hidden>
-      <h2 id="h-cancel" tabindex="-1">Cancel while a prompt is on your phone?</h2>
+      <h2 id="h-cancel" tabindex="-1">${m.status.cancelWhilePrompt}</h2>
       ${cancelWarning(view, attempt)}
       <div class="actions">
-        <button type="button" class="primary" data-cancel-keep>Keep waiting</button>
+        <button type="button" class="primary" data-cancel-keep>${m.status.keepWaiting}</button>
         ${confirmCancelForm(view)}
       </div>
     </section>`;
@@ -271,46 +267,38 @@ function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
 
 export function renderWaitPage(view: WaitView): string {
   const { session, found, order, attempt, now } = view;
+  const m = msg().status;
   const state = waitState(order, attempt, now);
   const money = formatMoney(order.total, order.currency);
   const startError = view.startError ?? null;
   let body: Html;
   let title: string;
   if (state === 'waiting' && attempt) {
-    title = 'Approve the payment on your phone';
+    title = m.approveTitle;
     body = waitingBody(view, attempt);
   } else if (state === 'failed' || state === 'not_started' || state === 'stopped') {
-    const kind = attempt?.failureKind ?? order.failureKind ?? '';
-    const outcome = OUTCOMES[kind];
+    const outcome = outcomeOf(attempt?.failureKind ?? order.failureKind ?? '');
     title =
-      state === 'failed' && outcome
-        ? outcome.title
-        : state === 'stopped'
-          ? 'Pay with another number or network'
-          : 'Pay for your order';
+      state === 'failed' && outcome ? outcome.title : state === 'stopped' ? m.payAnotherWayTitle : m.payTitle;
     const stoppedText =
       state === 'stopped' && attempt
-        ? html`<p class="notice">
-            The prompt sent to ${promptTarget(attempt)} may still be on that phone. Approve only one prompt:
-            if you approve that one, your order is paid and you need not send another.
-          </p>`
+        ? html`<p class="notice">${sentence(m.promptMayStillBeOn, { target: promptTarget(attempt) })}</p>`
         : '';
     body = html`<div role="status">
-        ${state === 'failed' ? html`<p class="notice bad">${outcome?.text ?? 'The payment did not go through. You can try again.'}</p>` : ''}
+        ${state === 'failed' ? html`<p class="notice bad">${outcome?.text ?? m.didNotGoThrough}</p>` : ''}
         ${stoppedText} ${startError ? html`<p class="notice bad">${startError}</p>` : ''}
       </div>
-      <p>Order total: <strong>${money}</strong></p>
-      ${holdLine(order, now)} ${retryForm(view, state === 'failed' ? 'Try again' : 'Send the payment prompt')}
-      <p><a href="${checkoutPath(session.id)}">Change the order</a></p>`;
+      <p>${sentence(m.orderTotal, { amount: html`<strong>${money}</strong>` })}</p>
+      ${holdLine(order, now)} ${retryForm(view, state === 'failed' ? m.tryAgain : m.sendPrompt)}
+      <p><a href="${checkoutPath(session.id)}">${m.changeOrder}</a></p>`;
   } else {
-    title = order.status === 'cancelled' ? 'This order was cancelled' : OUTCOMES.hold_expired!.title;
+    const cancelled = order.status === 'cancelled';
+    title = cancelled ? m.cancelledTitle : m.outcomes.hold_expired.title;
     body = html`<div role="status">
-        <p class="notice bad">
-          ${order.status === 'cancelled' ? 'Nothing was charged for it.' : OUTCOMES.hold_expired!.text}
-        </p>
+        <p class="notice bad">${cancelled ? m.nothingCharged : m.outcomes.hold_expired.text}</p>
       </div>
       <div class="actions">
-        <a class="button primary" href="${checkoutPath(session.id)}">Start again</a>
+        <a class="button primary" href="${checkoutPath(session.id)}">${m.startAgain}</a>
       </div>`;
   }
   const errors = (view.errors ?? []).length > 0;
@@ -330,11 +318,12 @@ export function renderWaitPage(view: WaitView): string {
   // Without the script the waiting page refreshes itself; with it, the script polls instead.
   const head = waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined;
   return layout({
-    title: `${errors ? 'Error: ' : ''}${title} – ${found.event.name}`,
+    title: `${errors ? msg().common.errorPrefix : ''}${title} – ${found.event.name}`,
     main,
     session,
     found,
     compact: true,
+    page: '/pay',
     ...(head && { head }),
   }).value;
 }
@@ -342,16 +331,23 @@ export function renderWaitPage(view: WaitView): string {
 /** The cancel step of a buyer without the script, while a prompt is on the phone. */
 export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptRow): string {
   const { session, found } = view;
+  const m = msg().status;
   const main = html`<section aria-labelledby="h-cancel">
-    <h2 id="h-cancel" tabindex="-1" autofocus>Cancel while a prompt is on your phone?</h2>
+    <h2 id="h-cancel" tabindex="-1" autofocus>${m.cancelWhilePrompt}</h2>
     ${cancelWarning(view, attempt)}
     <div class="actions">
-      <a class="button primary" href="${checkoutPath(session.id, '/pay')}">Keep waiting</a>
+      <a class="button primary" href="${checkoutPath(session.id, '/pay')}">${m.keepWaiting}</a>
       ${confirmCancelForm(view)}
     </div>
   </section>`;
-  return layout({ title: `Cancel the payment? – ${found.event.name}`, main, session, found, compact: true })
-    .value;
+  return layout({
+    title: m.cancelPageTitle(found.event.name),
+    main,
+    session,
+    found,
+    compact: true,
+    page: '/cancel',
+  }).value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,12 +362,16 @@ export interface ConfirmationView {
 
 export function renderConfirmationPage(view: ConfirmationView): string {
   const { session, found, order } = view;
+  const m = msg().status;
   const embedded = session.uiMode === 'embedded';
   const successUrl =
     !embedded && session.successUrl && /^https?:\/\//i.test(session.successUrl) ? session.successUrl : null;
   const host = partnerLabel(session, successUrl);
   const organizer = found.event.organizerName || found.organization.name;
   const support = found.event.supportEmail || found.organization.supportEmail;
+  const received = sentence(m.paymentReceived, {
+    amount: html`<strong>${formatMoney(order.total, order.currency)}</strong>`,
+  });
   const main = html`<section
     aria-labelledby="h-done"
     data-success
@@ -379,62 +379,62 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     data-order-id="${order.id}"
     data-order-code="${order.order_code}"
   >
-    <h2 id="h-done" tabindex="-1" autofocus>You are registered</h2>
-    <p class="notice good">
-      ${order.total > 0 ? html`Payment of <strong>${formatMoney(order.total, order.currency)}</strong> received.` : 'Your registration is confirmed.'}
-    </p>
-    <p>Your order code</p>
+    <h2 id="h-done" tabindex="-1" autofocus>${m.registered}</h2>
+    <p class="notice good">${order.total > 0 ? received : m.registrationConfirmed}</p>
+    <p>${m.yourOrderCode}</p>
     <p class="code">${order.order_code}</p>
-    <h3>Registrations</h3>
+    <h3>${m.registrations}</h3>
     <ul class="regs">
-      ${order.registrations.map((r) => html`<li><strong>${r.participant_name}</strong>: ${r.ticket_label} <span class="muted">(${r.status})</span></li>`)}
+      ${order.registrations.map((r) => html`<li><strong>${r.participant_name}</strong>: ${r.ticket_label} <span class="muted">(${m.registrationStatus[r.status] ?? r.status})</span></li>`)}
     </ul>
-    <h3>What happens next</h3>
+    <h3>${m.whatNext}</h3>
     <ul>
-      <li>Keep your order code: quote it to the organizer and at race-pack collection.</li>
-      <li>
-        ${organizer} will send race details to ${order.buyer.email ? 'the e-mail address you gave' : 'you'}.
-      </li>
-      ${support ? html`<li>Questions? Write to <a href="mailto:${support}">${support}</a> with your order code.</li>` : ''}
+      <li>${m.keepCode}</li>
+      <li>${order.buyer.email ? m.detailsByEmail(organizer) : m.detailsToYou(organizer)}</li>
+      ${support ? html`<li>${sentence(m.writeTo, { email: html`<a href="mailto:${support}">${support}</a>` })}</li>` : ''}
     </ul>
     <div class="actions">
-      ${successUrl ? html`<a class="button primary" href="${successUrl}">Continue to ${host}</a>` : ''}
-      ${embedded ? html`<button type="button" class="primary" data-close hidden>Done</button>` : ''}
+      ${successUrl && host ? html`<a class="button primary" href="${successUrl}">${m.continueTo(host)}</a>` : ''}
+      ${embedded ? html`<button type="button" class="primary" data-close hidden>${m.done}</button>` : ''}
     </div>
   </section>`;
-  return layout({ title: `Registered – ${found.event.name}`, main, session, found, compact: true }).value;
+  return layout({ title: m.registeredTitle(found.event.name), main, session, found, compact: true }).value;
 }
 
 // ---------------------------------------------------------------------------------------------
 
-function closeOrReturn(session: PageSession, label: string): Html {
+/** An embedded page's Close, or a link back to the partner's on_cancel_url. */
+function closeOrReturn(session: PageSession): Html {
+  const m = msg().status;
   if (session.uiMode === 'embedded') {
     return html`<div class="actions">
-      <button type="button" class="primary" data-close hidden>Close</button>
+      <button type="button" class="primary" data-close hidden>${m.close}</button>
     </div>`;
   }
   const host = partnerLabel(session, session.cancelUrl);
   return session.cancelUrl && host && /^https?:\/\//i.test(session.cancelUrl)
-    ? html`<p><a class="button" href="${session.cancelUrl}">${label} ${host}</a></p>`
+    ? html`<p><a class="button" href="${session.cancelUrl}">${m.returnTo(host)}</a></p>`
     : html``;
 }
 
 export function renderExpiredPage(session: PageSession, found: EventWithTickets | null): string {
+  const m = msg().status;
   const main = html`<section aria-labelledby="h-expired">
-    <h2 id="h-expired" tabindex="-1">This checkout has expired</h2>
-    <p>Checkout links work for 24 hours. To register, start again from the website you came from.</p>
-    ${closeOrReturn(session, 'Return to')}
+    <h2 id="h-expired" tabindex="-1">${m.expiredTitle}</h2>
+    <p>${m.expiredText}</p>
+    ${closeOrReturn(session)}
   </section>`;
-  return layout({ title: 'This checkout has expired', main, session, found }).value;
+  return layout({ title: m.expiredTitle, main, session, found }).value;
 }
 
 export function renderClosedPage(session: PageSession, found: EventWithTickets): string {
+  const m = msg().status;
   const main = html`<section aria-labelledby="h-closed">
-    <h2 id="h-closed" tabindex="-1">Registration is closed</h2>
-    <p>Registration for ${found.event.name} is not open at the moment.</p>
-    ${closeOrReturn(session, 'Return to')}
+    <h2 id="h-closed" tabindex="-1">${m.closedTitle}</h2>
+    <p>${m.closedText(found.event.name)}</p>
+    ${closeOrReturn(session)}
   </section>`;
-  return layout({ title: `Registration is closed – ${found.event.name}`, main, session, found }).value;
+  return layout({ title: `${m.closedTitle} – ${found.event.name}`, main, session, found }).value;
 }
 
 export function renderCancelledPage(
@@ -443,42 +443,35 @@ export function renderCancelledPage(
   /** the buyer left with a prompt still on the phone: approving it would still pay */
   promptLeft = false,
 ): string {
+  const m = msg().status;
   const main = html`<section aria-labelledby="h-cancelled">
-    <h2 id="h-cancelled" tabindex="-1">Checkout cancelled</h2>
-    <p>
-      ${
-        promptLeft
-          ? 'If a payment prompt is still on your phone, decline it: approving it would still charge and register you.'
-          : 'Nothing was charged.'
-      }
-      You can close this page.
-    </p>
-    ${closeOrReturn(session, 'Return to')}
+    <h2 id="h-cancelled" tabindex="-1">${m.cancelledCheckout}</h2>
+    <p>${promptLeft ? m.declineLeftPrompt : m.nothingWasCharged} ${m.youCanClose}</p>
+    ${closeOrReturn(session)}
   </section>`;
-  return layout({ title: 'Checkout cancelled', main, session, found }).value;
+  return layout({ title: m.cancelledCheckout, main, session, found }).value;
 }
 
 export function renderNotFoundPage(): string {
-  const main = html`<h1>Checkout not found</h1>
-    <p>This checkout link is not valid. Check the link, or start again from the website you came from.</p>`;
-  return layout({ title: 'Checkout not found', main }).value;
+  const m = msg().status;
+  const main = html`<h1>${m.notFoundTitle}</h1>
+    <p>${m.notFoundText}</p>`;
+  return layout({ title: m.notFoundTitle, main }).value;
 }
 
 export function renderErrorPage(options: { status: number; requestId: string; retryAfter?: string }): string {
   const { status } = options;
+  const m = msg().status;
   const [heading, text] =
     status === 429
-      ? [
-          'Too many requests',
-          `Please wait ${options.retryAfter ?? 'a few'} second${options.retryAfter === '1' ? '' : 's'} and try again.`,
-        ]
+      ? [m.tooManyRequests, m.pleaseWait(options.retryAfter ?? m.aFew)]
       : status === 404
-        ? ['Page not found', 'Check the link, or start again from the website you came from.']
+        ? [m.pageNotFound, m.checkTheLink]
         : status < 500
-          ? ['That request could not be handled', 'Go back and try again.']
-          : ['Something went wrong on our side', 'Please try again in a moment.'];
+          ? [m.notHandled, m.goBack]
+          : [m.ourSide, m.tryInAMoment];
   const main = html`<h1>${heading}</h1>
     <p>${text}</p>
-    <p class="muted">Reference for support: ${options.requestId}</p>`;
+    <p class="muted">${m.reference(options.requestId)}</p>`;
   return layout({ title: heading, main }).value;
 }
