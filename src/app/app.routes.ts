@@ -3,6 +3,9 @@
 // of their own (forms, cookies, CSRF, security headers: app-scope.ts); each route says who may use
 // it (app-access.ts).
 // One handler per file group in routes/; this file only wires them.
+import { showOrder } from './routes/order-detail.ts';
+import { exportOrders } from './routes/orders-csv.ts';
+import { showOrders } from './routes/orders-list.ts';
 import cookie from '@fastify/cookie';
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
@@ -74,6 +77,9 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/assets/:file', 'static', serveAppAsset);
     route('GET', '/', 'member', showOverview(ctx));
     route('POST', '/organizations/switch', 'member', switchOrganizationRoute(ctx));
+    route('GET', '/orders', 'member', showOrders(ctx));
+    route('GET', '/orders.csv', 'member', exportOrders(ctx));
+    route('GET', '/orders/:orderId', 'member', showOrder(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));

@@ -30,6 +30,8 @@ export const orders = pgTable(
     checkoutSessionId: text('checkout_session_id').references(() => checkoutSessions.id),
     apiClientId: text('api_client_id').references(() => apiClients.id),
     channel: text('channel').notNull().default('partner_api'),
+    /** redirect | embedded: the checkout session's ui_mode; null for an order a partner's server made */
+    checkoutMode: text('checkout_mode'),
     partnerReference: text('partner_reference'),
     orderCode: text('order_code').notNull(),
     /** pending | paid | expired | cancelled | refunded */
@@ -64,6 +66,8 @@ export const orders = pgTable(
   (t) => [
     uniqueIndex('orders_order_code_key').on(t.orderCode),
     index('orders_org_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('orders_org_event_created_idx').on(t.organizationId, t.eventId, t.createdAt, t.id),
+    index('orders_org_status_created_idx').on(t.organizationId, t.status, t.createdAt, t.id),
     index('orders_session_idx').on(t.checkoutSessionId),
     index('orders_pending_hold_idx')
       .on(t.holdExpiresAt)

@@ -20,6 +20,8 @@ export interface OrderSession {
   id: string;
   eventId: string;
   clientReferenceId: string | null;
+  /** redirect | embedded: kept on the order, for the organizer's channel filter */
+  uiMode: string;
 }
 
 export interface CreateOrderOptions {

@@ -101,6 +101,7 @@ function orderRows(ctx: AppContext, plan: OrderPlan): OrderRows {
     organizationId: options.organizationId,
     eventId: event.id,
     checkoutSessionId: session?.id ?? null,
+    checkoutMode: session?.uiMode ?? null,
     apiClientId: options.apiClientId,
     channel: 'partner_api',
     partnerReference: session ? session.clientReferenceId : (input.client_reference_id ?? null),

@@ -1,5 +1,5 @@
 // Payment attempt rows: reading them, and marking one failed or timed out for the buyer.
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import { showPaymentFailure } from '../orders/order-payment.ts';
 import type { FailureKind } from '../orders/order-state.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -47,6 +47,15 @@ export async function findAttempt(
   const query = db.select().from(paymentAttempts).where(eq(paymentAttempts.reference, reference));
   const [row] = lock ? await query.for('update') : await query;
   return row;
+}
+
+/** Every attempt of an order, oldest first (the organizer's order timeline). */
+export async function attemptsOfOrder(db: Executor, orderId: string): Promise<PaymentAttemptRow[]> {
+  return db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.orderId, orderId))
+    .orderBy(asc(paymentAttempts.createdAt), asc(paymentAttempts.id));
 }
 
 /** The latest attempt of an order (for the wait screen and the order read). */

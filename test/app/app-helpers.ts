@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { acceptInvitation, createInvitation } from '../../src/members/invitations.ts';
 import type { MemberRole } from '../../src/members/members.schema.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
-import type { Harness } from '../helpers/harness.ts';
+import { findEvent } from '../../src/events/events.ts';
+import { bearer, getToken, type Harness, type TestPartner } from '../helpers/harness.ts';
 
 export interface Reply {
   statusCode: number;
@@ -170,4 +171,28 @@ export function textOf(body: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** An order of `partner` made through the partner API: a free 5 km one (paid at once) by default. */
+export async function makeOrder(
+  h: Harness,
+  partner: TestPartner,
+  options: { eventId: string; buyer?: { name: string; email: string; phone: string }; paid?: boolean },
+): Promise<{ id: string; order_code: string }> {
+  const token = await getToken(h, partner);
+  const found = await findEvent(h.service.ctx.database.db, options.eventId);
+  const ticket = found!.ticketTypes.find((t) => (options.paid ? t.priceMinor > 0 : t.priceMinor === 0))!;
+  const buyer = options.buyer ?? { name: 'Ada Runner', email: 'ada@example.org', phone: '0772123456' };
+  const res = await h.service.api.inject({
+    method: 'POST',
+    url: '/v1/orders',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    payload: JSON.stringify({
+      event_id: options.eventId,
+      items: [{ ticket_type_id: ticket.id, participant_name: `${buyer.name} Junior` }],
+      buyer,
+    }),
+  });
+  if (res.statusCode !== 201) throw new Error(`order failed: ${res.statusCode} ${res.body}`);
+  return res.json().data;
 }

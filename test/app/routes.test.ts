@@ -15,9 +15,17 @@ import { createInvitation, listPendingInvitations } from '../../src/members/invi
 import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
-import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { registeredRoutes } from '../helpers/registered-routes.ts';
-import { Agent, locationOf, makeMember, signIn, type Fields, type TestMember } from './app-helpers.ts';
+import {
+  Agent,
+  locationOf,
+  makeMember,
+  makeOrder,
+  signIn,
+  type Fields,
+  type TestMember,
+} from './app-helpers.ts';
 
 type Access = 'public' | 'member' | 'developer' | 'members' | 'audit';
 
@@ -122,6 +130,9 @@ const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/developers/integration', access: 'member' },
   { method: 'POST', path: '/developers/integration/webhooks/:endpointId/test', access: 'developer' },
+  { method: 'GET', path: '/orders', access: 'member' },
+  { method: 'GET', path: '/orders.csv', access: 'member' },
+  { method: 'GET', path: '/orders/:orderId', access: 'member' },
   { method: 'GET', path: '/members', access: 'member' },
   {
     method: 'POST',
@@ -152,6 +163,8 @@ let otherSessionId: string;
 let ownSessionId: string;
 /** an endpoint and one of its deliveries in each organization (made directly: no URL check) */
 const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: string }>;
+/** an order in each organization */
+const orderIds = {} as Record<'mine' | 'theirs', string>;
 
 before(async () => {
   h = await startHarness();
@@ -198,6 +211,7 @@ before(async () => {
       .set({ status: 'failed', nextAttemptAt: null })
       .where(eq(webhookDeliveries.id, delivery.id));
     hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
+    orderIds[whose] = (await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id })).id;
   }
 });
 after(() => h.close());
@@ -209,6 +223,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':sessionId', whose === 'mine' ? ownSessionId : otherSessionId)
     .replace(':endpointId', hooks[whose].endpointId)
     .replace(':deliveryId', hooks[whose].deliveryId)
+    .replace(':orderId', orderIds[whose])
     .replace(':memberId', whose === 'mine' ? myTarget.memberId : theirTarget.memberId)
     .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
@@ -303,7 +318,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (/:clientId|:sessionId|:endpointId|:memberId|:invitationId/.test(route.path)) {
+    if (/:clientId|:sessionId|:endpointId|:memberId|:invitationId|:orderId/.test(route.path)) {
       test(`${name}: another organization's or member's id is the same 404 as a missing one`, async () => {
         const before = await clientState();
         const foreign = fill(route.path, 'theirs');
@@ -312,6 +327,7 @@ describe('security suite over every app route', () => {
           .replace(':sessionId', 'ast_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':endpointId', 'whe_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':orderId', 'ord_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ');
         const answers = [];
