@@ -18,6 +18,7 @@ import { checkoutSessions } from './scenarios/checkout-sessions.ts';
 import { eventsList } from './scenarios/events-list.ts';
 import { flashSale } from './scenarios/flash-sale.ts';
 import { holdContention, WARMUP_BURSTS } from './scenarios/hold-contention.ts';
+import { organizerOrders } from './scenarios/organizer-orders.ts';
 import { statementsPerRequest } from './scenarios/statements-per-request.ts';
 import { tokenTiming } from './scenarios/token-timing.ts';
 
@@ -31,6 +32,7 @@ const SCENARIOS: Scenario[] = [
   statementsPerRequest,
   checkoutSessions,
   holdContention,
+  organizerOrders,
   flashSale,
 ];
 

@@ -68,6 +68,12 @@ export const orders = pgTable(
     index('orders_org_created_idx').on(t.organizationId, t.createdAt, t.id),
     index('orders_org_event_created_idx').on(t.organizationId, t.eventId, t.createdAt, t.id),
     index('orders_org_status_created_idx').on(t.organizationId, t.status, t.createdAt, t.id),
+    // the organizer's search: a phone number exactly, names and e-mails by trigrams (pg_trgm)
+    index('orders_org_phone_idx').on(t.organizationId, t.buyerPhone),
+    index('orders_buyer_search_idx').using(
+      'gin',
+      sql`lower(${t.buyerName} || ' ' || ${t.buyerEmail}) gin_trgm_ops`,
+    ),
     index('orders_session_idx').on(t.checkoutSessionId),
     index('orders_pending_hold_idx')
       .on(t.holdExpiresAt)
@@ -103,5 +109,8 @@ export const registrations = pgTable(
     status: text('status').notNull(),
     createdAt: ts('created_at').notNull(),
   },
-  (t) => [index('registrations_order_idx').on(t.orderId, t.position)],
+  (t) => [
+    index('registrations_order_idx').on(t.orderId, t.position),
+    index('registrations_participant_search_idx').using('gin', sql`lower(${t.participantName}) gin_trgm_ops`),
+  ],
 );
