@@ -12,3 +12,4 @@ export * from './payments/payments.schema.ts';
 export * from './members/members.schema.ts';
 export * from './mail/mail.schema.ts';
 export * from './audit/audit.schema.ts';
+export * from './startlists/startlists.schema.ts';

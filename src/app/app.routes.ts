@@ -53,6 +53,13 @@ import {
   submitResetRequest,
 } from './routes/password-reset.ts';
 import { showSignIn, signOut, submitSignIn } from './routes/sign-in.ts';
+import {
+  assignBibsRoute,
+  downloadStartList,
+  saveBibRangesRoute,
+  showEvents,
+  showStartList,
+} from './routes/start-list.ts';
 import { retryDeliveryRoute, sendTestEvent, showEndpoint } from './routes/webhook-deliveries.ts';
 import {
   confirmDeleteEndpoint,
@@ -141,5 +148,12 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/members/:memberId/remove', 'members', removeMember(ctx));
 
     route('GET', '/audit-log', 'audit', showAuditLog(ctx));
+
+    // Start lists: owners and admins write (the handlers check the role), every member reads.
+    route('GET', '/events', 'member', showEvents(ctx));
+    route('GET', '/events/:eventId/start-list', 'member', showStartList(ctx));
+    route('GET', '/events/:eventId/start-list.csv', 'member', downloadStartList(ctx));
+    route('POST', '/events/:eventId/bib-ranges', 'member', saveBibRangesRoute(ctx));
+    route('POST', '/events/:eventId/bibs/assign', 'member', assignBibsRoute(ctx));
   });
 }

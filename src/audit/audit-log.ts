@@ -28,10 +28,12 @@ export const AUDIT_ACTIONS = {
   'webhook_endpoint.disabled': 'disabled a webhook endpoint',
   'webhook_endpoint.secret_rotated': "rotated a webhook endpoint's secret",
   'webhook_endpoint.deleted': 'deleted a webhook endpoint',
+  'event.bib_ranges_changed': "changed an event's bib number ranges",
+  'event.bibs_assigned': 'assigned bib numbers',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint';
+export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {

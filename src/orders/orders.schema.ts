@@ -112,5 +112,9 @@ export const registrations = pgTable(
   (t) => [
     index('registrations_order_idx').on(t.orderId, t.position),
     index('registrations_participant_search_idx').using('gin', sql`lower(${t.participantName}) gin_trgm_ops`),
+    // The start list: a ticket type's confirmed registrations by name (src/startlists/).
+    index('registrations_start_list_idx')
+      .on(t.ticketTypeId, t.participantName, t.id)
+      .where(sql`${t.status} = 'confirmed'`),
   ],
 );

@@ -15,6 +15,10 @@ import { createInvitation, listPendingInvitations } from '../../src/members/invi
 import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
+import { listBibRanges, saveBibRanges } from '../../src/startlists/bib-numbers.ts';
+import { findRaceEvent } from '../../src/startlists/race-event.ts';
+import { bibs } from '../../src/startlists/startlists.schema.ts';
+import { seedRunners } from '../startlists/seed-runners.ts';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { registeredRoutes } from '../helpers/registered-routes.ts';
 import {
@@ -27,7 +31,8 @@ import {
   type TestMember,
 } from './app-helpers.ts';
 
-type Access = 'public' | 'member' | 'developer' | 'members' | 'audit';
+/** bibs: every member reads, owners and admins write (developers and viewers get 403) */
+type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'bibs';
 
 interface RouteCase {
   method: 'GET' | 'POST';
@@ -146,6 +151,16 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/members/:memberId/remove', access: 'members' },
   { method: 'GET', path: '/audit-log', access: 'audit' },
   { method: 'GET', path: '/developers/requests', access: 'member' },
+  { method: 'GET', path: '/events', access: 'member' },
+  { method: 'GET', path: '/events/:eventId/start-list', access: 'member' },
+  { method: 'GET', path: '/events/:eventId/start-list.csv', access: 'member' },
+  {
+    method: 'POST',
+    path: '/events/:eventId/bib-ranges',
+    access: 'bibs',
+    fields: { first_x: '1', last_x: '9' },
+  },
+  { method: 'POST', path: '/events/:eventId/bibs/assign', access: 'bibs' },
 ];
 
 let h: Harness;
@@ -165,6 +180,8 @@ let ownSessionId: string;
 const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: string }>;
 /** an order in each organization */
 const orderIds = {} as Record<'mine' | 'theirs', string>;
+/** an event with one paid runner in each organization */
+const eventIds = {} as Record<'mine' | 'theirs', string>;
 
 before(async () => {
   h = await startHarness();
@@ -212,6 +229,14 @@ before(async () => {
       .where(eq(webhookDeliveries.id, delivery.id));
     hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
     orderIds[whose] = (await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id })).id;
+    const event = await makeEvent(h, partner);
+    const race = (await findRaceEvent(db, partner.organizationId, event.id))!;
+    await seedRunners(db, event, race.ticketTypes[0]!, [{ name: 'Routes Runner' }]);
+    // a range to lose: a write that got through would clear it (the fields name no ticket type)
+    await h.service.ctx.database.transaction((tx) =>
+      saveBibRanges(tx, race, [{ ticketTypeId: race.ticketTypes[0]!.id, first: 1, last: 9 }], now),
+    );
+    eventIds[whose] = event.id;
   }
 });
 after(() => h.close());
@@ -227,6 +252,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':memberId', whose === 'mine' ? myTarget.memberId : theirTarget.memberId)
     .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
+    .replace(':eventId', eventIds[whose])
     .replace(':id', 'mail_ZZZZZZZZZZZZZZZZZZZZZZZZ')
     .replace(':file', APP_STYLES.path.slice('/assets/'.length));
 }
@@ -251,6 +277,9 @@ async function clientState() {
     await listOrganizationMembers(db, theirs.organizationId),
     await listPendingInvitations(db, mine.organizationId, now),
     await listPendingInvitations(db, theirs.organizationId, now),
+    await listBibRanges(db, eventIds.mine),
+    await listBibRanges(db, eventIds.theirs),
+    await db.select().from(bibs),
   ]);
 }
 
@@ -296,7 +325,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (route.access === 'developer' || route.access === 'members' || route.access === 'audit') {
+    if (['developer', 'members', 'audit', 'bibs'].includes(route.access)) {
       test(`${name}: a viewer is refused with 403 and nothing changes`, async () => {
         const before = await clientState();
         const url = fill(route.path, 'mine');
@@ -307,7 +336,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (route.access === 'members' || route.access === 'audit') {
+    if (route.access === 'members' || route.access === 'audit' || route.access === 'bibs') {
       test(`${name}: a developer is refused with 403 and nothing changes`, async () => {
         const before = await clientState();
         const url = fill(route.path, 'mine');
@@ -318,7 +347,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (/:clientId|:sessionId|:endpointId|:memberId|:invitationId|:orderId/.test(route.path)) {
+    if (/:clientId|:sessionId|:endpointId|:memberId|:invitationId|:orderId|:eventId/.test(route.path)) {
       test(`${name}: another organization's or member's id is the same 404 as a missing one`, async () => {
         const before = await clientState();
         const foreign = fill(route.path, 'theirs');
@@ -329,7 +358,8 @@ describe('security suite over every app route', () => {
           .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':orderId', 'ord_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
-          .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ');
+          .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':eventId', 'evt_ZZZZZZZZZZZZZZZZZZZZZZZZ');
         const answers = [];
         for (const url of [foreign, missing]) {
           const res = isPost ? await ownerAgent.post(url, route.fields) : await ownerAgent.get(url);

@@ -1,0 +1,183 @@
+// Start lists: GET /events/:eventId/start-list (every member reads it, a page of runners at a
+// time), POST .../bib-ranges and POST .../bibs/assign (owners and admins), and the CSV download.
+// Every read and write finds the event within the member's organization; each write takes the
+// event's bib lock and commits with its audit entry.
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
+import { listEventsOfOrganization } from '../../events/events.ts';
+import {
+  assignBibs,
+  bibProgress,
+  checkRanges,
+  listBibRanges,
+  lockEventBibs,
+  saveBibRanges,
+} from '../../startlists/bib-numbers.ts';
+import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { csvFileName, startListCsv } from '../../startlists/start-list-csv.ts';
+import {
+  answerTotals,
+  decodeStartListCursor,
+  encodeStartListCursor,
+  readStartList,
+} from '../../startlists/start-list.ts';
+import { memberOf, PageError } from '../app-access.ts';
+import { formOf } from '../form-body.ts';
+import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderEvents } from '../views/start-list-events.ts';
+import { renderStartList, startListNotice, type RangeForm } from '../views/start-list-page.ts';
+
+/** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
+export const START_LIST_PAGE_SIZE = 100;
+
+async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
+  const { eventId } = request.params as { eventId: string };
+  const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
+  if (!race) throw new PageError('not_found', 'event');
+  return race;
+}
+
+function requireManager(request: FastifyRequest): void {
+  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change bibs');
+}
+
+async function sendStartList(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  race: RaceEvent,
+  status: number,
+  form: RangeForm | null,
+) {
+  const query = request.query as Record<string, string | undefined>;
+  const db = ctx.database.db;
+  const cursor = decodeStartListCursor(query.after);
+  // A later page shows only its runners: the counts over the whole field are on the first.
+  const first = cursor === null;
+  const [viewer, ranges, progress, totals, list] = await Promise.all([
+    viewerOf(ctx, request),
+    first ? listBibRanges(db, race.event.id) : [],
+    first ? bibProgress(db, race) : [],
+    first ? answerTotals(db, race) : [],
+    readStartList(db, race, cursor, START_LIST_PAGE_SIZE),
+  ]);
+  return sendPage(
+    reply,
+    status,
+    renderStartList({
+      viewer,
+      race,
+      canManage: canManageBibs(viewer.current.role),
+      ranges,
+      progress,
+      questions: race.event.additionalQuestions,
+      totals,
+      rows: list.rows,
+      nextPage: list.next ? `after=${encodeStartListCursor(list.next)}` : null,
+      paged: cursor !== null,
+      notice: form ? null : startListNotice(query.done, query.given),
+      form,
+    }),
+  );
+}
+
+export function showStartList(ctx: AppContext): Handler {
+  return async (request, reply) => sendStartList(ctx, request, reply, await raceOf(ctx, request), 200, null);
+}
+
+export function saveBibRangesRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    requireManager(request);
+    const body = formOf(request.body);
+    const inputs = race.ticketTypes.map((t) => ({
+      ticketTypeId: t.id,
+      first: (body.get(`first_${t.id}`) ?? '').slice(0, 20),
+      last: (body.get(`last_${t.id}`) ?? '').slice(0, 20),
+    }));
+    const checked = checkRanges(race, inputs);
+    if (!checked.ok) {
+      const values = new Map(inputs.map((i) => [i.ticketTypeId, { first: i.first, last: i.last }]));
+      return sendStartList(ctx, request, reply, race, 422, { values, errors: checked.errors });
+    }
+    const now = ctx.clock.now();
+    await ctx.database.transaction(async (tx) => {
+      await lockEventBibs(tx, race.event.id);
+      await saveBibRanges(tx, race, checked.ranges, now);
+      const nameOf = new Map(race.ticketTypes.map((t) => [t.id, t.name]));
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'event.bib_ranges_changed',
+          targetType: 'event',
+          targetId: race.event.id,
+          details: {
+            ranges: checked.ranges.map((r) => ({
+              ticket_type: nameOf.get(r.ticketTypeId),
+              first: r.first,
+              last: r.last,
+            })),
+          },
+        },
+        now,
+      );
+    });
+    return seeOther(reply, `/events/${race.event.id}/start-list?done=ranges`);
+  };
+}
+
+export function assignBibsRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    requireManager(request);
+    const now = ctx.clock.now();
+    const results = await ctx.database.transaction(async (tx) => {
+      await lockEventBibs(tx, race.event.id);
+      const done = await assignBibs(tx, race, now);
+      const nameOf = new Map(race.ticketTypes.map((t) => [t.id, t.name]));
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'event.bibs_assigned',
+          targetType: 'event',
+          targetId: race.event.id,
+          details: {
+            assigned: done.reduce((sum, r) => sum + r.assigned, 0),
+            ticket_types: done.map((r) => ({
+              ticket_type: nameOf.get(r.ticketTypeId),
+              assigned: r.assigned,
+              without_number: r.left,
+            })),
+          },
+        },
+        now,
+      );
+      return done;
+    });
+    const given = results.reduce((sum, r) => sum + r.assigned, 0);
+    return seeOther(reply, `/events/${race.event.id}/start-list?done=assigned&given=${given}`);
+  };
+}
+
+export function downloadStartList(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    reply.header('Content-Disposition', `attachment; filename="${csvFileName(race)}"`);
+    reply.type('text/csv; charset=utf-8');
+    return reply.send(Readable.from(startListCsv(ctx.database.db, race)));
+  };
+}
+
+export function showEvents(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const viewer = await viewerOf(ctx, request);
+    const events = await listEventsOfOrganization(ctx.database.db, viewer.current.organizationId);
+    return sendPage(reply, 200, renderEvents({ viewer, events }));
+  };
+}

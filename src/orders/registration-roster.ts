@@ -1,0 +1,51 @@
+// The registrations that make a race's field: confirmed registrations of paid orders, read by
+// other modules (the start list) through this module's columns and joins, so that only this
+// module names its tables.
+import { and, eq } from 'drizzle-orm';
+import type { PgColumn, PgSelect, PgSelectBase, SelectedFields } from 'drizzle-orm/pg-core';
+import type { Executor } from '../platform/db.ts';
+import { orders, registrations } from './orders.schema.ts';
+
+/** A runner's columns; the order code comes from their order. */
+export const rosterColumns = {
+  registrationId: registrations.id,
+  ticketTypeId: registrations.ticketTypeId,
+  participantName: registrations.participantName,
+  dateOfBirth: registrations.dateOfBirth,
+  answers: registrations.answers,
+  createdAt: registrations.createdAt,
+  orderCode: orders.orderCode,
+};
+
+const inPaidOrder = and(
+  eq(orders.id, registrations.orderId),
+  eq(orders.status, 'paid'),
+  eq(registrations.status, 'confirmed'),
+);
+
+/** A dynamic select over the organization's confirmed registrations of paid orders. */
+export function selectRoster<S extends SelectedFields>(db: Executor, selection: S, organizationId: string) {
+  const query = db
+    .select(selection as SelectedFields)
+    .from(registrations)
+    .$dynamic();
+  const joined = query.innerJoin(orders, and(inPaidOrder, eq(registrations.organizationId, organizationId)));
+  // The joined table's columns are in `selection`; Drizzle's join type cannot follow a generic one.
+  return joined as unknown as PgSelectBase<
+    'registrations',
+    S,
+    'partial',
+    Record<'registrations' | 'orders', 'not-null'>,
+    true
+  >;
+}
+
+/**
+ * `query` inner-joined to the confirmed registration of a paid order whose id is `registrationId`,
+ * a column of the query's table (the inner join leaves the selection's type as it was: the cast).
+ */
+export function joinRoster<T extends PgSelect>(query: T, registrationId: PgColumn): T {
+  return query
+    .innerJoin(registrations, eq(registrations.id, registrationId))
+    .innerJoin(orders, inPaidOrder) as unknown as T;
+}
