@@ -25,6 +25,28 @@ function WebhookBody(type: string, happened: string, data: TSchema) {
 
 /** data of order.paid: the Order exactly as GET /v1/orders/{orderId} returns it. */
 export const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid', OrderOut);
+/** The refund an order.refunded event carries (DESIGN.md section 7). */
+export const OrderRefundOut = Type.Object(
+  {
+    amount_minor: Type.Integer({
+      description: 'What was returned to the buyer, minor units (the whole payment)',
+    }),
+    currency: Type.String({ examples: ['UGX'] }),
+    method: Type.String({ description: 'momo or airtel: the network that took the payment and returned it' }),
+    refunded_at: Type.String({ format: 'date-time', description: 'When the provider confirmed the refund' }),
+    provider_reference: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "The network's id of the refund (MTN financialTransactionId, Airtel airtel_money_id), or null",
+    }),
+  },
+  { additionalProperties: false },
+);
+/** data of order.refunded: the Order (status refunded) with the refund. */
+export const OrderRefundedWebhookBody = WebhookBody(
+  'order.refunded',
+  'When the refund was confirmed',
+  Type.Object({ ...OrderOut.properties, refund: OrderRefundOut }),
+);
 export const TestWebhookBody = WebhookBody(
   TEST_EVENT_TYPE,
   'When the test was asked for',
@@ -135,6 +157,27 @@ export function webhooksSection(): Record<string, OpenAPIV3_2.PathItemObject> {
         'Sent to each enabled endpoint subscribed to order.paid when an order becomes paid (at once for a free order). data is the Order as GET /v1/orders/{orderId} returned it at that moment. Delivery is at least once and in no particular order: deduplicate on webhook-id, and read the order when its current state matters.',
         OrderPaidWebhookBody,
         { type: 'order.paid', timestamp: at, data: ORDER_EXAMPLE },
+      ),
+      'order.refunded': webhook(
+        'An order was refunded',
+        "Sent to each enabled endpoint subscribed to order.refunded when the buyer's payment for a paid order was returned through the mobile-money network. data is the Order with status refunded (its registrations cancelled, its tickets released) and a refund object. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.",
+        OrderRefundedWebhookBody,
+        {
+          type: 'order.refunded',
+          timestamp: at,
+          data: {
+            ...ORDER_EXAMPLE,
+            status: 'refunded',
+            registrations: ORDER_EXAMPLE.registrations.map((r) => ({ ...r, status: 'cancelled' })),
+            refund: {
+              amount_minor: 52500,
+              currency: 'UGX',
+              method: 'momo',
+              refunded_at: '2026-11-21T10:02:44.120Z',
+              provider_reference: '6502281937',
+            },
+          },
+        },
       ),
       [TEST_EVENT_TYPE]: webhook(
         'A test event',

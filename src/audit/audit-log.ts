@@ -30,10 +30,14 @@ export const AUDIT_ACTIONS = {
   'webhook_endpoint.deleted': 'deleted a webhook endpoint',
   'event.bib_ranges_changed': "changed an event's bib number ranges",
   'event.bibs_assigned': 'assigned bib numbers',
+  'order.refund_requested': 'asked for an order to be refunded',
+  'payment.refund_requested': 'asked for a payment that bought nothing to be refunded',
+  'refund.succeeded': 'confirmed a refund',
+  'refund.failed': 'reported a refund failed',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event';
+export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'order' | 'refund';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {

@@ -1,9 +1,15 @@
-// Order status changes after creation: paid, hold expired, cancelled. Each one locks the order row,
+// Order status changes after creation: paid, hold expired, cancelled, refunded. Each one locks the order row,
 // asks the pure state machine, and moves inventory in the same transaction.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
 import { writeOutboxEvents, type OutboxEvent } from '../webhooks/outbox.ts';
-import { convertHeldToPaid, quantitiesOf, releaseTickets, takePaidIfAvailable } from '../events/inventory.ts';
+import {
+  convertHeldToPaid,
+  countTickets,
+  quantitiesOf,
+  releaseTickets,
+  takePaidIfAvailable,
+} from '../events/inventory.ts';
 import { loadOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
@@ -170,4 +176,39 @@ export async function expireLapsedHolds(db: Executor, ticketTypeId: string, now:
   let expired = 0;
   for (const { id } of lapsed) if ((await expireOrderHold(db, id, now)) === 'done') expired++;
   return expired;
+}
+
+/** The `refund` object of an order.refunded event (DESIGN.md section 7). */
+export interface OrderRefundOut {
+  amount_minor: number;
+  currency: string;
+  method: string;
+  refunded_at: string;
+  provider_reference: string | null;
+}
+
+/**
+ * A paid order's money came back to the buyer: the order becomes refunded, its registrations are
+ * cancelled, its tickets are free again (paid_count), and an order.refunded outbox row carries the
+ * Order with the refund, all in the caller's transaction. Null (nothing changed) unless it was paid.
+ */
+export async function markOrderRefunded(
+  db: Executor,
+  orderId: string,
+  refund: OrderRefundOut,
+  now: Date,
+): Promise<OrderRow | null> {
+  const order = await lockOrder(db, orderId);
+  if (!order || order.status !== 'paid') return null;
+  const refunded = await applyState(db, order, { type: 'refund' }, now, { closedAt: now });
+  if (!refunded) return null;
+  for (const [ticketTypeId, n] of await ticketQuantities(db, order.id)) {
+    await countTickets(db, ticketTypeId, { held: 0, paid: -n });
+  }
+  await db.update(registrations).set({ status: 'cancelled' }).where(eq(registrations.orderId, order.id));
+  const data = { ...(await loadOrderOut(db, refunded)), refund };
+  await writeOutboxEvents(db, [
+    { organizationId: order.organizationId, type: 'order.refunded', data, at: now },
+  ]);
+  return refunded;
 }

@@ -18,7 +18,7 @@ export const RegistrationOut = Type.Object({
   participant_name: Type.String(),
   status: Type.String({
     description:
-      'pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled',
+      'pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded',
     examples: ['confirmed'],
   }),
 });

@@ -1,6 +1,13 @@
 // Airtel Money Open API answers -> the port's results. Pure functions, table-tested.
 import type { Failure } from './mtn-momo-status.ts';
-import { CURRENCY_EXPONENT, parseMajorAmount, type StatusResult, type SubmitResult } from './provider.ts';
+import {
+  CURRENCY_EXPONENT,
+  parseMajorAmount,
+  type RefundStatusResult,
+  type RefundSubmitResult,
+  type StatusResult,
+  type SubmitResult,
+} from './provider.ts';
 
 /** What an Airtel response code says about a payment. */
 export type AirtelCodeMeaning =
@@ -176,4 +183,51 @@ export function mapAirtelSubmit(body: unknown): SubmitResult | null {
     message: `Airtel refused the payment request${message ? ` (${message})` : ''}.`,
     ...(resultCode ? { providerCode: resultCode } : {}),
   };
+}
+
+/**
+ * POST /standard/v1/payments/refund answer -> RefundSubmitResult. As for a payment, Airtel refuses
+ * with HTTP 200 and status.success false; ESB000041 (the id was used) is our own resend.
+ */
+export function mapAirtelRefundSubmit(body: unknown): RefundSubmitResult | null {
+  const status = envelopeOf(body)?.status;
+  if (!status || typeof status !== 'object') return null;
+  const resultCode = str(status.result_code);
+  if (resultCode === 'ESB000041') return { kind: 'submitted' };
+  if (status.success === true || status.success === 'true') return { kind: 'submitted' };
+  const responseCode = str(status.response_code);
+  if (responseCode) {
+    const meaning = mapAirtelResponseCode(responseCode);
+    if (meaning.kind === 'pending' || meaning.kind === 'success') {
+      return { kind: 'unknown', message: `Airtel gave a contradictory answer (${responseCode}).` };
+    }
+  }
+  const message = str(status.message)?.slice(0, 120);
+  const code = responseCode ?? resultCode;
+  return {
+    kind: 'rejected',
+    message: `Airtel refused the refund${message ? ` (${message})` : ''}.`,
+    ...(code ? { providerCode: code } : {}),
+  };
+}
+
+/**
+ * The refund's transaction enquiry (GET /standard/v1/payments/{refund id}) -> RefundStatusResult:
+ * the payment enquiry's reading, in refund words (TS succeeded; TF and TE failed; TIP pending).
+ */
+export function mapAirtelRefundEnquiry(body: unknown): RefundStatusResult | null {
+  const result = mapAirtelEnquiry(body);
+  if (!result) return null;
+  switch (result.status) {
+    case 'successful':
+      return { status: 'succeeded', providerReference: result.providerTransactionId };
+    case 'failed':
+      return {
+        status: 'failed',
+        message: `Airtel reported the refund failed${result.providerCode ? ` (${result.providerCode})` : ''}.`,
+        ...(result.providerCode ? { providerCode: result.providerCode } : {}),
+      };
+    default:
+      return result;
+  }
 }

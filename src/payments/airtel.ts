@@ -1,16 +1,27 @@
 // Adapter for the Airtel Money Open API (method `airtel`): OAuth2 client-credentials token, USSD
 // push (POST /merchant/v1/payments/) with our UUID as transaction.id, status enquiry
 // (GET /standard/v1/payments/{id}). Airtel's callback URL is registered with Airtel, not sent.
+// Refunds: POST /standard/v1/payments/refund naming the payment's airtel_money_id, followed by the
+// same transaction enquiry under the refund's own id (see src/payments/README.md, "Refunds").
 import { systemClock } from '../platform/clock.ts';
-import { mapAirtelEnquiry, mapAirtelSubmit } from './airtel-status.ts';
+import {
+  mapAirtelEnquiry,
+  mapAirtelRefundEnquiry,
+  mapAirtelRefundSubmit,
+  mapAirtelSubmit,
+} from './airtel-status.ts';
 import {
   CURRENCY_EXPONENT,
   PaymentProviderError,
   checkPaymentRequest,
+  checkRefundRequest,
   cleanDescription,
   formatMajorAmount,
   type PaymentProvider,
   type PaymentRequest,
+  type RefundRequest,
+  type RefundStatusResult,
+  type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
 } from './provider.ts';
@@ -219,5 +230,74 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
     );
   }
 
-  return { method: 'airtel', requestPayment, getStatus };
+  async function requestRefund(req: RefundRequest): Promise<RefundSubmitResult> {
+    const refused = checkRefundRequest(req);
+    if (refused) return refused;
+    if (!req.providerTransactionId) {
+      // Airtel finds the payment to return only by its airtel_money_id.
+      return { kind: 'rejected', message: 'the payment has no airtel_money_id to refund' };
+    }
+    let outcome: HttpOutcome;
+    try {
+      outcome = await authorized(`${base}/standard/v1/payments/refund`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          transaction: { airtel_money_id: req.providerTransactionId, id: req.reference },
+        }),
+      });
+    } catch (error) {
+      return { kind: 'rejected', message: error instanceof Error ? error.message : String(error) };
+    }
+    if (!outcome.ok) {
+      log.warn(
+        { provider: 'airtel', reference: req.reference, detail: outcome.message },
+        'refund: no answer',
+      );
+      return { kind: 'unknown', message: `${NAME} did not answer the refund: ${outcome.message}` };
+    }
+    const { status, body } = outcome;
+    if (status >= 500) {
+      return { kind: 'rejected', message: `${NAME} is unavailable (${status}); the refund was not taken` };
+    }
+    const mapped = mapAirtelRefundSubmit(body);
+    if (status >= 200 && status < 300) {
+      return mapped ?? { kind: 'unknown', message: `${NAME} answered ${status} without a readable status` };
+    }
+    if (mapped && mapped.kind === 'rejected') return mapped;
+    return { kind: 'rejected', message: `${NAME} refused the refund (${status})${describeBody(body)}` };
+  }
+
+  async function getRefundStatus(req: RefundRequest): Promise<RefundStatusResult> {
+    const outcome = await authorized(`${base}/standard/v1/payments/${encodeURIComponent(req.reference)}`, {
+      method: 'GET',
+    });
+    if (!outcome.ok) {
+      throw new PaymentProviderError(
+        'airtel',
+        outcome.timedOut ? 'timeout' : 'unreachable',
+        `${NAME} refund enquiry: ${outcome.message}`,
+      );
+    }
+    const { status, body } = outcome;
+    if (status === 401 || status === 403 || status >= 500) {
+      throw new PaymentProviderError(
+        'airtel',
+        status >= 500 ? 'server_error' : 'auth_failed',
+        `${NAME} refund enquiry answered ${status}`,
+        status,
+      );
+    }
+    const result = mapAirtelRefundEnquiry(body);
+    if (result) return result;
+    if (status === 404) return { status: 'not_found' };
+    throw new PaymentProviderError(
+      'airtel',
+      'bad_response',
+      `${NAME} refund enquiry answered ${status}`,
+      status,
+    );
+  }
+
+  return { method: 'airtel', requestPayment, getStatus, requestRefund, getRefundStatus };
 }

@@ -13,6 +13,7 @@ import type { OutsideJobHandler } from '../platform/jobs.ts';
 import { findAttempt, isUnsettled, timeOutAttempt } from './payment-attempts.ts';
 import { gatewayOf } from './payment-gateway.ts';
 import { nextQueryAt, PAYMENT_JOB } from './payment-schedule.ts';
+import { refundJobHandlers } from './process-refund.ts';
 import type { StatusResult } from './provider.ts';
 import { applyStatus } from './settle-payment.ts';
 import { submitAttempt } from './start-payment.ts';
@@ -56,6 +57,7 @@ export async function reconcileAttempt(ctx: AppContext, reference: string): Prom
 export function paymentJobHandlers(ctx: AppContext): Record<string, OutsideJobHandler> {
   // Provider calls happen outside any transaction; the job row is rescheduled or removed after.
   return {
+    ...refundJobHandlers(ctx),
     [PAYMENT_JOB]: {
       outsideTransaction: true,
       run: async ({ job }) => {

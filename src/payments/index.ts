@@ -12,6 +12,8 @@ export {
 } from './airtel-status.ts';
 export { parseAirtelCallback, parseMtnCallback, type CallbackHint } from './callbacks.ts';
 export type { AdapterOptions, ProviderLog } from './provider-http.ts';
+export { mapMtnRefundStatus } from './mtn-momo-status.ts';
+export { mapAirtelRefundEnquiry, mapAirtelRefundSubmit } from './airtel-status.ts';
 export {
   SIMULATOR_CREDENTIALS,
   startSimulator,
@@ -19,4 +21,10 @@ export {
   type SimulatorOptions,
   type Submission,
 } from './simulator/simulator.ts';
-export { SCENARIOS, scenarioFor, testPhoneNumber } from './simulator/scenarios.ts';
+export {
+  REFUND_SCENARIOS,
+  SCENARIOS,
+  refundScenarioFor,
+  scenarioFor,
+  testPhoneNumber,
+} from './simulator/scenarios.ts';

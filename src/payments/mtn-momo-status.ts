@@ -3,6 +3,7 @@ import {
   CURRENCY_EXPONENT,
   parseMajorAmount,
   type ProviderFailureKind,
+  type RefundStatusResult,
   type StatusResult,
 } from './provider.ts';
 
@@ -132,6 +133,40 @@ export function mapMtnStatus(body: unknown): StatusResult | null {
       return { status: 'failed', ...mapMtnReason(b.reason ?? 'APPROVAL_REJECTED') };
     case 'TIMEOUT':
       return { status: 'failed', ...mapMtnReason(b.reason ?? 'EXPIRED') };
+    default:
+      return { status: 'pending' };
+  }
+}
+
+/**
+ * GET /disbursement/v1_0/refund/{referenceId} 200 body -> RefundStatusResult. As for payments, a
+ * status MTN may add later stays pending; null when the body names no status.
+ */
+export function mapMtnRefundStatus(body: unknown): RefundStatusResult | null {
+  if (!body || typeof body !== 'object') return null;
+  const b = body as MtnStatusBody;
+  if (typeof b.status !== 'string' || b.status === '') return null;
+  switch (b.status.toUpperCase()) {
+    case 'SUCCESSFUL':
+      return {
+        status: 'succeeded',
+        providerReference:
+          typeof b.financialTransactionId === 'string' && b.financialTransactionId
+            ? b.financialTransactionId
+            : null,
+      };
+    case 'FAILED':
+    case 'REJECTED':
+    case 'TIMEOUT': {
+      const code = mtnReasonCode(b.reason);
+      return {
+        status: 'failed',
+        message: code
+          ? `MTN reported the refund failed (${code.slice(0, 60)}).`
+          : 'MTN reported the refund failed.',
+        ...(code ? { providerCode: code.slice(0, 60) } : {}),
+      };
+    }
     default:
       return { status: 'pending' };
   }

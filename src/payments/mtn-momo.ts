@@ -1,15 +1,21 @@
 // Adapter for the MTN MoMo Collection API (method `momo`): access token, request-to-pay with our
 // UUID as X-Reference-Id, status query. MTN calls back with PUT to the X-Callback-Url we send.
+// Refunds go through the Disbursement product (its own subscription key and token):
+// POST /disbursement/v1_0/refund with referenceIdToRefund, GET /disbursement/v1_0/refund/{id}.
 import { systemClock } from '../platform/clock.ts';
-import { MTN_REASONS, mapMtnReason, mapMtnStatus } from './mtn-momo-status.ts';
+import { MTN_REASONS, mapMtnReason, mapMtnRefundStatus, mapMtnStatus } from './mtn-momo-status.ts';
 import {
   CURRENCY_EXPONENT,
   PaymentProviderError,
   checkPaymentRequest,
+  checkRefundRequest,
   cleanDescription,
   formatMajorAmount,
   type PaymentProvider,
   type PaymentRequest,
+  type RefundRequest,
+  type RefundStatusResult,
+  type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
 } from './provider.ts';
@@ -35,6 +41,11 @@ export interface MtnConfig {
   targetEnvironment: string;
   /** deadline of each HTTP call; default 15 000 ms */
   timeoutMs?: number;
+  /**
+   * The Disbursement product's credentials, used for refunds (MTN issues one subscription key per
+   * product, and may issue a separate API user); without them refunds use the Collection ones.
+   */
+  disbursement?: { subscriptionKey: string; apiUser?: string; apiKey?: string };
 }
 
 const NAME = 'MTN MoMo';
@@ -46,46 +57,59 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
   const timeoutMs = config.timeoutMs ?? 15_000;
   const base = config.baseUrl.replace(/\/+$/, '');
 
-  const tokens = createTokenCache({
-    clock: options.clock ?? systemClock,
-    fetchToken: async () => {
-      const basic = Buffer.from(`${config.apiUser}:${config.apiKey}`).toString('base64');
-      const outcome = await sendRequest(
-        `${base}/collection/token/`,
-        {
-          method: 'POST',
-          headers: { Authorization: `Basic ${basic}`, 'Ocp-Apim-Subscription-Key': config.subscriptionKey },
-        },
-        timeoutMs,
-      );
-      return readIssuedToken('momo', NAME, outcome, log);
-    },
-  });
-
-  /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
-  async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      const token = await tokens.get();
-      const outcome = await sendRequest(
-        url,
-        {
-          ...init,
-          headers: {
-            ...(init.headers as Record<string, string>),
-            Authorization: `Bearer ${token}`,
-            'X-Target-Environment': config.targetEnvironment,
-            'Ocp-Apim-Subscription-Key': config.subscriptionKey,
+  /** One token cache per MTN product: each has its own subscription key, token path and user. */
+  function productClient(product: 'collection' | 'disbursement') {
+    const keys =
+      product === 'disbursement'
+        ? {
+            subscriptionKey: config.disbursement?.subscriptionKey ?? config.subscriptionKey,
+            apiUser: config.disbursement?.apiUser ?? config.apiUser,
+            apiKey: config.disbursement?.apiKey ?? config.apiKey,
+          }
+        : { subscriptionKey: config.subscriptionKey, apiUser: config.apiUser, apiKey: config.apiKey };
+    const tokens = createTokenCache({
+      clock: options.clock ?? systemClock,
+      fetchToken: async () => {
+        const basic = Buffer.from(`${keys.apiUser}:${keys.apiKey}`).toString('base64');
+        const outcome = await sendRequest(
+          `${base}/${product}/token/`,
+          {
+            method: 'POST',
+            headers: { Authorization: `Basic ${basic}`, 'Ocp-Apim-Subscription-Key': keys.subscriptionKey },
           },
-        },
-        timeoutMs,
-      );
-      if (outcome.ok && outcome.status === 401 && attempt === 0) {
-        tokens.invalidate(token);
-        continue;
+          timeoutMs,
+        );
+        return readIssuedToken('momo', NAME, outcome, log);
+      },
+    });
+
+    /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
+    return async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
+      for (let attempt = 0; ; attempt++) {
+        const token = await tokens.get();
+        const outcome = await sendRequest(
+          url,
+          {
+            ...init,
+            headers: {
+              ...(init.headers as Record<string, string>),
+              Authorization: `Bearer ${token}`,
+              'X-Target-Environment': config.targetEnvironment,
+              'Ocp-Apim-Subscription-Key': keys.subscriptionKey,
+            },
+          },
+          timeoutMs,
+        );
+        if (outcome.ok && outcome.status === 401 && attempt === 0) {
+          tokens.invalidate(token);
+          continue;
+        }
+        return outcome;
       }
-      return outcome;
-    }
+    };
   }
+  const authorized = productClient('collection');
+  const disbursing = productClient('disbursement');
 
   async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
     const refused = checkPaymentRequest(req);
@@ -196,5 +220,76 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
     );
   }
 
-  return { method: 'momo', requestPayment, getStatus };
+  async function requestRefund(req: RefundRequest): Promise<RefundSubmitResult> {
+    const refused = checkRefundRequest(req);
+    if (refused) return refused;
+    const note = cleanDescription(req.description, NOTE_MAX);
+    let outcome: HttpOutcome;
+    try {
+      outcome = await disbursing(`${base}/disbursement/v1_0/refund`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Reference-Id': req.reference },
+        body: JSON.stringify({
+          amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
+          currency: req.currency,
+          externalId: req.reference,
+          payerMessage: note,
+          payeeNote: note,
+          referenceIdToRefund: req.paymentReference,
+        }),
+      });
+    } catch (error) {
+      // No token, so the refund was never sent.
+      return { kind: 'rejected', message: error instanceof Error ? error.message : String(error) };
+    }
+    if (!outcome.ok) {
+      log.warn({ provider: 'momo', reference: req.reference, detail: outcome.message }, 'refund: no answer');
+      return { kind: 'unknown', message: `${NAME} did not answer the refund: ${outcome.message}` };
+    }
+    const { status, body } = outcome;
+    // 409: this reference was taken already, so it is our own resend: ask for its status.
+    if ((status >= 200 && status < 300) || status === 409) return { kind: 'submitted' };
+    if (status >= 400 && status < 500) {
+      const code = (body as { code?: unknown } | undefined)?.code;
+      log.warn({ provider: 'momo', reference: req.reference, status, code }, 'refund refused');
+      return {
+        kind: 'rejected',
+        message: `${NAME} refused the refund (${status})${describeBody(body)}`,
+        ...(typeof code === 'string' ? { providerCode: code.slice(0, 60) } : {}),
+      };
+    }
+    if (status >= 500) {
+      return { kind: 'rejected', message: `${NAME} is unavailable (${status}); the refund was not taken` };
+    }
+    return { kind: 'unknown', message: `${NAME} answered the refund with ${status}` };
+  }
+
+  async function getRefundStatus(req: RefundRequest): Promise<RefundStatusResult> {
+    const outcome = await disbursing(
+      `${base}/disbursement/v1_0/refund/${encodeURIComponent(req.reference)}`,
+      { method: 'GET' },
+    );
+    if (!outcome.ok) {
+      throw new PaymentProviderError(
+        'momo',
+        outcome.timedOut ? 'timeout' : 'unreachable',
+        `${NAME} refund status: ${outcome.message}`,
+      );
+    }
+    const { status, body } = outcome;
+    if (status === 200) {
+      const result = mapMtnRefundStatus(body);
+      if (result) return result;
+      throw new PaymentProviderError('momo', 'bad_response', `${NAME} refund status: no status`, 200);
+    }
+    if (status === 404) return { status: 'not_found' };
+    throw new PaymentProviderError(
+      'momo',
+      status === 401 || status === 403 ? 'auth_failed' : status >= 500 ? 'server_error' : 'bad_response',
+      `${NAME} refund status answered ${status}${describeBody(body)}`,
+      status,
+    );
+  }
+
+  return { method: 'momo', requestPayment, getStatus, requestRefund, getRefundStatus };
 }

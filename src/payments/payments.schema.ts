@@ -2,6 +2,7 @@
 // provider's request id, so a resend or a status query always names the same payment.
 import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { members } from '../members/members.schema.ts';
 import { orders } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
 import { ts } from '../platform/columns.ts';
@@ -48,5 +49,63 @@ export const paymentAttempts = pgTable(
     uniqueIndex('payment_attempts_one_open_per_order')
       .on(t.orderId)
       .where(sql`${t.status} IN ('submitting', 'pending')`),
+  ],
+);
+
+// Refunds: money returned to a payer through the provider that took it, one row per request. A
+// refund of a whole order (kind order) makes the order refunded when it succeeds; one of a payment
+// that bought nothing (paid_after_expiry, duplicate_payment) changes no order.
+export const refunds = pgTable(
+  'refunds',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    /** the payment attempt whose money goes back */
+    attemptId: text('attempt_id')
+      .notNull()
+      .references(() => paymentAttempts.id),
+    /** order | paid_after_expiry | duplicate_payment */
+    kind: text('kind').notNull(),
+    /** UUID v4: MTN X-Reference-Id of the refund, Airtel transaction.id */
+    reference: text('reference').notNull(),
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    /** momo | airtel: always the method of the payment refunded */
+    method: text('method').notNull(),
+    /** pending | succeeded | failed */
+    status: text('status').notNull(),
+    /** the provider's id of the refund (MTN financialTransactionId, Airtel airtel_money_id) */
+    providerReference: text('provider_reference'),
+    failureReason: text('failure_reason'),
+    /** the member who asked; null for the operator (admin API, CLI) or a member since deleted */
+    requestedByMemberId: text('requested_by_member_id').references(() => members.id, {
+      onDelete: 'set null',
+    }),
+    /** the member's email at the time, or "operator" */
+    requestedByLabel: text('requested_by_label').notNull(),
+    /** when the refund was sent to the provider; null until then (the job sends it) */
+    submittedAt: ts('submitted_at'),
+    /** status queries made by the refund's job (drives its schedule) */
+    polls: integer('polls').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    finalizedAt: ts('finalized_at'),
+  },
+  (t) => [
+    uniqueIndex('refunds_reference_key').on(t.reference),
+    // One refund under way or done per payment: a second request, or a race of two, is refused.
+    uniqueIndex('refunds_one_live_per_attempt')
+      .on(t.attemptId)
+      .where(sql`${t.status} IN ('pending', 'succeeded')`),
+    index('refunds_org_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('refunds_order_idx').on(t.orderId),
+    // Refunds needing attention (failed), per organization, oldest first.
+    index('refunds_failed_idx')
+      .on(t.organizationId, t.createdAt)
+      .where(sql`${t.status} = 'failed'`),
   ],
 );

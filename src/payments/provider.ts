@@ -59,8 +59,42 @@ export type StatusResult =
   /** the provider has no payment under this reference (never created, or not recorded yet) */
   | { status: 'not_found' };
 
+/** Returning a successful payment in full to the payer's wallet. */
+export interface RefundRequest {
+  /** our UUID v4 for the refund: MTN's X-Reference-Id, Airtel's transaction.id */
+  reference: string;
+  /** the payment attempt's reference (MTN referenceIdToRefund) */
+  paymentReference: string;
+  /** the provider's id of the payment (Airtel airtel_money_id; MTN financialTransactionId) */
+  providerTransactionId: string | null;
+  /** minor units, the payment's whole amount */
+  amount: number;
+  currency: string;
+  /** shown in the payer's history */
+  description: string;
+}
+
+export type RefundSubmitResult =
+  /** taken: learn the outcome with getRefundStatus */
+  | { kind: 'submitted' }
+  /** refused at once and nothing was moved: the refund has failed */
+  | { kind: 'rejected'; message: string; providerCode?: string }
+  /** timeout or lost response: the refund may exist, so ask (never send it again under a new reference) */
+  | { kind: 'unknown'; message: string };
+
+export type RefundStatusResult =
+  | { status: 'pending' }
+  /** providerReference: MTN financialTransactionId, Airtel airtel_money_id of the refund; null when none given */
+  | { status: 'succeeded'; providerReference: string | null }
+  | { status: 'failed'; message: string; providerCode?: string }
+  | { status: 'not_found' };
+
 export interface PaymentProvider {
   readonly method: PaymentMethod;
+  /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
+  requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
+  /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */
+  getRefundStatus(req: RefundRequest): Promise<RefundStatusResult>;
   /** Sends the prompt to the payer's phone. Never throws for provider trouble: see SubmitResult. */
   requestPayment(req: PaymentRequest): Promise<SubmitResult>;
   /**
@@ -171,4 +205,20 @@ export function cleanDescription(text: string, max: number): string {
     .replace(/\s+/g, ' ')
     .trim();
   return (cleaned || 'Payment').slice(0, max).trim();
+}
+
+/** A provider-neutral check of a refund, before any network call (a bad reference is a caller bug). */
+export function checkRefundRequest(
+  req: RefundRequest,
+): Extract<RefundSubmitResult, { kind: 'rejected' }> | null {
+  if (!isPaymentReference(req.reference) || !isPaymentReference(req.paymentReference)) {
+    throw new TypeError('refund and payment references must be UUID v4');
+  }
+  if (CURRENCY_EXPONENT[req.currency] === undefined) {
+    return { kind: 'rejected', message: `currency ${req.currency} is not supported` };
+  }
+  if (!Number.isSafeInteger(req.amount) || req.amount <= 0) {
+    return { kind: 'rejected', message: 'amount must be a positive whole number of minor units' };
+  }
+  return null;
 }

@@ -1,13 +1,14 @@
 // Payments that bought nothing and must be returned, for operators (admin API and CLI): a success
 // confirmed after its order stopped holding tickets with no capacity left (the order is flagged
 // paid_after_expiry), and a second success for an order another payment already paid. Derived
-// from the attempts and their orders, so no path can forget to list one.
+// from the attempts and their orders, so no path can forget to list one; a payment leaves the list
+// while its refund is under way or done (refund-order.ts), and comes back if the refund fails.
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { findOrders, paidAfterExpiryOrderIds } from '../orders/list-orders.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import type { Executor } from '../platform/db.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
-import { paymentAttempts } from './payments.schema.ts';
+import { paymentAttempts, refunds } from './payments.schema.ts';
 
 export type RefundReason = 'paid_after_expiry' | 'duplicate_payment';
 
@@ -39,6 +40,8 @@ export async function listPaymentsNeedingRefund(
         eq(paymentAttempts.organizationId, organizationId),
         eq(paymentAttempts.status, 'successful'),
         or(inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)), paidEarlier),
+        sql`NOT EXISTS (SELECT 1 FROM ${refunds} WHERE ${refunds.attemptId} = ${paymentAttempts.id}
+          AND ${refunds.status} IN ('pending', 'succeeded'))`,
       ),
     )
     .orderBy(asc(paymentAttempts.finalizedAt), asc(paymentAttempts.id))

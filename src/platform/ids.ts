@@ -46,6 +46,7 @@ export type IdPrefix =
   | 'job'
   | 'adm'
   | 'pay'
+  | 'rfd'
   | 'mem'
   | 'inv'
   | 'ast'

@@ -16,7 +16,7 @@ import { webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /** Event types an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ['order.paid'] as const;
+export const WEBHOOK_EVENT_TYPES = ['order.paid', 'order.refunded'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** Sent on demand through the admin API, whatever the endpoint subscribes to. */
 export const TEST_EVENT_TYPE = 'test';

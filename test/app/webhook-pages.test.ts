@@ -90,7 +90,7 @@ describe('webhook endpoint pages', () => {
     assert.doesNotMatch(none.body, /value="order\.paid"[^>]*checked/, 'the unchecked box stays unchecked');
     const unknown = await developer.post('/developers/webhooks', {
       url: 'http://127.0.0.1:9/hooks',
-      events: ['order.refunded'],
+      events: ['order.shipped'],
     });
     assert.equal(unknown.statusCode, 422);
     assert.equal((await listWebhookEndpoints(db(), partner.organizationId)).length, before);

@@ -1026,7 +1026,7 @@ export interface paths {
                     ticket_label: string;
                     participant_name: string;
                     /**
-                     * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                     * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
                      * @example confirmed
                      */
                     status: string;
@@ -1221,7 +1221,7 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
                    * @example confirmed
                    */
                   status: string;
@@ -1453,7 +1453,7 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
                    * @example confirmed
                    */
                   status: string;
@@ -1643,7 +1643,7 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
                    * @example confirmed
                    */
                   status: string;
@@ -1943,7 +1943,7 @@ export interface paths {
           'application/json': {
             /** @description https URL of the receiver, on a public address (a service in development, NODE_ENV=development, also accepts http and local addresses) */
             url: string;
-            /** @description Event types to receive; any of: order.paid. Default: order.paid */
+            /** @description Event types to receive; any of: order.paid, order.refunded. Default: order.paid */
             events?: string[];
           };
         };
@@ -2336,7 +2336,7 @@ export interface paths {
           'application/json': {
             /** @description https URL of the receiver, on a public address (a service in development, NODE_ENV=development, also accepts http and local addresses) */
             url?: string;
-            /** @description Event types to receive; any of: order.paid. Left out: unchanged */
+            /** @description Event types to receive; any of: order.paid, order.refunded. Left out: unchanged */
             events?: string[];
             /**
              * @description disabled stops sending and cancels pending deliveries; enabled starts again
@@ -3073,11 +3073,211 @@ export interface webhooks {
                 ticket_label: string;
                 participant_name: string;
                 /**
-                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled
+                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
                  * @example confirmed
                  */
                 status: string;
               }[];
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Received. Answer within 15 seconds and do the work afterwards; once an endpoint answers 2xx, this event is not sent to it again. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any other answer, a redirect (not followed) or no answer in 15 seconds is a failure: the event is sent again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (ten attempts), or later when a Retry-After header asks. 410 Gone disables the endpoint at once. */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.refunded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An order was refunded
+     * @description Sent to each enabled endpoint subscribed to order.refunded when the buyer's payment for a paid order was returned through the mobile-money network. data is the Order with status refunded (its registrations cancelled, its tickets released) and a refund object. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description msg_...: the id of the event, the same on every attempt and replay of it. Deduplicate on it.
+           * @example msg_2ZxKq9Lm4TbW7yN1cR5vP8dH
+           */
+          'webhook-id': string;
+          /**
+           * @description Unix seconds of this attempt. Reject values more than 5 minutes from your clock.
+           * @example 1795166044
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body" keyed with the base64 text after whsec_ in the secret>. Two space-separated signatures for 24 hours after a secret rotation, one per secret: accept the request when any one matches. Verify against the raw body bytes.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+          /** @example PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com) */
+          'user-agent': 'PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "order.refunded",
+           *       "timestamp": "2026-11-20T09:14:03.512Z",
+           *       "data": {
+           *         "id": "ord_7hYt2LmQ9xWc4RbN1sKp3VzA",
+           *         "order_code": "K7M2Q9XP",
+           *         "event_id": "evt_3kTzQ8bN1cV7xY2wR5mP0aLd",
+           *         "status": "refunded",
+           *         "currency": "UGX",
+           *         "subtotal": 50000,
+           *         "discount_total": 0,
+           *         "donation_total": 0,
+           *         "laces_fee": 2500,
+           *         "total": 52500,
+           *         "failure_kind": null,
+           *         "ticket_count": 1,
+           *         "buyer": {
+           *           "name": "Ann Namusoke",
+           *           "email": "ann@example.org",
+           *           "phone": "256772123456"
+           *         },
+           *         "attribution": {
+           *           "channel": "partner_api",
+           *           "api_client_id": "cli_Zq8mW2kT5yR1nB7xL4vP0sHc",
+           *           "checkout_session_id": "cs_4fQm2ZLx9TbK1wPq7sVd3nHa",
+           *           "partner_reference": "cart-1042"
+           *         },
+           *         "hold_expires_at": null,
+           *         "created_at": "2026-11-20T09:14:03.512Z",
+           *         "registrations": [
+           *           {
+           *             "id": "reg_9Lk2Wq7XbN4tZr1Ym8Pc3Vs6",
+           *             "ticket_type_id": "tt_5Gh8Qw2Zr7Lm1Xc4Vb9Nk3Tp",
+           *             "distance_km": 21.1,
+           *             "ticket_label": "Half marathon",
+           *             "participant_name": "Ann Namusoke",
+           *             "status": "cancelled"
+           *           }
+           *         ],
+           *         "refund": {
+           *           "amount_minor": 52500,
+           *           "currency": "UGX",
+           *           "method": "momo",
+           *           "refunded_at": "2026-11-21T10:02:44.120Z",
+           *           "provider_reference": "6502281937"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'order.refunded';
+            /**
+             * Format: date-time
+             * @description When the refund was confirmed, ISO 8601 UTC
+             * @example 2026-11-20T09:14:03.512Z
+             */
+            timestamp: string;
+            data: {
+              /** @example ord_7hYt2LmQ9xWc4RbN1sKp3VzA */
+              id: string;
+              /** @example K7M2Q9XP */
+              order_code: string;
+              event_id: string;
+              /**
+               * @description pending, paid, expired, cancelled or refunded
+               * @example paid
+               */
+              status: string;
+              /** @example UGX */
+              currency: string;
+              /** @description Ticket prices, minor units */
+              subtotal: number;
+              discount_total: number;
+              donation_total: number;
+              /** @description Service fee for the payment method chosen (momo until one is) */
+              laces_fee: number;
+              /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
+              total: number;
+              /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
+              failure_kind: string | null;
+              ticket_count: number;
+              buyer: {
+                name: string;
+                email: string;
+                phone: string;
+              };
+              attribution: {
+                /** @example partner_api */
+                channel: string;
+                /** @description The API client whose request or checkout session created the order */
+                api_client_id: string;
+                /** @description The checkout session it was placed in; null for POST /v1/orders */
+                checkout_session_id: string | null;
+                /** @description client_reference_id of the order or of its checkout session; '' when none was given */
+                partner_reference: string;
+              };
+              /** @description While pending: when the held tickets are released unless it is paid. Otherwise null. */
+              hold_expires_at: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC with milliseconds
+               * @example 2026-12-06T05:00:00.000Z
+               */
+              created_at: string;
+              registrations: {
+                id: string;
+                ticket_type_id: string;
+                distance_km: number;
+                ticket_label: string;
+                participant_name: string;
+                /**
+                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                 * @example confirmed
+                 */
+                status: string;
+              }[];
+              refund: {
+                /** @description What was returned to the buyer, minor units (the whole payment) */
+                amount_minor: number;
+                /** @example UGX */
+                currency: string;
+                /** @description momo or airtel: the network that took the payment and returned it */
+                method: string;
+                /**
+                 * Format: date-time
+                 * @description When the provider confirmed the refund
+                 */
+                refunded_at: string;
+                /** @description The network's id of the refund (MTN financialTransactionId, Airtel airtel_money_id), or null */
+                provider_reference: string | null;
+              };
             };
           };
         };

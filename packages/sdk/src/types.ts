@@ -32,6 +32,24 @@ export interface OrderPaidEvent {
   data: Order;
 }
 
+/** What an order.refunded event says was returned to the buyer. */
+export interface OrderRefund {
+  amount_minor: number;
+  currency: string;
+  /** momo or airtel */
+  method: string;
+  refunded_at: string;
+  /** the network's id of the refund, or null */
+  provider_reference: string | null;
+}
+
+/** `order.refunded`: data is the Order (status refunded) with the refund. */
+export interface OrderRefundedEvent {
+  type: 'order.refunded';
+  timestamp: string;
+  data: Order & { refund: OrderRefund };
+}
+
 /** `test`: sent on demand from the organizer app or admin API. */
 export interface TestEvent {
   type: 'test';
@@ -39,7 +57,7 @@ export interface TestEvent {
   data: { endpoint_id: string; message: string };
 }
 
-export type WebhookEvent = OrderPaidEvent | TestEvent;
+export type WebhookEvent = OrderPaidEvent | OrderRefundedEvent | TestEvent;
 
 /** Options of every call. */
 export interface RequestOptions {

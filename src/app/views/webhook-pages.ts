@@ -17,6 +17,7 @@ import { deliveryLog, sentNotice, type DeliveryLog, type SentResult } from './we
 /** One line per event type, next to its checkbox; a new type must say when it is sent. */
 export const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'order.paid': 'An order is paid and its tickets are issued',
+  'order.refunded': "An order's payment is returned to the buyer and its tickets are released",
 };
 
 const NOTICES: Record<string, string> = {

@@ -1,10 +1,12 @@
 // The simulator's Airtel Money Open API, served under /airtel: a client-credentials token, then
 // the collection payment and its enquiry, each call checked for the bearer token and the
-// country and currency headers. Airtel's callback URL is registered, not sent per request.
+// country and currency headers. Airtel's callback URL is registered, not sent per request. A refund
+// names the payment's airtel_money_id and is enquired like a payment, under its own id.
 import type { IncomingMessage } from 'node:http';
 import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
 import { scenarioFor } from './scenarios.ts';
 import { header, HttpError, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
+import { createRefund, refundablePayment, type SimRefund } from './sim-refunds.ts';
 import { bearerValid, countQuery, issueToken, type SimulatorState, type Transaction } from './sim-state.ts';
 import { createTransaction, type NetworkRules } from './sim-transactions.ts';
 
@@ -154,6 +156,83 @@ async function collectAirtelPayment(state: SimulatorState, { req, res }: SimCall
   });
 }
 
+const refundEnvelope = (refund: SimRefund, success: boolean, responseCode: string, message: string) => ({
+  data: {
+    transaction: {
+      airtel_money_id: refund.providerId,
+      id: refund.reference,
+      status: success ? 'SUCCESS' : 'FAILED',
+    },
+  },
+  status: { code: '200', message, result_code: 'ESB000010', response_code: responseCode, success },
+});
+
+async function refundAirtelPayment(state: SimulatorState, { req, res }: SimCall): Promise<void> {
+  checkApiCall(state, req);
+  const body = await readJson(req, (message) => airtelBad(message));
+  const transaction = obj(body.transaction);
+  const { airtel_money_id: airtelMoneyId, id } = transaction;
+  if (typeof airtelMoneyId !== 'string' || airtelMoneyId === '') {
+    throw airtelBad('transaction.airtel_money_id is required');
+  }
+  if (typeof id !== 'string' || id === '' || id.length > 64) throw airtelBad('transaction.id is required');
+  const payment = refundablePayment(state, 'airtel', { providerId: airtelMoneyId });
+  if (!payment) {
+    return sendJson(
+      res,
+      200,
+      airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00800001025' }),
+    );
+  }
+  const refund = createRefund(state, { network: 'airtel', reference: id, payment, amount: payment.amount });
+  if (refund === 'duplicate') {
+    return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
+  }
+  if (refund === 'already_refunded') {
+    return sendJson(
+      res,
+      200,
+      airtelEnvelope('200', 'Transaction already refunded', 'ESB000014', { response_code: 'DP00800001005' }),
+    );
+  }
+  if (refund.state === 'failed') {
+    return sendJson(res, 200, refundEnvelope(refund, false, 'DP00800001004', 'Refund refused'));
+  }
+  sendJson(
+    res,
+    200,
+    refundEnvelope(
+      refund,
+      true,
+      refund.state === 'successful' ? 'DP00800001001' : 'DP00800001006',
+      'SUCCESS',
+    ),
+  );
+}
+
+/** The enquiry answer for a refund's own id. */
+function refundEnquiry(refund: SimRefund) {
+  const [status, code, message] =
+    refund.state === 'successful'
+      ? ['TS', 'DP00800001001', 'Refund is successful']
+      : refund.state === 'failed'
+        ? ['TF', 'DP00800001004', 'Refund failed']
+        : ['TIP', 'DP00800001006', 'Refund in progress'];
+  return {
+    data: {
+      transaction: {
+        airtel_money_id: status === 'TIP' ? null : refund.providerId,
+        id: refund.reference,
+        message,
+        status,
+        amount: refund.amount,
+        currency: refund.currency,
+      },
+    },
+    status: { code: '200', message: 'SUCCESS', result_code: 'ESB000010', response_code: code, success: true },
+  };
+}
+
 const ENQUIRY_PATH = /^\/standard\/v1\/payments\/([^/]+)$/;
 
 function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall): void {
@@ -161,6 +240,8 @@ function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall
   const reference = decodeURIComponent(ENQUIRY_PATH.exec(path)![1]!);
   countQuery(state, reference);
   const txn = state.transactions.get(`airtel:${reference}`);
+  const refund = state.refunds.get(`airtel:${reference}`);
+  if (!txn && refund) return sendJson(res, 200, refundEnquiry(refund));
   if (!txn) {
     return sendJson(
       res,
@@ -198,6 +279,8 @@ export async function handleAirtelRequest(state: SimulatorState, call: SimCall):
   if (req.method === 'POST' && (path === '/merchant/v1/payments/' || path === '/merchant/v1/payments')) {
     return collectAirtelPayment(state, call);
   }
+  if (req.method === 'POST' && path === '/standard/v1/payments/refund')
+    return refundAirtelPayment(state, call);
   if (req.method === 'GET' && ENQUIRY_PATH.test(path)) return enquireAirtelPayment(state, call);
   throw new HttpError(404, airtelEnvelope('404', 'Resource not found', 'ESB000001'));
 }

@@ -2,7 +2,13 @@
 // SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may contain {reference}).
 import { readVariable } from '../../config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { SCENARIOS, DEFAULT_SCENARIO, testPhoneNumber } from './scenarios.ts';
+import {
+  DEFAULT_REFUND_SCENARIO,
+  DEFAULT_SCENARIO,
+  REFUND_SCENARIOS,
+  SCENARIOS,
+  testPhoneNumber,
+} from './scenarios.ts';
 import { startSimulator } from './simulator.ts';
 
 async function main(): Promise<void> {
@@ -28,6 +34,13 @@ async function main(): Promise<void> {
     )
     .concat(`  ${DEFAULT_SCENARIO.summary}`)
     .join('\n');
+  const refundNumbers = Object.values(REFUND_SCENARIOS)
+    .map(
+      (s) =>
+        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  ${s.summary}`,
+    )
+    .concat(`  ${DEFAULT_REFUND_SCENARIO.summary}`)
+    .join('\n');
   // Fixed, public test credentials: printing them is the point.
   process.stdout.write(
     [
@@ -37,6 +50,7 @@ async function main(): Promise<void> {
       `  subscription key    ${sim.mtn.subscriptionKey}`,
       `  API user / key      ${sim.mtn.apiUser} / ${sim.mtn.apiKey}`,
       `  target environment  ${sim.mtn.targetEnvironment}`,
+      `  Disbursement key    ${sim.mtn.disbursement?.subscriptionKey ?? sim.mtn.subscriptionKey} (refunds)`,
       `Airtel Money Open API baseUrl ${sim.airtel.baseUrl}`,
       `  client id / secret  ${sim.airtel.clientId} / ${sim.airtel.clientSecret}`,
       `  country / currency  ${sim.airtel.country} / ${sim.airtel.currency}`,
@@ -44,6 +58,9 @@ async function main(): Promise<void> {
       '',
       'Test numbers (last two digits choose the outcome):',
       numbers,
+      '',
+      'Refunds of a payment from these numbers:',
+      refundNumbers,
       '',
     ].join('\n'),
   );

@@ -1,11 +1,13 @@
 // The simulator's MTN MoMo Collection contract, served under /mtn: a token for the API user, then
 // request-to-pay and its status, each call checked for the subscription key, the bearer token
-// and the target environment as MTN checks them.
+// and the target environment as MTN checks them. The Disbursement product's refund and its status
+// live under /disbursement with their own subscription key and token.
 import type { IncomingMessage } from 'node:http';
 import { isPaymentReference } from '../provider.ts';
 import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
 import { scenarioFor } from './scenarios.ts';
 import { header, HttpError, isHttpUrl, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
+import { createRefund, refundablePayment, type SimRefund } from './sim-refunds.ts';
 import { bearerValid, countQuery, issueToken, type SimulatorState, type Transaction } from './sim-state.ts';
 import { createTransaction, type NetworkRules } from './sim-transactions.ts';
 
@@ -39,8 +41,13 @@ export const mtnRules: NetworkRules = {
 
 const mtnBad = (message: string) => new HttpError(400, { code: 'BAD_REQUEST', message });
 
-function checkSubscription(req: IncomingMessage): void {
-  if (header(req, 'ocp-apim-subscription-key') !== creds.mtn.subscriptionKey) {
+type Product = 'collection' | 'disbursement';
+
+const subscriptionKeyOf = (product: Product) =>
+  product === 'disbursement' ? creds.mtn.disbursement.subscriptionKey : creds.mtn.subscriptionKey;
+
+function checkSubscription(req: IncomingMessage, product: Product = 'collection'): void {
+  if (header(req, 'ocp-apim-subscription-key') !== subscriptionKeyOf(product)) {
     throw new HttpError(401, {
       statusCode: 401,
       message:
@@ -49,8 +56,8 @@ function checkSubscription(req: IncomingMessage): void {
   }
 }
 
-function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
-  checkSubscription(req);
+function checkApiCall(state: SimulatorState, req: IncomingMessage, product: Product = 'collection'): void {
+  checkSubscription(req, product);
   if (!bearerValid(state, req, 'momo')) {
     throw new HttpError(401, {
       code: 'UNAUTHORIZED',
@@ -65,8 +72,8 @@ function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
   }
 }
 
-function issueMtnToken(state: SimulatorState, { req, res }: SimCall): void {
-  checkSubscription(req);
+function issueMtnToken(state: SimulatorState, { req, res }: SimCall, product: Product = 'collection'): void {
+  checkSubscription(req, product);
   const basic = /^Basic\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
   const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : '';
   if (decoded !== `${creds.mtn.apiUser}:${creds.mtn.apiKey}`) {
@@ -155,6 +162,66 @@ function getRequestToPayStatus(state: SimulatorState, { req, res, path }: SimCal
   sendJson(res, 200, mtnView(txn, false));
 }
 
+/** The refund status body (MTN's RefundResult shape, as for a transfer). */
+function refundView(refund: SimRefund): Record<string, unknown> {
+  return {
+    amount: refund.amount,
+    currency: refund.currency,
+    ...(refund.state === 'successful' ? { financialTransactionId: refund.providerId } : {}),
+    externalId: refund.reference,
+    status: refund.state === 'successful' ? 'SUCCESSFUL' : refund.state === 'failed' ? 'FAILED' : 'PENDING',
+    ...(refund.state === 'failed' ? { reason: 'NOT_ENOUGH_FUNDS' } : {}),
+  };
+}
+
+async function requestRefund(state: SimulatorState, { req, res }: SimCall): Promise<void> {
+  checkApiCall(state, req, 'disbursement');
+  const reference = header(req, 'x-reference-id') ?? '';
+  if (!isPaymentReference(reference)) throw mtnBad('X-Reference-Id must be a UUID version 4.');
+  const body = await readJson(req, mtnBad);
+  const { amount, currency, externalId, referenceIdToRefund, payerMessage = '', payeeNote = '' } = body;
+  if (typeof amount !== 'string' || !/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0) {
+    throw mtnBad('amount must be a positive decimal string.');
+  }
+  if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+    throw mtnBad('currency must be ISO 4217.');
+  if (typeof externalId !== 'string' || externalId === '') throw mtnBad('externalId is required.');
+  if (typeof payerMessage !== 'string' || typeof payeeNote !== 'string') {
+    throw mtnBad('payerMessage and payeeNote must be strings.');
+  }
+  if (typeof referenceIdToRefund !== 'string' || !isPaymentReference(referenceIdToRefund)) {
+    throw mtnBad('referenceIdToRefund must be the UUID of a request to pay.');
+  }
+  const payment = refundablePayment(state, 'momo', { reference: referenceIdToRefund });
+  if (!payment) {
+    throw new HttpError(404, { code: 'RESOURCE_NOT_FOUND', message: 'No successful payment to refund.' });
+  }
+  if (Number(amount) > Number(payment.amount) || currency !== payment.currency) {
+    throw mtnBad('The refund may not exceed the payment, in its currency.');
+  }
+  const refund = createRefund(state, { network: 'momo', reference, payment, amount });
+  if (refund === 'duplicate') {
+    throw new HttpError(409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id.' });
+  }
+  if (refund === 'already_refunded') {
+    throw new HttpError(400, { code: 'NOT_ALLOWED', message: 'The payment was refunded already.' });
+  }
+  sendJson(res, 202, undefined);
+}
+
+const REFUND_PATH = /^\/disbursement\/v1_0\/refund\/([^/]+)$/;
+
+function getRefundStatus(state: SimulatorState, { req, res, path }: SimCall): void {
+  checkApiCall(state, req, 'disbursement');
+  const reference = decodeURIComponent(REFUND_PATH.exec(path)![1]!);
+  countQuery(state, reference);
+  const refund = state.refunds.get(`momo:${reference}`);
+  if (!refund) {
+    throw new HttpError(404, { code: 'RESOURCE_NOT_FOUND', message: 'Requested resource was not found.' });
+  }
+  sendJson(res, 200, refundView(refund));
+}
+
 /** Answers one request under /mtn; `call.path` has the prefix removed. */
 export async function handleMtnRequest(state: SimulatorState, call: SimCall): Promise<void> {
   const { req, path } = call;
@@ -163,5 +230,10 @@ export async function handleMtnRequest(state: SimulatorState, call: SimCall): Pr
   }
   if (req.method === 'POST' && path === '/collection/v1_0/requesttopay') return requestToPay(state, call);
   if (req.method === 'GET' && STATUS_PATH.test(path)) return getRequestToPayStatus(state, call);
+  if (req.method === 'POST' && (path === '/disbursement/token/' || path === '/disbursement/token')) {
+    return issueMtnToken(state, call, 'disbursement');
+  }
+  if (req.method === 'POST' && path === '/disbursement/v1_0/refund') return requestRefund(state, call);
+  if (req.method === 'GET' && REFUND_PATH.test(path)) return getRefundStatus(state, call);
   throw new HttpError(404, { statusCode: 404, message: 'Resource not found' });
 }

@@ -147,3 +147,36 @@ export function testPhoneNumber(method: 'momo' | 'airtel', code: string): string
   if (!/^\d\d$/.test(code)) throw new TypeError('scenario code must be two digits');
   return `0${method === 'momo' ? '77' : '70'}00000${code}`;
 }
+
+/**
+ * What a refund of a payment does, chosen by the payer number's last two digits like the payment
+ * itself. The numbers 21 to 24 pay like any other number (success after ~3 s); their refunds differ.
+ */
+export interface RefundScenario {
+  code: string;
+  summary: string;
+  /** unscaled delay until the refund is final; 0 = at once; null = never */
+  settleAfterMs: number | null;
+  /** final as failed (MTN FAILED; Airtel refuses at once when settleAfterMs is 0, else TF) */
+  fails: boolean;
+}
+
+export const REFUND_SCENARIOS: Readonly<Record<string, RefundScenario>> = {
+  '21': { code: '21', summary: 'refund refused at once', settleAfterMs: 0, fails: true },
+  '22': { code: '22', summary: 'refund pending, succeeds after ~30 s', settleAfterMs: 30_000, fails: false },
+  '23': { code: '23', summary: 'refund pending, fails after ~30 s', settleAfterMs: 30_000, fails: true },
+  '24': { code: '24', summary: 'refund stays pending for ever', settleAfterMs: null, fails: false },
+};
+
+export const DEFAULT_REFUND_SCENARIO: RefundScenario = {
+  code: 'other',
+  summary: 'refund succeeds at once',
+  settleAfterMs: 0,
+  fails: false,
+};
+
+/** The refund scenario of a payment made from `msisdn` (any format scenarioFor reads). */
+export function refundScenarioFor(msisdn: string): RefundScenario {
+  const match = TEST_NUMBER.exec(msisdn);
+  return (match && REFUND_SCENARIOS[match[1]!]) || DEFAULT_REFUND_SCENARIO;
+}

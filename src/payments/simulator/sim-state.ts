@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PaymentMethod } from '../provider.ts';
 import type { ProviderLog } from '../provider-http.ts';
 import type { Scenario } from './scenarios.ts';
+import type { SimRefund } from './sim-refunds.ts';
 import { header } from './sim-http.ts';
 
 export interface Submission {
@@ -51,6 +52,8 @@ export interface SimulatorState {
   readonly airtelCallbackUrl: string | undefined;
   /** keyed `network:reference` */
   readonly transactions: Map<string, Transaction>;
+  /** refunds, keyed `network:refund reference` */
+  readonly refunds: Map<string, SimRefund>;
   readonly tokens: Map<string, { network: PaymentMethod; expiresAt: number }>;
   readonly submissions: Submission[];
   readonly deliveries: CallbackDelivery[];
@@ -73,6 +76,7 @@ export function createSimulatorState(options: {
   return {
     ...options,
     transactions: new Map(),
+    refunds: new Map(),
     tokens: new Map(),
     submissions: [],
     deliveries: [],

@@ -53,6 +53,13 @@ export interface Simulator {
    * chose (09 included), with no callback. False when no such pending payment exists.
    */
   approve(reference: string): boolean;
+  /** Refunds received (both networks), oldest first, with their state now. */
+  refunds(): Array<{
+    network: 'momo' | 'airtel';
+    reference: string;
+    paymentReference: string;
+    state: string;
+  }>;
 }
 
 /** Parses SIMULATOR_TIME_SCALE (main.ts) and checks the timeScale option. */
@@ -134,6 +141,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       apiUser: creds.mtn.apiUser,
       apiKey: creds.mtn.apiKey,
       targetEnvironment: creds.mtn.targetEnvironment,
+      disbursement: { subscriptionKey: creds.mtn.disbursement.subscriptionKey },
       timeoutMs: 15_000,
     },
     airtel: {
@@ -160,6 +168,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requestCount: () => state.requests,
     revokeTokens: () => state.tokens.clear(),
     statusQueries: (reference) => state.queries.get(reference) ?? 0,
+    refunds: () =>
+      [...state.refunds.values()].map(({ network, reference, paymentReference, state: s }) => ({
+        network,
+        reference,
+        paymentReference,
+        state: s,
+      })),
     approve(reference) {
       const txn =
         state.transactions.get(`momo:${reference}`) ?? state.transactions.get(`airtel:${reference}`);

@@ -1,0 +1,74 @@
+// A simulated refund's life, the same on both networks: it names a successful payment, is taken
+// or refused as the payment's refund scenario says (the payer number's last two digits), and
+// settles after the scenario's delay. Each network's routes (mtn-momo.ts, airtel.ts) speak their
+// own wire format around it.
+import { randomInt } from 'node:crypto';
+import type { PaymentMethod } from '../provider.ts';
+import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
+import { later, scaled, type SimulatorState, type Transaction } from './sim-state.ts';
+
+export interface SimRefund {
+  network: PaymentMethod;
+  reference: string;
+  /** the refunded payment's reference */
+  paymentReference: string;
+  amount: string | number;
+  currency: string;
+  scenario: RefundScenario;
+  state: 'pending' | 'successful' | 'failed';
+  providerId: string;
+  at: Date;
+}
+
+/** Why a refund is refused at once, or the refund created (settling on its own as its scenario says). */
+export function createRefund(
+  state: SimulatorState,
+  options: { network: PaymentMethod; reference: string; payment: Transaction; amount: string | number },
+): SimRefund | 'duplicate' | 'already_refunded' {
+  const key = `${options.network}:${options.reference}`;
+  if (state.refunds.has(key)) return 'duplicate';
+  const { payment } = options;
+  const taken = [...state.refunds.values()].some(
+    (r) => r.paymentReference === payment.reference && r.network === payment.network && r.state !== 'failed',
+  );
+  if (taken) return 'already_refunded';
+  const scenario = refundScenarioFor(payment.msisdn);
+  const refund: SimRefund = {
+    network: options.network,
+    reference: options.reference,
+    paymentReference: payment.reference,
+    amount: options.amount,
+    currency: payment.currency,
+    scenario,
+    state: 'pending',
+    providerId:
+      options.network === 'momo' ? String(randomInt(1e9, 1e10 - 1)) : `RSIM${randomInt(1e9, 1e10 - 1)}`,
+    at: new Date(),
+  };
+  state.refunds.set(key, refund);
+  if (scenario.settleAfterMs !== null) {
+    const settle = () => {
+      if (refund.state === 'pending') refund.state = scenario.fails ? 'failed' : 'successful';
+    };
+    if (scenario.settleAfterMs === 0) settle();
+    else later(state, scaled(state, scenario.settleAfterMs), settle);
+  }
+  return refund;
+}
+
+/** The successful payment a refund names: by our reference (MTN) or by the provider's id (Airtel). */
+export function refundablePayment(
+  state: SimulatorState,
+  network: PaymentMethod,
+  match: { reference?: string; providerId?: string },
+): Transaction | undefined {
+  if (match.reference !== undefined) {
+    const txn = state.transactions.get(`${network}:${match.reference}`);
+    return txn?.state === 'successful' ? txn : undefined;
+  }
+  for (const txn of state.transactions.values()) {
+    if (txn.network === network && txn.providerId === match.providerId && txn.state === 'successful')
+      return txn;
+  }
+  return undefined;
+}

@@ -1,0 +1,191 @@
+// Refunds through both adapters against the simulator over real HTTP: MTN's Disbursement refund
+// (its own subscription key and token) and Airtel's refund naming the airtel_money_id, each
+// refund scenario (the payer number's last two digits), a resend under the same reference, a
+// refund of nothing; then the answer mappings as tables.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mapAirtelRefundEnquiry, mapAirtelRefundSubmit } from '../../src/payments/airtel-status.ts';
+import { createAirtelProvider } from '../../src/payments/airtel.ts';
+import { mapMtnRefundStatus } from '../../src/payments/mtn-momo-status.ts';
+import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
+import type { PaymentMethod, PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+import { msisdnFor, paymentRequest, pollUntilFinal, sleep } from './payments-helpers.ts';
+
+let sim: Simulator;
+let providers: Record<PaymentMethod, PaymentProvider>;
+
+before(async () => {
+  // 0.01: a pending refund (scenarios 22 and 23) settles after 300 ms; a payment after 30 ms.
+  sim = await startSimulator({ timeScale: 0.01 });
+  providers = { momo: createMtnMomoProvider(sim.mtn), airtel: createAirtelProvider(sim.airtel) };
+});
+after(() => sim.close());
+
+/** A payment from the scenario's number, approved; returns what a refund of it needs. */
+async function paidPayment(method: PaymentMethod, code: string): Promise<Omit<RefundRequest, 'reference'>> {
+  const payment = paymentRequest({ msisdn: msisdnFor(method, code), amount: 15_000 });
+  assert.equal((await providers[method].requestPayment(payment)).kind, 'submitted');
+  sim.approve(payment.reference);
+  const { status } = await pollUntilFinal(providers[method], payment.reference);
+  assert.equal(status.status, 'successful');
+  return {
+    paymentReference: payment.reference,
+    providerTransactionId: status.status === 'successful' ? status.providerTransactionId : null,
+    amount: 15_000,
+    currency: 'UGX',
+    description: 'Refund of your ticket payment',
+  };
+}
+
+async function refundUntilFinal(method: PaymentMethod, req: RefundRequest, timeoutMs = 3_000) {
+  const seen: string[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await providers[method].getRefundStatus(req);
+    seen.push(status.status);
+    if (status.status === 'succeeded' || status.status === 'failed' || Date.now() > deadline) {
+      return { status, seen };
+    }
+    await sleep(20);
+  }
+}
+
+for (const method of ['momo', 'airtel'] as const) {
+  describe(`${method} refunds through the simulator`, () => {
+    test('a refund of a successful payment succeeds and names the network id of the refund', async () => {
+      const req = { ...(await paidPayment(method, '01')), reference: randomUUID() };
+      assert.deepEqual(await providers[method].requestRefund(req), { kind: 'submitted' });
+      const { status } = await refundUntilFinal(method, req);
+      assert.equal(status.status, 'succeeded');
+      assert.ok(status.status === 'succeeded' && status.providerReference);
+      assert.deepEqual(
+        sim.refunds().filter((r) => r.reference === req.reference),
+        [
+          {
+            network: method,
+            reference: req.reference,
+            paymentReference: req.paymentReference,
+            state: 'successful',
+          },
+        ],
+      );
+    });
+
+    test('scenario 21: the refund fails and no money moves', async () => {
+      const req = { ...(await paidPayment(method, '21')), reference: randomUUID() };
+      const sent = await providers[method].requestRefund(req);
+      // Airtel refuses in its answer; MTN takes the request and reports the failure on the status.
+      if (method === 'airtel') assert.equal(sent.kind, 'rejected');
+      else {
+        assert.equal(sent.kind, 'submitted');
+        assert.equal((await refundUntilFinal(method, req)).status.status, 'failed');
+      }
+    });
+
+    test('scenario 22: the refund stays pending, then succeeds', async () => {
+      const req = { ...(await paidPayment(method, '22')), reference: randomUUID() };
+      assert.equal((await providers[method].requestRefund(req)).kind, 'submitted');
+      const { status, seen } = await refundUntilFinal(method, req);
+      assert.equal(seen[0], 'pending');
+      assert.equal(status.status, 'succeeded');
+    });
+
+    test('scenario 23: the refund stays pending, then fails', async () => {
+      const req = { ...(await paidPayment(method, '23')), reference: randomUUID() };
+      assert.equal((await providers[method].requestRefund(req)).kind, 'submitted');
+      const { status, seen } = await refundUntilFinal(method, req);
+      assert.equal(seen[0], 'pending');
+      assert.equal(status.status, 'failed');
+    });
+
+    test('a resend under the same reference is taken as the same refund, never a second one', async () => {
+      const req = { ...(await paidPayment(method, '24')), reference: randomUUID() };
+      assert.equal((await providers[method].requestRefund(req)).kind, 'submitted');
+      assert.equal((await providers[method].requestRefund(req)).kind, 'submitted');
+      assert.equal(sim.refunds().filter((r) => r.paymentReference === req.paymentReference).length, 1);
+      assert.equal((await providers[method].getRefundStatus(req)).status, 'pending');
+    });
+
+    test('a second refund of a refunded payment is refused', async () => {
+      const paid = await paidPayment(method, '01');
+      assert.equal(
+        (await providers[method].requestRefund({ ...paid, reference: randomUUID() })).kind,
+        'submitted',
+      );
+      assert.equal(
+        (await providers[method].requestRefund({ ...paid, reference: randomUUID() })).kind,
+        'rejected',
+      );
+    });
+
+    test('a refund of a payment the network never took is refused', async () => {
+      const req: RefundRequest = {
+        reference: randomUUID(),
+        paymentReference: randomUUID(),
+        providerTransactionId: 'SIM0000000000',
+        amount: 15_000,
+        currency: 'UGX',
+        description: 'Refund',
+      };
+      assert.equal((await providers[method].requestRefund(req)).kind, 'rejected');
+      assert.equal((await providers[method].getRefundStatus(req)).status, 'not_found');
+    });
+  });
+}
+
+test('MTN refunds need the Disbursement subscription key, not the Collection one', async () => {
+  const { disbursement: _unused, ...collectionOnly } = sim.mtn;
+  const provider = createMtnMomoProvider(collectionOnly);
+  const paid = await paidPayment('momo', '01');
+  const sent = await provider.requestRefund({ ...paid, reference: randomUUID() });
+  assert.equal(sent.kind, 'rejected');
+});
+
+describe('refund answer mappings', () => {
+  test('MTN refund status bodies', () => {
+    const table: Array<[unknown, string | null]> = [
+      [{ status: 'SUCCESSFUL', financialTransactionId: '123' }, 'succeeded'],
+      [{ status: 'FAILED', reason: 'NOT_ENOUGH_FUNDS' }, 'failed'],
+      [{ status: 'REJECTED' }, 'failed'],
+      [{ status: 'PENDING' }, 'pending'],
+      [{ status: 'SOMETHING_NEW' }, 'pending'],
+      [{}, null],
+      ['x', null],
+    ];
+    for (const [body, expected] of table) assert.equal(mapMtnRefundStatus(body)?.status ?? null, expected);
+    assert.deepEqual(mapMtnRefundStatus({ status: 'SUCCESSFUL', financialTransactionId: '123' }), {
+      status: 'succeeded',
+      providerReference: '123',
+    });
+  });
+
+  test('Airtel refund answers and enquiries', () => {
+    const ok = { status: { success: true, response_code: 'DP00800001001', result_code: 'ESB000010' } };
+    assert.deepEqual(mapAirtelRefundSubmit(ok), { kind: 'submitted' });
+    assert.deepEqual(mapAirtelRefundSubmit({ status: { success: false, result_code: 'ESB000041' } }), {
+      kind: 'submitted',
+    });
+    assert.equal(
+      mapAirtelRefundSubmit({ status: { success: false, response_code: 'DP00800001004' } })?.kind,
+      'rejected',
+    );
+    assert.equal(
+      mapAirtelRefundSubmit({ status: { success: false, response_code: 'DP00800001000' } })?.kind,
+      'unknown',
+    );
+    assert.equal(mapAirtelRefundSubmit('nope'), null);
+    const enquiry = (status: string, code: string) => ({
+      data: { transaction: { status, airtel_money_id: 'R1' } },
+      status: { response_code: code },
+    });
+    assert.deepEqual(mapAirtelRefundEnquiry(enquiry('TS', 'DP00800001001')), {
+      status: 'succeeded',
+      providerReference: 'R1',
+    });
+    assert.equal(mapAirtelRefundEnquiry(enquiry('TF', 'DP00800001004'))?.status, 'failed');
+    assert.equal(mapAirtelRefundEnquiry(enquiry('TIP', 'DP00800001006'))?.status, 'pending');
+    assert.equal(mapAirtelRefundEnquiry({ status: { response_code: 'DP00800001025' } })?.status, 'not_found');
+  });
+});
