@@ -37,7 +37,8 @@ export const AUDIT_ACTIONS = {
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-export type AuditTarget = 'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'order' | 'refund';
+export type AuditTarget =
+  'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'order' | 'refund';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {
