@@ -75,6 +75,12 @@ export const orders = pgTable(
       sql`lower(${t.buyerName} || ' ' || ${t.buyerEmail}) gin_trgm_ops`,
     ),
     index('orders_session_idx').on(t.checkoutSessionId),
+    // an event's orders of one status: the sales overview's sums of paid orders (order-sales.ts)
+    index('orders_event_status_idx').on(t.eventId, t.status),
+    // payments confirmed too late, to refund (payments/refunds.ts): rare, so a small partial index
+    index('orders_paid_after_expiry_idx')
+      .on(t.organizationId)
+      .where(sql`${t.paidAfterExpiry}`),
     index('orders_pending_hold_idx')
       .on(t.holdExpiresAt)
       .where(sql`${t.status} = 'pending'`),
@@ -116,5 +122,7 @@ export const registrations = pgTable(
     index('registrations_start_list_idx')
       .on(t.ticketTypeId, t.participantName, t.id)
       .where(sql`${t.status} = 'confirmed'`),
+    // a ticket type's tickets: the sales overview's paid tickets per day (order-sales.ts)
+    index('registrations_ticket_type_idx').on(t.ticketTypeId, t.status),
   ],
 );

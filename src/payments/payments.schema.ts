@@ -45,6 +45,14 @@ export const paymentAttempts = pgTable(
   (t) => [
     uniqueIndex('payment_attempts_reference_key').on(t.reference),
     index('payment_attempts_order_idx').on(t.orderId, t.createdAt),
+    // an organization's successful payments (refunds.ts: duplicates and late payments to refund)
+    index('payment_attempts_successful_idx')
+      .on(t.organizationId, t.orderId)
+      .where(sql`${t.status} = 'successful'`),
+    // an organization's prompts still awaiting an answer (stalled-payments.ts): few at any time
+    index('payment_attempts_awaited_idx')
+      .on(t.organizationId, t.promptExpiresAt)
+      .where(sql`${t.status} IN ('submitting', 'pending', 'timed_out')`),
     // At most one prompt outstanding per order: a second pay call cannot send a second prompt.
     uniqueIndex('payment_attempts_one_open_per_order')
       .on(t.orderId)

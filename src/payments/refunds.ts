@@ -4,6 +4,7 @@
 // from the attempts and their orders, so no path can forget to list one; a payment leaves the list
 // while its refund is under way or done (refund-order.ts), and comes back if the refund fails.
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { union } from 'drizzle-orm/pg-core';
 import { findOrders, paidAfterExpiryOrderIds } from '../orders/list-orders.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import type { Executor } from '../platform/db.ts';
@@ -27,6 +28,28 @@ export async function listPaymentsNeedingRefund(
   organizationId: string,
   limit = REFUND_LIST_LIMIT,
 ): Promise<{ payments: PaymentNeedingRefund[]; hasMore: boolean }> {
+  // The few orders concerned first, each kind from an index: orders paid twice or more (one
+  // pass over payment_attempts_successful_idx) and successes of orders flagged paid_after_expiry
+  // (orders_paid_after_expiry_idx). The query below then reads only their attempts, so its
+  // EXISTS runs for them alone, not for every success of the organization.
+  // the status spelled in the SQL, not bound: a generic plan can use the partial index only so
+  const successful = and(
+    eq(paymentAttempts.organizationId, organizationId),
+    sql`${paymentAttempts.status} = 'successful'`,
+  );
+  const candidates = await union(
+    db
+      .select({ orderId: paymentAttempts.orderId })
+      .from(paymentAttempts)
+      .where(successful)
+      .groupBy(paymentAttempts.orderId)
+      .having(sql`count(*) > 1`),
+    db
+      .select({ orderId: paymentAttempts.orderId })
+      .from(paymentAttempts)
+      .where(and(successful, inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)))),
+  );
+  if (candidates.length === 0) return { payments: [], hasMore: false };
   // A paid order's first success bought its tickets; every later one is a second payment.
   const paidEarlier = sql<boolean>`EXISTS (
     SELECT 1 FROM ${paymentAttempts} AS earlier
@@ -37,8 +60,11 @@ export async function listPaymentsNeedingRefund(
     .from(paymentAttempts)
     .where(
       and(
-        eq(paymentAttempts.organizationId, organizationId),
-        eq(paymentAttempts.status, 'successful'),
+        successful,
+        inArray(
+          paymentAttempts.orderId,
+          candidates.map((c) => c.orderId),
+        ),
         or(inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)), paidEarlier),
         sql`NOT EXISTS (SELECT 1 FROM ${refunds} WHERE ${refunds.attemptId} = ${paymentAttempts.id}
           AND ${refunds.status} IN ('pending', 'succeeded'))`,

@@ -86,4 +86,21 @@ ol.timeline{padding-left:1.2rem}
 ol.timeline li{margin:0 0 .4rem}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.5rem}
 th,td{padding:.4rem}h1{font-size:1.4rem}}
+.num{text-align:right}
+.filter{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0 0 .75rem}.filter label{font-weight:600}
+.filter select{width:auto;min-width:0;max-width:100%;flex:1 1 14rem}
+figure.chart{margin:0}figure.chart>svg{display:block;width:100%;max-width:36rem;height:auto;color:var(--text)}
+.panel>h3:first-child{margin-top:0}
+.chart .grid{stroke:var(--line)}.chart .axis{stroke:var(--text)}.chart .tick{fill:currentColor}
+ul.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0}
+ul.legend li{display:flex;align-items:center;gap:.375rem}
+ul.capacity{list-style:none;padding:0;margin:0}
+ul.capacity li{display:grid;grid-template-columns:minmax(6rem,12rem) 1fr;gap:.125rem .75rem;align-items:center;margin:0 0 .75rem}
+svg.bar{display:block;width:100%;height:1rem}.capacity-figures{grid-column:2;font-size:.95rem}
+.bar-left{fill:#e3e7ee;stroke:#6b7480;vector-effect:non-scaling-stroke}
+summary{cursor:pointer;color:var(--accent);font-weight:600;margin:.5rem 0}
+ul.hints{padding-left:1.25rem;margin:.75rem 0 0}
+@media (max-width:40rem){ul.capacity li{grid-template-columns:1fr}.capacity-figures{grid-column:1}
+table.stack tbody th{display:block;padding:.125rem .625rem;color:var(--text)}table.stack td.num{text-align:left}}
+@media (forced-colors:active){.chart .grid,.chart .axis{stroke:CanvasText}.bar-left{fill:Canvas;stroke:CanvasText}}
 `;

@@ -1,5 +1,5 @@
-// The overview (/), switching organization, and /account: change password, list and revoke your
-// sessions, sign out everywhere else. These are the member's own; every role may use them.
+// The overview (/, sales at a glance), switching organization, and /account: change password,
+// list and revoke your sessions, sign out everywhere else. Every role may use them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { changePassword } from '../../members/password-resets.ts';
@@ -16,15 +16,28 @@ import { memberOf, PageError } from '../app-access.ts';
 import { clearSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
-import { renderAccount, renderOverview } from '../views/account-pages.ts';
+import { loadSalesOverview } from '../../sales/sales-overview.ts';
+import { renderAccount } from '../views/account-pages.ts';
+import { renderOverview } from '../views/overview-page.ts';
 import { tooManyAttempts } from './sign-in.ts';
 
 const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
 
+/** The home page: sales at a glance for `?event=` (an event id) or the next event. */
 export function showOverview(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
-    return sendPage(reply, 200, renderOverview(viewer, ROLE_DESCRIPTIONS[viewer.current.role]));
+    const eventId = (request.query as Record<string, unknown>).event;
+    if (eventId !== undefined && (typeof eventId !== 'string' || !ID_PATTERN.test(eventId))) {
+      throw new PageError('not_found', 'event id');
+    }
+    const sales = await loadSalesOverview(ctx.database.db, {
+      organizationId: viewer.current.organizationId,
+      eventId,
+      now: ctx.clock.now(),
+    });
+    if (sales === 'not_found') throw new PageError('not_found', 'not an event of this organization');
+    return sendPage(reply, 200, renderOverview(viewer, ROLE_DESCRIPTIONS[viewer.current.role], sales));
   };
 }
 

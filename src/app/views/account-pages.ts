@@ -1,27 +1,10 @@
-// The overview (the organization, your role, where to go) and the account page (change password,
+// The account page (change password,
 // your sessions with a Revoke button each, sign out everywhere else).
 import type { MemberSessionRow } from '../../members/sessions.ts';
 import { attr, html } from '../../platform/html.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
-
-export function renderOverview(viewer: Viewer, roleDescription: string): string {
-  const { current } = viewer;
-  const main = html`<h1>${current.organizationName}</h1>
-    <div class="panel">
-      <p>
-        Signed in as <strong>${current.member.email}</strong>, with the role <strong>${current.role}</strong>.
-      </p>
-      <p class="muted">${roleDescription}</p>
-    </div>
-    <h2>Where to go</h2>
-    <ul>
-      <li><a href="/developers">API clients</a>: their keys, scopes and allowed domains.</li>
-      <li><a href="/account">Your password and sessions</a>: where you are signed in.</li>
-    </ul>`;
-  return page({ title: current.organizationName, main, viewer, section: 'overview' });
-}
 
 export interface AccountView {
   viewer: Viewer;
