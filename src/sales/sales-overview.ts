@@ -3,6 +3,8 @@
 // and per channel or partner; for the whole organization, the payments needing attention. Every
 // figure is an SQL aggregate of the owning module (orders, events, payments, auth); this module
 // only puts them together.
+import { findOrders } from '../orders/list-orders.ts';
+import { listFailedRefunds } from '../payments/process-refund.ts';
 import { listApiClients } from '../auth/clients.ts';
 import { listEventsOfOrganization, ticketTypesOf, type EventRow } from '../events/events.ts';
 import { paidTicketsPerDay, paidTotals } from '../orders/order-sales.ts';
@@ -30,7 +32,8 @@ export interface MoneyLine {
   feesMinor: number;
 }
 
-export type AttentionReason = 'paid_after_expiry' | 'duplicate_payment' | 'pending_too_long';
+export type AttentionReason =
+  'paid_after_expiry' | 'duplicate_payment' | 'pending_too_long' | 'refund_failed';
 
 export interface AttentionItem {
   reason: AttentionReason;
@@ -164,11 +167,14 @@ async function loadAttention(
   now: Date,
   eventNames: Map<string, string>,
 ): Promise<SalesOverview['attention']> {
-  // Failed refunds belong here too once refunds exist (a third list, same item shape).
-  const [refunds, stalled] = await Promise.all([
+  const [refunds, stalled, failed] = await Promise.all([
     listPaymentsNeedingRefund(db, organizationId, ATTENTION_LIMIT),
     listStalledPayments(db, { organizationId, now, limit: ATTENTION_LIMIT }),
+    listFailedRefunds(db, organizationId, ATTENTION_LIMIT + 1),
   ]);
+  const failedOrders = new Map(
+    (await findOrders(db, organizationId, [...new Set(failed.map((r) => r.orderId))])).map((o) => [o.id, o]),
+  );
   const items: AttentionItem[] = [
     ...refunds.payments.map(({ reason, attempt, order }) => ({
       reason,
@@ -190,6 +196,22 @@ async function loadAttention(
       currency: attempt.currency,
       at: attempt.promptExpiresAt,
     })),
+    ...failed.slice(0, ATTENTION_LIMIT).flatMap((refund) => {
+      const order = failedOrders.get(refund.orderId);
+      if (!order) return [];
+      return [
+        {
+          reason: 'refund_failed' as const,
+          orderId: order.id,
+          orderCode: order.orderCode,
+          eventName: eventNames.get(order.eventId) ?? '',
+          method: METHOD_LABELS[refund.method] ?? refund.method,
+          amountMinor: refund.amount,
+          currency: refund.currency,
+          at: refund.finalizedAt ?? refund.createdAt,
+        },
+      ];
+    }),
   ];
-  return { items, more: refunds.hasMore || stalled.hasMore };
+  return { items, more: refunds.hasMore || stalled.hasMore || failed.length > ATTENTION_LIMIT };
 }

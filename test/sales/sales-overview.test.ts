@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { ticketTypesOf } from '../../src/events/events.ts';
 import { defaultEvent, loadSalesOverview, type SalesOverview } from '../../src/sales/sales-overview.ts';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { randomUUID } from 'node:crypto';
+import { refunds } from '../../src/payments/payments.schema.ts';
+import { newId } from '../../src/platform/ids.ts';
 import { insertAttempt, insertOrder } from './sales-fixtures.ts';
 
 const MIN = 60_000;
@@ -158,6 +161,41 @@ describe('sales overview queries', () => {
       amount: 1,
       createdAt: new Date(now.getTime() - MIN),
     });
+    // a paid order whose refund the network refused, of another event of the organization (the
+    // attention list covers every event; the figures above only the chosen one)
+    const spare = await makeEvent(h, partner, { name: 'Spare Run' });
+    const [spareTt] = await ticketTypesOf(db, [spare.id]);
+    const refused = await insertOrder(db, {
+      organizationId: org,
+      eventId: spare.id,
+      ticketTypeIds: [spareTt!.id],
+      total: 31050,
+      createdAt: new Date(now.getTime() - 50 * MIN),
+    });
+    codes.refused = refused.code;
+    const paidWith = await insertAttempt(db, {
+      organizationId: org,
+      orderId: refused.id,
+      status: 'successful',
+      amount: 31050,
+      createdAt: new Date(now.getTime() - 49 * MIN),
+    });
+    await db.insert(refunds).values({
+      id: newId('rfd'),
+      organizationId: org,
+      orderId: refused.id,
+      attemptId: paidWith,
+      kind: 'order',
+      reference: randomUUID(),
+      amount: 31050,
+      currency: 'UGX',
+      method: 'momo',
+      status: 'failed',
+      failureReason: 'refused by the network',
+      requestedByLabel: 'operator',
+      createdAt: new Date(now.getTime() - 5 * MIN),
+      finalizedAt: new Date(now.getTime() - 4 * MIN),
+    });
     // another organization's stuck prompt
     const foreign = await insertOrder(db, {
       organizationId: other.organizationId,
@@ -228,7 +266,7 @@ describe('sales overview queries', () => {
     assert.equal(five?.held, 3);
   });
 
-  test('lists payments after expiry, duplicates and stuck prompts of this organization only', () => {
+  test('lists payments after expiry, duplicates, stuck prompts and failed refunds of this organization only', () => {
     const seen = overview.attention.items.map((i) => `${i.reason}:${i.orderCode}`).sort();
     assert.deepEqual(
       seen,
@@ -236,6 +274,7 @@ describe('sales overview queries', () => {
         `duplicate_payment:${codes.twice}`,
         `paid_after_expiry:${codes.late}`,
         `pending_too_long:${codes.stuck}`,
+        `refund_failed:${codes.refused}`,
       ].sort(),
     );
     assert.equal(overview.attention.more, false);

@@ -96,6 +96,10 @@ const REASONS: Record<AttentionItem['reason'], { label: string; hint: string }> 
     label: 'Duplicate payment',
     hint: 'The order was already paid by an earlier payment: refund this one.',
   },
+  refund_failed: {
+    label: 'Refund failed',
+    hint: 'The network refused the refund or did not confirm it: try again, or pay the buyer back another way.',
+  },
   pending_too_long: {
     label: 'Pending too long',
     hint: 'The prompt went out longer ago than the approval window and no answer came yet.',
