@@ -4,6 +4,7 @@
 // it (app-access.ts).
 // One handler per file group in routes/; this file only wires them.
 import { showOrder } from './routes/order-detail.ts';
+import { confirmRefund, submitRefund } from './routes/order-refund.ts';
 import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import cookie from '@fastify/cookie';
@@ -87,6 +88,8 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/orders', 'member', showOrders(ctx));
     route('GET', '/orders.csv', 'member', exportOrders(ctx));
     route('GET', '/orders/:orderId', 'member', showOrder(ctx));
+    route('GET', '/orders/:orderId/refund', 'member', confirmRefund(ctx));
+    route('POST', '/orders/:orderId/refund', 'member', submitRefund(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));

@@ -156,6 +156,19 @@ export async function listFailedRefunds(
     .limit(limit);
 }
 
+/** An order's refunds, oldest first (the organizer's order page). */
+export async function refundsOfOrder(
+  db: Executor,
+  organizationId: string,
+  orderId: string,
+): Promise<RefundRow[]> {
+  return db
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.organizationId, organizationId), eq(refunds.orderId, orderId)))
+    .orderBy(asc(refunds.createdAt));
+}
+
 export function refundJobHandlers(ctx: AppContext): Record<string, OutsideJobHandler> {
   return {
     [REFUND_JOB]: {

@@ -31,8 +31,8 @@ import {
   type TestMember,
 } from './app-helpers.ts';
 
-/** bibs: every member reads, owners and admins write (developers and viewers get 403) */
-type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'bibs';
+/** manage: owners and admins only (bib numbers, refunds): developers and viewers get 403 */
+type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'manage';
 
 interface RouteCase {
   method: 'GET' | 'POST';
@@ -138,6 +138,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/orders', access: 'member' },
   { method: 'GET', path: '/orders.csv', access: 'member' },
   { method: 'GET', path: '/orders/:orderId', access: 'member' },
+  { method: 'GET', path: '/orders/:orderId/refund', access: 'manage' },
+  { method: 'POST', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'GET', path: '/members', access: 'member' },
   {
     method: 'POST',
@@ -157,10 +159,10 @@ const ROUTES: RouteCase[] = [
   {
     method: 'POST',
     path: '/events/:eventId/bib-ranges',
-    access: 'bibs',
+    access: 'manage',
     fields: { first_x: '1', last_x: '9' },
   },
-  { method: 'POST', path: '/events/:eventId/bibs/assign', access: 'bibs' },
+  { method: 'POST', path: '/events/:eventId/bibs/assign', access: 'manage' },
 ];
 
 let h: Harness;
@@ -325,7 +327,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (['developer', 'members', 'audit', 'bibs'].includes(route.access)) {
+    if (['developer', 'members', 'audit', 'manage'].includes(route.access)) {
       test(`${name}: a viewer is refused with 403 and nothing changes`, async () => {
         const before = await clientState();
         const url = fill(route.path, 'mine');
@@ -336,7 +338,7 @@ describe('security suite over every app route', () => {
       });
     }
 
-    if (route.access === 'members' || route.access === 'audit' || route.access === 'bibs') {
+    if (route.access === 'members' || route.access === 'audit' || route.access === 'manage') {
       test(`${name}: a developer is refused with 403 and nothing changes`, async () => {
         const before = await clientState();
         const url = fill(route.path, 'mine');

@@ -8,10 +8,11 @@ import type { FieldErrors } from '../form-body.ts';
 import type { OrderChannel, OrderListRow } from '../../orders/search-orders.ts';
 import { ORDER_CHANNELS, ORDER_STATUSES } from '../../orders/search-orders.ts';
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
+import type { RefundRow } from '../../payments/process-refund.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/format.ts';
 import { errorSummary, fieldId, formatTime } from './fields.ts';
-import { page, type Viewer } from './layout.ts';
+import { csrfInput, page, type Viewer } from './layout.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
@@ -180,6 +181,12 @@ export interface OrderView {
   eventName: string;
   clientName: string | null;
   attempts: PaymentAttemptRow[];
+  refunds: RefundRow[];
+  /** the member is an owner or an admin */
+  mayRefund: boolean;
+  notice: string | null;
+  /** why a refund could not be asked */
+  problem: string | null;
 }
 
 interface TimelineEntry {
@@ -209,9 +216,85 @@ function timeline(view: OrderView): TimelineEntry[] {
   }
   if (order.paidAt)
     entries.push({ at: order.paidAt, text: order.paidAfterExpiry ? 'Paid after its hold ran out' : 'Paid' });
-  if (order.closedAt && order.status !== 'paid')
+  if (order.closedAt && order.status !== 'paid' && order.status !== 'refunded') {
     entries.push({ at: order.closedAt, text: `Closed: ${order.status}` });
+  }
+  for (const r of view.refunds) {
+    entries.push({
+      at: r.createdAt,
+      text: `Refund of ${formatMoney(r.amount, r.currency)} asked by ${r.requestedByLabel}`,
+    });
+    if (r.finalizedAt) {
+      entries.push({
+        at: r.finalizedAt,
+        text:
+          r.status === 'succeeded'
+            ? 'Refund confirmed by the network'
+            : `Refund failed${r.failureReason ? `: ${r.failureReason}` : ''}`,
+      });
+    }
+  }
   return entries.sort((x, y) => x.at.getTime() - y.at.getTime());
+}
+
+const REFUND_STATUS: Record<string, string> = {
+  pending: 'waiting for the network',
+  succeeded: 'refunded',
+  failed: 'failed',
+};
+
+function refundsSection(refunds: RefundRow[]): Html {
+  if (refunds.length === 0) return html``;
+  return html`<h2>Refunds</h2>
+    <div class="table-wrap" role="region" aria-label="Refunds" tabindex="0">
+      <table class="stack">
+        <thead>
+          <tr>
+            <th scope="col">Asked</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Network</th>
+            <th scope="col">Status</th>
+            <th scope="col">Asked by</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${refunds.map(
+            (r) =>
+              html`<tr>
+                <td data-label="Asked" class="nowrap">${formatTime(r.createdAt)}</td>
+                <td data-label="Amount" class="nowrap">${formatMoney(r.amount, r.currency)}</td>
+                <td data-label="Network">${METHOD_NAMES[r.method] ?? r.method}</td>
+                <td data-label="Status">
+                  ${REFUND_STATUS[r.status] ?? r.status}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
+                </td>
+                <td data-label="Asked by">${r.requestedByLabel}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+/** The question before a refund: what goes back, to whom, and that it cannot be undone. */
+export function renderRefundConfirmation(view: { viewer: Viewer; order: OrderRow }): string {
+  const { order } = view;
+  const method = order.paymentMethod
+    ? (METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod)
+    : 'mobile money';
+  const main = html`<p>
+      <a href="/orders/${order.id}">Order <code>${order.orderCode}</code></a>
+    </p>
+    <h1>Refund order <code>${order.orderCode}</code>?</h1>
+    <p>
+      ${formatMoney(order.total, order.currency)} goes back to ${order.buyerName} through ${method}, to the
+      number that paid. The order's registrations are cancelled and their places freed. This cannot be undone.
+    </p>
+    <form method="post" action="/orders/${order.id}/refund" class="actions">
+      ${csrfInput(view.viewer.current.session.csrfToken)}
+      <button type="submit" class="danger">Refund ${formatMoney(order.total, order.currency)}</button>
+      <a href="/orders/${order.id}">Keep the order</a>
+    </form>`;
+  return page({ title: `Refund order ${order.orderCode}`, main, viewer: view.viewer, section: 'orders' });
 }
 
 export function renderOrder(view: OrderView): string {
@@ -220,8 +303,11 @@ export function renderOrder(view: OrderView): string {
     CHANNEL_LABELS[
       order.checkoutMode === null ? 'api' : order.checkoutMode === 'embedded' ? 'embedded' : 'hosted'
     ];
+  const refundable = view.mayRefund && order.status === 'paid' && order.total > 0;
   const main = html`<p><a href="/orders">Orders</a></p>
     <h1>Order <code>${order.orderCode}</code></h1>
+    ${view.notice ? html`<p class="notice good" role="status">${view.notice}</p>` : ''}
+    ${view.problem ? html`<p class="notice bad" role="alert">${view.problem}</p>` : ''}
     <dl class="facts">
       <dt>Status</dt>
       <dd>${order.status}${order.failureKind ? ` (${order.failureKind})` : ''}</dd>
@@ -266,6 +352,8 @@ export function renderOrder(view: OrderView): string {
         </tbody>
       </table>
     </div>
+    ${refundsSection(view.refunds)}
+    ${refundable ? html`<p><a class="button" href="/orders/${order.id}/refund">Refund this order</a></p>` : ''}
     <h2>Timeline</h2>
     <ol class="timeline">
       ${timeline(view).map(

@@ -1,0 +1,54 @@
+// GET /orders/:orderId/refund asks, POST refunds: the whole order, through the network that took
+// its payment (src/payments/refund-order.ts). Owners and admins only; another organization's order
+// is the same 404 page. A refusal (not paid, refunded or being refunded) is the order page with its
+// message, and changes nothing.
+import type { AppContext } from '../../context.ts';
+import { findOrder } from '../../orders/list-orders.ts';
+import { canRefund, refundOrder } from '../../payments/refund-order.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { memberOf, PageError } from '../app-access.ts';
+import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderRefundConfirmation } from '../views/order-pages.ts';
+import { orderPage } from './order-detail.ts';
+
+const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+
+/** The order of the request, within the member's organization, for a member who may refund. */
+async function refundableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
+  const current = memberOf(request);
+  const { orderId } = request.params as { orderId: string };
+  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const order = await findOrder(ctx.database.db, current.organizationId, orderId);
+  if (!order) throw new PageError('not_found', 'order');
+  if (!canRefund(current.role)) throw new PageError('forbidden', 'only owners and admins refund');
+  return order;
+}
+
+export function confirmRefund(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const order = await refundableOrder(ctx, request);
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 200, renderRefundConfirmation({ viewer, order }));
+  };
+}
+
+export function submitRefund(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const order = await refundableOrder(ctx, request);
+    const { member, organizationId } = memberOf(request);
+    try {
+      await refundOrder(ctx, {
+        organizationId,
+        orderId: order.id,
+        actor: { memberId: member.id, label: member.email },
+        ip: request.ip,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict') {
+        return orderPage(ctx, request, reply, { status: 409, problem: error.message });
+      }
+      throw error;
+    }
+    return seeOther(reply, `/orders/${order.id}?refund=requested`);
+  };
+}

@@ -1,0 +1,125 @@
+// Refunding an order from the organizer app, on each network through the simulator: the owner
+// asks on a confirmation page, the order page then shows it refunded with its refund, and the
+// partner receives one verified order.refunded. A viewer reads the order but cannot refund (403,
+// nothing changed); a refusal (already refunded) comes back on the order page.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eq } from 'drizzle-orm';
+import { reconcileAttempt } from '../../src/payments/collect.ts';
+import { gatewayOf } from '../../src/payments/payment-gateway.ts';
+import { paymentAttempts } from '../../src/payments/payments.schema.ts';
+import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+import { bearer, type Harness } from '../helpers/harness.ts';
+import {
+  createEndpoint,
+  createOrder,
+  makeShop,
+  pump,
+  pumpFor,
+  readOrder,
+  startReceiver,
+  startWebhookHarness,
+  verifyDelivery,
+  type Receiver,
+  type Shop,
+} from '../webhooks/webhook-helpers.ts';
+import { makeMember, signIn } from './app-helpers.ts';
+
+let sim: Simulator;
+let h: Harness;
+let receiver: Receiver;
+
+before(async () => {
+  sim = await startSimulator({ timeScale: 0.01 });
+  h = await startWebhookHarness({ SIMULATOR_URL: sim.url, PAYMENT_TIME_SCALE: '0.01', RUN_JOBS: 'false' });
+  receiver = await startReceiver();
+});
+after(async () => {
+  await h.close();
+  await sim.close();
+  await receiver.close();
+});
+
+/** A paid order of one 10 km ticket, paid from the simulator's success number on `method`. */
+async function paidOrder(shop: Shop, method: 'momo' | 'airtel'): Promise<string> {
+  const order = await createOrder(h, shop, shop.paidTicket);
+  const res = await h.service.api.inject({
+    method: 'POST',
+    url: `/v1/orders/${order.id}/pay`,
+    headers: bearer(shop.token),
+    payload: { payment_method: method, phone: testPhoneNumber(method, '01') },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  const db = h.service.ctx.database.db;
+  const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
+  sim.approve(attempt!.reference);
+  await reconcileAttempt(h.service.ctx, attempt!.reference);
+  assert.equal((await readOrder(h, shop, order.id)).status, 'paid');
+  return order.id;
+}
+
+for (const method of ['momo', 'airtel'] as const) {
+  describe(`refunding from the app, paid with ${method}`, () => {
+    test('the owner confirms, the order shows refunded, and the partner gets a verified order.refunded', async () => {
+      const shop = await makeShop(h);
+      const organizationId = shop.partner.organizationId;
+      const endpoint = await createEndpoint(h, organizationId, receiver.url, ['order.refunded']);
+      const owner = await signIn(h, await makeMember(h, organizationId, 'owner'));
+      const orderId = await paidOrder(shop, method);
+
+      const page = await owner.get(`/orders/${orderId}`);
+      assert.match(page.body, new RegExp(`<a class="button" href="/orders/${orderId}/refund">Refund this order</a>`));
+      const ask = await owner.get(`/orders/${orderId}/refund`);
+      assert.equal(ask.statusCode, 200);
+      assert.match(ask.body, /This cannot be undone/);
+      const done = await owner.post(`/orders/${orderId}/refund`, {});
+      assert.equal(done.statusCode, 303, done.body.slice(0, 300));
+      assert.equal(done.headers.location, `/orders/${orderId}?refund=requested`);
+
+      const after = await owner.get(`/orders/${orderId}?refund=requested`);
+      assert.match(after.body, /The refund was sent to the network/);
+      assert.match(after.body, /<dt>Status<\/dt>\s*<dd>refunded<\/dd>/);
+      assert.match(after.body, /<h2>Refunds<\/h2>/);
+      assert.match(after.body, /Refund confirmed by the network/);
+      assert.doesNotMatch(after.body, /Refund this order/, 'no second refund offered');
+
+      const delivered = () =>
+        receiver.requests.filter(
+          (r) => JSON.parse(r.body).data?.id === orderId && JSON.parse(r.body).type === 'order.refunded',
+        );
+      await pump(h, () => delivered().length > 0);
+      await pumpFor(h, 100);
+      assert.equal(delivered().length, 1);
+      const payload = verifyDelivery(endpoint.secret, delivered()[0]!, h.clock.now());
+      assert.equal(payload.data.status, 'refunded');
+      assert.equal(payload.data.refund.method, method);
+
+      // Asked again (a second tab): refused on the order page, nothing more sent.
+      const again = await owner.post(`/orders/${orderId}/refund`, {});
+      assert.equal(again.statusCode, 409);
+      assert.match(again.body, /The order was refunded already/);
+      assert.equal(sim.refunds().length > 0, true);
+    });
+  });
+}
+
+describe('who may refund', () => {
+  test('a viewer and a developer read the order but cannot refund it: 403, and it stays paid', async () => {
+    const shop = await makeShop(h);
+    const organizationId = shop.partner.organizationId;
+    const orderId = await paidOrder(shop, 'momo');
+    for (const role of ['viewer', 'developer'] as const) {
+      const agent = await signIn(h, await makeMember(h, organizationId, role));
+      const page = await agent.get(`/orders/${orderId}`);
+      assert.equal(page.statusCode, 200);
+      assert.doesNotMatch(page.body, /Refund this order/);
+      assert.equal((await agent.get(`/orders/${orderId}/refund`)).statusCode, 403);
+      const post = await agent.post(`/orders/${orderId}/refund`, {});
+      assert.equal(post.statusCode, 403);
+      assert.match(post.body, /Your role cannot do this/);
+    }
+    assert.equal((await readOrder(h, shop, orderId)).status, 'paid');
+  });
+});
