@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
-import { makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
+import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { checkPage } from './app-browser.ts';
 import { makeMember, makeOrder } from './app-helpers.ts';
 
@@ -58,6 +58,55 @@ describe('orders in Chromium', () => {
       problems.filter((p) => !/status of 400/.test(p)),
       [],
     );
+    await context.close();
+  });
+
+  test('an owner refunds a paid order: confirmation, then the order refunded', async () => {
+    const partner = await makePartner(h);
+    const owner = await makeMember(h, partner.organizationId, 'owner');
+    const event = (await makeEvent(h, partner, { name: 'Gulu Peace Run' })).id;
+    const order = await makeOrder(h, partner, { eventId: event, paid: true });
+    const token = await getToken(h, partner);
+    const pay = await h.service.api.inject({
+      method: 'POST',
+      url: `/v1/orders/${order.id}/pay`,
+      headers: bearer(token),
+      payload: { payment_method: 'momo', phone: '0770000001' },
+    });
+    assert.equal(pay.statusCode, 202, pay.body);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const read = await h.service.api.inject({
+        method: 'GET',
+        url: `/v1/orders/${order.id}`,
+        headers: bearer(token),
+      });
+      if (read.json().data.status === 'paid') break;
+      assert.ok(Date.now() < deadline, 'paid within 30 s');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${app}/sign-in`);
+    await page.getByLabel('Email', { exact: true }).fill(owner.email);
+    await page.getByLabel('Password', { exact: true }).fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${app}/`);
+    await page.goto(`${app}/orders/${order.id}`);
+    await page.getByRole('link', { name: 'Refund this order' }).click();
+    await page.getByRole('heading', { name: `Refund order ${order.order_code}?` }).waitFor();
+    await checkPage(page, 'orders-05-refund-confirm');
+    await page.getByRole('button', { name: /^Refund UGX/ }).click();
+    await page.getByText('The refund was sent to the network').waitFor();
+    const refunded = Date.now() + 30_000;
+    while (!(await page.getByText('Refund confirmed by the network').isVisible())) {
+      assert.ok(Date.now() < refunded, 'refund confirmed within 30 s');
+      await page.waitForTimeout(500);
+      await page.reload();
+    }
+    await checkPage(page, 'orders-06-refunded');
+    assert.deepEqual(problems, []);
     await context.close();
   });
 });

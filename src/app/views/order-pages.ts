@@ -194,25 +194,32 @@ interface TimelineEntry {
   text: Html | string;
 }
 
-function attemptText(a: PaymentAttemptRow): Html {
-  const outcome =
-    a.status === 'successful'
-      ? 'approved'
-      : a.status === 'failed'
-        ? `failed${a.failureKind ? ` (${a.failureKind})` : ''}`
-        : a.status;
-  return html`Payment prompt of ${formatMoney(a.amount, a.currency)} to ${METHOD_NAMES[a.method] ?? a.method}
-  number ${maskPhone(a.msisdn)}:
-  ${outcome}${a.failureMessage && a.status === 'failed' ? html` <span class="muted">(${a.failureMessage})</span>` : ''}`;
+/** What became of a prompt, once the network answered (or the buyer moved on). */
+const ATTEMPT_OUTCOMES: Record<string, string> = {
+  successful: 'approved',
+  failed: 'declined or failed',
+  timed_out: 'no answer within the approval window',
+  closed: 'left by the buyer for another number or network',
+};
+
+function outcomeText(a: PaymentAttemptRow): Html {
+  const outcome = ATTEMPT_OUTCOMES[a.status] ?? a.status;
+  const kind = a.status === 'failed' && a.failureKind ? ` (${a.failureKind})` : '';
+  const detail =
+    a.status === 'failed' && a.failureMessage ? html` <span class="muted">${a.failureMessage}</span>` : '';
+  return html`Prompt to ${maskPhone(a.msisdn)}: ${outcome}${kind}${detail}`;
 }
 
 function timeline(view: OrderView): TimelineEntry[] {
   const { order, attempts } = view;
   const entries: TimelineEntry[] = [{ at: order.createdAt, text: 'Order created' }];
   for (const a of attempts) {
-    entries.push({ at: a.createdAt, text: attemptText(a) });
-    if (a.finalizedAt && a.status !== 'pending')
-      entries.push({ at: a.finalizedAt, text: html`Provider answered: ${a.status}` });
+    entries.push({
+      at: a.createdAt,
+      text: html`Payment prompt of ${formatMoney(a.amount, a.currency)} sent to
+      ${METHOD_NAMES[a.method] ?? a.method} number ${maskPhone(a.msisdn)}`,
+    });
+    if (a.finalizedAt) entries.push({ at: a.finalizedAt, text: outcomeText(a) });
   }
   if (order.paidAt)
     entries.push({ at: order.paidAt, text: order.paidAfterExpiry ? 'Paid after its hold ran out' : 'Paid' });
