@@ -70,7 +70,10 @@ for (const method of ['momo', 'airtel'] as const) {
       const orderId = await paidOrder(shop, method);
 
       const page = await owner.get(`/orders/${orderId}`);
-      assert.match(page.body, new RegExp(`<a class="button" href="/orders/${orderId}/refund">Refund this order</a>`));
+      assert.match(
+        page.body,
+        new RegExp(`<a class="button" href="/orders/${orderId}/refund">Refund this order</a>`),
+      );
       const ask = await owner.get(`/orders/${orderId}/refund`);
       assert.equal(ask.statusCode, 200);
       assert.match(ask.body, /This cannot be undone/);
