@@ -13,6 +13,18 @@ import type { Host } from '../platform/http.ts';
 import type { Access } from './app-access.ts';
 import { serveAppAsset } from './app-assets.ts';
 import { showAuditLog } from './routes/audit-log.ts';
+import {
+  addTicketTypeRoute,
+  changeStatus,
+  confirmStatus,
+  createEventRoute,
+  showEditEvent,
+  showEvent,
+  showNewEvent,
+  updateEventRoute,
+  updateTicketTypeRoute,
+} from './routes/events.ts';
+import { STATUS_ACTIONS } from './routes/event-status.ts';
 import { setUpAppScope } from './app-scope.ts';
 import type { Handler } from './replies.ts';
 import {
@@ -152,8 +164,20 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
 
     route('GET', '/audit-log', 'audit', showAuditLog(ctx));
 
-    // Start lists: owners and admins write (the handlers check the role), every member reads.
+    // Events and start lists: owners and admins write (the handlers check the role), every member
+    // reads.
     route('GET', '/events', 'member', showEvents(ctx));
+    route('GET', '/events/new', 'member', showNewEvent(ctx));
+    route('POST', '/events', 'member', createEventRoute(ctx));
+    route('GET', '/events/:eventId', 'member', showEvent(ctx));
+    route('GET', '/events/:eventId/edit', 'member', showEditEvent(ctx));
+    route('POST', '/events/:eventId', 'member', updateEventRoute(ctx));
+    route('POST', '/events/:eventId/ticket-types', 'member', addTicketTypeRoute(ctx));
+    route('POST', '/events/:eventId/ticket-types/:ticketTypeId', 'member', updateTicketTypeRoute(ctx));
+    for (const action of STATUS_ACTIONS) {
+      route('GET', `/events/:eventId/${action}`, 'member', confirmStatus(ctx, action));
+      route('POST', `/events/:eventId/${action}`, 'member', changeStatus(ctx, action));
+    }
     route('GET', '/events/:eventId/start-list', 'member', showStartList(ctx));
     route('GET', '/events/:eventId/start-list.csv', 'member', downloadStartList(ctx));
     route('POST', '/events/:eventId/bib-ranges', 'member', saveBibRangesRoute(ctx));

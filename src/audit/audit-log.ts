@@ -28,6 +28,11 @@ export const AUDIT_ACTIONS = {
   'webhook_endpoint.disabled': 'disabled a webhook endpoint',
   'webhook_endpoint.secret_rotated': "rotated a webhook endpoint's secret",
   'webhook_endpoint.deleted': 'deleted a webhook endpoint',
+  'event.created': 'created an event',
+  'event.updated': 'changed an event',
+  'event.status_changed': "changed an event's status",
+  'ticket_type.created': 'added a ticket type',
+  'ticket_type.updated': 'changed a ticket type',
   'event.bib_ranges_changed': "changed an event's bib number ranges",
   'event.bibs_assigned': 'assigned bib numbers',
   'order.refund_requested': 'asked for an order to be refunded',
@@ -38,7 +43,7 @@ export const AUDIT_ACTIONS = {
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 export type AuditTarget =
-  'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'order' | 'refund';
+  'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'ticket_type' | 'order' | 'refund';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {

@@ -17,6 +17,7 @@ import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
 import { listBibRanges, saveBibRanges } from '../../src/startlists/bib-numbers.ts';
 import { findRaceEvent } from '../../src/startlists/race-event.ts';
+import { findEvent, listEventsOfOrganization } from '../../src/events/events.ts';
 import { bibs } from '../../src/startlists/startlists.schema.ts';
 import { seedRunners } from '../startlists/seed-runners.ts';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -31,7 +32,7 @@ import {
   type TestMember,
 } from './app-helpers.ts';
 
-/** manage: owners and admins only (bib numbers, refunds): developers and viewers get 403 */
+/** manage: owners and admins only (bib numbers, refunds, events' writes): developers and viewers get 403 */
 type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'manage';
 
 interface RouteCase {
@@ -154,6 +155,22 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/audit-log', access: 'audit' },
   { method: 'GET', path: '/developers/requests', access: 'member' },
   { method: 'GET', path: '/events', access: 'member' },
+  { method: 'GET', path: '/events/new', access: 'manage' },
+  { method: 'POST', path: '/events', access: 'manage', fields: { name: 'Routes Run' } },
+  { method: 'GET', path: '/events/:eventId', access: 'member' },
+  { method: 'GET', path: '/events/:eventId/edit', access: 'manage' },
+  { method: 'POST', path: '/events/:eventId', access: 'manage', fields: { name: 'Renamed' } },
+  { method: 'POST', path: '/events/:eventId/ticket-types', access: 'manage', fields: { new_name: 'Walk' } },
+  {
+    method: 'POST',
+    path: '/events/:eventId/ticket-types/:ticketTypeId',
+    access: 'manage',
+    fields: { name: 'Renamed' },
+  },
+  ...(['publish', 'close', 'cancel'] as const).flatMap((action): RouteCase[] => [
+    { method: 'GET', path: `/events/:eventId/${action}`, access: 'manage' },
+    { method: 'POST', path: `/events/:eventId/${action}`, access: 'manage' },
+  ]),
   { method: 'GET', path: '/events/:eventId/start-list', access: 'member' },
   { method: 'GET', path: '/events/:eventId/start-list.csv', access: 'member' },
   {
@@ -184,6 +201,8 @@ const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: 
 const orderIds = {} as Record<'mine' | 'theirs', string>;
 /** an event with one paid runner in each organization */
 const eventIds = {} as Record<'mine' | 'theirs', string>;
+/** the first ticket type of each of those events */
+const ticketTypeIds = {} as Record<'mine' | 'theirs', string>;
 
 before(async () => {
   h = await startHarness();
@@ -239,6 +258,7 @@ before(async () => {
       saveBibRanges(tx, race, [{ ticketTypeId: race.ticketTypes[0]!.id, first: 1, last: 9 }], now),
     );
     eventIds[whose] = event.id;
+    ticketTypeIds[whose] = race.ticketTypes[0]!.id;
   }
 });
 after(() => h.close());
@@ -255,6 +275,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
     .replace(':eventId', eventIds[whose])
+    .replace(':ticketTypeId', ticketTypeIds[whose])
     .replace(':id', 'mail_ZZZZZZZZZZZZZZZZZZZZZZZZ')
     .replace(':file', APP_STYLES.path.slice('/assets/'.length));
 }
@@ -282,6 +303,10 @@ async function clientState() {
     await listBibRanges(db, eventIds.mine),
     await listBibRanges(db, eventIds.theirs),
     await db.select().from(bibs),
+    // the events of both organizations with their ticket types: a refused event write changes none
+    await findEvent(db, eventIds.mine),
+    await findEvent(db, eventIds.theirs),
+    (await listEventsOfOrganization(db, mine.organizationId)).length,
   ]);
 }
 
@@ -361,7 +386,8 @@ describe('security suite over every app route', () => {
           .replace(':orderId', 'ord_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ')
-          .replace(':eventId', 'evt_ZZZZZZZZZZZZZZZZZZZZZZZZ');
+          .replace(':eventId', 'evt_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':ticketTypeId', 'tt_ZZZZZZZZZZZZZZZZZZZZZZZZ');
         const answers = [];
         for (const url of [foreign, missing]) {
           const res = isPost ? await ownerAgent.post(url, route.fields) : await ownerAgent.get(url);

@@ -103,4 +103,14 @@ ul.hints{padding-left:1.25rem;margin:.75rem 0 0}
 @media (max-width:40rem){ul.capacity li{grid-template-columns:1fr}.capacity-figures{grid-column:1}
 table.stack tbody th{display:block;padding:.125rem .625rem;color:var(--text)}table.stack td.num{text-align:left}}
 @media (forced-colors:active){.chart .grid,.chart .axis{stroke:CanvasText}.bar-left{fill:Canvas;stroke:CanvasText}}
+.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.5rem 1.25rem;margin:0 0 1rem}
+.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
+ul.plain{list-style:none;padding:0;margin:0}
+fieldset.group{border:1px solid var(--line);border-radius:var(--radius);padding:.75rem 1rem;margin:0 0 1rem}
+input[type=datetime-local],textarea{width:100%;max-width:28rem;font:inherit;padding:.5rem .625rem;
+border:2px solid #6b7480;border-radius:4px;background:#fff;color:var(--text)}
+.invalid textarea,.invalid select{border-color:var(--danger)}
+a.button{display:inline-block;padding:.5rem 1rem;border:2px solid var(--accent);border-radius:4px;text-decoration:none}
+a.button.danger{border-color:var(--danger);color:var(--danger)}
+details>summary{cursor:pointer;color:var(--accent);margin:.5rem 0}
 `;

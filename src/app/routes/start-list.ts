@@ -178,6 +178,10 @@ export function showEvents(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
     const events = await listEventsOfOrganization(ctx.database.db, viewer.current.organizationId);
-    return sendPage(reply, 200, renderEvents({ viewer, events }));
+    return sendPage(
+      reply,
+      200,
+      renderEvents({ viewer, events, canCreate: canManageBibs(viewer.current.role) }),
+    );
   };
 }

@@ -12,6 +12,10 @@ const TARGETS: Record<string, string> = {
   invitation: 'Invitation',
   client: 'API client',
   webhook_endpoint: 'Webhook endpoint',
+  event: 'Event',
+  ticket_type: 'Ticket type',
+  order: 'Order',
+  refund: 'Refund',
 };
 
 const DETAIL_LABELS: Record<string, string> = {

@@ -20,7 +20,7 @@ export interface PageOptions {
   /** signed-in pages get the header; signed-out ones a plain narrow page */
   viewer?: Viewer | null;
   /** the nav entry to mark as the current page */
-  section?: 'overview' | 'orders' | 'members' | 'developers' | 'audit' | 'account';
+  section?: 'overview' | 'orders' | 'events' | 'members' | 'developers' | 'audit' | 'account';
   /** the page shows values with copy buttons */
   script?: boolean;
   /** the title starts with "Error:" when a form came back with errors */
@@ -63,6 +63,7 @@ function header(viewer: Viewer, section: PageOptions['section']): Html {
         <ul>
           ${navLink('/', 'Overview', section === 'overview')}
           ${navLink('/orders', 'Orders', section === 'orders')}
+          ${navLink('/events', 'Events', section === 'events')}
           ${navLink('/members', 'Members', section === 'members')}
           ${navLink('/developers', 'Developer settings', section === 'developers')}
           ${can(current.role, 'audit_log') ? navLink('/audit-log', 'Audit log', section === 'audit') : ''}

@@ -1,5 +1,5 @@
-// The organization's events, each with a link to its start list: the way in to start lists
-// until the app has event pages of its own.
+// The organization's events, each with a link to its page and its start list, and a "New event"
+// link for the members who may create one.
 import type { EventRow } from '../../events/events.ts';
 import { html } from '../../platform/html.ts';
 import { page, type Viewer } from './layout.ts';
@@ -10,8 +10,9 @@ function dateOf(event: EventRow): string {
   );
 }
 
-export function renderEvents(view: { viewer: Viewer; events: EventRow[] }): string {
+export function renderEvents(view: { viewer: Viewer; events: EventRow[]; canCreate: boolean }): string {
   const main = html`<h1>Events</h1>
+    ${view.canCreate ? html`<p><a href="/events/new" class="button">New event</a></p>` : ''}
     ${
       view.events.length === 0
         ? html`<p>No events yet.</p>`
@@ -19,11 +20,14 @@ export function renderEvents(view: { viewer: Viewer; events: EventRow[] }): stri
             ${view.events.map(
               (e) =>
                 html`<li>
-                  <span><strong>${e.name}</strong> <span class="muted">${dateOf(e)}</span></span>
+                  <span
+                    ><a href="/events/${e.id}"><strong>${e.name}</strong></a>
+                    <span class="muted">${dateOf(e)} · ${e.status}</span></span
+                  >
                   <a href="/events/${e.id}/start-list" aria-label="Start list of ${e.name}">Start list</a>
                 </li>`,
             )}
           </ul>`
     }`;
-  return page({ title: 'Events', main, viewer: view.viewer });
+  return page({ title: 'Events', main, viewer: view.viewer, section: 'events' });
 }

@@ -1,0 +1,387 @@
+// The event and ticket type forms of the organizer app: the typed values read into the admin
+// API's inputs (the same limits as src/admin/events/event-admin.schema.ts), each problem keyed by
+// its field so it shows next to it. Dates are datetime-local in the event's time zone.
+import { checkEventRules, isTimeZone } from '../../events/event-rules.ts';
+import {
+  EVENT_VISIBILITIES,
+  type AdditionalQuestion,
+  type EventPatch,
+  type EventRow,
+  type TicketTypeInput,
+  type TicketTypeRow,
+} from '../../events/events.ts';
+import { MAX_PRICE_MINOR } from '../../events/fees.ts';
+import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
+
+/** Empty rows offered under the event's questions, so one can be added without JavaScript. */
+export const SPARE_QUESTIONS = 2;
+const MAX_QUESTIONS = 50;
+
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const URL = /^https?:\/\/[^\s/?#]+\S*$/;
+const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
+const QUESTION_KEY = /^[a-z][a-z0-9_]*$/;
+
+export const EVENT_DATE_FIELDS = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'] as const;
+export const SALES_DATE_FIELDS = ['sales_start', 'sales_end'] as const;
+
+/** A form's values as typed (strings, kept on error) and the problems found in them. */
+export interface FormState {
+  values: Record<string, string>;
+  errors: FieldErrors;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times in the event's zone
+
+function offsetMs(instant: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(instant));
+  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - instant;
+}
+
+/** "2026-07-12T06:30" in `zone` -> the instant; null when it is not such a value. */
+export function fromLocalTime(value: string, zone: string): Date | null {
+  const m = LOCAL_TIME.exec(value);
+  if (!m) return null;
+  const [y, mo, d, hh, mm] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const wall = Date.UTC(y, mo - 1, d, hh, mm);
+  const check = new Date(wall);
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || hh > 23 || mm > 59) return null;
+  // Two passes settle the offset across a daylight saving change.
+  let instant = wall - offsetMs(wall, zone);
+  instant = wall - offsetMs(instant, zone);
+  return new Date(instant);
+}
+
+/** The instant as datetime-local text in `zone`. */
+export function toLocalTime(instant: Date, zone: string): string {
+  return new Date(instant.getTime() + offsetMs(instant.getTime(), zone)).toISOString().slice(0, 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Money: prices are typed in major units (UGX 30000, USD 12.50)
+
+export function currencyExponent(currency: string): number {
+  try {
+    return (
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      0
+    );
+  } catch {
+    return 0;
+  }
+}
+
+export function toMajor(minor: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  if (exponent === 0) return String(minor);
+  const digits = String(minor).padStart(exponent + 1, '0');
+  return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+}
+
+function toMinor(value: string, currency: string): number | null {
+  const exponent = currencyExponent(currency);
+  const m = /^(\d{1,12})(?:\.(\d+))?$/.exec(value.replace(/,/g, ''));
+  if (!m) return null;
+  const fraction = m[2] ?? '';
+  if (fraction.length > exponent) return null;
+  return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The event form
+
+const TEXT_FIELDS = {
+  name: { label: 'Name', max: 200, trim: true },
+  description: { label: 'Description', max: 20000, required: false },
+  venue: { label: 'Venue', max: 500, trim: true, required: false },
+  organizer_name: { label: 'Organizer name', max: 200, trim: true, required: false },
+  support_email: { label: 'Support e-mail', max: 254, trim: true, required: false },
+  cover: { label: 'Cover image address', max: 2048, trim: true, required: false },
+  timezone: {
+    label: 'Time zone',
+    max: 64,
+    trim: true,
+    missing: 'Enter the time zone, such as Africa/Kampala.',
+  },
+  currency: { label: 'Currency', max: 20, trim: true, missing: 'Enter the currency, such as UGX.' },
+  waiver_version: { label: 'Waiver version', max: 100, trim: true, required: false },
+  waiver_text: { label: 'Waiver text', max: 50000, required: false },
+} as const;
+
+const DATE_LABELS: Record<string, string> = {
+  starts_at: 'start',
+  ends_at: 'end',
+  reg_opens_at: 'registration opening',
+  reg_closes_at: 'registration closing',
+  sales_start: 'sales start',
+  sales_end: 'sales end',
+};
+
+/** The form's values for a stored event (the edit form's starting point). */
+export function eventValues(event: EventRow): Record<string, string> {
+  const zone = event.timezone;
+  const values: Record<string, string> = {
+    name: event.name,
+    description: event.description,
+    venue: event.venue,
+    organizer_name: event.organizerName,
+    support_email: event.supportEmail,
+    cover: event.cover,
+    timezone: zone,
+    currency: event.currency,
+    visibility: event.visibility,
+    waiver_required: event.waiverRequired ? 'yes' : '',
+    waiver_version: event.waiverVersion,
+    waiver_text: event.waiverText,
+    starts_at: toLocalTime(event.startsAt, zone),
+    ends_at: toLocalTime(event.endsAt, zone),
+    reg_opens_at: toLocalTime(event.regOpensAt, zone),
+    reg_closes_at: toLocalTime(event.regClosesAt, zone),
+  };
+  event.additionalQuestions.forEach((q, i) => {
+    values[`q${i}_key`] = q.key;
+    values[`q${i}_label`] = q.label;
+    values[`q${i}_type`] = q.type;
+    values[`q${i}_required`] = q.required ? 'yes' : '';
+    values[`q${i}_options`] = q.options.join(', ');
+    values[`q${i}_help`] = q.help;
+  });
+  return values;
+}
+
+/** How many question rows the form shows: every filled one plus the spare ones. */
+export function questionRows(values: Record<string, string>): number {
+  let filled = 0;
+  for (let i = 0; i < MAX_QUESTIONS; i++) {
+    if (values[`q${i}_key`] || values[`q${i}_label`]) filled = i + 1;
+  }
+  return Math.min(MAX_QUESTIONS, filled + SPARE_QUESTIONS);
+}
+
+function readQuestions(body: FormBody, values: Record<string, string>, errors: FieldErrors) {
+  const questions: AdditionalQuestion[] = [];
+  const keys = new Set<string>();
+  for (let i = 0; i < MAX_QUESTIONS; i++) {
+    const get = (f: string) => (body.get(`q${i}_${f}`) ?? '').slice(0, 5000);
+    const row = {
+      key: get('key').trim(),
+      label: get('label').trim(),
+      type: get('type') || 'text',
+      required: get('required'),
+      options: get('options'),
+      help: get('help').trim(),
+    };
+    for (const [f, v] of Object.entries(row)) values[`q${i}_${f}`] = v;
+    if (!row.key && !row.label) continue;
+    const n = i + 1;
+    if (!QUESTION_KEY.test(row.key) || row.key.length > 64) {
+      errors[`q${i}_key`] =
+        `Question ${n}: enter a key of lowercase letters, digits and _, starting with a letter.`;
+    } else if (keys.has(row.key)) {
+      errors[`q${i}_key`] = `Question ${n}: another question already uses the key ${row.key}.`;
+    }
+    keys.add(row.key);
+    if (!row.label) errors[`q${i}_label`] = `Question ${n}: enter the question.`;
+    else if (row.label.length > 200) errors[`q${i}_label`] = `Question ${n}: at most 200 characters.`;
+    const type = row.type === 'select' ? 'select' : 'text';
+    const options = row.options
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    if (type === 'select' && options.length === 0) {
+      errors[`q${i}_options`] = `Question ${n}: list the choices, separated by commas.`;
+    } else if (options.length > 100 || options.some((o) => o.length > 200)) {
+      errors[`q${i}_options`] = `Question ${n}: at most 100 choices of up to 200 characters.`;
+    }
+    if (row.help.length > 1000) errors[`q${i}_help`] = `Question ${n}: the help is at most 1000 characters.`;
+    questions.push({
+      key: row.key,
+      label: row.label,
+      type,
+      required: row.required === 'yes',
+      options: type === 'select' ? options : [],
+      help: row.help,
+    });
+  }
+  return questions;
+}
+
+/**
+ * Reads the event form into the admin API's fields (every field set: the edit form sends them
+ * all), with a message per field. The dates are read in the time zone typed on the same form.
+ */
+export function readEventForm(body: FormBody): FormState & { input: Required<EventPatch> | null } {
+  const errors: FieldErrors = {};
+  const values: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(TEXT_FIELDS)) values[name] = readField(body, name, rule, errors);
+  values.visibility = body.get('visibility') ?? 'public';
+  values.waiver_required = body.get('waiver_required') === 'yes' ? 'yes' : '';
+  for (const name of EVENT_DATE_FIELDS) values[name] = (body.get(name) ?? '').trim().slice(0, 40);
+
+  if (!errors.support_email && values.support_email && !EMAIL.test(values.support_email!)) {
+    errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
+  }
+  if (!errors.cover && values.cover && !URL.test(values.cover!)) {
+    errors.cover = 'Enter the cover image address starting with https://, or leave it empty.';
+  }
+  if (!errors.currency && !/^[A-Z]{3}$/.test(values.currency!)) {
+    errors.currency = 'Enter the currency as three capital letters, such as UGX.';
+  }
+  const zoneOk = !errors.timezone && isTimeZone(values.timezone!);
+  if (!errors.timezone && !zoneOk) {
+    errors.timezone = 'Enter a time zone name such as Africa/Kampala.';
+  }
+  if (!(EVENT_VISIBILITIES as readonly string[]).includes(values.visibility!)) {
+    errors.visibility = 'Choose who can see the event.';
+  }
+  const dates: Partial<Record<string, Date>> = {};
+  for (const name of EVENT_DATE_FIELDS) {
+    const value = values[name]!;
+    const date = zoneOk ? fromLocalTime(value, values.timezone!) : null;
+    if (!value) errors[name] = `Enter the ${DATE_LABELS[name]} date and time.`;
+    else if (!date && zoneOk) errors[name] = `Enter the ${DATE_LABELS[name]} as a date and a time.`;
+    if (date) dates[name] = date;
+  }
+  const additionalQuestions = readQuestions(body, values, errors);
+
+  const waiverRequired = values.waiver_required === 'yes';
+  if (dates.starts_at && dates.ends_at && dates.reg_opens_at && dates.reg_closes_at) {
+    // The domain's cross-field rules, worded for the form.
+    const ruleErrors = checkEventRules(
+      {},
+      {
+        startsAt: dates.starts_at,
+        endsAt: dates.ends_at,
+        regOpensAt: dates.reg_opens_at,
+        regClosesAt: dates.reg_closes_at,
+        waiverRequired,
+        waiverVersion: values.waiver_version!,
+      },
+    );
+    for (const e of ruleErrors) {
+      if (e.field === 'ends_at') errors.ends_at ??= 'The end must be after the start.';
+      if (e.field === 'reg_closes_at') errors.reg_closes_at ??= 'Registration must close after it opens.';
+      if (e.field === 'waiver_version')
+        errors.waiver_version ??= 'Enter the waiver version: runners must accept the waiver.';
+    }
+  } else if (waiverRequired && !values.waiver_version) {
+    errors.waiver_version ??= 'Enter the waiver version: runners must accept the waiver.';
+  }
+  if (Object.keys(errors).length > 0) return { values, errors, input: null };
+  const iso = (name: string) => dates[name]!.toISOString();
+  const input = {
+    name: values.name!,
+    description: values.description!,
+    venue: values.venue!,
+    organizer_name: values.organizer_name!,
+    support_email: values.support_email!,
+    cover: values.cover!,
+    timezone: values.timezone!,
+    currency: values.currency!,
+    visibility: values.visibility!,
+    waiver_required: waiverRequired,
+    waiver_version: values.waiver_version!,
+    waiver_text: values.waiver_text!,
+    starts_at: iso('starts_at'),
+    ends_at: iso('ends_at'),
+    reg_opens_at: iso('reg_opens_at'),
+    reg_closes_at: iso('reg_closes_at'),
+    additional_questions: additionalQuestions,
+  };
+  // handle, short code, event type and status are not on the form: creating draws them,
+  // editing keeps them, and the status changes through its own confirmed actions.
+  return { values, errors, input: input as Required<EventPatch> };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ticket type form
+
+export function ticketTypeValues(tt: TicketTypeRow, event: EventRow): Record<string, string> {
+  return {
+    name: tt.name,
+    description: tt.description,
+    price: toMajor(tt.priceMinor, event.currency),
+    capacity: String(tt.capacity),
+    distance_km: String(tt.distanceKm),
+    min_age: String(tt.minAge),
+    sales_start: toLocalTime(tt.salesStart, event.timezone),
+    sales_end: toLocalTime(tt.salesEnd, event.timezone),
+  };
+}
+
+/**
+ * Reads a ticket type form. Field names are prefixed (`prefix`), as the event page holds one form
+ * per ticket type. Empty sales dates take the event's registration window.
+ */
+export function readTicketTypeForm(
+  body: FormBody,
+  event: EventRow,
+  prefix: string,
+): FormState & { input: Required<TicketTypeInput> | null } {
+  const errors: FieldErrors = {};
+  const values: Record<string, string> = {};
+  const key = (f: string) => `${prefix}${f}`;
+  const read = (f: string) => (body.get(key(f)) ?? '').trim().slice(0, 5000);
+  for (const f of [
+    'name',
+    'description',
+    'price',
+    'capacity',
+    'distance_km',
+    'min_age',
+    ...SALES_DATE_FIELDS,
+  ]) {
+    values[f] = read(f);
+  }
+  if (!values.name) errors[key('name')] = 'Enter the name of the ticket type.';
+  else if (values.name.length > 200) errors[key('name')] = 'The name must be at most 200 characters.';
+  const price = toMinor(values.price!, event.currency);
+  if (price === null || price > MAX_PRICE_MINOR) {
+    errors[key('price')] =
+      `Enter the price in ${event.currency}, such as ${toMajor(30000 * 10 ** currencyExponent(event.currency), event.currency)}.`;
+  }
+  const capacity = /^\d{1,10}$/.test(values.capacity!) ? Number(values.capacity) : NaN;
+  if (!(capacity >= 1 && capacity <= 2_147_483_647))
+    errors[key('capacity')] = 'Enter how many places, 1 or more.';
+  const distance = values.distance_km ? Number(values.distance_km) : 0;
+  if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= 1000)) {
+    errors[key('distance_km')] = 'Enter the distance in km, from 0 to 1000.';
+  }
+  const minAge = values.min_age ? Number(values.min_age) : 0;
+  if (!/^\d{0,3}$/.test(values.min_age!) || minAge > 120) {
+    errors[key('min_age')] = 'Enter the minimum age in years, from 0 to 120 (0: none).';
+  }
+  const start = values.sales_start ? fromLocalTime(values.sales_start, event.timezone) : event.regOpensAt;
+  const end = values.sales_end ? fromLocalTime(values.sales_end, event.timezone) : event.regClosesAt;
+  if (!start) errors[key('sales_start')] = 'Enter the sales start as a date and a time, or leave it empty.';
+  if (!end) errors[key('sales_end')] = 'Enter the sales end as a date and a time, or leave it empty.';
+  if (start && end && end.getTime() <= start.getTime()) {
+    errors[key(values.sales_end ? 'sales_end' : 'sales_start')] = 'Sales must end after they start.';
+  }
+  if (Object.keys(errors).length > 0) return { values, errors, input: null };
+  return {
+    values,
+    errors,
+    input: {
+      name: values.name!,
+      description: values.description!,
+      price_minor: price!,
+      capacity,
+      distance_km: distance,
+      min_age: minAge,
+      sales_start: start!.toISOString(),
+      sales_end: end!.toISOString(),
+    },
+  };
+}

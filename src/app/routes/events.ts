@@ -1,0 +1,304 @@
+// Events in the organizer app: the event page (every member), creating and editing an event and
+// its ticket types, and publishing, closing or cancelling it after a confirmation page (owners
+// and admins). Every read and write finds the event within the member's organization; each write
+// commits with its audit entry.
+import { sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import { recordAudit } from '../../audit/audit-log.ts';
+import {
+  addTicketType,
+  createEvent,
+  updateEvent,
+  findEvent,
+  updateTicketType,
+  type EventRow,
+} from '../../events/events.ts';
+import { bumpCatalogVersion } from '../../organizations/organizations.ts';
+import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { memberOf, PageError } from '../app-access.ts';
+import { formOf } from '../form-body.ts';
+import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import {
+  renderEventForm,
+  renderEventPage,
+  renderStatusPage,
+  type TicketTypeForm,
+} from '../views/event-pages.ts';
+import { eventValues, readEventForm, readTicketTypeForm, type FormState } from './event-form.ts';
+import { ACTION_RULES, refusalOf, type StatusAction } from './event-status.ts';
+
+/** First key of the two-key advisory lock on an event's status (the ASCII of "Stat"). */
+const STATUS_LOCK_CLASS = 0x53746174;
+
+const NEW_EVENT_DEFAULTS: Record<string, string> = {
+  timezone: 'Africa/Kampala',
+  currency: 'UGX',
+  visibility: 'public',
+};
+
+async function eventOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
+  const { eventId } = request.params as { eventId: string };
+  const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
+  if (!race) throw new PageError('not_found', 'event');
+  return race;
+}
+
+/** Owners and admins change events; developers and viewers read them. */
+function requireManager(request: FastifyRequest): void {
+  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change events');
+}
+
+async function sendEventPage(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  race: RaceEvent,
+  status: number,
+  form: TicketTypeForm | null,
+) {
+  const viewer = await viewerOf(ctx, request);
+  const { done } = request.query as { done?: string };
+  return sendPage(
+    reply,
+    status,
+    renderEventPage({
+      viewer,
+      race,
+      canManage: canManageBibs(viewer.current.role),
+      done: form ? null : (done ?? null),
+      form,
+    }),
+  );
+}
+
+export function showEvent(ctx: AppContext): Handler {
+  return async (request, reply) => sendEventPage(ctx, request, reply, await eventOf(ctx, request), 200, null);
+}
+
+export function showNewEvent(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    requireManager(request);
+    const viewer = await viewerOf(ctx, request);
+    const form: FormState = { values: NEW_EVENT_DEFAULTS, errors: {} };
+    return sendPage(reply, 200, renderEventForm({ viewer, event: null, form }));
+  };
+}
+
+export function createEventRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    requireManager(request);
+    const { values, errors, input } = readEventForm(formOf(request.body));
+    if (!input) {
+      const viewer = await viewerOf(ctx, request);
+      return sendPage(reply, 422, renderEventForm({ viewer, event: null, form: { values, errors } }));
+    }
+    const organizationId = memberOf(request).organizationId;
+    const now = ctx.clock.now();
+    const event = await ctx.database.transaction(async (tx) => {
+      const row = await createEvent(tx, organizationId, { ...input, ticket_types: [] });
+      await recordAudit(
+        tx,
+        {
+          organizationId,
+          actor: actorOf(request),
+          action: 'event.created',
+          targetType: 'event',
+          targetId: row.id,
+          details: { name: row.name, starts_at: row.startsAt.toISOString() },
+        },
+        now,
+      );
+      return row;
+    });
+    return seeOther(reply, `/events/${event.id}?done=created`);
+  };
+}
+
+export function showEditEvent(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    requireManager(request);
+    const viewer = await viewerOf(ctx, request);
+    const form: FormState = { values: eventValues(race.event), errors: {} };
+    return sendPage(reply, 200, renderEventForm({ viewer, event: race.event, form }));
+  };
+}
+
+/** The fields whose stored value differs, by their admin API names (startsAt: starts_at). */
+function changedFields(before: EventRow, after: EventRow): string[] {
+  const a = before as unknown as Record<string, unknown>;
+  const b = after as unknown as Record<string, unknown>;
+  return Object.keys(a)
+    .filter((k) => k !== 'updatedAt' && JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+    .map((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+}
+
+export function updateEventRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    requireManager(request);
+    const { values, errors, input } = readEventForm(formOf(request.body));
+    if (!input) {
+      const viewer = await viewerOf(ctx, request);
+      return sendPage(reply, 422, renderEventForm({ viewer, event: race.event, form: { values, errors } }));
+    }
+    const now = ctx.clock.now();
+    await ctx.database.transaction(async (tx) => {
+      const row = await updateEvent(tx, race.event.id, input, now);
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'event.updated',
+          targetType: 'event',
+          targetId: race.event.id,
+          details: { changed: row ? changedFields(race.event, row) : [] },
+        },
+        now,
+      );
+    });
+    return seeOther(reply, `/events/${race.event.id}?done=updated`);
+  };
+}
+
+export function addTicketTypeRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    requireManager(request);
+    const state = readTicketTypeForm(formOf(request.body), race.event, 'new_');
+    if (!state.input) {
+      return sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: null, ...state });
+    }
+    const input = state.input;
+    const now = ctx.clock.now();
+    await ctx.database.transaction(async (tx) => {
+      const row = await addTicketType(tx, race.event, input);
+      await bumpCatalogVersion(tx, race.event.organizationId);
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'ticket_type.created',
+          targetType: 'ticket_type',
+          targetId: row.id,
+          details: {
+            event_id: race.event.id,
+            name: row.name,
+            price_minor: row.priceMinor,
+            capacity: row.capacity,
+          },
+        },
+        now,
+      );
+    });
+    return seeOther(reply, `/events/${race.event.id}?done=ticket_type_added`);
+  };
+}
+
+export function updateTicketTypeRoute(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    const { ticketTypeId } = request.params as { ticketTypeId: string };
+    const current = race.ticketTypes.find((t) => t.id === ticketTypeId);
+    if (!current) throw new PageError('not_found', 'ticket type');
+    requireManager(request);
+    const prefix = `${current.id}_`;
+    const state = readTicketTypeForm(formOf(request.body), race.event, prefix);
+    const again = (s: FormState) =>
+      sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: current.id, ...s });
+    if (!state.input) return again(state);
+    const input = state.input;
+    const now = ctx.clock.now();
+    const result = await ctx.database.transaction(async (tx) => {
+      const row = await updateTicketType(tx, current.id, input);
+      if (row === undefined || row === 'capacity_below_sold') return row;
+      await bumpCatalogVersion(tx, race.event.organizationId);
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'ticket_type.updated',
+          targetType: 'ticket_type',
+          targetId: row.id,
+          details: {
+            event_id: race.event.id,
+            name: row.name,
+            price_minor: row.priceMinor,
+            capacity: row.capacity,
+          },
+        },
+        now,
+      );
+      return row;
+    });
+    if (result === undefined) throw new PageError('not_found', 'ticket type');
+    if (result === 'capacity_below_sold') {
+      const taken = current.paidCount + current.heldCount;
+      return again({
+        values: state.values,
+        errors: {
+          [`${prefix}capacity`]: `Enter at least ${taken}: that many places are already paid for or held.`,
+        },
+      });
+    }
+    return seeOther(reply, `/events/${race.event.id}?done=ticket_type_updated`);
+  };
+}
+
+export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    requireManager(request);
+    const viewer = await viewerOf(ctx, request);
+    const refusal = refusalOf(action, race.event.status);
+    return sendPage(
+      reply,
+      refusal ? 409 : 200,
+      renderStatusPage({ viewer, event: race.event, action, refusal }),
+    );
+  };
+}
+
+export function changeStatus(ctx: AppContext, action: StatusAction): Handler {
+  return async (request, reply) => {
+    const race = await eventOf(ctx, request);
+    requireManager(request);
+    const rule = ACTION_RULES[action];
+    const now = ctx.clock.now();
+    // The status is read again under the event's status lock, so two changes at once cannot both
+    // pass the check.
+    const outcome = await ctx.database.transaction(async (tx) => {
+      await tx.execute(
+        sql`SELECT pg_advisory_xact_lock(${STATUS_LOCK_CLASS}::int, hashtext(${race.event.id}))`,
+      );
+      const locked = await findEvent(tx, race.event.id);
+      const from = locked?.event.status ?? race.event.status;
+      const refusal = refusalOf(action, from);
+      if (refusal) return { refusal, from };
+      await updateEvent(tx, race.event.id, { status: rule.to }, now);
+      await recordAudit(
+        tx,
+        {
+          organizationId: race.event.organizationId,
+          actor: actorOf(request),
+          action: 'event.status_changed',
+          targetType: 'event',
+          targetId: race.event.id,
+          details: { from, to: rule.to },
+        },
+        now,
+      );
+      return { refusal: null, from };
+    });
+    if (outcome.refusal) {
+      const viewer = await viewerOf(ctx, request);
+      const event = { ...race.event, status: outcome.from };
+      return sendPage(reply, 409, renderStatusPage({ viewer, event, action, refusal: outcome.refusal }));
+    }
+    return seeOther(reply, `/events/${race.event.id}?done=${action}`);
+  };
+}

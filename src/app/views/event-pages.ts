@@ -1,0 +1,363 @@
+// The event pages of the organizer app: the event form (new and edit), the event page with its
+// facts, ticket types (an add form and an edit form each, for owners and admins) and status
+// actions, and the confirmation page of publishing, closing or cancelling.
+import type { EventRow, TicketTypeRow } from '../../events/events.ts';
+import { attr, html, type Html } from '../../platform/html.ts';
+import type { RaceEvent } from '../../startlists/race-event.ts';
+import type { FieldErrors } from '../form-body.ts';
+import { questionRows, ticketTypeValues, toMajor, type FormState } from '../routes/event-form.ts';
+import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';
+import { errorSummary, fieldId } from './fields.ts';
+import { csrfInput, page, type Viewer } from './layout.ts';
+
+interface Control {
+  name: string;
+  label: string;
+  values: Record<string, string>;
+  errors: FieldErrors;
+  hint?: string;
+  /** the key in `values` when it differs from the field's name (prefixed ticket type forms) */
+  valueKey?: string;
+}
+
+function describe(c: Control): { id: string; error: string | undefined; top: Html; aria: Html } {
+  const id = fieldId(c.name);
+  const error = c.errors[c.name];
+  const hintId = c.hint ? `${id}-hint` : null;
+  const errorId = error ? `${id}-error` : null;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ');
+  return {
+    id,
+    error,
+    top: html`<label for="${id}">${c.label}</label>
+      ${c.hint ? html`<p class="hint" id="${hintId}">${c.hint}</p>` : ''}
+      ${error ? html`<p class="error" id="${errorId}">${error}</p>` : ''}`,
+    aria: html`${attr('aria-describedby', describedBy || null)}${attr('aria-invalid', error ? 'true' : null)}`,
+  };
+}
+
+function valueOf(c: Control): string {
+  return c.values[c.valueKey ?? c.name] ?? '';
+}
+
+function field(c: Control & { type?: string; inputmode?: string }): Html {
+  const d = describe(c);
+  return html`<div class="field${d.error ? ' invalid' : ''}">
+    ${d.top}
+    <input
+      type="${c.type ?? 'text'}"
+      id="${d.id}"
+      name="${c.name}"
+      ${attr('value', valueOf(c))}${attr('inputmode', c.inputmode)}${d.aria}
+    />
+  </div>`;
+}
+
+function textarea(c: Control & { rows?: number }): Html {
+  const d = describe(c);
+  return html`<div class="field${d.error ? ' invalid' : ''}">
+    ${d.top}
+    <textarea id="${d.id}" name="${c.name}" rows="${c.rows ?? 4}" ${d.aria}>${valueOf(c)}</textarea>
+  </div>`;
+}
+
+function select(c: Control & { options: [string, string][] }): Html {
+  const d = describe(c);
+  const current = valueOf(c);
+  return html`<div class="field${d.error ? ' invalid' : ''}">
+    ${d.top}
+    <select id="${d.id}" name="${c.name}" ${d.aria}>
+      ${c.options.map(([v, label]) => html`<option value="${v}" ${attr('selected', v === current)}>${label}</option>`)}
+    </select>
+  </div>`;
+}
+
+function checkbox(c: Control): Html {
+  const id = fieldId(c.name);
+  return html`<div class="check">
+    <input type="checkbox" id="${id}" name="${c.name}" value="yes" ${attr('checked', valueOf(c) === 'yes')} />
+    <label for="${id}">${c.label}</label>
+  </div>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The event form
+
+function questionGroup(i: number, values: Record<string, string>, errors: FieldErrors): Html {
+  const c = (f: string, label: string, hint?: string) => ({
+    name: `q${i}_${f}`,
+    label,
+    values,
+    errors,
+    hint,
+  });
+  return html`<fieldset class="group">
+    <legend>Question ${i + 1}</legend>
+    ${field(c('label', 'Question', 'Leave the question and its key empty to remove it.'))}
+    ${field(c('key', 'Key', 'Lowercase letters, digits and _, such as tshirt_size: the name in exports.'))}
+    ${select({
+      ...c('type', 'Answer'),
+      options: [
+        ['text', 'Free text'],
+        ['select', 'A choice from a list'],
+      ],
+    })}
+    ${field(c('options', 'Choices', 'For a choice: the choices, separated by commas (S, M, L).'))}
+    ${field(c('help', 'Help text'))} ${checkbox(c('required', 'An answer is required'))}
+  </fieldset>`;
+}
+
+export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; form: FormState }): string {
+  const { values, errors } = view.form;
+  const c = (name: string, label: string, hint?: string) => ({ name, label, values, errors, hint });
+  const editing = view.event !== null;
+  const title = editing ? `Edit ${view.event!.name}` : 'New event';
+  const action = editing ? `/events/${view.event!.id}` : '/events';
+  const rows = questionRows(values);
+  const main = html`<p><a href="${editing ? `/events/${view.event!.id}` : '/events'}">Back</a></p>
+    <h1>${title}</h1>
+    ${errorSummary(errors)}
+    <form method="post" action="${action}" novalidate class="panel">
+      ${csrfInput(view.viewer.current.session.csrfToken)}
+      <h2>The event</h2>
+      ${field(c('name', 'Name'))} ${textarea({ ...c('description', 'Description'), rows: 6 })}
+      ${field(c('venue', 'Venue'))}
+      ${field(c('cover', 'Cover image address', 'An https:// address of the image shown at the top of the checkout.'))}
+      ${select({
+        ...c('visibility', 'Visibility'),
+        options: Object.entries(VISIBILITY_LABELS),
+      })}
+      <h2>Dates</h2>
+      ${field(c('timezone', 'Time zone', 'The dates below are in this zone, such as Africa/Kampala.'))}
+      ${field({ ...c('starts_at', 'Starts'), type: 'datetime-local' })}
+      ${field({ ...c('ends_at', 'Ends'), type: 'datetime-local' })}
+      ${field({ ...c('reg_opens_at', 'Registration opens'), type: 'datetime-local' })}
+      ${field({ ...c('reg_closes_at', 'Registration closes'), type: 'datetime-local' })}
+      <h2>Payment and contact</h2>
+      ${field(c('currency', 'Currency', 'Three letters, such as UGX.'))}
+      ${field(c('organizer_name', 'Organizer name'))}
+      ${field({ ...c('support_email', 'Support e-mail', 'Where runners write with questions.'), type: 'email' })}
+      <h2>Waiver</h2>
+      ${checkbox(c('waiver_required', 'Runners must accept the waiver'))}
+      ${field(c('waiver_version', 'Waiver version', 'Such as 2026-1: kept with each acceptance.'))}
+      ${textarea({ ...c('waiver_text', 'Waiver text'), rows: 6 })}
+      <h2>Questions for runners</h2>
+      ${Array.from({ length: rows }, (_, i) => questionGroup(i, values, errors))}
+      <div class="actions">
+        <button type="submit" class="primary">${editing ? 'Save changes' : 'Create event'}</button>
+      </div>
+    </form>`;
+  return page({
+    title,
+    main,
+    viewer: view.viewer,
+    section: 'events',
+    hasErrors: Object.keys(errors).length > 0,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The event page
+
+/** A ticket type form that came back with errors: the new one (null) or a stored one. */
+export interface TicketTypeForm extends FormState {
+  ticketTypeId: string | null;
+}
+
+const NOTICES: Record<string, string> = {
+  created: 'The event was created as a draft. Add its ticket types, then publish it.',
+  updated: 'The event was saved.',
+  ticket_type_added: 'The ticket type was added.',
+  ticket_type_updated: 'The ticket type was saved.',
+  publish: 'The event is published: runners can register while its sales are open.',
+  close: 'The event is closed: no new registrations are taken.',
+  cancel: 'The event is cancelled.',
+};
+
+const VISIBILITY_LABELS: Record<string, string> = {
+  public: 'Public: in the list of events on sale',
+  unlisted: 'Unlisted: on sale, but left out of the list',
+  private: 'Private: not on sale',
+};
+
+function when(date: Date, zone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }).format(
+    date,
+  );
+}
+
+/** 45000 UGX -> "UGX 45,000", with the currency's own decimals. */
+function money(minor: number, currency: string): string {
+  const amount = Number(toMajor(minor, currency));
+  const format = new Intl.NumberFormat('en-GB', { style: 'currency', currency, currencyDisplay: 'code' });
+  return format.format(amount).replace(/\s/g, '\u00a0');
+}
+
+function ticketTypeFields(
+  prefix: string,
+  values: Record<string, string>,
+  errors: FieldErrors,
+  currency: string,
+): Html {
+  const c = (f: string, label: string, hint?: string) => ({
+    name: `${prefix}${f}`,
+    valueKey: f,
+    label,
+    values,
+    errors,
+    hint,
+  });
+  return html`${field(c('name', 'Name', 'Such as 10 km run.'))}
+  ${field({ ...c('price', `Price (${currency})`), inputmode: 'decimal' })}
+  ${field({ ...c('capacity', 'Places'), inputmode: 'numeric' })}
+  ${field({ ...c('distance_km', 'Distance in km', '0 when it is not a race distance.'), inputmode: 'decimal' })}
+  ${field({ ...c('min_age', 'Minimum age', 'On race day; 0 for none.'), inputmode: 'numeric' })}
+  ${field({ ...c('sales_start', 'Sales start', 'Empty: when registration opens.'), type: 'datetime-local' })}
+  ${field({ ...c('sales_end', 'Sales end', 'Empty: when registration closes.'), type: 'datetime-local' })}
+  ${textarea({ ...c('description', 'Description'), rows: 2 })}`;
+}
+
+function ticketTypeEntry(view: EventPageView, tt: TicketTypeRow): Html {
+  const { event } = view.race;
+  const form = view.form?.ticketTypeId === tt.id ? view.form : null;
+  const values = form?.values ?? ticketTypeValues(tt, event);
+  const facts = html`<p>
+    ${money(tt.priceMinor, event.currency)} · ${tt.capacity} places (${tt.paidCount} paid, ${tt.heldCount}
+    held)
+    ${tt.distanceKm ? html` · ${tt.distanceKm} km` : ''}${tt.minAge ? html` · from age ${tt.minAge}` : ''}
+    <br /><span class="muted"
+      >On sale ${when(tt.salesStart, event.timezone)} to ${when(tt.salesEnd, event.timezone)}</span
+    >
+  </p>`;
+  if (!view.canManage)
+    return html`<li class="panel">
+      <h3>${tt.name}</h3>
+      ${facts}
+    </li>`;
+  return html`<li class="panel">
+    <h3>${tt.name}</h3>
+    ${facts}
+    <details ${attr('open', form !== null)}>
+      <summary>Edit ${tt.name}</summary>
+      ${form ? errorSummary(form.errors) : ''}
+      <form method="post" action="/events/${event.id}/ticket-types/${tt.id}" novalidate>
+        ${csrfInput(view.viewer.current.session.csrfToken)}
+        ${ticketTypeFields(`${tt.id}_`, values, form?.errors ?? {}, event.currency)}
+        <button type="submit" class="primary">Save ${tt.name}</button>
+      </form>
+    </details>
+  </li>`;
+}
+
+export interface EventPageView {
+  viewer: Viewer;
+  race: RaceEvent;
+  canManage: boolean;
+  done: string | null;
+  form: TicketTypeForm | null;
+}
+
+export function renderEventPage(view: EventPageView): string {
+  const { event, ticketTypes } = view.race;
+  const zone = event.timezone;
+  const notice = NOTICES[view.done ?? ''];
+  const newForm = view.form?.ticketTypeId === null ? view.form : null;
+  const facts: [string, Html | string][] = [
+    ['Status', STATUS_LABELS[event.status] ?? event.status],
+    ['Dates', `${when(event.startsAt, zone)} to ${when(event.endsAt, zone)} (${zone})`],
+    ['Registration', `${when(event.regOpensAt, zone)} to ${when(event.regClosesAt, zone)}`],
+    ['Venue', event.venue || '—'],
+    ['Visibility', VISIBILITY_LABELS[event.visibility] ?? event.visibility],
+    ['Currency', event.currency],
+    ['Organizer', event.organizerName || '—'],
+    ['Support e-mail', event.supportEmail || '—'],
+    ['Waiver', event.waiverRequired ? `Required (version ${event.waiverVersion})` : 'Not required'],
+    ['Questions', event.additionalQuestions.map((q) => q.label).join(', ') || 'None'],
+  ];
+  const actions = view.canManage ? actionsFrom(event.status) : [];
+  const main = html`<p><a href="/events">All events</a></p>
+    <h1>${event.name}</h1>
+    ${notice ? html`<p class="notice good" role="status">${notice}</p>` : ''}
+    <dl class="facts">
+      ${facts.map(
+        ([k, v]) =>
+          html`<div>
+            <dt>${k}</dt>
+            <dd>${v}</dd>
+          </div>`,
+      )}
+    </dl>
+    <p class="actions">
+      ${view.canManage ? html`<a href="/events/${event.id}/edit">Edit event</a>` : ''}
+      <a href="/events/${event.id}/start-list">Start list</a>
+      ${actions.map(
+        (a) =>
+          html`<a href="/events/${event.id}/${a}" class="button${a === 'cancel' ? ' danger' : ''}"
+            >${ACTION_RULES[a].verb} event</a
+          >`,
+      )}
+    </p>
+    <h2>Ticket types</h2>
+    ${
+      ticketTypes.length === 0
+        ? html`<p>No ticket types yet: runners need at least one to register.</p>`
+        : html`<ul class="plain">
+            ${ticketTypes.map((tt) => ticketTypeEntry(view, tt))}
+          </ul>`
+    }
+    ${
+      view.canManage
+        ? html`<h2 id="add-ticket-type">Add a ticket type</h2>
+            ${newForm ? errorSummary(newForm.errors) : ''}
+            <form method="post" action="/events/${event.id}/ticket-types" novalidate class="panel">
+              ${csrfInput(view.viewer.current.session.csrfToken)}
+              ${ticketTypeFields('new_', newForm?.values ?? {}, newForm?.errors ?? {}, event.currency)}
+              <button type="submit" class="primary">Add ticket type</button>
+            </form>`
+        : ''
+    }`;
+  return page({
+    title: event.name,
+    main,
+    viewer: view.viewer,
+    section: 'events',
+    hasErrors: view.form !== null,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publish, close, cancel
+
+/** The status as the confirmation page says it: "It is a draft now." */
+const NOW: Record<string, string> = {
+  draft: 'a draft',
+  open: 'open',
+  closed: 'closed',
+  cancelled: 'cancelled',
+};
+
+export function renderStatusPage(view: {
+  viewer: Viewer;
+  event: EventRow;
+  action: StatusAction;
+  refusal: string | null;
+}): string {
+  const { event, action } = view;
+  const rule = ACTION_RULES[action];
+  const title = `${rule.verb} ${event.name}`;
+  const main = html`<p><a href="/events/${event.id}">Back to the event</a></p>
+    <h1>${rule.verb} ${event.name}?</h1>
+    ${
+      view.refusal
+        ? html`<div class="notice bad" role="alert"><p>${view.refusal} Nothing was changed.</p></div>`
+        : html`<p>It is ${NOW[event.status] ?? event.status} now. ${rule.effect}</p>
+            <form method="post" action="/events/${event.id}/${action}" class="actions">
+              ${csrfInput(view.viewer.current.session.csrfToken)}
+              <button type="submit" class="primary${action === 'cancel' ? ' danger' : ''}">
+                ${rule.verb} event
+              </button>
+              <a href="/events/${event.id}">Keep it as it is</a>
+            </form>`
+    }`;
+  return page({ title, main, viewer: view.viewer, section: 'events' });
+}
