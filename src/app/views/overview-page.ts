@@ -129,7 +129,9 @@ function attention(sales: SalesOverview): Html {
             (item) =>
               html`<tr>
                 <td data-label="Problem"><strong>${REASONS[item.reason].label}</strong></td>
-                <td data-label="Order"><code>${item.orderCode}</code></td>
+                <td data-label="Order">
+                  <a href="/orders/${item.orderId}"><code>${item.orderCode}</code></a>
+                </td>
                 <td data-label="Event">${item.eventName}</td>
                 <td data-label="Method">${item.method}</td>
                 <td data-label="Amount" class="num nowrap">
@@ -205,6 +207,8 @@ export function renderOverview(viewer: Viewer, roleDescription: string, sales: S
     ${attention(sales)}
     <h2>Where to go</h2>
     <ul>
+      <li><a href="/orders">Orders</a>: find one, refund it, or download a selection as CSV.</li>
+      <li><a href="/events">Events</a>: create and edit them, and their start lists and bib numbers.</li>
       <li><a href="/developers">API clients</a>: their keys, scopes and allowed domains.</li>
       <li><a href="/account">Your password and sessions</a>: where you are signed in.</li>
     </ul>`;
