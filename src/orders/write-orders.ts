@@ -157,6 +157,7 @@ function orderInsertRow(o: OrderRow) {
     organization_id: o.organizationId,
     event_id: o.eventId,
     checkout_session_id: o.checkoutSessionId,
+    checkout_mode: o.checkoutMode,
     api_client_id: o.apiClientId,
     channel: o.channel,
     partner_reference: o.partnerReference,

@@ -135,7 +135,36 @@ describe('events in Chromium', () => {
     await checkout.goto((session.json as { data: { url: string } }).data.url);
     await checkout.getByRole('heading', { name: 'Kampala Sunrise 10K' }).first().waitFor();
     assert.match(await checkout.locator('body').innerText(), /10 km/);
+    // A buyer registers on it (the simulator's success number), and the order shows in the app.
+    const primary = () => checkout.locator('section.step:not([hidden]) [data-primary]');
+    const tshirt = checkout.getByLabel(/T-shirt size/);
+    if (await tshirt.isVisible()) await tshirt.selectOption('M');
+    await primary().click();
+    await checkout.getByLabel('Your name').fill('Apio Grace');
+    await checkout.getByLabel('E-mail').fill('apio@example.org');
+    await checkout.getByLabel('Phone number').fill('0770000001');
+    const waiver = checkout.getByLabel(/I accept the waiver/);
+    if (await waiver.isVisible()) await waiver.check();
+    await primary().click();
+    if (await checkout.locator('section.step:not([hidden]) h2', { hasText: 'Payment' }).isVisible()) {
+      await primary().click();
+    }
+    await checkout.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
     assert.deepEqual(checkoutProblems, []);
+    await page.goto(`${app}/orders?event=${eventId}`);
+    await page
+      .getByRole('link', { name: /^[A-Z0-9]{8}$/ })
+      .first()
+      .waitFor();
+    assert.match(await page.locator('tbody').innerText(), /Apio Grace/);
+    assert.match(await page.locator('tbody').innerText(), /paid/);
+    assert.match(await page.locator('tbody').innerText(), /Hosted checkout page/);
+    await step(page, 'order-appears');
+    // The channel filter finds it among the hosted page's orders, and not among the API's.
+    await page.goto(`${app}/orders?event=${eventId}&channel=hosted`);
+    assert.match(await page.locator('tbody').innerText(), /Apio Grace/);
+    await page.goto(`${app}/orders?event=${eventId}&channel=api`);
+    await page.getByText('No orders match.').waitFor();
     await context.close();
   });
 });
