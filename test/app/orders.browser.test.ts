@@ -39,7 +39,7 @@ describe('orders in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${app}/`);
 
-    await page.getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders' }).waitFor();
     await checkPage(page, 'orders-01-list');
     await page.getByLabel('Search').fill('nakato');
