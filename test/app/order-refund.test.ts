@@ -4,16 +4,11 @@
 // nothing changed); a refusal (already refunded) comes back on the order page.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eq } from 'drizzle-orm';
-import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
-import { paymentAttempts } from '../../src/payments/payments.schema.ts';
-import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { bearer, type Harness } from '../helpers/harness.ts';
+import type { Harness } from '../helpers/harness.ts';
 import {
   createEndpoint,
-  createOrder,
+  payThroughSimulator,
   makeShop,
   pump,
   pumpFor,
@@ -42,23 +37,8 @@ after(async () => {
 });
 
 /** A paid order of one 10 km ticket, paid from the simulator's success number on `method`. */
-async function paidOrder(shop: Shop, method: 'momo' | 'airtel'): Promise<string> {
-  const order = await createOrder(h, shop, shop.paidTicket);
-  const res = await h.service.api.inject({
-    method: 'POST',
-    url: `/v1/orders/${order.id}/pay`,
-    headers: bearer(shop.token),
-    payload: { payment_method: method, phone: testPhoneNumber(method, '01') },
-  });
-  assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
-  const db = h.service.ctx.database.db;
-  const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
-  sim.approve(attempt!.reference);
-  await reconcileAttempt(h.service.ctx, attempt!.reference);
-  assert.equal((await readOrder(h, shop, order.id)).status, 'paid');
-  return order.id;
-}
+const paidOrder = async (shop: Shop, method: 'momo' | 'airtel') =>
+  (await payThroughSimulator(h, sim, shop, method)).orderId;
 
 for (const method of ['momo', 'airtel'] as const) {
   describe(`refunding from the app, paid with ${method}`, () => {

@@ -26,6 +26,7 @@ import { bearer, type Harness } from '../helpers/harness.ts';
 import {
   createEndpoint,
   createOrder,
+  payThroughSimulator,
   makeShop,
   pump,
   pumpFor,
@@ -59,22 +60,8 @@ const ctx = () => h.service.ctx;
 const owner = { memberId: null, label: 'operator' };
 
 /** A paid order of one ticket, paid from the scenario's test number on `method`. */
-async function paidOrder(shop: Shop, method: PaymentMethod, code: string) {
-  const order = await createOrder(h, shop, shop.paidTicket);
-  const res = await h.service.api.inject({
-    method: 'POST',
-    url: `/v1/orders/${order.id}/pay`,
-    headers: bearer(shop.token),
-    payload: { payment_method: method, phone: testPhoneNumber(method, code) },
-  });
-  assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(ctx()).inflight]);
-  const [attempt] = await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
-  sim.approve(attempt!.reference);
-  assert.equal(await reconcileAttempt(ctx(), attempt!.reference), null);
-  assert.equal((await readOrder(h, shop, order.id)).status, 'paid');
-  return { orderId: order.id, reference: attempt!.reference };
-}
+const paidOrder = (shop: Shop, method: PaymentMethod, code: string) =>
+  payThroughSimulator(h, sim, shop, method, code);
 
 async function paidCount(shop: Shop) {
   const [row] = await db().select().from(ticketTypes).where(eq(ticketTypes.id, shop.paidTicket));

@@ -6,6 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { ticketTypes } from '../../src/events/events.schema.ts';
+import { reconcileAttempt } from '../../src/payments/collect.ts';
+import { gatewayOf } from '../../src/payments/payment-gateway.ts';
+import { paymentAttempts } from '../../src/payments/payments.schema.ts';
+import type { PaymentMethod } from '../../src/payments/provider.ts';
+import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
+import type { Simulator } from '../../src/payments/simulator/simulator.ts';
 import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
 import {
@@ -262,4 +268,32 @@ export async function payFreeOrder(h: Harness, shop: Shop) {
   const order = await createOrder(h, shop, shop.freeTicket);
   assert.equal(order.status, 'paid');
   return order;
+}
+
+/**
+ * A paid order of one ticket of `shop`, paid from the simulator's test number `code` on `method`:
+ * the prompt is sent, approved on `sim` and settled by reconciling it (the harness runs no jobs).
+ */
+export async function payThroughSimulator(
+  h: Harness,
+  sim: Simulator,
+  shop: Shop,
+  method: PaymentMethod,
+  code = '01',
+): Promise<{ orderId: string; reference: string }> {
+  const order = await createOrder(h, shop, shop.paidTicket);
+  const res = await h.service.api.inject({
+    method: 'POST',
+    url: `/v1/orders/${order.id}/pay`,
+    headers: bearer(shop.token),
+    payload: { payment_method: method, phone: testPhoneNumber(method, code) },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  const db = h.service.ctx.database.db;
+  const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
+  sim.approve(attempt!.reference);
+  assert.equal(await reconcileAttempt(h.service.ctx, attempt!.reference), null);
+  assert.equal((await readOrder(h, shop, order.id)).status, 'paid');
+  return { orderId: order.id, reference: attempt!.reference };
 }
