@@ -29,3 +29,12 @@ export async function checkPage(page: Page, name: string): Promise<void> {
     await screenshot(page, `${name}-${width}`);
   }
 }
+
+/** Signs `member` in through the app's sign-in form, landing on the overview. */
+export async function signInPage(page: Page, app: string, member: { email: string; password: string }) {
+  await page.goto(`${app}/sign-in`);
+  await page.getByLabel('Email', { exact: true }).fill(member.email);
+  await page.getByLabel('Password', { exact: true }).fill(member.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${app}/`);
+}

@@ -18,7 +18,7 @@ import {
 } from '../e2e/browser-helpers.ts';
 import { toLocalTime } from '../../src/app/routes/event-form.ts';
 import { getToken, makePartner, type Harness } from '../helpers/harness.ts';
-import { checkPage } from './app-browser.ts';
+import { checkPage, signInPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
 
 let h: Harness;
@@ -56,11 +56,7 @@ describe('events in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(owner.email);
-    await page.getByLabel('Password', { exact: true }).fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app}/`);
+    await signInPage(page, app, owner);
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     await page.waitForURL(`${app}/events`);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
-import { checkPage } from './app-browser.ts';
+import { checkPage, signInPage } from './app-browser.ts';
 import { makeMember, makeOrder } from './app-helpers.ts';
 
 let h: Harness;
@@ -33,11 +33,7 @@ describe('orders in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(viewer.email);
-    await page.getByLabel('Password', { exact: true }).fill(viewer.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app}/`);
+    await signInPage(page, app, viewer);
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders' }).waitFor();
@@ -88,11 +84,7 @@ describe('orders in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(owner.email);
-    await page.getByLabel('Password', { exact: true }).fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app}/`);
+    await signInPage(page, app, owner);
     await page.goto(`${app}/orders/${order.id}`);
     await page.getByRole('link', { name: 'Refund this order' }).click();
     await page.getByRole('heading', { name: `Refund order ${order.order_code}?` }).waitFor();

@@ -17,7 +17,7 @@ import {
 } from '../e2e/browser-helpers.ts';
 import { makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { insertAttempt, insertOrder } from '../sales/sales-fixtures.ts';
-import { checkPage } from './app-browser.ts';
+import { checkPage, signInPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
 
 const DAY = 24 * 3600_000;
@@ -115,11 +115,7 @@ describe('sales at a glance in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(owner.email);
-    await page.getByLabel('Password', { exact: true }).fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app}/`);
+    await signInPage(page, app, owner);
 
     await page.getByRole('heading', { name: 'Sales at a glance' }).waitFor();
     const chart = page.getByRole('img', { name: /Paid registrations per day, Kampala City 10K/ });

@@ -10,7 +10,7 @@ import { findRaceEvent } from '../../src/startlists/race-event.ts';
 import { CHROMIUM, launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { seedRunners } from '../startlists/seed-runners.ts';
-import { checkPage } from './app-browser.ts';
+import { checkPage, signInPage } from './app-browser.ts';
 import { makeMember } from './app-helpers.ts';
 
 let h: Harness;
@@ -77,11 +77,7 @@ describe('start lists in Chromium', () => {
     });
     const page = await context.newPage();
     const problems = watchProblems(page);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(owner.email);
-    await page.getByLabel('Password', { exact: true }).fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app}/`);
+    await signInPage(page, app, owner);
 
     await page.goto(`${app}/events`);
     await step(page, 'events');
