@@ -16,7 +16,7 @@ import { showCheckout } from './routes/show-checkout.ts';
 import { showPayment } from './routes/show-payment.ts';
 import { submitOrder } from './routes/submit-order.ts';
 import { switchPayment } from './routes/switch-payment.ts';
-import { renderErrorPage, renderNotFoundPage } from './views/status-pages.ts';
+import { renderErrorPage, renderNotFoundPage } from './views/end-pages.ts';
 
 /** Pages are not part of the API's OpenAPI document. */
 const HIDDEN = { schema: { hide: true } };

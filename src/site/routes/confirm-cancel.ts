@@ -4,7 +4,8 @@
 import type { AppContext } from '../../context.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { isOpen, renderCancelConfirmPage, renderExpiredPage } from '../views/status-pages.ts';
+import { isOpen, renderCancelConfirmPage } from '../views/status-pages.ts';
+import { renderExpiredPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
 import { waitView } from './wait-replies.ts';
 

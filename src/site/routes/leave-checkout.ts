@@ -8,7 +8,8 @@ import { closePaymentAttempt } from '../../payments/close-attempt.ts';
 import type { FormBody } from '../checkout-form.ts';
 import { cancelCheckout, loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { isOpen, renderCancelConfirmPage, renderCancelledPage } from '../views/status-pages.ts';
+import { isOpen, renderCancelConfirmPage } from '../views/status-pages.ts';
+import { renderCancelledPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
 import { waitView } from './wait-replies.ts';
 

@@ -14,7 +14,7 @@ import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.
 import { renderFormPage, type FormView } from '../views/form-page.ts';
 import type { PageSession } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
-import { renderConfirmationPage, renderNotFoundPage } from '../views/status-pages.ts';
+import { renderConfirmationPage, renderNotFoundPage } from '../views/end-pages.ts';
 
 const HTML = 'text/html; charset=utf-8';
 

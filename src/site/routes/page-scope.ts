@@ -7,7 +7,7 @@ import { enforceRateLimit } from '../../platform/rate-limit.ts';
 import { chooseEncoding } from '../../platform/static-assets.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
 import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
-import { renderErrorPage } from '../views/status-pages.ts';
+import { renderErrorPage } from '../views/end-pages.ts';
 import { sendPage } from './page-replies.ts';
 
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */

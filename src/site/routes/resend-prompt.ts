@@ -9,7 +9,8 @@ import { toApiError } from '../../platform/http.ts';
 import { claimPromptSlot, promptLimitMessage } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { isOpen, renderExpiredPage, renderWaitPage } from '../views/status-pages.ts';
+import { isOpen, renderWaitPage } from '../views/status-pages.ts';
+import { renderExpiredPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
 import { refuse, waitView } from './wait-replies.ts';
 

@@ -12,7 +12,8 @@ import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-for
 import { nationalPhone } from '../format.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { renderExpiredPage, renderWaitPage } from '../views/status-pages.ts';
+import { renderWaitPage } from '../views/status-pages.ts';
+import { renderExpiredPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendPage, type Loaded, type PageHandler } from './page-replies.ts';
 import { sendPromptRefused, waitView } from './wait-replies.ts';
 

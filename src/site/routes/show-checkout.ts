@@ -14,7 +14,7 @@ import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { isOnSale } from '../views/steps/tickets-step.ts';
-import { renderClosedPage, renderExpiredPage } from '../views/status-pages.ts';
+import { renderClosedPage, renderExpiredPage } from '../views/end-pages.ts';
 import {
   loadSession,
   saleOpen,

@@ -3,7 +3,8 @@
 import type { AppContext } from '../../context.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { renderExpiredPage, renderWaitPage, startErrorText } from '../views/status-pages.ts';
+import { renderWaitPage, startErrorText } from '../views/status-pages.ts';
+import { renderExpiredPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendConfirmation, sendPage, type PageHandler } from './page-replies.ts';
 import { waitView } from './wait-replies.ts';
 

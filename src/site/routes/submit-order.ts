@@ -22,7 +22,7 @@ import { isDeadlock, placeOrder, type PlaceOutcome } from '../place-order.ts';
 import { msg } from '../messages/current.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
-import { renderClosedPage, renderExpiredPage } from '../views/status-pages.ts';
+import { renderClosedPage, renderExpiredPage } from '../views/end-pages.ts';
 import {
   loadSession,
   saleOpen,

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { closePaymentAttempt } from '../../payments/close-attempt.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { renderExpiredPage } from '../views/status-pages.ts';
+import { renderExpiredPage } from '../views/end-pages.ts';
 import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
 
 export function switchPayment(ctx: AppContext): PageHandler {

@@ -4,7 +4,7 @@ import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { errorAnchor, fieldId, friendlyMessage } from '../checkout-form.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { html, type Html, type Interpolation } from '../../platform/html.ts';
 import { langQuery, msg } from '../messages/current.ts';
 
 /** A path of the checkout, keeping the language the buyer chose on the page. */
@@ -61,4 +61,15 @@ export function collectErrors(errors: FieldError[], found: EventWithTickets) {
     });
   }
   return { byField, summary };
+}
+
+/**
+ * A catalog sentence with markup in it: "{time}" in the template becomes parts.time (escaped
+ * unless it is Html), so the words stay in the catalog and each language orders them its own way.
+ */
+export function sentence(template: string, parts: Record<string, Interpolation>): Html {
+  return html`${template.split(/(\{\w+\})/).map((piece) => {
+    const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+    return name !== undefined && name in parts ? parts[name] : piece;
+  })}`;
 }
