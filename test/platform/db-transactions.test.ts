@@ -93,14 +93,14 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
       await assert.rejects(
         database.transaction(async (tx) => {
           const rows = await database.rows<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, tx);
-          const sleeping = database.rows(sql`SELECT pg_sleep(2)`, tx);
-          await other.rows(sql`SELECT pg_terminate_backend(${rows[0]!.pid}::int)`);
-          // the moment the statement in flight fails, the body sends another
-          await sleeping.catch(() => {
+          // The moment the statement in flight fails, the body sends another. Both are awaited
+          // together: the failure can come before the kill's own answer.
+          const sleeping = database.rows(sql`SELECT pg_sleep(2)`, tx).catch(() => {
             const statement = database.rows(sql`SELECT 2 AS two`, tx);
             sent({ statement });
             return statement;
           });
+          await Promise.all([sleeping, other.rows(sql`SELECT pg_terminate_backend(${rows[0]!.pid}::int)`)]);
         }),
       );
       // the body goes on after its transaction failed, and sends one more statement
