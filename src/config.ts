@@ -15,6 +15,7 @@ import {
 import { Value } from 'typebox/value';
 import type { DatabaseConnections } from './platform/db.ts';
 import type { HttpLimits } from './platform/client-errors.ts';
+import type { OverloadSettings } from './platform/overload.ts';
 
 export class ConfigError extends Error {}
 
@@ -151,6 +152,25 @@ export const EnvSchema = Type.Object({
   ),
   KEEP_ALIVE_TIMEOUT_MS: positive(72_000, 'an idle kept-alive connection is closed after this'),
   WRITE_CONCURRENCY: positive(32, 'requests creating orders or checkout sessions worked on at once'),
+  // Load shedding (platform/overload.ts); defaults and why in docs/decisions.md, "Overload".
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        'p99 event-loop delay over half a second above which new requests are shed with 503; 0 is off; default 1000, 0 when NODE_ENV=test',
+    }),
+  ),
+  OVERLOAD_MAX_QUEUED: Type.Integer({
+    minimum: 0,
+    default: 2000,
+    description:
+      'requests in hand (worked on or waiting for admission) at which new ones are shed with 503; 0 is off',
+  }),
+  OVERLOAD_RETRY_AFTER_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 5,
+    description: 'the Retry-After of a request shed under overload, and of /readyz meanwhile',
+  }),
   DATABASE_READ_CONNECTIONS: positive(2, 'PostgreSQL connections for statements outside transactions'),
   DATABASE_TRANSACTION_CONNECTIONS: Type.Optional(
     Type.Number({
@@ -276,6 +296,8 @@ export interface Config {
   writeConcurrency: number;
   /** PostgreSQL connections of this process, by use */
   databaseConnections: DatabaseConnections;
+  /** when this process sheds new requests on the public hosts (503 + Retry-After) */
+  overload: OverloadSettings;
   rateLimits: {
     tokenEndpoint: RateLimitSetting;
     bearer: RateLimitSetting;
@@ -500,6 +522,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       reads: Math.ceil(env.DATABASE_READ_CONNECTIONS),
       // every admitted creation can have its transaction at once, with room for background jobs
       transactions: Math.ceil(env.DATABASE_TRANSACTION_CONNECTIONS ?? writeConcurrency + 2),
+    },
+    overload: {
+      // The test suite's many processes share a small machine: their delay is the machine's load.
+      maxEventLoopDelayMs: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (env.NODE_ENV === 'test' ? 0 : 1000),
+      maxQueued: env.OVERLOAD_MAX_QUEUED,
+      retryAfterSeconds: env.OVERLOAD_RETRY_AFTER_SECONDS,
     },
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.

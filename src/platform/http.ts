@@ -31,6 +31,7 @@ import {
 import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
+import { shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
 import type { ErrorOut } from './schemas.ts';
 import { LazyChildLogger } from './logger.ts';
 import { unstorableField } from './unstorable-text.ts';
@@ -261,11 +262,14 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   app.server.on('connect', refuseConnect.bind(app));
 
   startEachRequest(app);
+  const overload = watchOverload(app, ctx);
+  // The organizer app and admin API are not shed: the operator needs them most during an overload.
+  if (options.name !== 'app') shedUnderOverload(app, overload);
   addBodyDeadline(app, ctx.config.http.bodyTimeoutMs);
   refuseUnstorableInput(app);
   closeConnectionsOnShutdown(app);
   setErrorHandlers(app, ctx, options.notFound);
-  addHealthRoutes(app, ctx);
+  addHealthRoutes(app, ctx, overload);
   return app;
 }
 
@@ -396,10 +400,11 @@ function setErrorHandlers(
   );
 }
 
-/** /healthz while the process runs; /readyz once the database answers and its migrations are current. */
-function addHealthRoutes(app: Host, ctx: AppContext): void {
+/** /healthz while the process runs; /readyz once the database and migrations are, and not overloaded. */
+function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor): void {
   app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (overload.overloaded) return sendError(_request, reply, overload.error());
     try {
       await ctx.database.rows(sql`SELECT 1`);
       if (!(await migrationsCurrent(ctx.database))) throw new Error('migrations pending');

@@ -93,6 +93,7 @@ describe('configuration defaults', () => {
       },
     ],
     ['WRITE_CONCURRENCY', (c) => c.writeConcurrency, 32],
+    ['OVERLOAD_*', (c) => c.overload, { maxEventLoopDelayMs: 1000, maxQueued: 2000, retryAfterSeconds: 5 }],
     ['DATABASE_*_CONNECTIONS', (c) => c.databaseConnections, { reads: 2, transactions: 34 }],
     ['RUN_JOBS', (c) => c.runJobs, true],
     ['HOLD_MINUTES', (c) => c.holdMinutes, 15],
@@ -125,6 +126,12 @@ describe('configuration defaults', () => {
   test('some defaults follow other variables', () => {
     assert.equal(loadConfig({ NODE_ENV: 'test' }).logLevel, 'silent');
     assert.equal(loadConfig({ NODE_ENV: 'test' }).seedDemo, false);
+    // the suite's processes share a small machine: their event-loop delay is its load, not theirs
+    assert.equal(loadConfig({ NODE_ENV: 'test' }).overload.maxEventLoopDelayMs, 0);
+    assert.equal(
+      loadConfig({ NODE_ENV: 'test', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '250' }).overload.maxEventLoopDelayMs,
+      250,
+    );
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://db.example.org/tickets' }).seedDemo, false);
     assert.equal(loadConfig({ SIMULATOR_TIME_SCALE: '0.5' }).payments.timeScale, 0.5);
     assert.equal(
@@ -167,6 +174,9 @@ describe('configuration refusals', () => {
     ['HOLD_LIMIT_TICKETS_PER_IP', '9', /must be a whole number, at least 10/],
     ['HOLD_LIMIT_TICKETS_PER_IP', '20.5', /must be a whole number, at least 10/],
     ['PROMPT_LIMIT_PER_PHONE', '1.5', /must be a positive whole number/],
+    ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', '-1', /must be a number, at least 0/],
+    ['OVERLOAD_MAX_QUEUED', '10.5', /must be a whole number, at least 0/],
+    ['OVERLOAD_RETRY_AFTER_SECONDS', '0', /must be a positive whole number/],
     ['PAYMENT_PROVIDER', 'paypal', /must be simulator or live/],
     ['SIMULATOR_PORT', '65536', /must be a whole number from 0 to 65535/],
     ['SIMULATOR_URL', 'localhost:4010', /must be an absolute http\(s\) URL/],
@@ -244,7 +254,7 @@ describe('TRUST_PROXY', () => {
   ] as const) {
     test(`TRUST_PROXY=${value}: request.ip is ${ip}`, async () => {
       const config = loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value });
-      const host = createHost({ config } as unknown as AppContext, {
+      const host = createHost({ config, log: createLogger('silent') } as unknown as AppContext, {
         name: 'api',
         logger: createLogger('silent'),
       });
