@@ -2,6 +2,7 @@
 // (type, bounds, default, meaning); loadConfig parses the environment through it once, then builds
 // the Config the code uses. A bad value stops the start with one line naming the variable, what it
 // accepts and what it got.
+import { isIP } from 'node:net';
 import {
   Type,
   type Static,
@@ -253,6 +254,18 @@ export const EnvSchema = Type.Object({
     description: 'time-out of each webhook delivery attempt, response included',
   }),
   DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: 'port of the Prometheus metrics listener (GET /metrics); unset: none; 0 is any free port',
+    }),
+  ),
+  METRICS_HOST: Type.Refine(
+    Type.String({ default: '127.0.0.1', description: 'address the metrics listener binds' }),
+    (text) => isIP(text) !== 0 || /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(text),
+    () => 'an IP address or a host name, such as 127.0.0.1',
+  ),
 });
 
 /** The environment as the schema reads it, defaults applied. */
@@ -320,6 +333,8 @@ export interface Config {
   appSessions: { idleMinutes: number; maxHours: number };
   /** how long a client may take to send a header block and a body, and keep a connection idle */
   http: HttpLimits;
+  /** the Prometheus listener (METRICS_PORT, METRICS_HOST); undefined: no metrics at all */
+  metrics: { host: string; port: number } | undefined;
 }
 
 export interface PaymentsConfig {
@@ -554,5 +569,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       bodyTimeoutMs: Math.ceil(env.REQUEST_BODY_TIMEOUT_MS),
       keepAliveTimeoutMs: Math.ceil(env.KEEP_ALIVE_TIMEOUT_MS),
     },
+    metrics: env.METRICS_PORT === undefined ? undefined : { host: env.METRICS_HOST, port: env.METRICS_PORT },
   };
 }

@@ -19,6 +19,7 @@ import { registerOrderRoutes } from './orders/orders.routes.ts';
 import { registerPaymentRoutes } from './payments/payments.routes.ts';
 import { addErrorExamples, webhooksSection } from './openapi.ts';
 import { createHost, type Host } from './platform/http.ts';
+import { observeRequests } from './metrics/request-metrics.ts';
 import { ErrorOut } from './platform/schemas.ts';
 import { registerSiteRoutes } from './site/site.routes.ts';
 import type { Logger } from 'pino';
@@ -32,6 +33,7 @@ export const PUBLISHABLE_PATHS: Record<string, string[]> = {
 
 export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Host> {
   const app = createHost(ctx, { name: 'api', logger });
+  observeRequests(app, 'api', ctx);
   recordApiRequests(app, ctx);
   app.addSchema(ErrorOut);
   await app.register(swagger, {
@@ -89,6 +91,7 @@ export async function buildApiHost(ctx: AppContext, logger: Logger): Promise<Hos
 
 export async function buildSiteHost(ctx: AppContext, logger: Logger): Promise<Host> {
   const app = createHost(ctx, { name: 'site', logger });
+  observeRequests(app, 'site', ctx);
   refusePartnerCredentials(app);
   await registerCheckoutJs(app, ctx);
   await registerSiteRoutes(app, ctx);
@@ -97,6 +100,7 @@ export async function buildSiteHost(ctx: AppContext, logger: Logger): Promise<Ho
 
 export async function buildAppHost(ctx: AppContext, logger: Logger): Promise<Host> {
   const app = createHost(ctx, { name: 'app', logger, notFound: appNotFound(ctx) });
+  observeRequests(app, 'app', ctx);
   refusePartnerCredentials(app);
   await registerAdminRoutes(app, ctx);
   await registerAppRoutes(app, ctx);

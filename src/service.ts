@@ -13,7 +13,12 @@ import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
-import { enqueueJob, JobRunner } from './platform/jobs.ts';
+import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
+import { attachMetrics, createMetrics, type Metrics } from './metrics/metrics.ts';
+import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
+import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
+import { countActiveHolds } from './orders/count-active-holds.ts';
+import { countUndispatchedEvents } from './webhooks/count-undispatched-events.ts';
 import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
 import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
 import { orderJobHandlers } from './orders/order-jobs.ts';
@@ -22,7 +27,7 @@ import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
-import { startWebhookDispatcher, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
+import { startWebhookDispatcher, WEBHOOK_DELIVER_JOB, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -31,12 +36,16 @@ export interface Service {
   app: Host;
   /** background work; started by listen() when config.runJobs */
   jobs: JobRunner;
-  /** binds each host to the port of its URL (or the given ports, 0 = any free port) */
+  /**
+   * binds each host to the port of its URL (or the given ports, 0 = any free port), and the
+   * metrics listener to METRICS_PORT when it is set; `metrics` is then its /metrics URL
+   */
   listen(ports?: {
     api?: number;
     site?: number;
     app?: number;
-  }): Promise<{ api: string; site: string; app: string }>;
+    metrics?: number;
+  }): Promise<{ api: string; site: string; app: string; metrics?: string }>;
   /** stop accepting, finish in-flight requests, then close the database */
   close(): Promise<void>;
 }
@@ -50,12 +59,14 @@ export interface CreateServiceOptions {
 
 export async function createService(config: Config, options: CreateServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config.logLevel);
+  const metrics = config.metrics ? createMetrics() : undefined;
   const database =
     options.database ??
     (await openDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
       connections: config.databaseConnections,
+      observer: metrics?.database,
     }));
   await migrate(database);
   const payments = await createPaymentGateway(config, log);
@@ -69,6 +80,8 @@ export async function createService(config: Config, options: CreateServiceOption
     keys: await loadServiceKeys(database),
   };
   attachPaymentGateway(ctx, payments.gateway);
+  // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
+  if (metrics) attachMetrics(ctx, metrics);
   const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });
   attachMailer(ctx, mailer);
   // Before the API host is built: its hook pushes to this log, whose timer writes it.
@@ -78,18 +91,15 @@ export async function createService(config: Config, options: CreateServiceOption
   const app = await buildAppHost(ctx, log);
   await Promise.all([api.ready(), site.ready(), app.ready()]);
 
-  const jobs = new JobRunner({
-    database,
-    clock: ctx.clock,
-    log: log.child({ component: 'jobs' }),
-    handlers: {
-      ...orderJobHandlers,
-      ...checkoutJobHandlers,
-      ...idempotencyJobHandlers,
-      ...paymentJobHandlers(ctx),
-      ...webhookJobHandlers(ctx),
-    },
-  });
+  const handlers: Record<string, JobHandlerEntry> = {
+    ...orderJobHandlers,
+    ...checkoutJobHandlers,
+    ...idempotencyJobHandlers,
+    ...paymentJobHandlers(ctx),
+    ...webhookJobHandlers(ctx),
+  };
+  const jobs = new JobRunner({ database, clock: ctx.clock, log: log.child({ component: 'jobs' }), handlers });
+  if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
   for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
     await enqueueJob(database.db, { kind, runAt: ctx.clock.now(), dedupeKey: `recurring:${kind}` });
@@ -97,6 +107,7 @@ export async function createService(config: Config, options: CreateServiceOption
   await startWebhookDispatcher(ctx);
 
   let closed = false;
+  let metricsListener: MetricsListener | undefined;
   return {
     ctx,
     api,
@@ -116,14 +127,21 @@ export async function createService(config: Config, options: CreateServiceOption
         bind(site, config.siteUrl, ports.site),
         bind(app, config.appUrl, ports.app),
       ]);
+      if (metrics && config.metrics) {
+        metricsListener = await listenForScrapes(metrics, {
+          host: config.metrics.host,
+          port: ports.metrics ?? config.metrics.port,
+          log,
+        });
+      }
       if (config.runJobs) jobs.start();
-      return { api: a, site: s, app: p };
+      return { api: a, site: s, app: p, ...(metricsListener && { metrics: metricsListener.url }) };
     },
     async close() {
       if (closed) return;
       closed = true;
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
-      await Promise.all([api.close(), site.close(), app.close()]);
+      await Promise.all([api.close(), site.close(), app.close(), metricsListener?.close()]);
       await requestLog.close();
       await jobs.stop();
       await Promise.allSettled([...payments.gateway.inflight]);
@@ -134,4 +152,19 @@ export async function createService(config: Config, options: CreateServiceOption
       await database.close();
     },
   };
+}
+
+/** The gauges read from the database at scrape time, each from the module that owns its rows. */
+function readMetricsAtScrape(metrics: Metrics, ctx: AppContext, jobKinds: string[]): void {
+  const { database } = ctx;
+  watchDatabase(metrics, database);
+  readAtScrape(metrics, {
+    clock: ctx.clock,
+    log: ctx.log,
+    jobKinds,
+    readJobQueue: (now, limit) => readJobQueue(database, now, limit),
+    countActiveHolds: (now, limit) => countActiveHolds(database, now, limit),
+    countUndispatchedEvents: (limit) => countUndispatchedEvents(database, limit),
+    webhookDeliveryJob: WEBHOOK_DELIVER_JOB,
+  });
 }

@@ -1,5 +1,8 @@
-// Payment attempt rows: reading them, and marking one failed or timed out for the buyer.
+// Payment attempt rows: reading them, marking one failed or timed out for the buyer, and counting
+// how attempts end (payment_attempts_total).
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import type { AppContext } from '../context.ts';
+import { metricsOf } from '../metrics/metrics.ts';
 import { showPaymentFailure } from '../orders/order-payment.ts';
 import type { FailureKind } from '../orders/order-state.ts';
 import type { Executor, Tx } from '../platform/db.ts';
@@ -101,4 +104,17 @@ export async function timeOutAttempt(tx: Tx, attempt: PaymentAttemptRow, now: Da
     })
     .where(eq(paymentAttempts.id, attempt.id));
   await showPaymentFailure(tx, attempt.orderId, 'payment_timeout', now);
+}
+
+/**
+ * Counts an attempt that ended (paid, or failed with `outcome`) in payment_attempts_total, when the
+ * service has metrics. Called beside the write that ends it, in its transaction: one rolled back
+ * after this (rare: the write went through) is counted again when the attempt is settled again.
+ */
+export function countAttemptEnd(
+  ctx: AppContext,
+  attempt: PaymentAttemptRow,
+  outcome: 'successful' | FailureKind,
+): void {
+  metricsOf(ctx)?.paymentAttempts.inc({ provider: attempt.method, outcome });
 }

@@ -5,7 +5,7 @@ import { completeCheckoutSessions } from '../checkout/sessions.ts';
 import type { AppContext } from '../context.ts';
 import { confirmOrderPaid, type PayOutcome } from '../orders/order-lifecycle.ts';
 import type { Tx } from '../platform/db.ts';
-import { failAttempt, timeOutAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
+import { countAttemptEnd, failAttempt, timeOutAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
 import { gatewayOf } from './payment-gateway.ts';
 import { nextQueryAt, reconcileEnd } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
@@ -35,6 +35,7 @@ export async function applyFinalStatus(
 ): Promise<void> {
   if (status.status === 'failed') {
     await failAttempt(tx, attempt, status.failureKind, status.message, now);
+    countAttemptEnd(ctx, attempt, status.failureKind);
     return;
   }
   // A provider that reports no amount (Airtel's status enquiry) cannot contradict us; one that
@@ -58,12 +59,14 @@ export async function applyFinalStatus(
       'amount reported by the provider differs from the order total',
       now,
     );
+    countAttemptEnd(ctx, attempt, 'provider_error');
     return;
   }
   await tx
     .update(paymentAttempts)
     .set({ status: 'successful', providerTransactionId: status.providerTransactionId, finalizedAt: now })
     .where(eq(paymentAttempts.id, attempt.id));
+  countAttemptEnd(ctx, attempt, 'successful');
   const outcome = await settleOrderPaid(tx, attempt.orderId, now);
   // Both are listed by listPaymentsNeedingRefund (admin API and CLI); the log says so at once.
   if (outcome.kind === 'paid_after_expiry') {
@@ -107,6 +110,7 @@ export async function applyStatus(
       'no final answer from the provider within 24 hours',
       now,
     );
+    countAttemptEnd(ctx, attempt, 'payment_timeout');
     return null;
   }
   if (attempt.status === 'pending' && now.getTime() >= attempt.promptExpiresAt.getTime()) {

@@ -13,7 +13,13 @@ import type { Tx } from '../platform/db.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs.ts';
-import { failAttempt, findAttempt, openAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
+import {
+  countAttemptEnd,
+  failAttempt,
+  findAttempt,
+  openAttempt,
+  type PaymentAttemptRow,
+} from './payment-attempts.ts';
 import { gatewayOf, type PaymentGateway } from './payment-gateway.ts';
 import { nextPollDelayMs, PAYMENT_JOB, PROMPT_WINDOW_MS } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
@@ -211,11 +217,13 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
     // a closed attempt's failure to nobody); anything else leaves it closed for the job to follow.
     if (locked?.status === 'closed' && result.kind === 'rejected' && !created) {
       await failAttempt(tx, locked, result.failureKind, result.message, now);
+      countAttemptEnd(ctx, locked, result.failureKind);
       return;
     }
     if (!locked || locked.status !== 'submitting') return;
     if (result.kind === 'rejected' && !created) {
       await failAttempt(tx, locked, result.failureKind, result.message, now);
+      countAttemptEnd(ctx, locked, result.failureKind);
       return;
     }
     // submitted, already_submitted (a resend of ours) or unknown (lost response): learn by polling.

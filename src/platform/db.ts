@@ -55,7 +55,26 @@ export interface Database {
    * sent on `tx` without waiting between them go out together (pipelined).
    */
   transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Connections and transactions now, for metrics: counted here, not read from the drivers. */
+  usage(): DatabaseUsage;
   close(): Promise<void>;
+}
+
+/** What Database's own calls are timed as (a transaction: from asking for it to its commit). */
+export type DatabaseOperation = 'rows' | 'statement' | 'write' | 'transaction';
+
+/** Hears how long each call of Database's own methods took (metrics); `db` queries are not timed. */
+export interface DatabaseObserver {
+  observe(operation: DatabaseOperation, seconds: number): void;
+}
+
+export interface DatabaseUsage {
+  /** connections by use, as configured: reads and transactions (PostgreSQL), or the one embedded */
+  connections: { reads: number; transactions: number } | { embedded: 1 };
+  /** transaction() calls begun and not ended, those waiting for a connection included */
+  transactionsInFlight: number;
+  /** transaction connections busy and callers waiting for one (PostgreSQL only) */
+  transactionConnections?: { busy: number; waiting: number };
 }
 
 export interface OpenDatabaseOptions {
@@ -65,6 +84,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** PostgreSQL connections, required with `url` (the service's come from config.ts); PGlite has one */
   connections?: DatabaseConnections;
+  /** told the duration of every call of rows, statement, write and transaction */
+  observer?: DatabaseObserver | undefined;
 }
 
 export interface DatabaseConnections {
@@ -94,7 +115,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const client = postgres(options.url, { max: sizes.reads, ...RECONNECT });
     const transactions = new TransactionConnections(options.url, sizes.transactions, RECONNECT);
     const db = drizzlePostgres(client);
-    return {
+    const inFlight = new InFlight();
+    return observed(options.observer, {
       kind: 'postgres',
       db,
       async rows<T>(query: SQL, executor: Executor = db) {
@@ -108,18 +130,24 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         const { sql: text, params } = dialect.sqlToQuery(query);
         return failingAsQueries(text, params, () => transactions.statement<T>(text, params));
       },
-      transaction: (body) => transactions.run(body),
+      transaction: (body) => inFlight.count(() => transactions.run(body)),
+      usage: () => ({
+        connections: { ...sizes },
+        transactionsInFlight: inFlight.size,
+        transactionConnections: transactions.usage(),
+      }),
       close: async () => {
         await Promise.all([client.end({ timeout: 5 }), transactions.end()]);
       },
-    };
+    });
   }
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   // pg_trgm serves the organizer's order search (contains-matching names and e-mails) by index.
   const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   const db = drizzlePglite(client);
-  return {
+  const inFlight = new InFlight();
+  return observed(options.observer, {
     kind: 'pglite',
     db,
     async rows<T>(query: SQL, executor: Executor = db) {
@@ -134,8 +162,47 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       const result = (await db.execute(query)) as unknown as { rows: T[] };
       return result.rows;
     },
-    transaction: (body) => db.transaction(body),
+    transaction: (body) => inFlight.count(() => db.transaction(body)),
+    usage: () => ({ connections: { embedded: 1 }, transactionsInFlight: inFlight.size }),
     close: () => client.close(),
+  });
+}
+
+/** Calls begun and not yet ended. */
+class InFlight {
+  size = 0;
+  async count<T>(run: () => Promise<T>): Promise<T> {
+    this.size++;
+    try {
+      return await run();
+    } finally {
+      this.size--;
+    }
+  }
+}
+
+/**
+ * The database with each call of rows, statement, write and transaction timed for the observer
+ * (failed calls too); without one, unchanged, so that no query pays for a clock it does not need.
+ */
+function observed(observer: DatabaseObserver | undefined, database: Database): Database {
+  if (!observer) return database;
+  const time =
+    <A extends unknown[], R>(operation: DatabaseOperation, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const start = performance.now();
+      try {
+        return await call(...args);
+      } finally {
+        observer.observe(operation, (performance.now() - start) / 1000);
+      }
+    };
+  return {
+    ...database,
+    rows: time('rows', database.rows) as Database['rows'],
+    statement: time('statement', database.statement) as Database['statement'],
+    write: time('write', database.write) as Database['write'],
+    transaction: time('transaction', database.transaction) as Database['transaction'],
   };
 }
 

@@ -76,6 +76,38 @@ export function jobsInsert(list: EnqueueOptions[]): SQL {
   );
 }
 
+export interface JobQueueKind {
+  kind: string;
+  /** live jobs (not parked as failed), due or not */
+  live: number;
+  /** of those, due now: waiting for a worker or being worked */
+  due: number;
+  /** run_at of the oldest due one; null when none is due */
+  oldestDueAt: Date | null;
+}
+
+/**
+ * The live jobs by kind, for metrics: one statement that walks jobs_due_idx in run_at order and
+ * stops after `limit` rows, so its cost is bounded however long the queue grows. The oldest come
+ * first: the due counts and oldest run_at are exact while fewer than `limit` jobs are due; past
+ * the limit, counts are lower bounds.
+ */
+export async function readJobQueue(database: Database, now: Date, limit: number): Promise<JobQueueKind[]> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const rows = await database.rows<{ kind: string; live: unknown; due: unknown; oldest_due: unknown }>(sql`
+    SELECT kind, count(*) AS live, count(*) FILTER (WHERE run_at <= ${at}) AS due,
+      extract(epoch FROM min(run_at) FILTER (WHERE run_at <= ${at})) AS oldest_due
+    FROM (SELECT kind, run_at FROM jobs WHERE failed_at IS NULL ORDER BY run_at LIMIT ${limit}) AS live
+    GROUP BY kind`);
+  // int8 and numeric arrive as strings from postgres.js and as numbers from PGlite.
+  return rows.map((row) => ({
+    kind: row.kind,
+    live: Number(row.live),
+    due: Number(row.due),
+    oldestDueAt: row.oldest_due === null ? null : new Date(Math.round(Number(row.oldest_due) * 1000)),
+  }));
+}
+
 /** Delay before attempt n+1 (n >= 1): 2^n seconds capped at an hour, with +-20% jitter. */
 export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
   const base = Math.min(3600_000, 1000 * 2 ** Math.max(1, attempts));

@@ -58,6 +58,8 @@ export class TransactionConnections {
   readonly #free: Connection[];
   readonly #all = new Set<Connection>();
   readonly #waiting: Array<(connection: Connection) => void> = [];
+  /** connections handed to a transaction or statement now */
+  #busy = 0;
 
   constructor(url: string, size: number, options: postgres.Options<Record<string, never>>) {
     this.#url = url;
@@ -98,11 +100,18 @@ export class TransactionConnections {
 
   async #on<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
     const connection = await this.#take();
+    this.#busy++;
     try {
       return await work(connection);
     } finally {
+      this.#busy--;
       this.#give(connection);
     }
+  }
+
+  /** Connections in use and callers waiting for one, for metrics. */
+  usage(): { busy: number; waiting: number } {
+    return { busy: this.#busy, waiting: this.#waiting.length };
   }
 
   #take(): Promise<Connection> {

@@ -5,6 +5,7 @@
 // written together.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
 import type { Tx } from '../platform/db.ts';
 import { randomString } from '../platform/ids.ts';
 import {
@@ -26,6 +27,13 @@ const LEASE_MARGIN_MS = 30_000;
 export function webhookBody(payload: Record<string, unknown>): string {
   return JSON.stringify({ type: payload.type, timestamp: payload.timestamp, data: payload.data });
 }
+
+/** An attempt's outcome as the metric names it: a pending delivery was a failed attempt. */
+const METRIC_OUTCOME: Record<AttemptOutcome['delivery'], WebhookOutcome> = {
+  delivered: 'delivered',
+  pending: 'failed_attempt',
+  failed: 'failed',
+};
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -63,6 +71,7 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
       .update(webhookDeliveries)
       .set({ status: 'cancelled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now })
       .where(mine);
+    metricsOf(ctx)?.webhookDeliveries.inc({ outcome: 'cancelled' });
     return null;
   }
   const { endpoint, event } = target;
@@ -105,6 +114,7 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
   await ctx.database.transaction((tx) =>
     recordAttempt(ctx, tx, { deliveryId, owner, endpoint, result, outcome, error, sentAt, done }),
   );
+  metricsOf(ctx)?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[outcome.delivery] });
   return outcome.delivery === 'pending' ? outcome.nextAttemptAt : null;
 }
 

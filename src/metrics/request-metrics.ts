@@ -1,0 +1,25 @@
+// The request duration histogram: one observe per answer, in a callback onResponse hook (no
+// promise: it runs on every request). The route label is the route's pattern, never the URL, so
+// the series stay bounded whatever paths clients send.
+import type { AppContext } from '../context.ts';
+import type { Host, HostName } from '../platform/http.ts';
+import { metricsOf } from './metrics.ts';
+
+/** Times every answer of the host, when the service has metrics (METRICS_PORT). */
+export function observeRequests(app: Host, host: HostName, ctx: AppContext): void {
+  const metrics = metricsOf(ctx);
+  if (!metrics) return;
+  const histogram = metrics.httpRequests;
+  app.addHook('onResponse', (request, reply, done) => {
+    histogram.observe(
+      {
+        host,
+        route: request.routeOptions.url ?? 'unmatched',
+        method: request.method,
+        status: reply.statusCode,
+      },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+}
