@@ -231,6 +231,20 @@ export const EnvSchema = Type.Object({
   MOMO_API_USER: Type.Optional(Type.String({ description: 'MTN MoMo API user' })),
   MOMO_API_KEY: Type.Optional(Type.String({ writeOnly: true, description: 'MTN MoMo API key' })),
   MOMO_TARGET_ENVIRONMENT: Type.String({ default: 'mtnuganda', description: 'MTN MoMo target environment' }),
+  // MTN issues a subscription key per product: refunds go through Disbursement, not Collection.
+  MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      description:
+        'MTN MoMo Disbursement subscription key, for refunds; without it refunds use the Collection key',
+    }),
+  ),
+  MOMO_DISBURSEMENT_API_USER: Type.Optional(
+    Type.String({ description: 'MTN MoMo Disbursement API user; without it refunds use MOMO_API_USER' }),
+  ),
+  MOMO_DISBURSEMENT_API_KEY: Type.Optional(
+    Type.String({ writeOnly: true, description: 'MTN MoMo Disbursement API key, set with its API user' }),
+  ),
   AIRTEL_BASE_URL: Type.Optional(httpUrl('Airtel Money Open API')),
   AIRTEL_CLIENT_ID: Type.Optional(Type.String({ description: 'Airtel Money client id' })),
   AIRTEL_CLIENT_SECRET: Type.Optional(
@@ -359,6 +373,8 @@ export interface PaymentsConfig {
     apiUser: string;
     apiKey: string;
     targetEnvironment: string;
+    /** the Disbursement product's credentials (refunds); absent: refunds use the Collection ones */
+    disbursement?: { subscriptionKey: string; apiUser?: string; apiKey?: string };
   };
   airtel?: { baseUrl: string; clientId: string; clientSecret: string };
 }
@@ -462,6 +478,26 @@ function required(env: Env, name: EnvName): string {
   return value;
 }
 
+/**
+ * The Disbursement credentials, when set. The API user and key go together (one without the other
+ * would pair a Disbursement user with the Collection key), and only beside the subscription key.
+ */
+function disbursementConfig(env: Env): NonNullable<PaymentsConfig['mtn']>['disbursement'] {
+  const subscriptionKey = env.MOMO_DISBURSEMENT_SUBSCRIPTION_KEY;
+  const apiUser = env.MOMO_DISBURSEMENT_API_USER;
+  const apiKey = env.MOMO_DISBURSEMENT_API_KEY;
+  if (!apiUser !== !apiKey) {
+    throw new ConfigError(
+      'MOMO_DISBURSEMENT_API_USER and MOMO_DISBURSEMENT_API_KEY are set together or not at all',
+    );
+  }
+  if (!subscriptionKey) {
+    if (apiUser) throw new ConfigError('MOMO_DISBURSEMENT_API_USER needs MOMO_DISBURSEMENT_SUBSCRIPTION_KEY');
+    return undefined;
+  }
+  return { subscriptionKey, ...(apiUser && apiKey ? { apiUser, apiKey } : {}) };
+}
+
 function paymentsConfig(env: Env): PaymentsConfig {
   const provider = env.PAYMENT_PROVIDER ?? (env.NODE_ENV === 'production' ? 'live' : 'simulator');
   const simulatorUrl = env.SIMULATOR_URL && new URL(env.SIMULATOR_URL).toString().replace(/\/+$/, '');
@@ -481,6 +517,7 @@ function paymentsConfig(env: Env): PaymentsConfig {
     maxAmount: { momo: env.MOMO_MAX_AMOUNT, airtel: env.AIRTEL_MAX_AMOUNT },
   };
   if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
+  const disbursement = disbursementConfig(env);
   return {
     ...common,
     mtn: {
@@ -489,6 +526,7 @@ function paymentsConfig(env: Env): PaymentsConfig {
       apiUser: required(env, 'MOMO_API_USER'),
       apiKey: required(env, 'MOMO_API_KEY'),
       targetEnvironment: env.MOMO_TARGET_ENVIRONMENT,
+      ...(disbursement ? { disbursement } : {}),
     },
     airtel: {
       baseUrl: required(env, 'AIRTEL_BASE_URL'),

@@ -15,18 +15,31 @@ import { renderErrorPage, renderNotFound, renderPageError } from './views/status
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+function appPolicy(images: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src ${images}`,
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = appPolicy("'self' data:");
+
+/**
+ * The checkout preview's (routes/event-preview.ts): the checkout shows the event's https cover
+ * image, as the SITE host's policy allows; everything else as on every app page.
+ */
+export const PREVIEW_CONTENT_SECURITY_POLICY = appPolicy("'self' data: https:");
 
 function pageHeaders(reply: FastifyReply): void {
-  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  // The checkout preview sets its own policy; every other page gets the app's.
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  }
   reply.header('X-Frame-Options', 'DENY');
   reply.header('Referrer-Policy', 'no-referrer');
   reply.header('X-Content-Type-Options', 'nosniff');

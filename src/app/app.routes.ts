@@ -24,6 +24,7 @@ import {
   updateEventRoute,
   updateTicketTypeRoute,
 } from './routes/events.ts';
+import { showCheckoutPreview } from './routes/event-preview.ts';
 import { STATUS_ACTIONS } from './routes/event-status.ts';
 import { setUpAppScope } from './app-scope.ts';
 import type { Handler } from './replies.ts';
@@ -171,6 +172,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/events', 'member', createEventRoute(ctx));
     route('GET', '/events/:eventId', 'member', showEvent(ctx));
     route('GET', '/events/:eventId/edit', 'member', showEditEvent(ctx));
+    route('GET', '/events/:eventId/preview', 'member', showCheckoutPreview(ctx));
     route('POST', '/events/:eventId', 'member', updateEventRoute(ctx));
     route('POST', '/events/:eventId/ticket-types', 'member', addTicketTypeRoute(ctx));
     route('POST', '/events/:eventId/ticket-types/:ticketTypeId', 'member', updateTicketTypeRoute(ctx));

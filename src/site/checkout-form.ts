@@ -172,7 +172,10 @@ export function participantName(values: FormValues, index: number): string {
   return index === 0 && values.runnerIsBuyer ? values.buyer.name : values.items[index]!.participant_name;
 }
 
-export function toOrderInput(values: FormValues, session: CheckoutSessionRow): CreateOrderInput {
+export function toOrderInput(
+  values: FormValues,
+  session: Pick<CheckoutSessionRow, 'eventId'>,
+): CreateOrderInput {
   const donation = parseDonation(values.donation);
   return {
     event_id: session.eventId,

@@ -1,26 +1,55 @@
 // The orders pages in Chromium at 360 px and 1280 px: the list with its filters, a search, and one
-// order; axe with no violation, nothing scrolling sideways, screenshots of each.
+// order; an owner's refund of an order paid on each network through the simulator, with the
+// partner's verified order.refunded; axe with no violation, nothing scrolling sideways,
+// screenshots of each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
+import { createEndpoint, startReceiver, verifyDelivery, type Receiver } from '../webhooks/webhook-helpers.ts';
 import { checkPage, signInPage } from './app-browser.ts';
 import { makeMember, makeOrder } from './app-helpers.ts';
 
 let h: Harness;
 let app: string;
 let browser: Browser;
+let receiver: Receiver;
 
 before(async () => {
-  ({ h } = await startListeningHarness());
+  // The partner's webhook receiver is on 127.0.0.1.
+  ({ h } = await startListeningHarness({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));
   app = h.config.appUrl.origin;
   browser = await launchBrowser();
+  receiver = await startReceiver();
 });
 after(async () => {
   await browser?.close();
+  await receiver?.close();
   await h?.close();
 });
+
+/** Pays the order through the partner API from a simulator number and waits until it is paid. */
+async function payOrder(token: string, orderId: string, method: 'momo' | 'airtel', phone: string) {
+  const pay = await h.service.api.inject({
+    method: 'POST',
+    url: `/v1/orders/${orderId}/pay`,
+    headers: bearer(token),
+    payload: { payment_method: method, phone },
+  });
+  assert.equal(pay.statusCode, 202, pay.body);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const read = await h.service.api.inject({
+      method: 'GET',
+      url: `/v1/orders/${orderId}`,
+      headers: bearer(token),
+    });
+    if (read.json().data.status === 'paid') return;
+    assert.ok(Date.now() < deadline, `paid with ${method} within 30 s`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
 
 describe('orders in Chromium', () => {
   test('a viewer lists, searches and opens an order', async () => {
@@ -57,47 +86,56 @@ describe('orders in Chromium', () => {
     await context.close();
   });
 
-  test('an owner refunds a paid order: confirmation, then the order refunded', async () => {
+  test('an owner refunds an MTN and an Airtel order: confirmation, the order refunded, a verified order.refunded', async () => {
     const partner = await makePartner(h);
     const owner = await makeMember(h, partner.organizationId, 'owner');
+    const endpoint = await createEndpoint(h, partner.organizationId, receiver.url, ['order.refunded']);
     const event = (await makeEvent(h, partner, { name: 'Gulu Peace Run' })).id;
-    const order = await makeOrder(h, partner, { eventId: event, paid: true });
     const token = await getToken(h, partner);
-    const pay = await h.service.api.inject({
-      method: 'POST',
-      url: `/v1/orders/${order.id}/pay`,
-      headers: bearer(token),
-      payload: { payment_method: 'momo', phone: '0770000001' },
-    });
-    assert.equal(pay.statusCode, 202, pay.body);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const read = await h.service.api.inject({
-        method: 'GET',
-        url: `/v1/orders/${order.id}`,
-        headers: bearer(token),
-      });
-      if (read.json().data.status === 'paid') break;
-      assert.ok(Date.now() < deadline, 'paid within 30 s');
-      await new Promise((r) => setTimeout(r, 300));
-    }
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
     await signInPage(page, app, owner);
-    await page.goto(`${app}/orders/${order.id}`);
-    await page.getByRole('link', { name: 'Refund this order' }).click();
-    await page.getByRole('heading', { name: `Refund order ${order.order_code}?` }).waitFor();
-    await checkPage(page, 'orders-05-refund-confirm');
-    await page.getByRole('button', { name: /^Refund UGX/ }).click();
-    await page.getByText('The refund was sent to the network').waitFor();
-    const refunded = Date.now() + 30_000;
-    while (!(await page.getByText('Refund confirmed by the network').isVisible())) {
-      assert.ok(Date.now() < refunded, 'refund confirmed within 30 s');
-      await page.waitForTimeout(500);
-      await page.reload();
+    // The sandbox success numbers of docs/partners/testing.md, one order paid on each network.
+    const networks = [
+      { method: 'momo', phone: '0770000001', shots: ['orders-05-refund-confirm', 'orders-06-refunded'] },
+      {
+        method: 'airtel',
+        phone: '0700000001',
+        shots: ['orders-07-airtel-refund-confirm', 'orders-08-airtel-refunded'],
+      },
+    ] as const;
+    for (const { method, phone, shots } of networks) {
+      const order = await makeOrder(h, partner, { eventId: event, paid: true });
+      await payOrder(token, order.id, method, phone);
+      await page.goto(`${app}/orders/${order.id}`);
+      await page.getByRole('link', { name: 'Refund this order' }).click();
+      await page.getByRole('heading', { name: `Refund order ${order.order_code}?` }).waitFor();
+      await checkPage(page, shots[0]);
+      await page.getByRole('button', { name: /^Refund UGX/ }).click();
+      await page.getByText('The refund was sent to the network').waitFor();
+      const refunded = Date.now() + 30_000;
+      while (!(await page.getByText('Refund confirmed by the network').isVisible())) {
+        assert.ok(Date.now() < refunded, `${method} refund confirmed within 30 s`);
+        await page.waitForTimeout(500);
+        await page.reload();
+      }
+      await checkPage(page, shots[1]);
+
+      const delivered = Date.now() + 30_000;
+      const received = () =>
+        receiver.requests.filter(
+          (r) => (JSON.parse(r.body) as { data?: { id?: string } }).data?.id === order.id,
+        );
+      while (received().length === 0) {
+        assert.ok(Date.now() < delivered, `${method}: order.refunded delivered within 30 s`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const payload = verifyDelivery(endpoint.secret, received()[0]!);
+      assert.equal(payload.type, 'order.refunded');
+      assert.equal(payload.data.status, 'refunded');
+      assert.equal(payload.data.refund.method, method);
     }
-    await checkPage(page, 'orders-06-refunded');
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -159,6 +159,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/events', access: 'manage', fields: { name: 'Routes Run' } },
   { method: 'GET', path: '/events/:eventId', access: 'member' },
   { method: 'GET', path: '/events/:eventId/edit', access: 'manage' },
+  { method: 'GET', path: '/events/:eventId/preview', access: 'member' },
   { method: 'POST', path: '/events/:eventId', access: 'manage', fields: { name: 'Renamed' } },
   { method: 'POST', path: '/events/:eventId/ticket-types', access: 'manage', fields: { new_name: 'Walk' } },
   {

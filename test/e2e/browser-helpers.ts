@@ -21,15 +21,20 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A harness whose three hosts listen on the ports of their configured URLs (SITE_URL checks hold). */
-export async function startListeningHarness(): Promise<{ h: Harness; api: string; site: string }> {
+/**
+ * A harness whose three hosts listen on the ports of their configured URLs (SITE_URL checks hold),
+ * with `env` added to its settings.
+ */
+export async function startListeningHarness(
+  env: Record<string, string> = {},
+): Promise<{ h: Harness; api: string; site: string }> {
   const [api, site, app] = [await freePort(), await freePort(), await freePort()];
   const urls = {
     API_URL: `http://127.0.0.1:${api}`,
     SITE_URL: `http://127.0.0.1:${site}`,
     APP_URL: `http://127.0.0.1:${app}`,
   };
-  const h = await startHarness({ env: urls });
+  const h = await startHarness({ env: { ...env, ...urls } });
   await h.service.listen();
   return { h, api: urls.API_URL, site: urls.SITE_URL };
 }

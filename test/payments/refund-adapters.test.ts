@@ -1,16 +1,22 @@
 // Refunds through both adapters against the simulator over real HTTP: MTN's Disbursement refund
 // (its own subscription key and token) and Airtel's refund naming the airtel_money_id, each
 // refund scenario (the payer number's last two digits), a resend under the same reference, a
-// refund of nothing; then the answer mappings as tables.
+// refund of nothing; the Disbursement credentials of the settings against a fake MTN on loopback;
+// then the answer mappings as tables.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config.ts';
 import { mapAirtelRefundEnquiry, mapAirtelRefundSubmit } from '../../src/payments/airtel-status.ts';
 import { createAirtelProvider } from '../../src/payments/airtel.ts';
 import { mapMtnRefundStatus } from '../../src/payments/mtn-momo-status.ts';
+import { createPaymentGateway } from '../../src/payments/gateway.ts';
 import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
 import type { PaymentMethod, PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { msisdnFor, paymentRequest, pollUntilFinal, sleep } from './payments-helpers.ts';
 
 let sim: Simulator;
@@ -141,6 +147,108 @@ test('MTN refunds need the Disbursement subscription key, not the Collection one
   const paid = await paidPayment('momo', '01');
   const sent = await provider.requestRefund({ ...paid, reference: randomUUID() });
   assert.equal(sent.kind, 'rejected');
+});
+
+/** What the fake MTN saw of one call: which product's key and which credentials it carried. */
+interface MtnCall {
+  method: string;
+  path: string;
+  subscriptionKey: string | undefined;
+  authorization: string | undefined;
+}
+
+/**
+ * A fake MTN on loopback with a different subscription key, API user and token per product, so
+ * that a call made with the other product's credentials is refused as MTN would refuse it.
+ */
+async function startFakeMtn(): Promise<{ url: string; calls: MtnCall[]; close(): Promise<void> }> {
+  const calls: MtnCall[] = [];
+  const products = {
+    collection: { key: 'col-key', basic: 'col-user:col-secret', token: 'col-token' },
+    disbursement: { key: 'dis-key', basic: 'dis-user:dis-secret', token: 'dis-token' },
+  };
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const call: MtnCall = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        subscriptionKey: req.headers['ocp-apim-subscription-key'] as string | undefined,
+        authorization: req.headers.authorization,
+      };
+      calls.push(call);
+      const product = call.path.startsWith('/disbursement/') ? products.disbursement : products.collection;
+      const send = (status: number, body?: unknown) =>
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end(body ? JSON.stringify(body) : '');
+      if (call.subscriptionKey !== product.key) return send(401, { message: 'invalid subscription key' });
+      if (/\/token\/?$/.test(call.path)) {
+        const basic = `Basic ${Buffer.from(product.basic).toString('base64')}`;
+        if (call.authorization !== basic) return send(401, { error: 'login_failed' });
+        return send(200, { access_token: product.token, token_type: 'access_token', expires_in: 3600 });
+      }
+      if (call.authorization !== `Bearer ${product.token}`) return send(401, { code: 'UNAUTHORIZED' });
+      if (call.method === 'POST' && call.path === '/disbursement/v1_0/refund') return send(202);
+      if (call.method === 'GET' && call.path.startsWith('/disbursement/v1_0/refund/')) {
+        return send(200, { status: 'SUCCESSFUL', financialTransactionId: '4711' });
+      }
+      return send(404, { code: 'RESOURCE_NOT_FOUND' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+test('with MOMO_DISBURSEMENT_* set, a refund takes a Disbursement token and sends it with the Disbursement key', async () => {
+  const mtn = await startFakeMtn();
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      PAYMENT_PROVIDER: 'live',
+      MOMO_BASE_URL: mtn.url,
+      MOMO_SUBSCRIPTION_KEY: 'col-key',
+      MOMO_API_USER: 'col-user',
+      MOMO_API_KEY: 'col-secret',
+      MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'dis-key',
+      MOMO_DISBURSEMENT_API_USER: 'dis-user',
+      MOMO_DISBURSEMENT_API_KEY: 'dis-secret',
+      AIRTEL_BASE_URL: 'http://127.0.0.1:9',
+      AIRTEL_CLIENT_ID: 'unused',
+      AIRTEL_CLIENT_SECRET: 'unused',
+    });
+    const { gateway, close } = await createPaymentGateway(config, createLogger('silent'));
+    const req: RefundRequest = {
+      reference: randomUUID(),
+      paymentReference: randomUUID(),
+      providerTransactionId: '1234',
+      amount: 15_000,
+      currency: 'UGX',
+      description: 'Refund of your ticket payment',
+    };
+    assert.deepEqual(await gateway.providers.momo.requestRefund(req), { kind: 'submitted' });
+    assert.deepEqual(await gateway.providers.momo.getRefundStatus(req), {
+      status: 'succeeded',
+      providerReference: '4711',
+    });
+    await close();
+    const dis = `Basic ${Buffer.from('dis-user:dis-secret').toString('base64')}`;
+    assert.deepEqual(
+      mtn.calls.map((c) => [c.method, c.path, c.subscriptionKey, c.authorization]),
+      [
+        ['POST', '/disbursement/token/', 'dis-key', dis],
+        ['POST', '/disbursement/v1_0/refund', 'dis-key', 'Bearer dis-token'],
+        ['GET', `/disbursement/v1_0/refund/${req.reference}`, 'dis-key', 'Bearer dis-token'],
+      ],
+    );
+  } finally {
+    await mtn.close();
+  }
 });
 
 describe('refund answer mappings', () => {

@@ -231,6 +231,56 @@ describe('configuration refusals', () => {
   });
 });
 
+describe('MTN Disbursement credentials (refunds)', () => {
+  const DISBURSEMENT = {
+    MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-key',
+    MOMO_DISBURSEMENT_API_USER: 'disbursement-user',
+    MOMO_DISBURSEMENT_API_KEY: 'disbursement-secret',
+  };
+
+  test('absent by default: refunds use the Collection credentials', () => {
+    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE }).payments.mtn?.disbursement, undefined);
+  });
+
+  test('the subscription key alone, or with its own API user and key, reach the MTN settings', () => {
+    const keyOnly = loadConfig({
+      NODE_ENV: 'test',
+      ...LIVE,
+      MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-key',
+    });
+    assert.deepEqual(keyOnly.payments.mtn?.disbursement, { subscriptionKey: 'disbursement-key' });
+    const all = loadConfig({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT });
+    assert.deepEqual(all.payments.mtn?.disbursement, {
+      subscriptionKey: 'disbursement-key',
+      apiUser: 'disbursement-user',
+      apiKey: 'disbursement-secret',
+    });
+    assert.equal(all.payments.mtn?.subscriptionKey, 'subscription-key', 'Collection keeps its own key');
+  });
+
+  test('the key and API key are secrets; a half-set API user and key is refused, naming both', () => {
+    assert.equal(VARIABLES.MOMO_DISBURSEMENT_SUBSCRIPTION_KEY!.writeOnly, true);
+    assert.equal(VARIABLES.MOMO_DISBURSEMENT_API_KEY!.writeOnly, true);
+    for (const missing of ['MOMO_DISBURSEMENT_API_USER', 'MOMO_DISBURSEMENT_API_KEY']) {
+      const message = refusal({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT, [missing]: '' });
+      assert.equal(
+        message,
+        'MOMO_DISBURSEMENT_API_USER and MOMO_DISBURSEMENT_API_KEY are set together or not at all',
+      );
+      assert.ok(!message.includes('disbursement-secret'), 'the secret is not repeated');
+    }
+    assert.equal(
+      refusal({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT, MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: '' }),
+      'MOMO_DISBURSEMENT_API_USER needs MOMO_DISBURSEMENT_SUBSCRIPTION_KEY',
+    );
+  });
+
+  test('with the simulator they are not used', () => {
+    const config = loadConfig({ NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', ...DISBURSEMENT });
+    assert.equal(config.payments.mtn, undefined);
+  });
+});
+
 describe('readVariable (programs beside the service)', () => {
   test('reads one variable through its schema: default, value, refusal', () => {
     assert.equal(readVariable('DATA_DIR', {}), '.data');

@@ -290,6 +290,7 @@ export function renderEventPage(view: EventPageView): string {
     <p class="actions">
       ${view.canManage ? html`<a href="/events/${event.id}/edit">Edit event</a>` : ''}
       <a href="/events/${event.id}/start-list">Start list</a>
+      <a href="/events/${event.id}/preview">Preview checkout</a>
       ${actions.map(
         (a) =>
           html`<a href="/events/${event.id}/${a}" class="button${a === 'cancel' ? ' danger' : ''}"

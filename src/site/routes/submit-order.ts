@@ -50,7 +50,7 @@ const isStage = (value: string | undefined): value is Stage =>
  * The order's errors as the form shows them. When the buyer runs, the first participant's name is
  * the buyer's: its errors belong to the buyer's name, said once.
  */
-function formErrors(values: FormValues, errors: FieldError[]): FieldError[] {
+export function formErrors(values: FormValues, errors: FieldError[]): FieldError[] {
   const buyerNamed = errors.some((e) => e.field === 'buyer.name');
   return errors.flatMap((e) => {
     if (!values.runnerIsBuyer || e.field !== 'items[0].participant_name') return [e];
@@ -59,7 +59,7 @@ function formErrors(values: FormValues, errors: FieldError[]): FieldError[] {
 }
 
 /** The errors of the steps before `target`: those the buyer must fix before going on. */
-function errorsBefore(errors: FieldError[], target: Stage | 'pay'): FieldError[] {
+export function errorsBefore(errors: FieldError[], target: Stage | 'pay'): FieldError[] {
   if (target === 'pay') return errors;
   return errors.filter((e) => STAGES.indexOf(stageOf(e.field)) < STAGES.indexOf(target));
 }

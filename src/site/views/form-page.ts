@@ -25,8 +25,8 @@ export interface Notice {
   kind: 'info' | 'bad';
 }
 
-export interface FormView {
-  session: PageSession;
+/** What the form shows, with or without a session (the organizer app's preview has none). */
+export interface FormContent {
   found: EventWithTickets;
   now: Date;
   stage: Stage;
@@ -38,6 +38,11 @@ export interface FormView {
   errorCode?: string;
   /** per ticket type held in full by unpaid orders, when the first of those holds ends */
   heldUntil?: Map<string, Date>;
+}
+
+/** The checkout's form: the session's. */
+export interface FormView extends FormContent {
+  session: PageSession;
 }
 
 interface Bar {
@@ -71,7 +76,7 @@ function bar({ total, primary, back }: Bar): Html {
 }
 
 function stepSection(
-  view: FormView,
+  view: FormContent,
   stage: Stage,
   place: { position: number; count: number; title: string },
   content: Html,
@@ -91,7 +96,7 @@ function stepSection(
 }
 
 /** The total shown in the bar: the chosen network's (or the number's, or MTN's) fees included. */
-function totalText(view: FormView): { text: string; amount: number } {
+function totalText(view: FormContent): { text: string; amount: number } {
   const { values, found } = view;
   const t = orderTotals(values, found, paymentMethod(values) ?? 'momo');
   const m = msg().form;
@@ -99,7 +104,7 @@ function totalText(view: FormView): { text: string; amount: number } {
   return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : m.free, amount: t.total };
 }
 
-function steps(view: FormView, errors: Map<string, string>): Html {
+function steps(view: FormContent, errors: Map<string, string>): Html {
   const { found, values } = view;
   const { event, organization } = found;
   const typesOnSale = found.ticketTypes.filter((tt) => isOnSale(tt, view.now));
@@ -162,25 +167,57 @@ function steps(view: FormView, errors: Map<string, string>): Html {
     ${[...shown, ...rest].map(([, section]) => section)}`;
 }
 
-export function renderFormPage(view: FormView): string {
-  const { session, found, stage } = view;
+/** Where the form goes: the session's order route, or the preview's own page (a GET: it sells nothing). */
+interface FormTarget {
+  method: 'get' | 'post';
+  action: string;
+  /** fields the target needs beside the form's own (the preview's language) */
+  hidden?: Record<string, string>;
+}
+
+function checkoutForm(view: FormContent, target: FormTarget): { form: Html; title: string } {
+  const { found, stage } = view;
   const { event } = found;
   const { byField, summary } = collectErrors(view.errors, found);
-  const main = html`<form
-      method="post"
-      action="${checkoutPath(session.id, '/order')}"
-      novalidate
-      data-checkout
-      data-stage="${stage}"
-      data-currency="${event.currency}"
-      data-max-tickets="${MAX_TICKETS_PER_ORDER}"
-    >
-      ${errorSummary(summary, view.errorCode)}
-      ${view.notice ? html`<p class="notice${view.notice.kind === 'bad' ? ' bad' : ''}">${view.notice.text}</p>` : ''}
-      ${steps(view, byField)}
-    </form>
-    ${cancelForm(session)}`;
+  const form = html`<form
+    method="${target.method}"
+    action="${target.action}"
+    novalidate
+    data-checkout
+    data-stage="${stage}"
+    data-currency="${event.currency}"
+    data-max-tickets="${MAX_TICKETS_PER_ORDER}"
+  >
+    ${Object.entries(target.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+    ${errorSummary(summary, view.errorCode)}
+    ${view.notice ? html`<p class="notice${view.notice.kind === 'bad' ? ' bad' : ''}">${view.notice.text}</p>` : ''}
+    ${steps(view, byField)}
+  </form>`;
   const m = msg().form;
-  const title = summary.length > 0 ? m.errorTitle(event.name) : m.pageTitle(event.name);
+  return { form, title: summary.length > 0 ? m.errorTitle(event.name) : m.pageTitle(event.name) };
+}
+
+export function renderFormPage(view: FormView): string {
+  const { session, found, stage } = view;
+  const { form, title } = checkoutForm(view, { method: 'post', action: checkoutPath(session.id, '/order') });
+  const main = html`${form} ${cancelForm(session)}`;
   return layout({ title, main, session, found, compact: stage !== 'tickets' }).value;
+}
+
+/**
+ * The form as a buyer sees it, for the organizer app's preview: no session (so no cancel form
+ * and no language links of a session), `banner` above the event, and every button a GET of
+ * `action` that only shows the next step.
+ */
+export function renderFormPreview(
+  view: FormContent & { action: string; hidden: Record<string, string>; banner: Html; titlePrefix: string },
+): string {
+  const { form, title } = checkoutForm(view, { method: 'get', action: view.action, hidden: view.hidden });
+  return layout({
+    title: `${view.titlePrefix}${title}`,
+    main: form,
+    found: view.found,
+    banner: view.banner,
+    compact: view.stage !== 'tickets',
+  }).value;
 }

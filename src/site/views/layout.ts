@@ -20,6 +20,8 @@ export interface LayoutOptions {
   compact?: boolean;
   /** the page's path under the session, for the language switch ('' for the form, '/pay') */
   page?: string;
+  /** above the event header: the organizer app's preview says there that nothing is sold */
+  banner?: Html;
 }
 
 /** Only https covers are shown (the CSP allows https: images); anything else is left out. */
@@ -91,7 +93,7 @@ export function layout(options: LayoutOptions): Html {
         ${attr('data-embed-origin', embedded ? session?.embedOrigin : null)}${attr('data-session', session?.id)}
       >
         <div class="page">
-          ${options.found ? eventHeader(options.found) : ''}
+          ${options.banner ?? ''} ${options.found ? eventHeader(options.found) : ''}
           <main id="main">${options.main}</main>
           ${footer(options.found, session ? languageSwitch(session.id, options.page ?? '') : '')}
         </div>

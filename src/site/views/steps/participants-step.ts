@@ -11,7 +11,7 @@ import { attr, html, type Html } from '../../../platform/html.ts';
 import { selectField, textField } from '../fields.ts';
 import { INTL_LOCALES } from '../../messages/catalog.ts';
 import { locale, msg } from '../../messages/current.ts';
-import type { FormView } from '../form-page.ts';
+import type { FormContent } from '../form-page.ts';
 
 /** Where a fieldset sits: its index and number, or the template's placeholders for them. */
 interface Slot {
@@ -28,7 +28,7 @@ interface Fieldset {
   errors: Map<string, string>;
 }
 
-function questionFields(view: FormView, { slot, item, errors }: Fieldset): Html[] {
+function questionFields(view: FormContent, { slot, item, errors }: Fieldset): Html[] {
   const path = (name: string) => `items[${slot.index}].${name}`;
   return view.found.event.additionalQuestions.map((q) => {
     const name = path(`answers.${q.key}`);
@@ -43,7 +43,7 @@ function questionFields(view: FormView, { slot, item, errors }: Fieldset): Html[
   });
 }
 
-function dateOfBirthField(view: FormView, { tt, slot, item, errors }: Fieldset): Html | '' {
+function dateOfBirthField(view: FormContent, { tt, slot, item, errors }: Fieldset): Html | '' {
   if (tt.minAge <= 0) return '';
   const { event } = view.found;
   const name = `items[${slot.index}].date_of_birth`;
@@ -61,7 +61,7 @@ function dateOfBirthField(view: FormView, { tt, slot, item, errors }: Fieldset):
   });
 }
 
-function participantFieldset(view: FormView, fieldset: Fieldset): Html {
+function participantFieldset(view: FormContent, fieldset: Fieldset): Html {
   const { tt, slot, item, errors } = fieldset;
   const path = (name: string) => `items[${slot.index}].${name}`;
   const m = msg().form;
@@ -84,7 +84,7 @@ function participantFieldset(view: FormView, fieldset: Fieldset): Html {
 }
 
 export function participantsStep(
-  view: FormView,
+  view: FormContent,
   errors: Map<string, string>,
   typesOnSale: TicketTypeRow[],
 ): Html {

@@ -9,7 +9,7 @@ import { attr, html, type Html } from '../../../platform/html.ts';
 import { controlAria, errorNote } from '../fields.ts';
 import { INTL_LOCALES } from '../../messages/catalog.ts';
 import { locale, msg } from '../../messages/current.ts';
-import type { FormView } from '../form-page.ts';
+import type { FormContent } from '../form-page.ts';
 
 /** At or below this many left, the page says how many remain. */
 export const LOW_REMAINING = 10;
@@ -49,7 +49,7 @@ function byMethod(texts: Record<PaymentMethod, string>): Html {
   return html`data-method-price data-momo="${texts.momo}" data-airtel="${texts.airtel}"`;
 }
 
-function priceLine(tt: TicketTypeRow, view: FormView): Html {
+function priceLine(tt: TicketTypeRow, view: FormContent): Html {
   if (tt.priceMinor === 0) return html`<p class="price"><strong>${msg().form.free}</strong></p>`;
   const momo = priceTexts(tt, view.found, 'momo');
   const airtel = priceTexts(tt, view.found, 'airtel');
@@ -62,7 +62,7 @@ function priceLine(tt: TicketTypeRow, view: FormView): Html {
 }
 
 /** The method the prices are shown for until the buyer picks one: the form's, else MTN. */
-export function shownMethod(view: Pick<FormView, 'values'>): PaymentMethod {
+export function shownMethod(view: Pick<FormContent, 'values'>): PaymentMethod {
   return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : 'momo';
 }
 
@@ -79,7 +79,7 @@ function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string 
 }
 
 /** The quantity: the data-* attributes carry what the page script needs for live totals. */
-function quantitySelect(view: FormView, tt: TicketTypeRow, id: string, error: string | undefined): Html {
+function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error: string | undefined): Html {
   const max = Math.min(remainingOf(tt), MAX_TICKETS_PER_ORDER);
   const chosen = view.values.quantities.get(tt.id) ?? 0;
   const fees = priceByMethod(tt.priceMinor, view.found.organization.fees);
@@ -100,7 +100,7 @@ function quantitySelect(view: FormView, tt: TicketTypeRow, id: string, error: st
 }
 
 /** Sold out, held by others for now (with when the first hold may end), or few left. */
-function availability(view: FormView, tt: TicketTypeRow, state: SaleState): Html | '' {
+function availability(view: FormContent, tt: TicketTypeRow, state: SaleState): Html | '' {
   const remaining = remainingOf(tt);
   const m = msg().form;
   if (state === 'sold_out') return html`<p class="soldout">${m.soldOut}</p>`;
@@ -115,7 +115,7 @@ function availability(view: FormView, tt: TicketTypeRow, state: SaleState): Html
 }
 
 function ticketRow(
-  view: FormView,
+  view: FormContent,
   tt: TicketTypeRow,
   place: { first: boolean; error?: string | undefined },
 ): Html {
@@ -144,7 +144,7 @@ function ticketRow(
   </div>`;
 }
 
-export function ticketsStep(view: FormView, byField: Map<string, string>): Html {
+export function ticketsStep(view: FormContent, byField: Map<string, string>): Html {
   const { found } = view;
   const error = byField.get('items');
   const m = msg().form;
