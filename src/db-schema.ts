@@ -13,3 +13,4 @@ export * from './members/members.schema.ts';
 export * from './mail/mail.schema.ts';
 export * from './audit/audit.schema.ts';
 export * from './startlists/startlists.schema.ts';
+export * from './confirmations/confirmations.schema.ts';

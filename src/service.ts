@@ -28,6 +28,7 @@ import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
 import { startWebhookDispatcher, WEBHOOK_DELIVER_JOB, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
+import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -96,7 +97,9 @@ export async function createService(config: Config, options: CreateServiceOption
     ...checkoutJobHandlers,
     ...idempotencyJobHandlers,
     ...paymentJobHandlers(ctx),
-    ...webhookJobHandlers(ctx),
+    // order.paid events are followed by the buyer's confirmation mail
+    ...webhookJobHandlers(ctx, [confirmationFollower]),
+    ...confirmationJobHandlers(ctx),
   };
   const jobs = new JobRunner({ database, clock: ctx.clock, log: log.child({ component: 'jobs' }), handlers });
   if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));

@@ -5,6 +5,7 @@
 // One handler per file group in routes/; this file only wires them.
 import { showOrder } from './routes/order-detail.ts';
 import { confirmRefund, submitRefund } from './routes/order-refund.ts';
+import { resendConfirmationRoute } from './routes/order-confirmation.ts';
 import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import cookie from '@fastify/cookie';
@@ -103,6 +104,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/orders/:orderId', 'member', showOrder(ctx));
     route('GET', '/orders/:orderId/refund', 'member', confirmRefund(ctx));
     route('POST', '/orders/:orderId/refund', 'member', submitRefund(ctx));
+    route('POST', '/orders/:orderId/resend-confirmation', 'member', resendConfirmationRoute(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = {
   'event.bib_ranges_changed': "changed an event's bib number ranges",
   'event.bibs_assigned': 'assigned bib numbers',
   'order.refund_requested': 'asked for an order to be refunded',
+  'order.confirmation_resent': "resent an order's confirmation email",
   'payment.refund_requested': 'asked for a payment that bought nothing to be refunded',
   'refund.succeeded': 'confirmed a refund',
   'refund.failed': 'reported a refund failed',

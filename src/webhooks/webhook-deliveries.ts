@@ -5,7 +5,7 @@ import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
 import type { Executor, Tx } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs.ts';
+import { enqueueJob, enqueueJobs, type EnqueueOptions } from '../platform/jobs.ts';
 import { Timestamp } from '../platform/schemas.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
@@ -36,16 +36,42 @@ export async function enqueueDelivery(db: Executor, deliveryId: string, runAt: D
   });
 }
 
+/** An outbox event as the dispatcher hands it to followers; `subjectId` is its data's id (an order's). */
+export interface DispatchedEvent {
+  id: string;
+  organizationId: string;
+  type: string;
+  subjectId: string | null;
+}
+
+/**
+ * Another module's job that follows an outbox event (the buyer's confirmation mail after
+ * order.paid), or null for events it ignores. The dispatcher enqueues it in the transaction that
+ * marks the event dispatched: made once per event, kept across restarts, and no statement added
+ * to the transaction that wrote the event.
+ */
+export type OutboxFollower = (event: DispatchedEvent, now: Date) => EnqueueOptions | null;
+
 /**
  * Fans outbox events out: for each event not yet dispatched, one delivery per enabled endpoint of
- * its organization subscribed to its type, and a job for each; then marks the event dispatched.
- * All in the caller's transaction, with the events locked (SKIP LOCKED), so two dispatchers never
- * take the same event and the unique (endpoint, event) index makes a second delivery impossible.
- * Returns how many events it took.
+ * its organization subscribed to its type, and a job for each, and the followers' jobs; then marks
+ * the event dispatched. All in the caller's transaction, with the events locked (SKIP LOCKED), so
+ * two dispatchers never take the same event and the unique (endpoint, event) index makes a second
+ * delivery impossible. Returns how many events it took.
  */
-export async function dispatchOutbox(tx: Tx, now: Date, batchSize = 100): Promise<number> {
-  const events = await tx
-    .select({ id: outboxEvents.id, organizationId: outboxEvents.organizationId, type: outboxEvents.type })
+export async function dispatchOutbox(
+  tx: Tx,
+  now: Date,
+  batchSize = 100,
+  followers: readonly OutboxFollower[] = [],
+): Promise<number> {
+  const events: DispatchedEvent[] = await tx
+    .select({
+      id: outboxEvents.id,
+      organizationId: outboxEvents.organizationId,
+      type: outboxEvents.type,
+      subjectId: sql<string | null>`${outboxEvents.payload}->'data'->>'id'`,
+    })
     .from(outboxEvents)
     .where(isNull(outboxEvents.dispatchedAt))
     .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id))
@@ -84,6 +110,11 @@ export async function dispatchOutbox(tx: Tx, now: Date, batchSize = 100): Promis
     }
     await tx.update(outboxEvents).set({ dispatchedAt: now }).where(eq(outboxEvents.id, event.id));
   }
+  const followUps = events.flatMap((event) => followers.map((follow) => follow(event, now)));
+  await enqueueJobs(
+    tx,
+    followUps.filter((job) => job !== null),
+  );
   return events.length;
 }
 

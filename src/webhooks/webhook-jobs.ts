@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import { enqueueJob, type JobHandlerEntry } from '../platform/jobs.ts';
 import { attemptDelivery } from './deliver-webhook.ts';
-import { dispatchOutbox, WEBHOOK_DELIVER_JOB } from './webhook-deliveries.ts';
+import { dispatchOutbox, WEBHOOK_DELIVER_JOB, type OutboxFollower } from './webhook-deliveries.ts';
 
 export { WEBHOOK_DELIVER_JOB };
 export const WEBHOOK_DISPATCH_JOB = 'webhook.dispatch';
@@ -15,11 +15,15 @@ export function dispatchIntervalMs(timeScale: number): number {
   return Math.max(50, Math.round(1000 * timeScale));
 }
 
-export function webhookJobHandlers(ctx: AppContext): Record<string, JobHandlerEntry> {
+/** `followers`: other modules' jobs made from outbox events (webhook-deliveries.ts OutboxFollower). */
+export function webhookJobHandlers(
+  ctx: AppContext,
+  followers: readonly OutboxFollower[] = [],
+): Record<string, JobHandlerEntry> {
   const interval = dispatchIntervalMs(ctx.config.webhooks.timeScale);
   return {
     [WEBHOOK_DISPATCH_JOB]: async ({ tx, now }) => {
-      const taken = await dispatchOutbox(tx, now, DISPATCH_BATCH);
+      const taken = await dispatchOutbox(tx, now, DISPATCH_BATCH, followers);
       // A full batch means more may be waiting: go again at once.
       return { retryAt: new Date(now.getTime() + (taken === DISPATCH_BATCH ? 0 : interval)) };
     },

@@ -32,7 +32,7 @@ import {
   type TestMember,
 } from './app-helpers.ts';
 
-/** manage: owners and admins only (bib numbers, refunds, events' writes): developers and viewers get 403 */
+/** manage: owners and admins only (bib numbers, refunds, confirmation resends, events' writes): developers and viewers get 403 */
 type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'manage';
 
 interface RouteCase {
@@ -141,6 +141,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/orders/:orderId', access: 'member' },
   { method: 'GET', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/refund', access: 'manage' },
+  { method: 'POST', path: '/orders/:orderId/resend-confirmation', access: 'manage' },
   { method: 'GET', path: '/members', access: 'member' },
   {
     method: 'POST',

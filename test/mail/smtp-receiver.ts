@@ -21,6 +21,8 @@ export interface SmtpReceiver {
 export interface SmtpReceiverOptions {
   /** answer every RCPT TO with 550, quoting the address */
   refuseRecipients?: boolean;
+  /** answer the first n RCPT TO with 451 (try again later), then accept: a server that recovers */
+  deferFirst?: number;
   /** require AUTH with these (plain text, allowed without TLS on loopback) */
   credentials?: { user: string; pass: string };
 }
@@ -28,6 +30,7 @@ export interface SmtpReceiverOptions {
 export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Promise<SmtpReceiver> {
   const received: ReceivedMail[] = [];
   const credentials = options.credentials;
+  let deferred = 0;
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],
@@ -47,6 +50,9 @@ export async function startSmtpReceiver(options: SmtpReceiverOptions = {}): Prom
       if (options.refuseRecipients) {
         // Quoting the address, as real servers do: the mailer's log must still not show it.
         callback(Object.assign(new Error(`<${address.address}>: No such user here`), { responseCode: 550 }));
+      } else if (deferred < (options.deferFirst ?? 0)) {
+        deferred++;
+        callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
       } else {
         callback();
       }

@@ -13,6 +13,7 @@ import { canRefund } from '../../payments/refund-order.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
+import { orderMailsOf } from './order-mails.ts';
 
 const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
 
@@ -29,13 +30,14 @@ export async function orderPage(
   const db = ctx.database.db;
   const order = await findOrder(db, organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
-  const [viewer, found, clients, regs, attempts, refunds] = await Promise.all([
+  const [viewer, found, clients, regs, attempts, refunds, mails] = await Promise.all([
     viewerOf(ctx, request),
     findEvent(db, order.eventId),
     listApiClients(db, organizationId),
     registrationsOf(db, [order.id]),
     attemptsOfOrder(db, order.id),
     refundsOfOrder(db, organizationId, order.id),
+    orderMailsOf(ctx, request, order),
   ]);
   const requested = (request.query as { refund?: unknown }).refund === 'requested';
   return sendPage(
@@ -49,6 +51,7 @@ export async function orderPage(
       clientName: clients.find((c) => c.id === order.apiClientId)?.name ?? null,
       attempts,
       refunds,
+      mails,
       mayRefund: canRefund(role),
       notice: requested ? 'The refund was sent to the network. Its status shows below.' : null,
       problem: options.problem,

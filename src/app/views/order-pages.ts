@@ -13,6 +13,7 @@ import { attr, html, type Html } from '../../platform/html.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/format.ts';
 import { errorSummary, fieldId, formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
@@ -182,6 +183,8 @@ export interface OrderView {
   clientName: string | null;
   attempts: PaymentAttemptRow[];
   refunds: RefundRow[];
+  /** the buyer's confirmation mails and their resend */
+  mails: OrderMailsView;
   /** the member is an owner or an admin */
   mayRefund: boolean;
   notice: string | null;
@@ -241,6 +244,7 @@ function timeline(view: OrderView): TimelineEntry[] {
       });
     }
   }
+  entries.push(...orderMailEntries(view.mails.mails));
   return entries.sort((x, y) => x.at.getTime() - y.at.getTime());
 }
 
@@ -361,6 +365,7 @@ export function renderOrder(view: OrderView): string {
     </div>
     ${refundsSection(view.refunds)}
     ${refundable ? html`<p><a class="button" href="/orders/${order.id}/refund">Refund this order</a></p>` : ''}
+    ${orderMailsSection(order, view.mails, view.viewer.current.session.csrfToken)}
     <h2>Timeline</h2>
     <ol class="timeline">
       ${timeline(view).map(
