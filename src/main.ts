@@ -1,8 +1,10 @@
-// Start: config -> database -> migrations -> listeners; SIGTERM/SIGINT stop it in order.
+// Start: config -> database -> migrations (applied, or in production checked) -> listeners;
+// SIGTERM/SIGINT stop it in order.
 import { ConfigError, loadConfig } from './config.ts';
 import { ensureAdminKey } from './admin/admin-auth.ts';
 import { seedDemo } from './demo/seed-demo.ts';
 import { createLogger } from './platform/logger.ts';
+import { MigrationsPending } from './platform/migrate.ts';
 import { createService } from './service.ts';
 
 async function main() {
@@ -17,7 +19,16 @@ async function main() {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const service = await createService(config, { logger: log });
+  let service;
+  try {
+    service = await createService(config, { logger: log });
+  } catch (error) {
+    if (error instanceof MigrationsPending) {
+      console.error(`error: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
   const adminKey = await ensureAdminKey(service.ctx);
   if (config.seedDemo) {
     const demo = await seedDemo(service.ctx, adminKey);

@@ -7,7 +7,7 @@ import type { AppContext } from './context.ts';
 import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { openDatabase, type Database } from './platform/db.ts';
-import { migrate } from './platform/migrate.ts';
+import { migrate, requireMigrationsApplied } from './platform/migrate.ts';
 import { stopOutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
@@ -58,6 +58,16 @@ export interface CreateServiceOptions {
   limiter?: RateLimiter;
 }
 
+/**
+ * In production on PostgreSQL migrations are a release step (`ticketing db migrate`) and the start
+ * only checks them; in development, tests and on PGlite (one process owns its data directory) the
+ * start applies them, so that a fresh clone runs with `npm start`.
+ */
+async function prepareSchema(config: Config, database: Database): Promise<void> {
+  if (config.env === 'production' && database.kind === 'postgres') await requireMigrationsApplied(database);
+  else await migrate(database);
+}
+
 export async function createService(config: Config, options: CreateServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config.logLevel);
   const metrics = config.metrics ? createMetrics() : undefined;
@@ -69,7 +79,12 @@ export async function createService(config: Config, options: CreateServiceOption
       connections: config.databaseConnections,
       observer: metrics?.database,
     }));
-  await migrate(database);
+  try {
+    await prepareSchema(config, database);
+  } catch (error) {
+    if (!options.database) await database.close();
+    throw error;
+  }
   const payments = await createPaymentGateway(config, log);
   const ctx: AppContext = {
     config,

@@ -12,6 +12,7 @@ import {
 } from './admin-client.ts';
 import { flag, str, UsageError, type Command, type Values } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/clients.ts';
+import { DB_USAGE, runDb } from './commands/db.ts';
 import { EVENT_COMMANDS } from './commands/events.ts';
 import { INVITATION_COMMANDS } from './commands/invitations.ts';
 import { LISTEN_USAGE, runListen } from './commands/listen.ts';
@@ -34,6 +35,7 @@ const USAGE = [
   '',
   ...COMMANDS.map((c) => `  ${c.usage}`),
   `  ${LISTEN_USAGE}`,
+  ...DB_USAGE.map((u) => `  ${u}`),
   '  help',
   '',
   'Options for every command:',
@@ -48,6 +50,9 @@ const USAGE = [
   'with an API client (webhooks:write): --client-id/--client-secret, else TICKETING_CLIENT_ID and',
   'TICKETING_CLIENT_SECRET, else client_id/client_secret in $DATA_DIR/demo.json; the API at',
   '--api-url, else $API_URL, else http://127.0.0.1:4000.',
+  '',
+  'db migrate applies pending migrations (the release step; all in one transaction) and db status',
+  'lists applied and pending ones, on the database itself: DATABASE_URL, else PGlite in $DATA_DIR.',
 ].join('\n');
 
 export interface CliIo {
@@ -84,6 +89,8 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
   }
   // The one partner-API command, long-running, with its own options and credentials.
   if (group === 'listen') return runListen(argv.slice(1), { env, stdout, stderr });
+  // The release step: on the database, not over the admin API (the service may not run yet).
+  if (group === 'db') return runDb(argv.slice(1), { env, stdout, stderr });
   const command = COMMANDS.find((c) => c.name === `${group} ${action ?? ''}`);
   if (!command) {
     const known = COMMANDS.some((c) => c.name.startsWith(`${group} `));

@@ -45,11 +45,18 @@ export const TEST_DATABASE_CONNECTIONS = {
   DATABASE_TRANSACTION_CONNECTIONS: '12',
 };
 
-/** Starts src/main.ts with the given environment and waits until it logs "listening". */
-export async function startMain(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+/**
+ * Starts src/main.ts (or the node arguments given, e.g. a built dist/src/main.js) with the given
+ * environment and waits until it logs "listening".
+ */
+export async function startMain(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  args: string[] = [MAIN],
+): Promise<Child> {
   for (let tries = 1; ; tries++) {
     try {
-      return await startMainOnce(env, timeoutMs);
+      return await startMainOnce(env, timeoutMs, args);
     } catch (error) {
       // Another process took a chosen port between the check and the child's listen.
       if (tries >= 3 || !String(error).includes('EADDRINUSE')) throw error;
@@ -57,14 +64,14 @@ export async function startMain(env: Record<string, string>, timeoutMs = 30_000)
   }
 }
 
-async function startMainOnce(env: Record<string, string>, timeoutMs: number): Promise<Child> {
+async function startMainOnce(env: Record<string, string>, timeoutMs: number, args: string[]): Promise<Child> {
   const [api, site, app] = [await freePort(), await freePort(), await freePort()];
   const urls = {
     api: `http://127.0.0.1:${api}`,
     site: `http://127.0.0.1:${site}`,
     app: `http://127.0.0.1:${app}`,
   };
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       API_URL: urls.api,

@@ -1,0 +1,69 @@
+// Release-step tests: a fresh database each (a new PostgreSQL database when TEST_DATABASE_URL is
+// set, else a PGlite directory), and programs run as an operator runs them, as child processes.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { openDatabase } from '../../src/platform/db.ts';
+import { freshPostgresDatabase } from './harness.ts';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+export interface Target {
+  kind: 'pglite' | 'postgres';
+  /** DATABASE_URL or DATA_DIR, for a child's environment */
+  env: Record<string, string>;
+  /** Runs SQL in this process; on PGlite only while no child has the directory open. */
+  query<T = Record<string, unknown>>(text: string): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+export async function freshTarget(): Promise<Target> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (base) {
+    const pg = await freshPostgresDatabase(base);
+    return {
+      kind: 'postgres',
+      env: { DATABASE_URL: pg.url },
+      query: (text) => once({ url: pg.url }, text),
+      drop: pg.drop,
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ticketing-release-'));
+  const dataDir = join(dir, 'data');
+  return {
+    kind: 'pglite',
+    env: { DATA_DIR: dataDir },
+    query: (text) => once({ dataDir }, text),
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function once<T>(where: { url?: string; dataDir?: string }, text: string): Promise<T[]> {
+  const database = await openDatabase({ ...where, connections: { reads: 1, transactions: 1 } });
+  try {
+    // A plain array: postgres.js answers with its own Result class.
+    return [...(await database.rows<T>(sql.raw(text)))];
+  } finally {
+    await database.close();
+  }
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <args>` on this Node with only the given environment (plus PATH and HOME). */
+export function runNode(args: string[], env: Record<string, string>, timeout = 240_000): Promise<Run> {
+  const full = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { env: full, timeout }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
