@@ -6,6 +6,7 @@
 import { showOrder } from './routes/order-detail.ts';
 import { confirmRefund, submitRefund } from './routes/order-refund.ts';
 import { resendConfirmationRoute } from './routes/order-confirmation.ts';
+import { confirmPaymentRefund, submitPaymentRefund } from './routes/payment-refund.ts';
 import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import cookie from '@fastify/cookie';
@@ -105,6 +106,8 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/orders/:orderId/refund', 'member', confirmRefund(ctx));
     route('POST', '/orders/:orderId/refund', 'member', submitRefund(ctx));
     route('POST', '/orders/:orderId/resend-confirmation', 'member', resendConfirmationRoute(ctx));
+    route('GET', '/orders/:orderId/payments/:paymentId/refund', 'member', confirmPaymentRefund(ctx));
+    route('POST', '/orders/:orderId/payments/:paymentId/refund', 'member', submitPaymentRefund(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));

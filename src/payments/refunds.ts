@@ -22,6 +22,10 @@ export interface PaymentNeedingRefund {
 /** Longest list one call returns; hasMore says there are more (oldest first, so none is skipped). */
 export const REFUND_LIST_LIMIT = 500;
 
+// the status spelled in the SQL, not bound: a generic plan can use the partial index only so
+const successfulOf = (organizationId: string) =>
+  and(eq(paymentAttempts.organizationId, organizationId), sql`${paymentAttempts.status} = 'successful'`);
+
 /** The organization's successful payments that must be refunded, the longest-waiting first. */
 export async function listPaymentsNeedingRefund(
   db: Executor,
@@ -32,11 +36,7 @@ export async function listPaymentsNeedingRefund(
   // pass over payment_attempts_successful_idx) and successes of orders flagged paid_after_expiry
   // (orders_paid_after_expiry_idx). The query below then reads only their attempts, so its
   // EXISTS runs for them alone, not for every success of the organization.
-  // the status spelled in the SQL, not bound: a generic plan can use the partial index only so
-  const successful = and(
-    eq(paymentAttempts.organizationId, organizationId),
-    sql`${paymentAttempts.status} = 'successful'`,
-  );
+  const successful = successfulOf(organizationId);
   const candidates = await union(
     db
       .select({ orderId: paymentAttempts.orderId })
@@ -49,7 +49,31 @@ export async function listPaymentsNeedingRefund(
       .from(paymentAttempts)
       .where(and(successful, inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)))),
   );
-  if (candidates.length === 0) return { payments: [], hasMore: false };
+  return paymentsDue(
+    db,
+    organizationId,
+    candidates.map((c) => c.orderId),
+    limit,
+  );
+}
+
+/** The payments of one order of the organization that must be refunded (the organizer's order page). */
+export async function paymentsNeedingRefundOfOrder(
+  db: Executor,
+  organizationId: string,
+  orderId: string,
+): Promise<PaymentNeedingRefund[]> {
+  return (await paymentsDue(db, organizationId, [orderId], REFUND_LIST_LIMIT)).payments;
+}
+
+/** Of these orders' successful payments, those to refund: one rule for the list and the order page. */
+async function paymentsDue(
+  db: Executor,
+  organizationId: string,
+  orderIds: string[],
+  limit: number,
+): Promise<{ payments: PaymentNeedingRefund[]; hasMore: boolean }> {
+  if (orderIds.length === 0) return { payments: [], hasMore: false };
   // A paid order's first success bought its tickets; every later one is a second payment.
   const paidEarlier = sql<boolean>`EXISTS (
     SELECT 1 FROM ${paymentAttempts} AS earlier
@@ -60,11 +84,8 @@ export async function listPaymentsNeedingRefund(
     .from(paymentAttempts)
     .where(
       and(
-        successful,
-        inArray(
-          paymentAttempts.orderId,
-          candidates.map((c) => c.orderId),
-        ),
+        successfulOf(organizationId),
+        inArray(paymentAttempts.orderId, orderIds),
         or(inArray(paymentAttempts.orderId, paidAfterExpiryOrderIds(organizationId)), paidEarlier),
         sql`NOT EXISTS (SELECT 1 FROM ${refunds} WHERE ${refunds.attemptId} = ${paymentAttempts.id}
           AND ${refunds.status} IN ('pending', 'succeeded'))`,

@@ -24,6 +24,8 @@ export const outboxEvents = pgTable(
   },
   (t) => [
     index('outbox_events_org_idx').on(t.organizationId, t.createdAt),
+    // The events about one object (an order's page lists its deliveries): deliveries-about.ts.
+    index('outbox_events_data_id_idx').on(sql`((${t.payload} -> 'data') ->> 'id')`),
     // The dispatcher's queue: only rows not yet fanned out.
     index('outbox_events_undispatched_idx')
       .on(t.createdAt, t.id)

@@ -11,6 +11,7 @@ import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { createTestDelivery, listDeliveries } from '../../src/webhooks/webhook-deliveries.ts';
 import { createWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
 import { webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
+import { refunds } from '../../src/payments/payments.schema.ts';
 import { createInvitation, listPendingInvitations } from '../../src/members/invitations.ts';
 import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
@@ -31,6 +32,7 @@ import {
   type Fields,
   type TestMember,
 } from './app-helpers.ts';
+import { insertSuccessfulPayment } from './payment-fixtures.ts';
 
 /** manage: owners and admins only (bib numbers, refunds, confirmation resends, events' writes): developers and viewers get 403 */
 type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'manage';
@@ -142,6 +144,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/resend-confirmation', access: 'manage' },
+  { method: 'GET', path: '/orders/:orderId/payments/:paymentId/refund', access: 'manage' },
+  { method: 'POST', path: '/orders/:orderId/payments/:paymentId/refund', access: 'manage' },
   { method: 'GET', path: '/members', access: 'member' },
   {
     method: 'POST',
@@ -201,6 +205,8 @@ let ownSessionId: string;
 const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: string }>;
 /** an order in each organization */
 const orderIds = {} as Record<'mine' | 'theirs', string>;
+/** a successful payment of each of those orders */
+const paymentIds = {} as Record<'mine' | 'theirs', string>;
 /** an event with one paid runner in each organization */
 const eventIds = {} as Record<'mine' | 'theirs', string>;
 /** the first ticket type of each of those events */
@@ -252,6 +258,9 @@ before(async () => {
       .where(eq(webhookDeliveries.id, delivery.id));
     hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
     orderIds[whose] = (await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id })).id;
+    paymentIds[whose] = (
+      await insertSuccessfulPayment(h, { organizationId: partner.organizationId, orderId: orderIds[whose] })
+    ).id;
     const event = await makeEvent(h, partner);
     const race = (await findRaceEvent(db, partner.organizationId, event.id))!;
     await seedRunners(db, event, race.ticketTypes[0]!, [{ name: 'Routes Runner' }]);
@@ -273,6 +282,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':endpointId', hooks[whose].endpointId)
     .replace(':deliveryId', hooks[whose].deliveryId)
     .replace(':orderId', orderIds[whose])
+    .replace(':paymentId', paymentIds[whose])
     .replace(':memberId', whose === 'mine' ? myTarget.memberId : theirTarget.memberId)
     .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
     .replace(':token', 'T0kenThatNamesNothing0123456789abcdefghijk')
@@ -309,6 +319,8 @@ async function clientState() {
     await findEvent(db, eventIds.mine),
     await findEvent(db, eventIds.theirs),
     (await listEventsOfOrganization(db, mine.organizationId)).length,
+    // a refused refund write asks for none
+    await db.select().from(refunds),
   ]);
 }
 
@@ -386,6 +398,7 @@ describe('security suite over every app route', () => {
           .replace(':endpointId', 'whe_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':orderId', 'ord_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':paymentId', 'pay_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':eventId', 'evt_ZZZZZZZZZZZZZZZZZZZZZZZZ')

@@ -83,7 +83,8 @@ details.more-filters{margin:0 0 1rem}
 details.more-filters summary{cursor:pointer;font-weight:600;padding:.4rem 0}
 .filter-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem;align-items:end}
 ol.timeline{padding-left:1.2rem}
-ol.timeline li{margin:0 0 .4rem}
+ol.timeline li{margin:0 0 .4rem;overflow-wrap:anywhere}
+ul.refunds-due{list-style:none;padding:0;margin:0}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.5rem}
 th,td{padding:.4rem}h1{font-size:1.4rem}}
 .num{text-align:right}

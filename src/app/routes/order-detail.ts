@@ -1,6 +1,6 @@
 // GET /orders/:orderId: one order of the organization, its registrations, its refunds and its
-// timeline, with the refund action for owners and admins. An order of another organization, or
-// none, is the same 404 page.
+// timeline (webhook deliveries included), with the refund actions for owners and admins. An order
+// of another organization, or none, is the same 404 page.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { listApiClients } from '../../auth/clients.ts';
@@ -14,6 +14,7 @@ import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
 import { orderMailsOf } from './order-mails.ts';
+import { loadOrderActivity } from './order-activity.ts';
 
 const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
 
@@ -30,7 +31,7 @@ export async function orderPage(
   const db = ctx.database.db;
   const order = await findOrder(db, organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
-  const [viewer, found, clients, regs, attempts, refunds, mails] = await Promise.all([
+  const [viewer, found, clients, regs, attempts, refunds, mails, activity] = await Promise.all([
     viewerOf(ctx, request),
     findEvent(db, order.eventId),
     listApiClients(db, organizationId),
@@ -38,6 +39,7 @@ export async function orderPage(
     attemptsOfOrder(db, order.id),
     refundsOfOrder(db, organizationId, order.id),
     orderMailsOf(ctx, request, order),
+    loadOrderActivity(ctx, organizationId, order.id),
   ]);
   const requested = (request.query as { refund?: unknown }).refund === 'requested';
   return sendPage(
@@ -52,6 +54,7 @@ export async function orderPage(
       attempts,
       refunds,
       mails,
+      activity,
       mayRefund: canRefund(role),
       notice: requested ? 'The refund was sent to the network. Its status shows below.' : null,
       problem: options.problem,

@@ -14,7 +14,7 @@ import { orderPage } from './order-detail.ts';
 const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
 
 /** The order of the request, within the member's organization, for a member who may refund. */
-async function refundableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
+export async function refundableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
   const current = memberOf(request);
   const { orderId } = request.params as { orderId: string };
   if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');

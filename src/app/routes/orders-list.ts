@@ -7,7 +7,7 @@ import { searchOrders } from '../../orders/search-orders.ts';
 import { memberOf } from '../app-access.ts';
 import { readOrderFilters } from '../order-filters.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
-import { renderOrders } from '../views/order-pages.ts';
+import { renderOrders } from '../views/order-list-page.ts';
 
 export const ORDERS_PER_PAGE = 50;
 

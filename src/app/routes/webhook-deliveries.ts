@@ -11,6 +11,7 @@ import {
   findDelivery,
   listDeliveries,
   retryDelivery,
+  type WebhookDeliveryRow,
 } from '../../webhooks/webhook-deliveries.ts';
 import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
 import { PageError } from '../app-access.ts';
@@ -22,12 +23,22 @@ import { DELIVERY_ID, endpointOf, sendNow } from './webhook-lookup.ts';
 const PAGE_SIZE = 10;
 export const DISABLED_PROBLEM = 'This endpoint is disabled: enable it before sending to it.';
 
-function cursorScope(endpoint: WebhookEndpointRow) {
+function cursorScope(endpoint: Pick<WebhookEndpointRow, 'organizationId' | 'id'>) {
   return {
     organizationId: endpoint.organizationId,
     resource: `app_webhook_deliveries:${endpoint.id}`,
     filters: {},
   };
+}
+
+/**
+ * The log page that starts at this delivery, opened on it (the order page links there). Its
+ * position is just after the delivery: the id with a character appended sorts right after it.
+ */
+export function deliveryLogHref(ctx: AppContext, delivery: WebhookDeliveryRow): string {
+  const scope = cursorScope({ organizationId: delivery.organizationId, id: delivery.endpointId });
+  const cursor = encodeCursor(ctx.keys.cursor, scope, [delivery.createdAt.toISOString(), `${delivery.id}0`]);
+  return `/developers/webhooks/${delivery.endpointId}?cursor=${encodeURIComponent(cursor)}#delivery-${delivery.id}`;
 }
 
 /** A page of the log; a cursor that does not open for this endpoint shows the newest page. */

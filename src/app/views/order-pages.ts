@@ -1,179 +1,22 @@
-// The orders pages: the list with its filters (a GET form, no script needed), a page at a time
-// newest first, with the same filters as a CSV download; and one order with its registrations and
-// a timeline of what happened to it (created, each payment attempt and its outcome, paid, closed).
+// One order of the organization: its registrations, refunds and payments to refund, and a
+// timeline of what happened to it (created, each payment attempt and its outcome, paid, closed,
+// each webhook delivery). The orders list is in order-list-page.ts.
+import type { OrderChannel } from '../../orders/search-orders.ts';
 import type { OrderRow, RegistrationRow } from '../../orders/order-out.ts';
-import type { OrderFilterValues } from '../order-filters.ts';
-import { filterQuery } from '../order-filters.ts';
-import type { FieldErrors } from '../form-body.ts';
-import type { OrderChannel, OrderListRow } from '../../orders/search-orders.ts';
-import { ORDER_CHANNELS, ORDER_STATUSES } from '../../orders/search-orders.ts';
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { RefundRow } from '../../payments/process-refund.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import { html, type Html } from '../../platform/html.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/format.ts';
-import { errorSummary, fieldId, formatTime } from './fields.ts';
+import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
+import { deliveriesNote, refundsDueSection, webhookEntries, type OrderActivity } from './order-activity.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
   hosted: 'Hosted checkout page',
   embedded: 'Embedded checkout',
 };
-
-export interface OrdersView {
-  viewer: Viewer;
-  values: OrderFilterValues;
-  errors: FieldErrors;
-  rows: OrderListRow[];
-  /** the `after` value of the next page, when there is one */
-  next: string | null;
-  events: { id: string; name: string }[];
-  clients: { id: string; name: string }[];
-}
-
-function select(
-  name: keyof OrderFilterValues,
-  label: string,
-  options: [string, string][],
-  view: OrdersView,
-): Html {
-  const id = fieldId(name);
-  const error = view.errors[name];
-  return html`<div class="field${error ? ' invalid' : ''}">
-    <label for="${id}">${label}</label>
-    ${error ? html`<p class="error" id="${id}-error">Error: ${error}</p>` : ''}
-    <select id="${id}" name="${name}" ${attr('aria-describedby', error ? `${id}-error` : null)}>
-      <option value="">All</option>
-      ${options.map(([value, text]) => html`<option value="${value}" ${attr('selected', view.values[name] === value)}>${text}</option>`)}
-    </select>
-  </div>`;
-}
-
-function textInput(name: keyof OrderFilterValues, label: string, view: OrdersView, hint?: string): Html {
-  const id = fieldId(name);
-  const error = view.errors[name];
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
-  return html`<div class="field${error ? ' invalid' : ''}">
-    <label for="${id}">${label}</label>
-    ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}
-    ${error ? html`<p class="error" id="${id}-error">Error: ${error}</p>` : ''}
-    <input
-      type="text"
-      id="${id}"
-      name="${name}"
-      value="${view.values[name]}"
-      ${attr('aria-describedby', describedBy || null)}${attr('aria-invalid', error ? 'true' : null)}
-    />
-  </div>`;
-}
-
-function filterForm(view: OrdersView): Html {
-  const { values, errors } = view;
-  // Folded unless one is set or wrong: on a phone the search and the list come first.
-  const more = (['event', 'status', 'channel', 'client', 'from', 'to'] as const).some(
-    (name) => values[name] !== '' || errors[name] !== undefined,
-  );
-  return html`<form method="get" action="/orders" class="filters" novalidate>
-    ${textInput('q', 'Search', view, 'Order code, name, e-mail or phone number')}
-    <details class="more-filters" ${attr('open', more)}>
-      <summary>More filters</summary>
-      <div class="filter-grid">
-        ${select(
-          'event',
-          'Event',
-          view.events.map((e) => [e.id, e.name]),
-          view,
-        )}
-        ${select(
-          'status',
-          'Status',
-          ORDER_STATUSES.map((s) => [s, s]),
-          view,
-        )}
-        ${select(
-          'channel',
-          'Channel',
-          ORDER_CHANNELS.map((c) => [c, CHANNEL_LABELS[c]]),
-          view,
-        )}
-        ${select(
-          'client',
-          'Partner',
-          view.clients.map((c) => [c.id, c.name]),
-          view,
-        )}
-        ${textInput('from', 'Created from (UTC)', view, 'YYYY-MM-DD')}
-        ${textInput('to', 'Created to (UTC)', view, 'YYYY-MM-DD')}
-      </div>
-    </details>
-    <div class="actions">
-      <button type="submit" class="primary">Show orders</button>
-      <a href="/orders">Clear</a>
-    </div>
-  </form>`;
-}
-
-function orderRow(
-  row: OrderListRow,
-  names: { events: Map<string, string>; clients: Map<string, string> },
-): Html {
-  const channel = CHANNEL_LABELS[row.channel];
-  const client = row.apiClientId ? names.clients.get(row.apiClientId) : undefined;
-  return html`<tr>
-    <td data-label="Order">
-      <a href="/orders/${row.id}"><code>${row.orderCode}</code></a>
-    </td>
-    <td data-label="Created" class="nowrap">
-      <time datetime="${row.createdAt.toISOString()}">${formatTime(row.createdAt)}</time>
-    </td>
-    <td data-label="Event">${names.events.get(row.eventId) ?? row.eventId}</td>
-    <td data-label="Buyer">
-      ${row.buyerName}<br /><span class="muted">${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span>
-    </td>
-    <td data-label="Tickets">${row.tickets}</td>
-    <td data-label="Total" class="nowrap">${formatMoney(row.total, row.currency)}</td>
-    <td data-label="Status">${row.status}</td>
-    <td data-label="Channel">${channel}${client ? html`<br /><span class="muted">${client}</span>` : ''}</td>
-  </tr>`;
-}
-
-export function renderOrders(view: OrdersView): string {
-  const names = {
-    events: new Map(view.events.map((e) => [e.id, e.name])),
-    clients: new Map(view.clients.map((c) => [c.id, c.name])),
-  };
-  const csv = `/orders.csv${filterQuery(view.values)}`;
-  const hasErrors = Object.keys(view.errors).length > 0;
-  const main = html`<h1>Orders</h1>
-    ${errorSummary(view.errors)} ${filterForm(view)}
-    <p><a href="${csv}" download>Download these orders as CSV</a></p>
-    ${
-      view.rows.length === 0
-        ? html`<p>No orders match.</p>`
-        : html`<div class="table-wrap" role="region" aria-label="Orders, newest first" tabindex="0">
-            <table class="stack">
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Buyer</th>
-                  <th scope="col">Tickets</th>
-                  <th scope="col">Total</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Channel</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${view.rows.map((row) => orderRow(row, names))}
-              </tbody>
-            </table>
-          </div>`
-    }
-    ${view.next ? html`<p><a href="/orders${filterQuery(view.values, { after: view.next })}">Older orders</a></p>` : ''}`;
-  return page({ title: 'Orders', main, viewer: view.viewer, section: 'orders', hasErrors });
-}
 
 export interface OrderView {
   viewer: Viewer;
@@ -185,6 +28,7 @@ export interface OrderView {
   refunds: RefundRow[];
   /** the buyer's confirmation mails and their resend */
   mails: OrderMailsView;
+  activity: OrderActivity;
   /** the member is an owner or an admin */
   mayRefund: boolean;
   notice: string | null;
@@ -232,7 +76,7 @@ function timeline(view: OrderView): TimelineEntry[] {
   for (const r of view.refunds) {
     entries.push({
       at: r.createdAt,
-      text: `Refund of ${formatMoney(r.amount, r.currency)} asked by ${r.requestedByLabel}`,
+      text: `Refund of ${REFUND_KINDS[r.kind] ?? r.kind}, ${formatMoney(r.amount, r.currency)}, asked by ${r.requestedByLabel}`,
     });
     if (r.finalizedAt) {
       entries.push({
@@ -245,8 +89,16 @@ function timeline(view: OrderView): TimelineEntry[] {
     }
   }
   entries.push(...orderMailEntries(view.mails.mails));
+  entries.push(...webhookEntries(view.activity));
   return entries.sort((x, y) => x.at.getTime() - y.at.getTime());
 }
+
+/** What a refund gives back: the whole order, or a payment that bought nothing. */
+const REFUND_KINDS: Record<string, string> = {
+  order: 'the order',
+  paid_after_expiry: 'a payment made after expiry',
+  duplicate_payment: 'a second payment',
+};
 
 const REFUND_STATUS: Record<string, string> = {
   pending: 'waiting for the network',
@@ -262,6 +114,7 @@ function refundsSection(refunds: RefundRow[]): Html {
         <thead>
           <tr>
             <th scope="col">Asked</th>
+            <th scope="col">Of</th>
             <th scope="col">Amount</th>
             <th scope="col">Network</th>
             <th scope="col">Status</th>
@@ -273,6 +126,7 @@ function refundsSection(refunds: RefundRow[]): Html {
             (r) =>
               html`<tr>
                 <td data-label="Asked" class="nowrap">${formatTime(r.createdAt)}</td>
+                <td data-label="Of">${REFUND_KINDS[r.kind] ?? r.kind}</td>
                 <td data-label="Amount" class="nowrap">${formatMoney(r.amount, r.currency)}</td>
                 <td data-label="Network">${METHOD_NAMES[r.method] ?? r.method}</td>
                 <td data-label="Status">
@@ -363,7 +217,7 @@ export function renderOrder(view: OrderView): string {
         </tbody>
       </table>
     </div>
-    ${refundsSection(view.refunds)}
+    ${refundsSection(view.refunds)} ${refundsDueSection(view)}
     ${refundable ? html`<p><a class="button" href="/orders/${order.id}/refund">Refund this order</a></p>` : ''}
     ${orderMailsSection(order, view.mails, view.viewer.current.session.csrfToken)}
     <h2>Timeline</h2>
@@ -371,6 +225,7 @@ export function renderOrder(view: OrderView): string {
       ${timeline(view).map(
         (e) => html`<li><time datetime="${e.at.toISOString()}">${formatTime(e.at)}</time>: ${e.text}</li>`,
       )}
-    </ol>`;
+    </ol>
+    ${deliveriesNote(view.activity)}`;
   return page({ title: `Order ${order.orderCode}`, main, viewer: view.viewer, section: 'orders' });
 }

@@ -90,11 +90,11 @@ function moneyTable(caption: string, heading: string, lines: MoneyLine[], curren
 const REASONS: Record<AttentionItem['reason'], { label: string; hint: string }> = {
   paid_after_expiry: {
     label: 'Paid after expiry',
-    hint: 'The payment arrived after the places were released and none were left: refund it.',
+    hint: 'The payment arrived after the places were released and none were left: refund it from its order.',
   },
   duplicate_payment: {
     label: 'Duplicate payment',
-    hint: 'The order was already paid by an earlier payment: refund this one.',
+    hint: 'The order was already paid by an earlier payment: refund this one from its order.',
   },
   refund_failed: {
     label: 'Refund failed',
@@ -105,6 +105,10 @@ const REASONS: Record<AttentionItem['reason'], { label: string; hint: string }> 
     hint: 'The prompt went out longer ago than the approval window and no answer came yet.',
   },
 };
+
+/** A payment to refund opens its order at the "Refund this payment" action. */
+const orderAnchor = (item: AttentionItem) =>
+  item.reason === 'paid_after_expiry' || item.reason === 'duplicate_payment' ? '#refunds-due' : '';
 
 function attention(sales: SalesOverview): Html {
   const { items, more } = sales.attention;
@@ -130,7 +134,7 @@ function attention(sales: SalesOverview): Html {
               html`<tr>
                 <td data-label="Problem"><strong>${REASONS[item.reason].label}</strong></td>
                 <td data-label="Order">
-                  <a href="/orders/${item.orderId}"><code>${item.orderCode}</code></a>
+                  <a href="/orders/${item.orderId}${orderAnchor(item)}"><code>${item.orderCode}</code></a>
                 </td>
                 <td data-label="Event">${item.eventName}</td>
                 <td data-label="Method">${item.method}</td>

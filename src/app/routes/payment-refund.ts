@@ -1,0 +1,80 @@
+// GET /orders/:orderId/payments/:paymentId/refund asks, POST refunds one payment of the order that
+// bought nothing (paid after expiry, or a second payment) through the network that took it
+// (refundPayment in src/payments/refund-order.ts); the order itself does not change. Owners and
+// admins only; another organization's order, or a payment of another order, is the same 404 page.
+// A refusal (refunded already, being refunded, or the payment that paid the order) is the order
+// page with its message, and changes nothing: a second click never refunds twice.
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.ts';
+import type { OrderRow } from '../../orders/order-out.ts';
+import { attemptsOfOrder, type PaymentAttemptRow } from '../../payments/payment-attempts.ts';
+import { refundsOfOrder } from '../../payments/process-refund.ts';
+import { refundPayment } from '../../payments/refund-order.ts';
+import { paymentsNeedingRefundOfOrder } from '../../payments/refunds.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { memberOf, PageError } from '../app-access.ts';
+import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { renderPaymentRefundConfirmation } from '../views/order-activity.ts';
+import { orderPage } from './order-detail.ts';
+import { refundableOrder } from './order-refund.ts';
+
+const PAYMENT_ID = /^pay_[A-Za-z0-9]{8,64}$/;
+
+/** The payment in the path, if it is one of the order's. */
+async function paymentOf(ctx: AppContext, request: FastifyRequest, order: OrderRow) {
+  const { paymentId } = request.params as { paymentId: string };
+  if (!PAYMENT_ID.test(paymentId)) throw new PageError('not_found', 'payment id');
+  const attempt = (await attemptsOfOrder(ctx.database.db, order.id)).find((a) => a.id === paymentId);
+  if (!attempt) throw new PageError('not_found', 'payment');
+  return attempt;
+}
+
+/** Why a payment of the order is not waiting for a refund, in refundPayment's words. */
+async function notDueReason(ctx: AppContext, order: OrderRow, attempt: PaymentAttemptRow) {
+  if (attempt.status !== 'successful') return 'Only a successful payment can be refunded.';
+  const live = (await refundsOfOrder(ctx.database.db, order.organizationId, order.id)).find(
+    (r) => r.attemptId === attempt.id && (r.status === 'pending' || r.status === 'succeeded'),
+  );
+  if (live?.status === 'pending') return 'The payment is being refunded already.';
+  if (live) return 'The payment was refunded already.';
+  return 'This payment paid its order: refund the order instead.';
+}
+
+export function confirmPaymentRefund(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const order = await refundableOrder(ctx, request);
+    const attempt = await paymentOf(ctx, request, order);
+    const due = (await paymentsNeedingRefundOfOrder(ctx.database.db, order.organizationId, order.id)).find(
+      (d) => d.attempt.id === attempt.id,
+    );
+    if (!due) {
+      const problem = await notDueReason(ctx, order, attempt);
+      return orderPage(ctx, request, reply, { status: 409, problem });
+    }
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 200, renderPaymentRefundConfirmation({ viewer, due }));
+  };
+}
+
+export function submitPaymentRefund(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const order = await refundableOrder(ctx, request);
+    const attempt = await paymentOf(ctx, request, order);
+    const { member, organizationId } = memberOf(request);
+    try {
+      // The order's lock and the one-live-refund-per-payment index make a second click a 409.
+      await refundPayment(ctx, {
+        organizationId,
+        reference: attempt.reference,
+        actor: { memberId: member.id, label: member.email },
+        ip: request.ip,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'conflict') {
+        return orderPage(ctx, request, reply, { status: 409, problem: error.message });
+      }
+      throw error;
+    }
+    return seeOther(reply, `/orders/${order.id}?refund=requested`);
+  };
+}
