@@ -153,6 +153,12 @@ export const EnvSchema = Type.Object({
   ),
   KEEP_ALIVE_TIMEOUT_MS: positive(72_000, 'an idle kept-alive connection is closed after this'),
   WRITE_CONCURRENCY: positive(32, 'requests creating orders or checkout sessions worked on at once'),
+  WEB_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'worker processes on this machine (node:cluster); above 1 needs DATABASE_URL and REDIS_URL',
+  }),
   // Load shedding (platform/overload.ts); defaults and why in docs/decisions.md, "Overload".
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
     Type.Number({
@@ -321,6 +327,8 @@ export interface Config {
   runJobs: boolean;
   /** requests creating orders or checkout sessions worked on at once in this process; the rest queue */
   writeConcurrency: number;
+  /** worker processes (node:cluster); 1 runs the service in this process */
+  webConcurrency: number;
   /** PostgreSQL connections of this process, by use */
   databaseConnections: DatabaseConnections;
   /** when this process sheds new requests on the public hosts (503 + Retry-After) */
@@ -552,6 +560,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       'WEBHOOK_ALLOW_PRIVATE_URLS is for development and tests only, not NODE_ENV=production',
     );
   }
+  // Several processes share neither an embedded database nor in-memory rate limits.
+  if (env.WEB_CONCURRENCY > 1 && (!env.DATABASE_URL || !env.REDIS_URL)) {
+    throw new ConfigError(
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL (PostgreSQL) and REDIS_URL (shared rate limits)',
+    );
+  }
   const writeConcurrency = Math.ceil(env.WRITE_CONCURRENCY);
   return {
     env: env.NODE_ENV,
@@ -607,6 +621,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       bodyTimeoutMs: Math.ceil(env.REQUEST_BODY_TIMEOUT_MS),
       keepAliveTimeoutMs: Math.ceil(env.KEEP_ALIVE_TIMEOUT_MS),
     },
+    webConcurrency: env.WEB_CONCURRENCY,
     metrics: env.METRICS_PORT === undefined ? undefined : { host: env.METRICS_HOST, port: env.METRICS_PORT },
   };
 }

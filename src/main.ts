@@ -1,16 +1,74 @@
 // Start: config -> database -> migrations (applied, or in production checked) -> listeners;
-// SIGTERM/SIGINT stop it in order.
-import { ConfigError, loadConfig } from './config.ts';
+// SIGTERM/SIGINT stop it in order. With WEB_CONCURRENCY > 1 this process runs that many workers.
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { ensureAdminKey } from './admin/admin-auth.ts';
 import { seedDemo } from './demo/seed-demo.ts';
 import { createLogger } from './platform/logger.ts';
 import { MigrationsPending } from './platform/migrate.ts';
-import { createService } from './service.ts';
+import { createService, type Service } from './service.ts';
+import { startLocalSimulator } from './payments/gateway.ts';
+import { runWorkers, workerIndex } from './platform/workers.ts';
+import type { Logger } from 'pino';
 
 async function main() {
-  let config;
+  const config = readConfig();
+  const log = createLogger(config.logLevel);
+  const index = workerIndex();
+  if (index === undefined && config.webConcurrency > 1) {
+    // Migrations (or their check) and the demo seed run once, before any worker opens the database.
+    const service = await openService(config, log);
+    await welcome(service, config);
+    await service.close();
+    // The workers share one simulator, kept here: its payments live in its memory.
+    const { provider, simulatorUrl } = config.payments;
+    const simulator =
+      provider === 'simulator' && !simulatorUrl
+        ? await startLocalSimulator(config, log.child({ component: 'payments' }))
+        : undefined;
+    runWorkers({
+      count: config.webConcurrency,
+      log,
+      graceSeconds: config.shutdownGraceSeconds,
+      env: simulator ? { SIMULATOR_URL: simulator.url, SIMULATOR_PORT: '' } : {},
+    });
+    return;
+  }
+  // Each worker serves its own metrics: METRICS_PORT, METRICS_PORT + 1, ...
+  const metrics =
+    config.metrics && index && config.metrics.port
+      ? { ...config.metrics, port: config.metrics.port + index }
+      : config.metrics;
+  const service = await openService({ ...config, metrics }, log);
+  if (index === undefined) await welcome(service, config);
+  const urls = await service.listen();
+  log.info({ ...urls, database: service.ctx.database.kind, worker: index, pid: process.pid }, 'listening');
+  if (config.webhooks.allowPrivateUrls && !index) {
+    log.info(
+      'webhook URLs on this machine and private networks are accepted (development); WEBHOOK_ALLOW_PRIVATE_URLS=false refuses them',
+    );
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      log.error('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    force.unref();
+    await service.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+function readConfig(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`configuration error: ${error.message}`);
@@ -18,10 +76,11 @@ async function main() {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
-  let service;
+}
+
+async function openService(config: Config, log: Logger): Promise<Service> {
   try {
-    service = await createService(config, { logger: log });
+    return await createService(config, { logger: log });
   } catch (error) {
     if (error instanceof MigrationsPending) {
       console.error(`error: ${error.message}`);
@@ -29,6 +88,10 @@ async function main() {
     }
     throw error;
   }
+}
+
+/** The admin key made on a first start, and the demo organization seeded, printed once. */
+async function welcome(service: Service, config: Config): Promise<void> {
   const adminKey = await ensureAdminKey(service.ctx);
   if (config.seedDemo) {
     const demo = await seedDemo(service.ctx, adminKey);
@@ -57,30 +120,6 @@ async function main() {
   } else if (adminKey) {
     process.stdout.write(`\nAdmin API key (shown once): ${adminKey}\n\n`);
   }
-  const urls = await service.listen();
-  log.info({ ...urls, database: service.ctx.database.kind }, 'listening');
-  if (config.webhooks.allowPrivateUrls) {
-    log.info(
-      'webhook URLs on this machine and private networks are accepted (development); WEBHOOK_ALLOW_PRIVATE_URLS=false refuses them',
-    );
-  }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      log.error('shutdown grace period over; exiting');
-      process.exit(1);
-    }, config.shutdownGraceSeconds * 1000);
-    force.unref();
-    await service.close();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error) => {

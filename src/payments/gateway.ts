@@ -13,7 +13,7 @@ export async function createPaymentGateway(
   log: Logger,
 ): Promise<{ gateway: PaymentGateway; close: () => Promise<void> }> {
   const payments = config.payments;
-  const callbackBase = `${config.apiUrl.origin}/v1/payment-callbacks`;
+  const callbackBase = callbackBaseOf(config);
   const adapterLog = log.child({ component: 'payments' });
   const options = { log: adapterLog };
   if (payments.provider === 'live') {
@@ -39,13 +39,7 @@ export async function createPaymentGateway(
   // credentials; it sends Airtel callbacks where its own SIMULATOR_AIRTEL_CALLBACK_URL says.
   const simulator = payments.simulatorUrl
     ? externalSimulator(payments.simulatorUrl)
-    : await startSimulator({
-        port: payments.simulatorPort,
-        host: '127.0.0.1',
-        timeScale: payments.timeScale,
-        airtelCallbackUrl: `${callbackBase}/airtel/{reference}`,
-        log: adapterLog,
-      });
+    : await startLocalSimulator(config, adapterLog);
   adapterLog.info(
     { url: simulator.url },
     payments.simulatorUrl ? 'using the payment simulator at SIMULATOR_URL' : 'payment simulator started',
@@ -64,6 +58,22 @@ export async function createPaymentGateway(
     },
     close: () => simulator.close(),
   };
+}
+
+/** The simulator as configured, on this machine (SIMULATOR_PORT, or any free port). */
+export function startLocalSimulator(config: Config, log: Logger): Promise<Simulator> {
+  const payments = config.payments;
+  return startSimulator({
+    port: payments.simulatorPort,
+    host: '127.0.0.1',
+    timeScale: payments.timeScale,
+    airtelCallbackUrl: `${callbackBaseOf(config)}/airtel/{reference}`,
+    log,
+  });
+}
+
+function callbackBaseOf(config: Config): string {
+  return `${config.apiUrl.origin}/v1/payment-callbacks`;
 }
 
 function externalSimulator(url: string): Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'close'> {
