@@ -17,6 +17,7 @@ import { Value } from 'typebox/value';
 import type { DatabaseConnections } from './platform/db.ts';
 import type { HttpLimits } from './platform/client-errors.ts';
 import type { OverloadSettings } from './platform/overload.ts';
+import type { TracingSettings } from './platform/tracing.ts';
 
 export class ConfigError extends Error {}
 
@@ -104,6 +105,10 @@ export const EnvSchema = Type.Object({
       description: 'pino level; default info, silent when NODE_ENV=test',
     }),
   ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    httpUrl('OpenTelemetry collector, OTLP over HTTP: traces go to its /v1/traces; unset, no traces'),
+  ),
+  OTEL_SERVICE_NAME: Type.String({ default: 'partner-ticketing', description: 'service.name of the traces' }),
   SEED_DEMO: Type.Optional(
     Type.Boolean({
       description: 'seed the demo organization into an empty database; default: on PGlite, outside tests',
@@ -312,6 +317,8 @@ export interface Config {
   /** fixed admin key; when absent a generated one is kept (hashed) in the database */
   adminApiKey: string | undefined;
   logLevel: NonNullable<Env['LOG_LEVEL']>;
+  /** OpenTelemetry traces: on when an OTLP endpoint is set */
+  tracing: TracingSettings;
   /** seed the demo organization on an empty database */
   seedDemo: boolean;
   /** trust X-Forwarded-For for request.ip (behind a load balancer) */
@@ -577,6 +584,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL,
     adminApiKey: env.ADMIN_API_KEY,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     seedDemo: env.SEED_DEMO ?? (!env.DATABASE_URL && env.NODE_ENV !== 'test'),
     trustProxy: env.TRUST_PROXY,
     tokenTtlSeconds: 3600,

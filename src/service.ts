@@ -12,6 +12,8 @@ import { stopOutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
+import { startTracing } from './platform/tracing.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
 import { attachMetrics, createMetrics, type Metrics } from './metrics/metrics.ts';
@@ -56,6 +58,8 @@ export interface CreateServiceOptions {
   logger?: Logger;
   database?: Database;
   limiter?: RateLimiter;
+  /** where spans go instead of OTEL_EXPORTER_OTLP_ENDPOINT; turns tracing on (tests: in memory) */
+  spanExporter?: SpanExporter;
 }
 
 /**
@@ -70,6 +74,8 @@ async function prepareSchema(config: Config, database: Database): Promise<void> 
 
 export async function createService(config: Config, options: CreateServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config.logLevel);
+  // First: the hosts' hooks and log controller are chosen by whether tracing is on.
+  const tracing = startTracing(config.tracing, { exporter: options.spanExporter });
   const metrics = config.metrics ? createMetrics() : undefined;
   const database =
     options.database ??
@@ -168,6 +174,7 @@ export async function createService(config: Config, options: CreateServiceOption
       await ctx.limiter.close();
       stopOutageWatch(database);
       await database.close();
+      await tracing.shutdown();
     },
   };
 }

@@ -1,6 +1,7 @@
 // Plumbing shared by the adapters: one HTTP call with a deadline that never throws, and a cached
 // access token refreshed before it expires (or once after a 401).
 import { systemClock, type Clock } from '../platform/clock.ts';
+import { traceCallOut } from '../platform/tracing.ts';
 import { PaymentProviderError, type PaymentMethod } from './provider.ts';
 
 export type HttpOutcome =
@@ -23,13 +24,37 @@ export interface AdapterOptions {
 }
 
 /**
- * One request with a deadline covering the response body too. Redirects are not followed: a
- * provider that redirects a payment request is misconfigured, and following could resend it.
+ * One request with a deadline covering the response body too, in a CLIENT span when tracing is on
+ * (it sends traceparent). Redirects are not followed: a provider that redirects a payment request
+ * is misconfigured, and following could resend it.
  */
 export async function sendRequest(url: string, init: RequestInit, timeoutMs: number): Promise<HttpOutcome> {
+  return traceCallOut(
+    init.method ?? 'GET',
+    url,
+    (traceHeaders) => fetchOutcome(url, init, traceHeaders, timeoutMs),
+    (outcome) =>
+      outcome.ok ? { status: outcome.status, error: null } : { status: null, error: outcome.message },
+  );
+}
+
+function withHeaders(init: RequestInit, extra: Readonly<Record<string, string>>): RequestInit {
+  const names = Object.keys(extra);
+  if (names.length === 0) return init;
+  const headers = new Headers(init.headers);
+  for (const name of names) headers.set(name, extra[name]!);
+  return { ...init, headers };
+}
+
+async function fetchOutcome(
+  url: string,
+  init: RequestInit,
+  traceHeaders: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<HttpOutcome> {
   try {
     const response = await fetch(url, {
-      ...init,
+      ...withHeaders(init, traceHeaders),
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -1,7 +1,6 @@
 // The HTTP plumbing every host shares: request ids, the success and error envelopes, validation
 // with field errors, 404/413/415 and malformed JSON in the envelope, health routes.
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -34,6 +33,7 @@ import { newId } from './ids.ts';
 import { shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
 import type { ErrorOut } from './schemas.ts';
 import { LazyChildLogger } from './logger.ts';
+import { requestLogController, traceRequests } from './tracing.ts';
 import { unstorableField } from './unstorable-text.ts';
 
 export type HostName = 'api' | 'site' | 'app';
@@ -261,6 +261,7 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
 
   app.server.on('connect', refuseConnect.bind(app));
 
+  traceRequests(app);
   startEachRequest(app);
   const overload = watchOverload(app, ctx);
   // The organizer app and admin API are not shed: the operator needs them most during an overload.
@@ -285,7 +286,7 @@ function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
       options.level
         ? logger.child(bindings, options)
         : (new LazyChildLogger(logger as Logger, bindings, options) as unknown as typeof logger),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: requestLogController({ requestIdLogLabel: 'request_id' }),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,

@@ -9,6 +9,7 @@ import type { Clock } from './clock.ts';
 import { insertRows, type Database, type Executor, type Tx } from './db.ts';
 import { randomString } from './ids.ts';
 import { jobs } from './jobs.schema.ts';
+import { markSpanFailed, traceJob } from './tracing.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -173,7 +174,7 @@ export class JobRunner {
     for (;;) {
       const claimed = await this.claim();
       if (claimed.length === 0) return total;
-      for (const job of claimed) await this.work(job);
+      for (const job of claimed) await traceJob(job.kind, job.id, () => this.work(job));
       total += claimed.length;
       if (this.stopRequested) return total;
     }
@@ -237,6 +238,7 @@ export class JobRunner {
       const message = error instanceof Error ? error.message : String(error);
       const exhausted = job.attempts >= job.maxAttempts;
       const now = clock.now();
+      markSpanFailed(error);
       log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed');
       await database.db
         .update(jobs)

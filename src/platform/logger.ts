@@ -2,6 +2,7 @@
 // headers are censored, query parameters and fields named like a secret, a credential or contact
 // details are redacted wherever they appear, and a failed statement is logged by its SQL text
 // alone, without its parameters or literal values.
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 
 const REDACTED = '[redacted]';
@@ -238,6 +239,23 @@ function serializeRequest(req: LoggedRequest) {
   return { method: req.method, url: redactUrl(req.url), host: req.host, ip: req.ip, headers };
 }
 
+const NO_TRACE: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/**
+ * trace_id and span_id of the active span, when tracing is on (platform/tracing.ts) and a span is
+ * active; off, the API's context is always empty and the line is written as it is, no copy made.
+ */
+function traceFields(): Record<string, string> {
+  const span = trace.getSpanContext(context.active());
+  return span !== undefined && isSpanContextValid(span)
+    ? { trace_id: span.traceId, span_id: span.spanId }
+    : NO_TRACE;
+}
+
+function mergeTraceFields(object: object, fields: object): object {
+  return fields === NO_TRACE ? object : Object.assign(fields, object);
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -247,6 +265,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'partner-ticketing' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: scrubLogObject },
+      mixin: traceFields,
+      mixinMergeStrategy: mergeTraceFields,
       hooks: {
         // The message is not part of the object: an Error logged alone (its message becomes the
         // line's) goes under `err`, and message strings lose failed-query parameters and secrets.

@@ -15,6 +15,7 @@ import {
   type ResolvedAddress,
   type UrlPolicy,
 } from './address-policy.ts';
+import { traceCallOut } from '../platform/tracing.ts';
 
 /** Host name -> addresses. Injectable, so tests never touch real DNS. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
@@ -146,6 +147,21 @@ export function sendWebhook(input: SendInput): Promise<SendOutcome> {
       retryAfter: null,
     });
   }
+  return traceCallOut(
+    'POST',
+    url,
+    (traceHeaders) => post(input, url, traceHeaders, latency),
+    (outcome) => outcome,
+  );
+}
+
+/** The POST itself, once the URL passed; `traceHeaders` are traceparent and tracestate, if tracing. */
+function post(
+  input: SendInput,
+  url: URL,
+  traceHeaders: Readonly<Record<string, string>>,
+  latency: () => number,
+): Promise<SendOutcome> {
   const maxRead = input.maxReadBytes ?? MAX_READ_BYTES;
   const transport = url.protocol === 'https:' ? https : http;
 
@@ -175,6 +191,7 @@ export function sendWebhook(input: SendInput): Promise<SendOutcome> {
         lookup: guardedLookup(input.resolve, input.policy),
         headers: {
           ...input.headers,
+          ...traceHeaders,
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(input.body)),
           'user-agent': USER_AGENT,

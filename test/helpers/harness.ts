@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
-import { createService, type Service } from '../../src/service.ts';
+import { createService, type CreateServiceOptions, type Service } from '../../src/service.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { createApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
@@ -44,6 +44,8 @@ export async function freshPostgresDatabase(
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /** createService's options other than the clock (a logger, a span exporter) */
+  service?: Omit<CreateServiceOptions, 'clock'>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -64,7 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const clock = new OffsetClock();
-  const service = await createService(config, { clock });
+  const service = await createService(config, { ...options.service, clock });
   return {
     service,
     clock,
