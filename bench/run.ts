@@ -21,6 +21,7 @@ import { holdContention, WARMUP_BURSTS } from './scenarios/hold-contention.ts';
 import { organizerOrders } from './scenarios/organizer-orders.ts';
 import { statementsPerRequest } from './scenarios/statements-per-request.ts';
 import { tokenTiming } from './scenarios/token-timing.ts';
+import { webhookBacklog } from './scenarios/webhook-backlog.ts';
 
 /**
  * Run in this order. The flash sale, which kills and restarts its own service, comes last, so
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   checkoutSessions,
   holdContention,
   organizerOrders,
+  webhookBacklog,
   flashSale,
 ];
 

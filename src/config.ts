@@ -278,6 +278,12 @@ export const EnvSchema = Type.Object({
     default: 15_000,
     description: 'time-out of each webhook delivery attempt, response included',
   }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 16,
+    description: 'webhook deliveries this process sends at once; other background jobs run one at a time',
+  }),
   DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
   METRICS_PORT: Type.Optional(
     Type.Integer({
@@ -410,6 +416,8 @@ export interface WebhooksConfig {
   timeScale: number;
   /** deadline of one delivery, response included; kept under the job lease (60 s) */
   timeoutMs: number;
+  /** deliveries this process sends at once (a lane of the job runner) */
+  concurrency: number;
 }
 
 /** Environment text as the type its schema declares, so that the schema can check it. */
@@ -619,6 +627,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS ?? env.NODE_ENV === 'development',
       timeScale: env.WEBHOOK_TIME_SCALE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
     },
     demoWebhookUrl: env.DEMO_WEBHOOK_URL && new URL(env.DEMO_WEBHOOK_URL).toString(),
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,

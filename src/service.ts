@@ -29,7 +29,12 @@ import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
-import { startWebhookDispatcher, WEBHOOK_DELIVER_JOB, webhookJobHandlers } from './webhooks/webhook-jobs.ts';
+import {
+  startWebhookDispatcher,
+  WEBHOOK_DELIVER_JOB,
+  webhookJobHandlers,
+  webhookJobLanes,
+} from './webhooks/webhook-jobs.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
 
 export interface Service {
@@ -122,7 +127,13 @@ export async function createService(config: Config, options: CreateServiceOption
     ...webhookJobHandlers(ctx, [confirmationFollower]),
     ...confirmationJobHandlers(ctx),
   };
-  const jobs = new JobRunner({ database, clock: ctx.clock, log: log.child({ component: 'jobs' }), handlers });
+  const jobs = new JobRunner({
+    database,
+    clock: ctx.clock,
+    log: log.child({ component: 'jobs' }),
+    handlers,
+    lanes: webhookJobLanes(ctx),
+  });
   if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
   for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {

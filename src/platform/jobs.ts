@@ -126,6 +126,11 @@ export interface JobRunnerOptions {
   batchSize?: number;
   /** how long a claim hides a job from other workers */
   leaseMs?: number;
+  /**
+   * Kinds worked several at once, up to the number given (e.g. webhook sends, which mostly wait on
+   * the network and the database); every other kind is worked one at a time, in claim order.
+   */
+  lanes?: Record<string, number>;
 }
 
 export class JobRunner {
@@ -139,7 +144,7 @@ export class JobRunner {
   private stopRequested = false;
 
   constructor(options: JobRunnerOptions) {
-    this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, ...options };
+    this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, lanes: {}, ...options };
   }
 
   start(): void {
@@ -174,19 +179,57 @@ export class JobRunner {
     for (;;) {
       const claimed = await this.claim();
       if (claimed.length === 0) return total;
-      for (const job of claimed) await traceJob(job.kind, job.id, () => this.work(job));
+      const { lanes } = this.options;
+      const laned = claimed.filter((job) => lanes[job.kind] !== undefined);
+      const inOrder = claimed.filter((job) => lanes[job.kind] === undefined);
+      // allSettled: a round ends only when all its work has, so that stop() waits for all of it
+      const results = await Promise.allSettled([
+        (async () => {
+          for (const job of inOrder) await this.traced(job);
+        })(),
+        ...Object.entries(lanes).map(([kind, width]) =>
+          this.workAtOnce(
+            laned.filter((job) => job.kind === kind),
+            width,
+          ),
+        ),
+      ]);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       total += claimed.length;
       if (this.stopRequested) return total;
     }
   }
 
-  /** Claims due jobs of the kinds this runner handles (a runner never takes work it cannot do). */
+  /** Works the jobs with at most `width` in progress at a time. */
+  /** One job, in a span of its own when tracing is on. */
+  private traced(job: JobRow): Promise<void> {
+    return traceJob(job.kind, job.id, () => this.work(job));
+  }
+
+  private async workAtOnce(list: JobRow[], width: number): Promise<void> {
+    let next = 0;
+    const lane = async () => {
+      while (next < list.length) await this.traced(list[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(width, list.length) }, lane));
+  }
+
+  /**
+   * Claims due jobs of the kinds this runner handles (a runner never takes work it cannot do):
+   * enough to keep the widest lane full twice over.
+   */
   private async claim(): Promise<JobRow[]> {
-    const { database, clock, batchSize, leaseMs } = this.options;
+    const { database, clock, leaseMs } = this.options;
+    const batchSize = Math.max(
+      this.options.batchSize,
+      ...Object.values(this.options.lanes).map((w) => 2 * w),
+    );
     if (Object.keys(this.options.handlers).length === 0) return [];
     const now = clock.now();
     const leaseEnd = new Date(now.getTime() + leaseMs);
-    const rows = await database.rows<JobRow>(sql`
+    // a write on a connection of its own: on the pipelined reads its commit would hold up requests
+    const rows = await database.write<JobRow>(sql`
       UPDATE jobs SET locked_until = ${leaseEnd.toISOString()}::timestamptz, locked_by = ${this.workerId},
         attempts = attempts + 1
       WHERE id IN (
@@ -212,27 +255,28 @@ export class JobRunner {
     const { database, clock, log, handlers } = this.options;
     const handler = handlers[job.kind];
     const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
-    const finish = async (db: Executor, result: void | { retryAt: Date }) => {
-      if (result && 'retryAt' in result) {
-        await db
-          .update(jobs)
-          .set({
-            runAt: result.retryAt,
-            lockedUntil: null,
-            lockedBy: null,
-            attempts: sql`${jobs.attempts} - 1`,
-          })
-          .where(mine);
-      } else {
-        await db.delete(jobs).where(mine);
-      }
-    };
+    const finish = (db: Executor, result: void | { retryAt: Date }) =>
+      result && 'retryAt' in result
+        ? db
+            .update(jobs)
+            .set({
+              runAt: result.retryAt,
+              lockedUntil: null,
+              lockedBy: null,
+              attempts: sql`${jobs.attempts} - 1`,
+            })
+            .where(mine)
+        : db.delete(jobs).where(mine);
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       if (typeof handler === 'function') {
-        await database.transaction(async (tx) => finish(tx, await handler({ job, tx, now: clock.now() })));
+        await database.transaction(async (tx) => {
+          await finish(tx, await handler({ job, tx, now: clock.now() }));
+        });
       } else {
-        await finish(database.db, await handler.run({ job, now: clock.now() }));
+        // like the claim, on a connection of its own rather than the pipelined reads
+        const result = await handler.run({ job, now: clock.now() });
+        await database.write(finish(database.db, result).getSQL());
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

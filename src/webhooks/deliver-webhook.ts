@@ -3,7 +3,7 @@
 // at once, and a delivered one is never sent again by the schedule. The send happens with no
 // transaction open; the attempt, the delivery's new state and the endpoint's health are then
 // written together.
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
 import type { Tx } from '../platform/db.ts';
@@ -168,24 +168,24 @@ async function recordAttempt(
   });
 }
 
-/** Takes the lease on the delivery if it is pending, due and not leased; undefined otherwise. */
+/**
+ * Takes the lease on the delivery if it is pending, due and not leased; undefined otherwise. On a
+ * connection of its own (write): on the pipelined reads its commit's WAL flush held up the
+ * requests' statements queued behind it, and a backlog's sends made checkout creation slower.
+ */
 async function claimDelivery(
   ctx: AppContext,
   { deliveryId, owner, now, leaseMs }: { deliveryId: string; owner: string; now: Date; leaseMs: number },
-): Promise<DeliveryRow | undefined> {
-  const [claimed] = await ctx.database.db
-    .update(webhookDeliveries)
-    .set({ leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        eq(webhookDeliveries.status, 'pending'),
-        or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, now)),
-        or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, now)),
-      ),
-    )
-    .returning();
-  return claimed;
+): Promise<Pick<DeliveryRow, 'eventId' | 'endpointId' | 'attempts'> | undefined> {
+  const at = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const [claimed] = await ctx.database.write<{ eventId: string; endpointId: string; attempts: number }>(sql`
+    UPDATE ${webhookDeliveries} SET lease_owner = ${owner}, lease_until = ${until}::timestamptz
+    WHERE id = ${deliveryId} AND status = 'pending'
+      AND (next_attempt_at IS NULL OR next_attempt_at <= ${at}::timestamptz)
+      AND (lease_until IS NULL OR lease_until <= ${at}::timestamptz)
+    RETURNING event_id AS "eventId", endpoint_id AS "endpointId", attempts`);
+  return claimed && { ...claimed, attempts: Number(claimed.attempts) };
 }
 
 /** A delivery not claimed: when to look again, or null when it is no longer pending. */

@@ -111,7 +111,11 @@ describe('configuration defaults', () => {
       },
     ],
     // local receivers work on a developer's machine (test and production keep the guard: ssrf.test.ts)
-    ['webhooks', (c) => c.webhooks, { allowPrivateUrls: true, timeScale: 1, timeoutMs: 15_000 }],
+    [
+      'webhooks',
+      (c) => c.webhooks,
+      { allowPrivateUrls: true, timeScale: 1, timeoutMs: 15_000, concurrency: 16 },
+    ],
     ['DEMO_WEBHOOK_URL', (c) => c.demoWebhookUrl, undefined],
   ];
   for (const [name, read, expected] of table) {

@@ -1,7 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
-import { enqueueJob, JobRunner, retryDelayMs, type JobHandler } from '../../src/platform/jobs.ts';
+import {
+  enqueueJob,
+  JobRunner,
+  retryDelayMs,
+  type JobHandler,
+  type JobRow,
+} from '../../src/platform/jobs.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
 import { openDatabase } from '../../src/platform/db.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -176,6 +182,34 @@ describe('job runner', () => {
     } finally {
       if (url) await Promise.all(databases.map((d) => d.close()));
     }
+  });
+
+  test('a lane works its kind several at once, up to its width; other kinds one at a time', async () => {
+    const wide = freshKind();
+    const narrow = freshKind();
+    const db = h.service.ctx.database.db;
+    for (let i = 0; i < 12; i++) {
+      await enqueueJob(db, { kind: i % 2 ? wide : narrow, payload: { i }, runAt: h.clock.now() });
+    }
+    const inFlight = { [wide]: 0, [narrow]: 0 };
+    const most = { [wide]: 0, [narrow]: 0 };
+    const handler = async ({ job }: { job: JobRow }) => {
+      most[job.kind] = Math.max(most[job.kind]!, ++inFlight[job.kind]!);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight[job.kind]!--;
+    };
+    // the lane's kind as webhook sends are: outside a transaction (PGlite runs one at a time)
+    const r = new JobRunner({
+      database: h.service.ctx.database,
+      clock: h.clock,
+      log,
+      handlers: { [wide]: { outsideTransaction: true, run: handler }, [narrow]: handler },
+      lanes: { [wide]: 3 },
+    });
+    assert.equal(await r.runDue(), 12);
+    assert.equal(most[wide], 3, 'the lane is full, never wider');
+    assert.equal(most[narrow], 1);
+    assert.equal((await jobRows(wide)).length + (await jobRows(narrow)).length, 0);
   });
 
   test('retry delays grow exponentially with jitter and are capped at an hour', () => {

@@ -175,7 +175,12 @@ describe('configuration', () => {
 
   test('defaults: 15 s deadline, the real schedule, private URLs off outside development', () => {
     const config = loadConfig({ NODE_ENV: 'test' });
-    assert.deepEqual(config.webhooks, { allowPrivateUrls: false, timeScale: 1, timeoutMs: 15_000 });
+    assert.deepEqual(config.webhooks, {
+      allowPrivateUrls: false,
+      timeScale: 1,
+      timeoutMs: 15_000,
+      concurrency: 16,
+    });
     const production = loadConfig({
       NODE_ENV: 'production',
       ADMIN_API_KEY: 'k'.repeat(32),
