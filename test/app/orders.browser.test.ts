@@ -1,7 +1,7 @@
 // The orders pages in Chromium at 360 px and 1280 px: the list with its filters, a search, and one
-// order; an owner's refund of an order paid on each network through the simulator, with the
-// partner's verified order.refunded; axe with no violation, nothing scrolling sideways,
-// screenshots of each.
+// order, which a viewer may read but not refund; an owner's refund of an order paid on each network
+// through the simulator, with the partner's verified order.refunded; axe with no violation,
+// nothing scrolling sideways, screenshots of each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -57,7 +57,9 @@ describe('orders in Chromium', () => {
     const viewer = await makeMember(h, partner.organizationId, 'viewer');
     const event = (await makeEvent(h, partner, { name: 'Mbarara Hills Half Marathon' })).id;
     const buyer = { name: 'Nakato Sarah', email: 'sarah@example.org', phone: '0772555111' };
-    const order = await makeOrder(h, partner, { eventId: event, buyer });
+    // Paid, so that an owner could refund it: the viewer may not.
+    const order = await makeOrder(h, partner, { eventId: event, buyer, paid: true });
+    await payOrder(await getToken(h, partner), order.id, 'momo', '0770000001');
     await makeOrder(h, partner, { eventId: event });
     const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
     const page = await context.newPage();
@@ -76,11 +78,35 @@ describe('orders in Chromium', () => {
     await page.getByRole('heading', { name: `Order ${order.order_code}` }).waitFor();
     assert.ok(await page.getByText('Nakato Sarah Junior').isVisible());
     await checkPage(page, 'orders-03-detail');
+    assert.equal(await page.getByRole('link', { name: 'Refund this order' }).count(), 0);
+    const refundPage = await page.goto(`${app}/orders/${order.id}/refund`);
+    assert.equal(refundPage!.status(), 403);
+    await checkPage(page, 'orders-03b-viewer-refund-refused');
+    // Even with the viewer's own CSRF token, a refund posted from the page is refused.
+    const refundPath = `/orders/${order.id}/refund`;
+    const [posted] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(refundPath) && r.request().method() === 'POST'),
+      page.evaluate((path) => {
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = path;
+        form.append(document.querySelector('input[name="_csrf"]')!.cloneNode());
+        document.body.append(form);
+        form.submit();
+      }, refundPath),
+    ]);
+    assert.equal(posted.status(), 403);
+    const after = await h.service.api.inject({
+      method: 'GET',
+      url: `/v1/orders/${order.id}`,
+      headers: bearer(await getToken(h, partner)),
+    });
+    assert.equal(after.json().data.status, 'paid');
     await page.goto(`${app}/orders?from=yesterday`);
     await page.getByText('Error: Enter a date as YYYY-MM-DD').first().waitFor();
     await checkPage(page, 'orders-04-bad-filter');
     assert.deepEqual(
-      problems.filter((p) => !/status of 400/.test(p)),
+      problems.filter((p) => !/status of 40[03]/.test(p)),
       [],
     );
     await context.close();
