@@ -4,7 +4,7 @@
 // message, and changes nothing.
 import type { AppContext } from '../../context.ts';
 import { findOrder } from '../../orders/list-orders.ts';
-import { canRefund, refundOrder } from '../../payments/refund-order.ts';
+import { canRefund, refundOrder, type RefundOrderOptions } from '../../payments/refund-order.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
@@ -35,20 +35,33 @@ export function confirmRefund(ctx: AppContext): Handler {
 export function submitRefund(ctx: AppContext): Handler {
   return async (request, reply) => {
     const order = await refundableOrder(ctx, request);
-    const { member, organizationId } = memberOf(request);
-    try {
-      await refundOrder(ctx, {
-        organizationId,
-        orderId: order.id,
-        actor: { memberId: member.id, label: member.email },
-        ip: request.ip,
-      });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') {
-        return orderPage(ctx, request, reply, { status: 409, problem: error.message });
-      }
-      throw error;
-    }
-    return seeOther(reply, `/orders/${order.id}?refund=requested`);
+    return askRefund(ctx, request, reply, order.id, (asker) =>
+      refundOrder(ctx, { ...asker, orderId: order.id }),
+    );
   };
+}
+
+type Asker = Pick<RefundOrderOptions, 'organizationId' | 'actor' | 'ip'>;
+
+/**
+ * Asks a refund as the signed-in member, then shows the order; a refusal (refunded or being
+ * refunded already) is the order page with its message and a 409.
+ */
+export async function askRefund(
+  ctx: AppContext,
+  request: Parameters<Handler>[0],
+  reply: Parameters<Handler>[1],
+  orderId: string,
+  ask: (asker: Asker) => Promise<unknown>,
+) {
+  const { member, organizationId } = memberOf(request);
+  try {
+    await ask({ organizationId, actor: { memberId: member.id, label: member.email }, ip: request.ip });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'conflict') {
+      return orderPage(ctx, request, reply, { status: 409, problem: error.message });
+    }
+    throw error;
+  }
+  return seeOther(reply, `/orders/${orderId}?refund=requested`);
 }

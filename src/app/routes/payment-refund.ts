@@ -11,12 +11,11 @@ import { attemptsOfOrder, type PaymentAttemptRow } from '../../payments/payment-
 import { refundsOfOrder } from '../../payments/process-refund.ts';
 import { refundPayment } from '../../payments/refund-order.ts';
 import { paymentsNeedingRefundOfOrder } from '../../payments/refunds.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { memberOf, PageError } from '../app-access.ts';
-import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { PageError } from '../app-access.ts';
+import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderPaymentRefundConfirmation } from '../views/order-activity.ts';
 import { orderPage } from './order-detail.ts';
-import { refundableOrder } from './order-refund.ts';
+import { askRefund, refundableOrder } from './order-refund.ts';
 
 const PAYMENT_ID = /^pay_[A-Za-z0-9]{8,64}$/;
 
@@ -60,21 +59,9 @@ export function submitPaymentRefund(ctx: AppContext): Handler {
   return async (request, reply) => {
     const order = await refundableOrder(ctx, request);
     const attempt = await paymentOf(ctx, request, order);
-    const { member, organizationId } = memberOf(request);
-    try {
-      // The order's lock and the one-live-refund-per-payment index make a second click a 409.
-      await refundPayment(ctx, {
-        organizationId,
-        reference: attempt.reference,
-        actor: { memberId: member.id, label: member.email },
-        ip: request.ip,
-      });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') {
-        return orderPage(ctx, request, reply, { status: 409, problem: error.message });
-      }
-      throw error;
-    }
-    return seeOther(reply, `/orders/${order.id}?refund=requested`);
+    // The order's lock and the one-live-refund-per-payment index make a second click a 409.
+    return askRefund(ctx, request, reply, order.id, (asker) =>
+      refundPayment(ctx, { ...asker, reference: attempt.reference }),
+    );
   };
 }
