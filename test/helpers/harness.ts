@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
+import { openDatabase } from '../../src/platform/db.ts';
+import { migrate } from '../../src/platform/migrate.ts';
 import { createService, type CreateServiceOptions, type Service } from '../../src/service.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { createApiClient } from '../../src/auth/clients.ts';
@@ -65,6 +67,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     ...options.env,
   });
+  // A production service on PostgreSQL only checks its migrations: apply them first, as a release does.
+  if (pg && config.env === 'production') await migrateDatabase(pg.url);
   const clock = new OffsetClock();
   const service = await createService(config, { ...options.service, clock });
   return {
@@ -165,4 +169,13 @@ export async function getToken(h: Harness, partner: TestPartner, scope?: string)
 
 export function bearer(token: string) {
   return { authorization: `Bearer ${token}` };
+}
+
+async function migrateDatabase(url: string): Promise<void> {
+  const database = await openDatabase({ url, connections: { reads: 1, transactions: 1 } });
+  try {
+    await migrate(database);
+  } finally {
+    await database.close();
+  }
 }
