@@ -29,8 +29,12 @@ before(async () => {
   });
 });
 after(async () => {
-  await h.close();
-  await smtp.close();
+  // Both, even when the service failed to start: an open SMTP server would keep the file running.
+  try {
+    await h?.close();
+  } finally {
+    await smtp?.close();
+  }
 });
 
 const db = () => h.service.ctx.database.db;
