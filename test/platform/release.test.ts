@@ -55,12 +55,19 @@ test('production start with a migration pending: refused on PostgreSQL, applied 
   await withTarget(async (target) => {
     const setup = await runNode([CLI, 'db', 'migrate'], target.env);
     assert.equal(setup.code, 0, setup.stderr);
-    // As if the last migration were new in this release: unrecorded and its indexes absent.
+    // As if the last migration were new in this release: unrecorded, and the tables, indexes and
+    // columns it creates absent (a later migration of another kind must be undone here too).
     const sqlText = readFileSync(`${migrationsDir()}/${LAST}`, 'utf8');
-    const indexes = [...sqlText.matchAll(/CREATE INDEX "(\w+)"/g)].map((m) => m[1]);
-    assert.ok(indexes.length > 0);
+    const made = (pattern: RegExp) => [...sqlText.matchAll(pattern)].map((m) => m.slice(1));
+    const tables = made(/CREATE TABLE "(\w+)"/g);
+    const indexes = made(/CREATE (?:UNIQUE )?INDEX "(\w+)"/g);
+    const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g);
+    assert.ok(tables.length + indexes.length + columns.length > 0, `nothing to undo in ${LAST}`);
     await target.query(`DELETE FROM schema_migrations WHERE name = '${LAST}'`);
-    for (const name of indexes) await target.query(`DROP INDEX "${name}"`);
+    for (const [name] of tables) await target.query(`DROP TABLE "${name}" CASCADE`);
+    for (const [name] of indexes) await target.query(`DROP INDEX IF EXISTS "${name}"`);
+    for (const [table, column] of columns)
+      await target.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
 
     const env = { ...PRODUCTION, ...target.env };
     if (target.kind === 'pglite') {
