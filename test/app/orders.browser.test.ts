@@ -84,8 +84,10 @@ describe('orders in Chromium', () => {
     await checkPage(page, 'orders-03b-viewer-refund-refused');
     // Even with the viewer's own CSRF token, a refund posted from the page is refused.
     const refundPath = `/orders/${order.id}/refund`;
+    await page.goto(`${app}/orders/${order.id}`);
     const [posted] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(refundPath) && r.request().method() === 'POST'),
+      page.waitForURL(`${app}${refundPath}`),
       page.evaluate((path) => {
         const form = document.createElement('form');
         form.method = 'post';

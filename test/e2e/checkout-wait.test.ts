@@ -190,7 +190,8 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
     await expectAccessible(page, 'wait screen 320');
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scroll');
 
-    await page.getByRole('button', { name: 'Resend prompt' }).waitFor({ timeout: 10_000 });
+    // Due 6 s (scaled) after the prompt; a loaded machine may take longer to show it.
+    await page.getByRole('button', { name: 'Resend prompt' }).waitFor({ timeout: 30_000 });
     assert.ok((await shownSeconds(page, '[data-prompt-countdown]')) < first, 'counting down');
     // Steady polling while the prompt is out: no gap grows past about 2 s (a backoff would, by 10 s).
     await page.waitForTimeout(Math.max(0, polls[0]! + 9_000 - Date.now()));
