@@ -8,8 +8,8 @@
 //
 // There is no baseline: any violation fails. A read that must carry another module's row in the
 // same statement joins it through a function of that module (organizations/join-organization.ts).
-/** Files platform may import: platform itself and, of the root, config.ts and context.ts. */
-const PLUMBING = '^src/(platform/|config[.]ts$|context[.]ts$)';
+/** Files platform may import: platform itself and, of the root, config.ts (with its schema) and context.ts. */
+const PLUMBING = '^src/(platform/|config(-schema)?[.]ts$|context[.]ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

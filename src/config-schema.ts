@@ -1,0 +1,294 @@
+// Every environment variable the service reads, as one TypeBox schema: type, bounds, default and
+// meaning. config.ts parses the environment through it and builds the Config the code uses; the
+// README's configuration table is checked against it.
+import { isIP } from 'node:net';
+import { Type, type Static, type TNumber } from 'typebox';
+
+// Builders for the shapes that repeat. A refinement's message is what the variable accepts, in the
+// words that follow "must be"; `writeOnly` marks a secret, whose value an error never repeats.
+
+function positive(fallback: number, description: string) {
+  return Type.Number({ exclusiveMinimum: 0, default: fallback, description });
+}
+
+function flag(fallback: boolean, description: string) {
+  return Type.Boolean({ default: fallback, description });
+}
+
+function httpUrl(description: string) {
+  return Type.Refine(Type.String({ description }), isHttpUrl, () => 'an absolute http(s) URL');
+}
+
+function origin(fallback: string, description: string) {
+  return Type.Refine(
+    Type.String({ default: fallback, description }),
+    (text) => isHttpUrl(text) && isOrigin(new URL(text)),
+    () => `an absolute http(s) URL without a path, such as ${fallback}`,
+  );
+}
+
+/** A token bucket: `${prefix}_RATE` (per second) and `${prefix}_BURST`. */
+function rateLimit<P extends string>(prefix: P, fallback: RateLimitSetting, description: string) {
+  return {
+    [`${prefix}_RATE`]: positive(fallback.rate, `${description}: requests per second, sustained`),
+    [`${prefix}_BURST`]: positive(fallback.burst, `${description}: requests at once, the bucket size`),
+  } as Record<`${P}_RATE` | `${P}_BURST`, TNumber>;
+}
+
+function isHttpUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
+}
+
+function isOrigin(url: URL): boolean {
+  return url.pathname === '/' && !url.search && !url.hash;
+}
+
+/** Every environment variable the service reads. An empty value counts as unset. */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Enum(['development', 'production', 'test'], {
+    default: 'development',
+    description: 'production asks for https webhooks and a fixed admin key; test logs nothing',
+  }),
+  API_URL: origin('http://127.0.0.1:4000', "public URL of the partner API; its port is the API listener's"),
+  SITE_URL: origin(
+    'http://localhost:4001',
+    "public URL of the checkout site; its port is the site listener's",
+  ),
+  APP_URL: origin('http://127.0.0.1:4002', 'public URL of the organizer app and admin API'),
+  DATABASE_URL: Type.Optional(
+    Type.Refine(
+      Type.String({
+        writeOnly: true,
+        description: 'PostgreSQL URL; absent means embedded PGlite under DATA_DIR',
+      }),
+      (text) => /^postgres(ql)?:\/\//.test(text),
+      () => 'a postgres:// or postgresql:// URL',
+    ),
+  ),
+  DATA_DIR: Type.String({
+    default: '.data',
+    description: "embedded database directory and demo.json; 'memory://' keeps the database in memory",
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      description: 'Redis for rate-limit counters shared by several processes',
+    }),
+  ),
+  ADMIN_API_KEY: Type.Optional(
+    Type.String({
+      minLength: 24,
+      writeOnly: true,
+      description: 'fixed admin API key, required in production; otherwise one is generated on first start',
+    }),
+  ),
+  LOG_LEVEL: Type.Optional(
+    Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      description: 'pino level; default info, silent when NODE_ENV=test',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    httpUrl('OpenTelemetry collector, OTLP over HTTP: traces go to its /v1/traces; unset, no traces'),
+  ),
+  OTEL_SERVICE_NAME: Type.String({ default: 'partner-ticketing', description: 'service.name of the traces' }),
+  SEED_DEMO: Type.Optional(
+    Type.Boolean({
+      description: 'seed the demo organization into an empty database; default: on PGlite, outside tests',
+    }),
+  ),
+  TRUST_PROXY: flag(false, 'trust X-Forwarded-For for client addresses, behind a load balancer'),
+  SMTP_URL: Type.Optional(
+    Type.Refine(
+      Type.String({
+        writeOnly: true,
+        description:
+          'SMTP server for mail (smtp:// or smtps://, user and password in the URL); without it, development keeps mail for APP_URL/dev/mailbox',
+      }),
+      (text) => /^smtps?:\/\//.test(text),
+      () => 'an smtp:// or smtps:// URL',
+    ),
+  ),
+  MAIL_FROM: Type.String({
+    default: 'Race Tickets <no-reply@localhost>',
+    description: 'the From of mail the service sends',
+  }),
+  APP_SESSION_IDLE_MINUTES: positive(8 * 60, 'an organizer app session ends after this long unused'),
+  APP_SESSION_MAX_HOURS: positive(
+    7 * 24,
+    'an organizer app session ends this long after sign-in, however used',
+  ),
+  ...rateLimit(
+    'RATE_LIMIT_SIGN_IN_ACCOUNT',
+    { rate: 1 / 180, burst: 5 },
+    'organizer app sign-in attempts per account',
+  ),
+  ...rateLimit('RATE_LIMIT_SIGN_IN_IP', { rate: 1 / 30, burst: 20 }, 'organizer app sign-in attempts per IP'),
+  ...rateLimit('RATE_LIMIT_TOKEN', { rate: 10 / 60, burst: 10 }, 'token endpoint, per client id and IP'),
+  ...rateLimit('RATE_LIMIT_BEARER', { rate: 100, burst: 200 }, 'per API client with a bearer token'),
+  ...rateLimit('RATE_LIMIT_PUBLISHABLE', { rate: 20, burst: 40 }, 'per publishable key and IP'),
+  ...rateLimit('RATE_LIMIT_SITE', { rate: 30, burst: 60 }, 'per IP on checkout pages'),
+  // Providers call back from a few addresses, one callback per payment: room for a flash sale's.
+  ...rateLimit('RATE_LIMIT_CALLBACK', { rate: 50, burst: 200 }, 'payment provider callbacks, per IP'),
+  SHUTDOWN_GRACE_SECONDS: positive(10, 'longest wait for in-flight requests at shutdown'),
+  REQUEST_HEADERS_TIMEOUT_MS: positive(
+    10_000,
+    'longest a client may take to send a request line and headers',
+  ),
+  REQUEST_BODY_TIMEOUT_MS: positive(
+    10_000,
+    'longest a client may take to send a body once its headers are in',
+  ),
+  KEEP_ALIVE_TIMEOUT_MS: positive(72_000, 'an idle kept-alive connection is closed after this'),
+  WRITE_CONCURRENCY: positive(32, 'requests creating orders or checkout sessions worked on at once'),
+  WEB_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'worker processes on this machine (node:cluster); above 1 needs DATABASE_URL and REDIS_URL',
+  }),
+  // Load shedding (platform/overload.ts); defaults and why in docs/decisions.md, "Overload".
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        'p99 event-loop delay over half a second above which new requests are shed with 503; 0 is off; default 1000, 0 when NODE_ENV=test',
+    }),
+  ),
+  OVERLOAD_MAX_QUEUED: Type.Integer({
+    minimum: 0,
+    default: 2000,
+    description:
+      'requests in hand (worked on or waiting for admission) at which new ones are shed with 503; 0 is off',
+  }),
+  OVERLOAD_RETRY_AFTER_SECONDS: Type.Integer({
+    minimum: 1,
+    default: 5,
+    description: 'the Retry-After of a request shed under overload, and of /readyz meanwhile',
+  }),
+  DATABASE_READ_CONNECTIONS: positive(2, 'PostgreSQL connections for statements outside transactions'),
+  DATABASE_TRANSACTION_CONNECTIONS: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'PostgreSQL connections for transactions; default WRITE_CONCURRENCY + 2',
+    }),
+  ),
+  RUN_JOBS: flag(true, 'run background jobs in this process: expiry, payment polling, webhook delivery'),
+  HOLD_MINUTES: positive(15, 'how long a pending order holds its tickets, in minutes'),
+  HOLD_LIMIT_TICKETS_PER_IP: Type.Integer({
+    // at least one largest order (10 tickets, MAX_TICKETS_PER_ORDER), or such an order could never be placed
+    minimum: 10,
+    default: 20,
+    description: 'tickets one client IP may hold unpaid per event through the hosted checkout page',
+  }),
+  PROMPT_LIMIT_PER_PHONE: Type.Integer({
+    minimum: 1,
+    default: 3,
+    description: 'payment prompts the hosted checkout page sends one phone number in any 10 minutes',
+  }),
+  PAYMENT_PROVIDER: Type.Optional(
+    Type.Enum(['simulator', 'live'], {
+      description:
+        'the provider simulator or the real MTN MoMo and Airtel Money APIs; default live in production',
+    }),
+  ),
+  PAYMENT_TIME_SCALE: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description:
+        'multiplies simulator delays, polling and prompt windows; default SIMULATOR_TIME_SCALE, else 1',
+    }),
+  ),
+  SIMULATOR_TIME_SCALE: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: "the simulator's time scale; 1 is real time" }),
+  ),
+  PAYMENT_HTTP_TIMEOUT_MS: positive(15_000, 'time-out of each call to a payment provider'),
+  // Both networks cap one Ugandan merchant payment at UGX 5,000,000 (docs/decisions.md).
+  MOMO_MAX_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 5_000_000,
+    description: 'largest total one payment may ask of MTN MoMo, in UGX',
+  }),
+  AIRTEL_MAX_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 5_000_000,
+    description: 'largest total one payment may ask of Airtel Money, in UGX',
+  }),
+  SIMULATOR_PORT: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 65535, description: 'port of the simulator; 0 is any free port' }),
+  ),
+  SIMULATOR_URL: Type.Optional(httpUrl('a simulator running there, instead of one started in-process')),
+  MOMO_BASE_URL: Type.Optional(httpUrl('MTN MoMo Collection API')),
+  MOMO_SUBSCRIPTION_KEY: Type.Optional(
+    Type.String({ writeOnly: true, description: 'MTN MoMo subscription key' }),
+  ),
+  MOMO_API_USER: Type.Optional(Type.String({ description: 'MTN MoMo API user' })),
+  MOMO_API_KEY: Type.Optional(Type.String({ writeOnly: true, description: 'MTN MoMo API key' })),
+  MOMO_TARGET_ENVIRONMENT: Type.String({ default: 'mtnuganda', description: 'MTN MoMo target environment' }),
+  // MTN issues a subscription key per product: refunds go through Disbursement, not Collection.
+  MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      description:
+        'MTN MoMo Disbursement subscription key, for refunds; without it refunds use the Collection key',
+    }),
+  ),
+  MOMO_DISBURSEMENT_API_USER: Type.Optional(
+    Type.String({ description: 'MTN MoMo Disbursement API user; without it refunds use MOMO_API_USER' }),
+  ),
+  MOMO_DISBURSEMENT_API_KEY: Type.Optional(
+    Type.String({ writeOnly: true, description: 'MTN MoMo Disbursement API key, set with its API user' }),
+  ),
+  AIRTEL_BASE_URL: Type.Optional(httpUrl('Airtel Money Open API')),
+  AIRTEL_CLIENT_ID: Type.Optional(Type.String({ description: 'Airtel Money client id' })),
+  AIRTEL_CLIENT_SECRET: Type.Optional(
+    Type.String({ writeOnly: true, description: 'Airtel Money client secret' }),
+  ),
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
+    Type.Boolean({
+      description:
+        'allow http webhook URLs on this machine and private networks; default true when NODE_ENV=development, refused in production',
+    }),
+  ),
+  WEBHOOK_TIME_SCALE: positive(
+    1,
+    'multiplies the webhook retry schedule and outbox polling; tests shorten it',
+  ),
+  WEBHOOK_TIMEOUT_MS: Type.Number({
+    // kept under the job lease (60 s)
+    exclusiveMinimum: 0,
+    maximum: 30_000,
+    default: 15_000,
+    description: 'time-out of each webhook delivery attempt, response included',
+  }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 16,
+    description: 'webhook deliveries this process sends at once; other background jobs run one at a time',
+  }),
+  DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: 'port of the Prometheus metrics listener (GET /metrics); unset: none; 0 is any free port',
+    }),
+  ),
+  METRICS_HOST: Type.Refine(
+    Type.String({ default: '127.0.0.1', description: 'address the metrics listener binds' }),
+    (text) => isIP(text) !== 0 || /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(text),
+    () => 'an IP address or a host name, such as 127.0.0.1',
+  ),
+});
+
+/** The environment as the schema reads it, defaults applied. */
+export type Env = Static<typeof EnvSchema>;
+export type EnvName = keyof typeof EnvSchema.properties;
+
+export interface RateLimitSetting {
+  /** sustained requests per second */
+  rate: number;
+  /** bucket size: how many may arrive at once */
+  burst: number;
+}
