@@ -76,6 +76,14 @@ export const EnvSchema = Type.Object({
       description: 'Redis for rate-limit counters shared by several processes',
     }),
   ),
+  REDIS_KEY_PREFIX: Type.Refine(
+    Type.String({
+      default: '',
+      description: 'put before every Redis key, so several deployments can share one Redis',
+    }),
+    (text) => /^[A-Za-z0-9_.:-]{0,64}$/.test(text),
+    () => "up to 64 letters, digits, '_', '.', ':' or '-'",
+  ),
   ADMIN_API_KEY: Type.Optional(
     Type.String({
       minLength: 24,

@@ -32,6 +32,8 @@ export interface Config {
   /** embedded database directory; 'memory://' keeps it in memory */
   dataDir: string;
   redisUrl: string | undefined;
+  /** put before every Redis key (several deployments on one Redis) */
+  redisKeyPrefix: string;
   /** fixed admin key; when absent a generated one is kept (hashed) in the database */
   adminApiKey: string | undefined;
   logLevel: NonNullable<Env['LOG_LEVEL']>;
@@ -302,6 +304,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     adminApiKey: env.ADMIN_API_KEY,
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },

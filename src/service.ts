@@ -101,7 +101,7 @@ export async function createService(config: Config, options: CreateServiceOption
     config,
     database,
     clock: options.clock ?? systemClock,
-    limiter: options.limiter ?? createRateLimiter(config.redisUrl),
+    limiter: options.limiter ?? createRateLimiter(config.redisUrl, config.redisKeyPrefix),
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),

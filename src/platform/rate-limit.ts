@@ -100,8 +100,13 @@ return {1, tostring(tolerance - (new_tat - now)), tostring(new_tat - now)}
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
-  constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  constructor(url: string, keyPrefix = '') {
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+      keyPrefix,
+    });
     this.redis.defineCommand('gcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
   }
 
@@ -133,8 +138,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-export function createRateLimiter(redisUrl: string | undefined): RateLimiter {
-  return redisUrl ? new RedisRateLimiter(redisUrl) : new MemoryRateLimiter();
+export function createRateLimiter(redisUrl: string | undefined, keyPrefix = ''): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl, keyPrefix) : new MemoryRateLimiter();
 }
 
 /** IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) plus Retry-After when refused. */

@@ -64,7 +64,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     PAYMENT_TIME_SCALE: '0.01',
     PAYMENT_HTTP_TIMEOUT_MS: '500',
     ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
-    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    // Test files run side by side on one Redis: each service counts on its own, as its own deployment.
+    ...(process.env.TEST_REDIS_URL
+      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:` }
+      : {}),
     ...options.env,
   });
   // A production service on PostgreSQL only checks its migrations: apply them first, as a release does.

@@ -3,9 +3,8 @@
 // instance comes back where the proxy expects it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { TEST_ADMIN_KEY } from '../helpers/harness.ts';
+import { freshPostgresDatabase, TEST_ADMIN_KEY } from '../helpers/harness.ts';
 import { freePort, startMain, type Child } from '../helpers/process.ts';
 
 export interface Urls {
@@ -17,24 +16,6 @@ export interface Urls {
 export interface Instance {
   urls: Urls;
   child: Child;
-}
-
-/** A new database on the server at `base`; `drop` removes it, whoever is still connected. */
-export async function freshDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `t_ops_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const root = postgres(base, { max: 1, onnotice: () => {} });
-  await root.unsafe(`CREATE DATABASE ${name}`);
-  await root.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = postgres(base, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
 }
 
 async function freeUrls(): Promise<Urls> {
@@ -76,12 +57,14 @@ export class Cluster {
     redisUrl: string;
     env?: Record<string, string>;
   }): Promise<Cluster> {
-    const database = await freshDatabase(options.databaseUrl);
+    const database = await freshPostgresDatabase(options.databaseUrl);
     const simulator = await startSimulator({ timeScale: 0.01 });
     const env = {
       NODE_ENV: 'test',
       DATABASE_URL: database.url,
       REDIS_URL: options.redisUrl,
+      // One deployment: the instances share their counters with each other, and with no other test.
+      REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
       ADMIN_API_KEY: TEST_ADMIN_KEY,
       SEED_DEMO: 'false',
       PAYMENT_PROVIDER: 'simulator',
