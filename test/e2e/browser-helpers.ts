@@ -119,13 +119,18 @@ export interface AxeViolation {
  * page's own Content-Security-Policy, which these tests keep switched on.
  */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } })
-      .axe;
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations;
-  })) as AxeViolation[];
+  type Axe = { run: (o: unknown) => Promise<{ violations: unknown[] }> };
+  // A page that reloads itself between the two calls (the wait screen does once a payment settles)
+  // loses the injected library: inject again, once, and say where the page went if it still fails.
+  let violations: AxeViolation[] | null = null;
+  for (let round = 0; round < 2 && !violations; round++) {
+    await page.evaluate(AXE_SOURCE);
+    violations = (await page.evaluate(async () => {
+      const axe = (window as unknown as { axe?: Axe }).axe;
+      return axe ? (await axe.run({ resultTypes: ['violations'] })).violations : null;
+    })) as AxeViolation[] | null;
+  }
+  assert.ok(violations, `axe on ${label}: the page navigated away twice (now ${page.url()})`);
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
     bad.map(
