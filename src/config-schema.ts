@@ -263,7 +263,7 @@ export const EnvSchema = Type.Object({
     'multiplies the webhook retry schedule and outbox polling; tests shorten it',
   ),
   WEBHOOK_TIMEOUT_MS: Type.Number({
-    // kept under the job lease (60 s)
+    // the delivery lease is this plus 30 s
     exclusiveMinimum: 0,
     maximum: 30_000,
     default: 15_000,
@@ -273,7 +273,14 @@ export const EnvSchema = Type.Object({
     minimum: 1,
     maximum: 256,
     default: 16,
-    description: 'webhook deliveries this process sends at once; other background jobs run one at a time',
+    description: 'webhook deliveries this process sends at once',
+  }),
+  WEBHOOK_SEND_RATE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 600,
+    description:
+      'webhook deliveries this process starts per second at most, so a backlog leaves CPU for requests',
   }),
   DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
   METRICS_PORT: Type.Optional(

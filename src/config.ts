@@ -128,10 +128,12 @@ export interface WebhooksConfig {
   allowPrivateUrls: boolean;
   /** multiplies the retry schedule and the outbox polling interval (tests: 0.0001) */
   timeScale: number;
-  /** deadline of one delivery, response included; kept under the job lease (60 s) */
+  /** deadline of one delivery, response included; kept under the delivery lease */
   timeoutMs: number;
-  /** deliveries this process sends at once (a lane of the job runner) */
+  /** deliveries this process sends at once */
   concurrency: number;
+  /** deliveries this process starts per second at most */
+  sendRate: number;
 }
 
 /** Environment text as the type its schema declares, so that the schema can check it. */
@@ -343,6 +345,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       timeScale: env.WEBHOOK_TIME_SCALE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      sendRate: env.WEBHOOK_SEND_RATE,
     },
     demoWebhookUrl: env.DEMO_WEBHOOK_URL && new URL(env.DEMO_WEBHOOK_URL).toString(),
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,

@@ -20,7 +20,7 @@ import { attachMetrics, createMetrics, type Metrics } from './metrics/metrics.ts
 import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
 import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
 import { countActiveHolds } from './orders/count-active-holds.ts';
-import { countUndispatchedEvents } from './webhooks/count-undispatched-events.ts';
+import { countUndispatchedEvents, readPendingDeliveries } from './webhooks/webhook-backlog.ts';
 import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
 import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
 import { orderJobHandlers } from './orders/order-jobs.ts';
@@ -29,12 +29,9 @@ import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
-import {
-  startWebhookDispatcher,
-  WEBHOOK_DELIVER_JOB,
-  webhookJobHandlers,
-  webhookJobLanes,
-} from './webhooks/webhook-jobs.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
+import { WebhookSender } from './webhooks/webhook-sender.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
 
 export interface Service {
@@ -123,23 +120,25 @@ export async function createService(config: Config, options: CreateServiceOption
     ...checkoutJobHandlers,
     ...idempotencyJobHandlers,
     ...paymentJobHandlers(ctx),
-    // order.paid events are followed by the buyer's confirmation mail
-    ...webhookJobHandlers(ctx, [confirmationFollower]),
+    ...webhookJobHandlers,
     ...confirmationJobHandlers(ctx),
   };
+  // order.paid events are followed by the buyer's confirmation mail
+  const webhookDispatcher = new WebhookDispatcher(ctx, [confirmationFollower]);
+  const webhookSender = new WebhookSender(ctx);
   const jobs = new JobRunner({
     database,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
     handlers,
-    lanes: webhookJobLanes(ctx),
+    // in this order, so that runDue() sends what the dispatcher made in the same round
+    queues: [webhookDispatcher, webhookSender],
   });
   if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
   for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
     await enqueueJob(database.db, { kind, runAt: ctx.clock.now(), dedupeKey: `recurring:${kind}` });
   }
-  await startWebhookDispatcher(ctx);
 
   let closed = false;
   let metricsListener: MetricsListener | undefined;
@@ -179,6 +178,7 @@ export async function createService(config: Config, options: CreateServiceOption
       await Promise.all([api.close(), site.close(), app.close(), metricsListener?.close()]);
       await requestLog.close();
       await jobs.stop();
+      webhookSender.close();
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();
       await mailer.close();
@@ -201,6 +201,6 @@ function readMetricsAtScrape(metrics: Metrics, ctx: AppContext, jobKinds: string
     readJobQueue: (now, limit) => readJobQueue(database, now, limit),
     countActiveHolds: (now, limit) => countActiveHolds(database, now, limit),
     countUndispatchedEvents: (limit) => countUndispatchedEvents(database, limit),
-    webhookDeliveryJob: WEBHOOK_DELIVER_JOB,
+    readPendingDeliveries: (now, limit) => readPendingDeliveries(database, now, limit),
   });
 }

@@ -36,8 +36,6 @@ export interface DrainResult {
   attemptsPerDelivery: number;
   /** from the first delivery row the dispatcher made to the last */
   fanOutMs: number | null;
-  /** webhook.deliver jobs still in the table afterwards */
-  jobsLeft: number;
 }
 
 export interface DrainSummary {
@@ -59,8 +57,7 @@ export function drainNotes(drains: DrainResult[], labels: string[]): string[] {
       `first to last = ${d.perSecond ?? 'n/a'}/s (first ${seconds(d.firstAfterMs)} after the commit, last ${seconds(d.endToEndMs)}; ` +
       `fan-out ${seconds(d.fanOutMs)}); ${d.perSecondUnderLoad}/s during ${seconds(d.loadMs)} of checkout load ` +
       `(${d.checkoutRps} req/s, p99 ${d.checkoutP99} ms); duplicates ${d.duplicates}, signatures ${d.verified} verified ` +
-      `${d.verifyFailures} failed; deliveries ${JSON.stringify(d.statuses)}, ${d.attemptsPerDelivery} attempts each, ` +
-      `${d.jobsLeft} jobs left`,
+      `${d.verifyFailures} failed; deliveries ${JSON.stringify(d.statuses)}, ${d.attemptsPerDelivery} attempts each`,
   );
 }
 

@@ -27,8 +27,8 @@ export interface ScrapeSources {
   readJobQueue(now: Date, limit: number): Promise<JobQueueKind[]>;
   countActiveHolds(now: Date, limit: number): Promise<number>;
   countUndispatchedEvents(limit: number): Promise<number>;
-  /** the kind of the jobs that send webhook deliveries: one live job per pending delivery */
-  webhookDeliveryJob: string;
+  /** pending webhook deliveries (at most `limit`) and when the one due longest ago was due */
+  readPendingDeliveries(now: Date, limit: number): Promise<{ pending: number; oldestDueAt: Date | null }>;
 }
 
 interface Snapshot {
@@ -36,6 +36,7 @@ interface Snapshot {
   queue: JobQueueKind[];
   holds: number;
   undispatched: number;
+  deliveries: { pending: number; oldestDueAt: Date | null };
 }
 
 /**
@@ -116,12 +117,13 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
   const snapshot = cachedRead(async (): Promise<Snapshot> => {
     const at = sources.clock.now();
     try {
-      const [queue, holds, undispatched] = await Promise.all([
+      const [queue, holds, undispatched, deliveries] = await Promise.all([
         sources.readJobQueue(at, SCRAPE_COUNT_LIMIT),
         sources.countActiveHolds(at, SCRAPE_COUNT_LIMIT),
         sources.countUndispatchedEvents(SCRAPE_COUNT_LIMIT),
+        sources.readPendingDeliveries(at, SCRAPE_COUNT_LIMIT),
       ]);
-      return { at, queue, holds, undispatched };
+      return { at, queue, holds, undispatched, deliveries };
     } catch (error) {
       readErrors.inc();
       sources.log.warn({ err: error }, 'metrics: reading the queue, holds and webhook backlog failed');
@@ -172,15 +174,24 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
   );
   gauge(
     'job_queue_scan_truncated',
-    `1 when the job queue holds ${SCRAPE_COUNT_LIMIT} live jobs or more: the job and webhook gauges are then lower bounds`,
+    `1 when the job queue holds ${SCRAPE_COUNT_LIMIT} live jobs or more: the job gauges are then lower bounds`,
     [],
     (g, snap) => g.set(snap.queue.reduce((sum, row) => sum + row.live, 0) >= SCRAPE_COUNT_LIMIT ? 1 : 0),
   );
   gauge(
     'webhook_deliveries_pending',
-    'Webhook deliveries not yet delivered, failed or cancelled (retries scheduled later included)',
+    `Webhook deliveries not yet delivered, failed or cancelled (retries scheduled later included), counted up to ${SCRAPE_COUNT_LIMIT}`,
     [],
-    (g, snap) => g.set(snap.queue.find((row) => row.kind === sources.webhookDeliveryJob)?.live ?? 0),
+    (g, snap) => g.set(snap.deliveries.pending),
+  );
+  gauge(
+    'webhook_delivery_lag_seconds',
+    'How long the webhook delivery due longest ago has waited past its time (0 when none is due)',
+    [],
+    (g, snap) => {
+      const due = snap.deliveries.oldestDueAt;
+      g.set(due ? Math.max(0, (snap.at.getTime() - due.getTime()) / 1000) : 0);
+    },
   );
   gauge('webhook_events_undispatched', 'Outbox events not yet fanned out to deliveries', [], (g, snap) =>
     g.set(snap.undispatched),

@@ -50,6 +50,14 @@ export interface Database {
    */
   write<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
   /**
+   * write() for statements a crash of PostgreSQL may lose harmlessly (the webhook sender's leases
+   * and records: what is lost is sent again): on a connection of its own whose commits do not wait
+   * for the WAL to reach disk (synchronous_commit off), so they add no flush to those requests
+   * wait for. Such a crash loses at most the last moments of them (about three times
+   * wal_writer_delay). On PGlite, write().
+   */
+  lazyWrite<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /**
    * Runs `body` in a transaction: committed when it resolves, rolled back when it throws. On
    * PostgreSQL each transaction has a connection of its own for as long as it runs; statements
    * sent on `tx` without waiting between them go out together (pipelined).
@@ -69,8 +77,8 @@ export interface DatabaseObserver {
 }
 
 export interface DatabaseUsage {
-  /** connections by use, as configured: reads and transactions (PostgreSQL), or the one embedded */
-  connections: { reads: number; transactions: number } | { embedded: 1 };
+  /** connections by use, as configured: reads, transactions and lazy writes (PostgreSQL), or the one embedded */
+  connections: { reads: number; transactions: number; lazyWrites: 1 } | { embedded: 1 };
   /** transaction() calls begun and not ended, those waiting for a connection included */
   transactionsInFlight: number;
   /** transaction connections busy and callers waiting for one (PostgreSQL only) */
@@ -114,6 +122,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       throw new Error('openDatabase: connections (reads, transactions) are required for PostgreSQL');
     const client = postgres(options.url, { max: sizes.reads, ...RECONNECT });
     const transactions = new TransactionConnections(options.url, sizes.transactions, RECONNECT);
+    // The webhook sender's claims and records: no wait for the WAL flush, and no sequential scans,
+    // whose plans a statement prepared while its table was small keeps as the table grows (until
+    // autovacuum's next analyze, during a backlog a minute or more of reading the whole table).
+    const lazy = new TransactionConnections(options.url, 1, {
+      ...RECONNECT,
+      connection: { synchronous_commit: 'off', enable_seqscan: 'off' },
+    });
     const db = drizzlePostgres(client);
     const inFlight = new InFlight();
     return observed(options.observer, {
@@ -126,18 +141,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         failingAsQueries(text, params, async () => {
           return (await client.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
         }),
-      write: <T>(query: SQL) => {
-        const { sql: text, params } = dialect.sqlToQuery(query);
-        return failingAsQueries(text, params, () => transactions.statement<T>(text, params));
-      },
+      write: statementOn(transactions),
+      lazyWrite: statementOn(lazy),
       transaction: (body) => inFlight.count(() => transactions.run(body)),
       usage: () => ({
-        connections: { ...sizes },
+        connections: { ...sizes, lazyWrites: 1 },
         transactionsInFlight: inFlight.size,
         transactionConnections: transactions.usage(),
       }),
       close: async () => {
-        await Promise.all([client.end({ timeout: 5 }), transactions.end()]);
+        await Promise.all([client.end({ timeout: 5 }), transactions.end(), lazy.end()]);
       },
     });
   }
@@ -147,6 +160,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   const db = drizzlePglite(client);
   const inFlight = new InFlight();
+  const embeddedWrite = async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows;
   return observed(options.observer, {
     kind: 'pglite',
     db,
@@ -158,14 +172,20 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       failingAsQueries(text, params, async () => {
         return (await client.query<T>(text, params, { parsers: AS_TEXT })).rows;
       }),
-    async write<T>(query: SQL) {
-      const result = (await db.execute(query)) as unknown as { rows: T[] };
-      return result.rows;
-    },
+    write: embeddedWrite,
+    lazyWrite: embeddedWrite,
     transaction: (body) => inFlight.count(() => db.transaction(body)),
     usage: () => ({ connections: { embedded: 1 }, transactionsInFlight: inFlight.size }),
     close: () => client.close(),
   });
+}
+
+/** Database.write on the given connections: one statement of the query builder, prepared. */
+function statementOn(connections: TransactionConnections) {
+  return <T>(query: SQL): Promise<T[]> => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return failingAsQueries(text, params, () => connections.statement<T>(text, params));
+  };
 }
 
 /** Calls begun and not yet ended. */
@@ -202,6 +222,7 @@ function observed(observer: DatabaseObserver | undefined, database: Database): D
     rows: time('rows', database.rows) as Database['rows'],
     statement: time('statement', database.statement) as Database['statement'],
     write: time('write', database.write) as Database['write'],
+    lazyWrite: time('write', database.lazyWrite) as Database['lazyWrite'],
     transaction: time('transaction', database.transaction) as Database['transaction'],
   };
 }

@@ -60,9 +60,14 @@ export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise
   await db.execute(jobsInsert(list));
 }
 
-/** The statement enqueueJobs runs (`list` not empty), for a caller that sends it with other writes. */
+/**
+ * The statement enqueueJobs runs (`list` not empty), for a caller that sends it with other writes.
+ * Of several jobs with one dedupe key the last is kept: ON CONFLICT cannot touch a row twice in
+ * one statement, and the whole statement would fail.
+ */
 export function jobsInsert(list: EnqueueOptions[]): SQL {
-  const rows = list.map((options) => ({
+  const byKey = new Map(list.map((options, i) => [options.dedupeKey ?? i, options]));
+  const rows = [...byKey.values()].map((options) => ({
     kind: options.kind,
     payload: options.payload ?? {},
     run_at: options.runAt.toISOString(),
@@ -115,6 +120,18 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Background work that claims rows of its own rather than jobs (webhook sends, whose table is
+ * their queue): the runner works it beside the jobs, in a loop of its own.
+ */
+export interface WorkQueue {
+  readonly name: string;
+  /** how often to look for work when idle; the runner's by default */
+  readonly pollMs?: number;
+  /** works what is due now, claiming nothing more once `stopping()` holds; returns how much */
+  runDue(stopping: () => boolean): Promise<number>;
+}
+
 export interface JobRunnerOptions {
   database: Database;
   clock: Clock;
@@ -127,104 +144,140 @@ export interface JobRunnerOptions {
   /** how long a claim hides a job from other workers */
   leaseMs?: number;
   /**
-   * Kinds worked several at once, up to the number given (e.g. webhook sends, which mostly wait on
-   * the network and the database); every other kind is worked one at a time, in claim order.
+   * other queues, each in a loop of its own; a loop that worked wakes the others (it may have made
+   * work for them)
    */
-  lanes?: Record<string, number>;
+  queues?: WorkQueue[];
+}
+
+/** One loop of work: run, then again at once if it did something, else after the poll interval. */
+class Loop {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** woken while a round was running: run again right after it */
+  private woken = false;
+
+  private readonly name: string;
+  private readonly work: () => Promise<number>;
+  private readonly pollMs: number;
+  private readonly log: Logger;
+  /** called after a round that worked something */
+  private readonly onWorked: () => void;
+
+  constructor(options: {
+    name: string;
+    work: () => Promise<number>;
+    pollMs: number;
+    log: Logger;
+    onWorked?: () => void;
+  }) {
+    this.name = options.name;
+    this.work = options.work;
+    this.pollMs = options.pollMs;
+    this.log = options.log;
+    this.onWorked = options.onWorked ?? (() => {});
+  }
+
+  schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.work()
+        .catch((error) => {
+          this.log.error({ err: error, loop: this.name }, 'background round failed');
+          return 0;
+        })
+        .then((worked) => {
+          this.running = null;
+          if (worked > 0) this.onWorked();
+          if (this.stopped) return;
+          this.schedule(worked > 0 || this.woken ? 0 : this.pollMs);
+          this.woken = false;
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Runs now if idle, or once more right after the round in progress. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) this.woken = true;
+    else this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
 }
 
 export class JobRunner {
   readonly workerId = `${hostname()}:${process.pid}:${randomString(6)}`;
   private readonly options: Required<JobRunnerOptions>;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  /** not polling on its own (never started, or stopped) */
-  private stopped = true;
-  /** stop() was called: finish the job in hand and return */
+  private loops: Loop[] = [];
+  /** stop() was called: finish the work in hand and return */
   private stopRequested = false;
 
   constructor(options: JobRunnerOptions) {
-    this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, lanes: {}, ...options };
+    this.options = { pollMs: 500, batchSize: 20, leaseMs: 60_000, queues: [], ...options };
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.loops.length > 0) return;
     this.stopRequested = false;
-    this.schedule(0);
+    const { pollMs, log, queues } = this.options;
+    const stopping = () => this.stopRequested;
+    const add = (name: string, work: () => Promise<number>, ms: number) => {
+      const loop: Loop = new Loop({
+        name,
+        work,
+        pollMs: ms,
+        log,
+        onWorked: () => this.loops.forEach((other) => other !== loop && other.wake()),
+      });
+      this.loops.push(loop);
+    };
+    add('jobs', () => this.runJobs(), pollMs);
+    for (const queue of queues) add(queue.name, () => queue.runDue(stopping), queue.pollMs ?? pollMs);
+    for (const loop of this.loops) loop.schedule(0);
   }
 
-  /** Stops polling and waits for the round in progress. */
+  /** Stops polling and waits for the rounds in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.stopRequested = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+    this.loops = [];
   }
 
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runDue()
-        .catch((error) => this.options.log.error({ err: error }, 'job round failed'))
-        .then((worked) => this.schedule(worked ? 0 : this.options.pollMs));
-    }, ms);
-    this.timer.unref();
-  }
-
-  /** Claims and runs every job due now; returns how many ran. Tests call this directly. */
+  /**
+   * Runs every job due now, then each queue's due work in order, then the jobs that work made;
+   * returns how much ran. Tests call this directly.
+   */
   async runDue(): Promise<number> {
+    const jobsBefore = await this.runJobs();
+    let queued = 0;
+    for (const queue of this.options.queues) queued += await queue.runDue(() => this.stopRequested);
+    return jobsBefore + queued + (queued > 0 ? await this.runJobs() : 0);
+  }
+
+  /** Claims and runs due jobs, one at a time in claim order, until none is due. */
+  private async runJobs(): Promise<number> {
     let total = 0;
     for (;;) {
       const claimed = await this.claim();
       if (claimed.length === 0) return total;
-      const { lanes } = this.options;
-      const laned = claimed.filter((job) => lanes[job.kind] !== undefined);
-      const inOrder = claimed.filter((job) => lanes[job.kind] === undefined);
-      // allSettled: a round ends only when all its work has, so that stop() waits for all of it
-      const results = await Promise.allSettled([
-        (async () => {
-          for (const job of inOrder) await this.traced(job);
-        })(),
-        ...Object.entries(lanes).map(([kind, width]) =>
-          this.workAtOnce(
-            laned.filter((job) => job.kind === kind),
-            width,
-          ),
-        ),
-      ]);
-      const failed = results.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      for (const job of claimed) await traceJob(job.kind, job.id, () => this.work(job));
       total += claimed.length;
       if (this.stopRequested) return total;
     }
   }
 
-  /** Works the jobs with at most `width` in progress at a time. */
-  /** One job, in a span of its own when tracing is on. */
-  private traced(job: JobRow): Promise<void> {
-    return traceJob(job.kind, job.id, () => this.work(job));
-  }
-
-  private async workAtOnce(list: JobRow[], width: number): Promise<void> {
-    let next = 0;
-    const lane = async () => {
-      while (next < list.length) await this.traced(list[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(width, list.length) }, lane));
-  }
-
-  /**
-   * Claims due jobs of the kinds this runner handles (a runner never takes work it cannot do):
-   * enough to keep the widest lane full twice over.
-   */
+  /** Claims due jobs of the kinds this runner handles (a runner never takes work it cannot do). */
   private async claim(): Promise<JobRow[]> {
-    const { database, clock, leaseMs } = this.options;
-    const batchSize = Math.max(
-      this.options.batchSize,
-      ...Object.values(this.options.lanes).map((w) => 2 * w),
-    );
+    const { database, clock, leaseMs, batchSize } = this.options;
     if (Object.keys(this.options.handlers).length === 0) return [];
     const now = clock.now();
     const leaseEnd = new Date(now.getTime() + leaseMs);

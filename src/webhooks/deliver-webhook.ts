@@ -1,24 +1,18 @@
-// One attempt at one delivery: claim, send, record. The claim is a lease on the delivery row, taken
-// only while it is pending and due, so two workers (or two processes) never send the same delivery
-// at once, and a delivered one is never sent again by the schedule. The send happens with no
-// transaction open; the attempt, the delivery's new state and the endpoint's health are then
-// written together.
-import { and, eq, sql } from 'drizzle-orm';
+// Attempts at deliveries, many at a time: claim, send, record. A claim is a lease on delivery rows,
+// taken only while they are pending and due, so two senders (or processes) never send the same
+// delivery at once, and a delivered one is never sent again by the schedule. Sends happen with no
+// transaction open; the attempts, the deliveries' new states and the endpoints' health are then
+// written by one statement for a whole batch (webhook-sender.ts gathers them).
+import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
-import type { Tx } from '../platform/db.ts';
 import { randomString } from '../platform/ids.ts';
-import {
-  decideOutcome,
-  parseRetryAfter,
-  type AttemptOutcome,
-  type EndpointEffect,
-} from './delivery-schedule.ts';
-import { sendWebhook, type SendOutcome } from './send-webhook.ts';
+import { decideOutcome, parseRetryAfter, type AttemptOutcome } from './delivery-schedule.ts';
+import { sendWebhook, type SendAgents, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
 import { disableWebhookEndpoint, signingSecrets } from './webhook-endpoints.ts';
 import { webhookRuntime } from './webhook-runtime.ts';
-import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 
 /** Time allowed between claiming a delivery and recording its attempt, beyond the send deadline. */
 const LEASE_MARGIN_MS = 30_000;
@@ -35,47 +29,156 @@ const METRIC_OUTCOME: Record<AttemptOutcome['delivery'], WebhookOutcome> = {
   failed: 'failed',
 };
 
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
+/** What a send needs of its endpoint. */
+export type SendingEndpoint = Pick<
+  typeof webhookEndpoints.$inferSelect,
+  | 'id'
+  | 'organizationId'
+  | 'url'
+  | 'status'
+  | 'secret'
+  | 'previousSecret'
+  | 'previousSecretExpiresAt'
+  | 'failingSince'
+>;
 
-/** The delivery while this attempt still holds its lease. */
-function leasedBy(deliveryId: string, owner: string) {
-  return and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseOwner, owner));
+/** A delivery under this process's lease, with what its send needs. */
+export interface ClaimedDelivery {
+  id: string;
+  /** the lease owner: only a delivery still leased by its claim is recorded */
+  owner: string;
+  /** attempts made before this one */
+  attempts: number;
+  /** when it fell due: with `id`, its place in the queue */
+  nextAttemptAt: Date;
+  endpoint: SendingEndpoint;
+  event: { id: string; payload: Record<string, unknown> };
+}
+
+/** One send and what it means, ready to be recorded. */
+export interface FinishedAttempt {
+  delivery: ClaimedDelivery;
+  result: SendOutcome;
+  outcome: AttemptOutcome;
+  error: string | null;
+  sentAt: Date;
+  done: Date;
+}
+
+/** A place in the queue of due deliveries: a claim may start after the last one it took. */
+export interface QueuePlace {
+  nextAttemptAt: Date;
+  id: string;
+}
+
+interface ClaimRow {
+  id: string;
+  attempts: number;
+  nextAttemptAt: Date | string;
+  eventId: string;
+  payload: Record<string, unknown>;
+  endpointId: string;
+  organizationId: string;
+  url: string;
+  status: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | string | null;
+  failingSince: Date | string | null;
 }
 
 /**
- * Makes one attempt if the delivery is pending and due. Returns when to look at it again (its
- * next attempt, or the end of someone else's lease), or null when there is nothing more to do.
+ * The claimed deliveries with their endpoints: `claimed` are WITH queries whose last, `c`, has id,
+ * attempts, next_attempt_at, endpoint_id, event_id and payload (a data-modifying WITH must be at
+ * the top level of its statement).
  */
-export async function attemptDelivery(ctx: AppContext, deliveryId: string): Promise<Date | null> {
-  const db = ctx.database.db;
-  const runtime = webhookRuntime(ctx);
-  const owner = randomString(16);
+function withEndpoints(claimed: SQL): SQL {
+  return sql`WITH ${claimed}
+    SELECT c.id, c.attempts, c.next_attempt_at AS "nextAttemptAt", c.event_id AS "eventId", c.payload,
+      e.id AS "endpointId", e.organization_id AS "organizationId", e.url, e.status, e.secret,
+      e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
+      e.failing_since AS "failingSince"
+    FROM c JOIN ${webhookEndpoints} e ON e.id = c.endpoint_id`;
+}
+
+const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+const dateOrNull = (value: Date | string | null) => (value === null ? null : date(value));
+
+/**
+ * Leases up to `limit` deliveries that are pending, due and not leased, oldest due first (after
+ * `after`, or only `deliveryId`), and returns those whose endpoint is enabled, in queue order; the
+ * others are cancelled. A batch is leased by the database function claim_webhook_deliveries
+ * (migration 0014), whose plan never sorts; either way, one statement on a connection of its own
+ * (write): on the pipelined reads its commit would hold up the requests' statements queued behind it.
+ */
+export async function claimDeliveries(
+  ctx: AppContext,
+  { limit, deliveryId, after }: { limit: number; deliveryId?: string; after?: QueuePlace | null },
+): Promise<ClaimedDelivery[]> {
   const now = ctx.clock.now();
-  const claimed = await claimDelivery(ctx, {
-    deliveryId,
-    owner,
-    now,
-    leaseMs: runtime.timeoutMs + LEASE_MARGIN_MS,
-  });
-  if (!claimed) return lookAgainAt(ctx, deliveryId, now);
-  const mine = leasedBy(deliveryId, owner);
-
-  const [target] = await db
-    .select({ endpoint: webhookEndpoints, event: outboxEvents })
-    .from(webhookEndpoints)
-    .innerJoin(outboxEvents, eq(outboxEvents.id, claimed.eventId))
-    .where(eq(webhookEndpoints.id, claimed.endpointId));
-  if (!target || target.endpoint.status !== 'enabled') {
-    await db
-      .update(webhookDeliveries)
-      .set({ status: 'cancelled', nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now })
-      .where(mine);
-    metricsOf(ctx)?.webhookDeliveries.inc({ outcome: 'cancelled' });
-    return null;
+  const owner = randomString(16);
+  const at = now.toISOString();
+  const until = new Date(now.getTime() + webhookRuntime(ctx).timeoutMs + LEASE_MARGIN_MS).toISOString();
+  const claimed =
+    deliveryId === undefined
+      ? sql`c AS (SELECT * FROM claim_webhook_deliveries(${owner}, ${until}::timestamptz,
+          ${at}::timestamptz, ${limit}, ${after?.nextAttemptAt.toISOString() ?? '-infinity'}::timestamptz,
+          ${after?.id ?? ''}))`
+      : sql`leased AS (
+            UPDATE ${webhookDeliveries} SET lease_owner = ${owner}, lease_until = ${until}::timestamptz
+            WHERE id = ${deliveryId} AND status = 'pending' AND next_attempt_at <= ${at}::timestamptz
+              AND (lease_until IS NULL OR lease_until <= ${at}::timestamptz)
+            RETURNING id, attempts, next_attempt_at, endpoint_id, event_id),
+          c AS (SELECT leased.*, ev.payload FROM leased JOIN ${outboxEvents} ev ON ev.id = leased.event_id)`;
+  const rows = await ctx.database.lazyWrite<ClaimRow>(withEndpoints(claimed));
+  const disabled = rows.filter((row) => row.status !== 'enabled').map((row) => row.id);
+  if (disabled.length > 0) {
+    await ctx.database.lazyWrite(
+      sql`UPDATE ${webhookDeliveries} SET status = 'cancelled', next_attempt_at = NULL, lease_owner = NULL,
+        lease_until = NULL, updated_at = ${at}::timestamptz
+      WHERE id IN (${sql.join(
+        disabled.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND lease_owner = ${owner}`,
+    );
+    metricsOf(ctx)?.webhookDeliveries.inc({ outcome: 'cancelled' }, disabled.length);
   }
-  const { endpoint, event } = target;
+  return rows
+    .filter((row) => row.status === 'enabled')
+    .map((row) => ({
+      id: row.id,
+      owner,
+      attempts: Number(row.attempts),
+      nextAttemptAt: date(row.nextAttemptAt),
+      endpoint: {
+        id: row.endpointId,
+        organizationId: row.organizationId,
+        url: row.url,
+        status: row.status,
+        secret: row.secret,
+        previousSecret: row.previousSecret,
+        previousSecretExpiresAt: dateOrNull(row.previousSecretExpiresAt),
+        failingSince: dateOrNull(row.failingSince),
+      },
+      event: { id: row.eventId, payload: row.payload },
+    }))
+    .sort(
+      (x, y) =>
+        x.nextAttemptAt.getTime() - y.nextAttemptAt.getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
+    );
+}
 
+/**
+ * Sends one claimed delivery (over `agents`' kept-alive connections, or a fresh one) and decides
+ * what the answer means. Never throws.
+ */
+export async function sendDelivery(
+  ctx: AppContext,
+  delivery: ClaimedDelivery,
+  agents?: SendAgents,
+): Promise<FinishedAttempt> {
+  const runtime = webhookRuntime(ctx);
+  const { endpoint, event } = delivery;
   const body = webhookBody(event.payload);
   const sentAt = ctx.clock.now();
   const result = await sendWebhook({
@@ -85,9 +188,10 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
     timeoutMs: runtime.timeoutMs,
     resolve: runtime.resolve,
     policy: runtime.policy,
+    ...(agents && { agents }),
   });
   const done = ctx.clock.now();
-  const attempts = claimed.attempts + 1;
+  const attempts = delivery.attempts + 1;
   const outcome = decideOutcome({
     status: result.status,
     attempts,
@@ -99,7 +203,7 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
   const error = result.error ?? (outcome.delivery === 'delivered' ? null : `HTTP ${result.status}`);
   ctx.log.debug(
     {
-      delivery_id: deliveryId,
+      delivery_id: delivery.id,
       webhook_id: event.id,
       endpoint_id: endpoint.id,
       attempt: attempts,
@@ -110,146 +214,157 @@ export async function attemptDelivery(ctx: AppContext, deliveryId: string): Prom
     },
     'webhook attempt',
   );
-
-  await ctx.database.transaction((tx) =>
-    recordAttempt(ctx, tx, { deliveryId, owner, endpoint, result, outcome, error, sentAt, done }),
-  );
-  metricsOf(ctx)?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[outcome.delivery] });
-  return outcome.delivery === 'pending' ? outcome.nextAttemptAt : null;
-}
-
-interface AttemptRecord {
-  deliveryId: string;
-  /** the lease owner: only a delivery still leased by this attempt is updated */
-  owner: string;
-  endpoint: EndpointRow;
-  result: SendOutcome;
-  outcome: AttemptOutcome;
-  error: string | null;
-  sentAt: Date;
-  done: Date;
-}
-
-/** Writes the attempt, the delivery's new state and the endpoint's health together. */
-async function recordAttempt(
-  ctx: AppContext,
-  tx: Tx,
-  { deliveryId, owner, endpoint, result, outcome, error, sentAt, done }: AttemptRecord,
-): Promise<void> {
-  await tx.insert(webhookAttempts).values({
-    deliveryId,
-    attemptedAt: sentAt,
-    status: result.status,
-    latencyMs: result.latencyMs,
-    error,
-    responseExcerpt: result.excerpt,
-  });
-  await tx
-    .update(webhookDeliveries)
-    .set({
-      status: outcome.delivery,
-      attempts: sql`${webhookDeliveries.attempts} + 1`,
-      nextAttemptAt: outcome.nextAttemptAt,
-      lastAttemptAt: sentAt,
-      lastStatus: result.status,
-      lastError: error,
-      ...(outcome.delivery === 'delivered' && { deliveredAt: done }),
-      leaseOwner: null,
-      leaseUntil: null,
-      updatedAt: done,
-    })
-    .where(leasedBy(deliveryId, owner));
-  await recordEndpointHealth(ctx, tx, {
-    endpoint,
-    effect: outcome.endpoint,
-    status: result.status,
-    sentAt,
-    done,
-  });
+  return { delivery, result, outcome, error, sentAt, done };
 }
 
 /**
- * Takes the lease on the delivery if it is pending, due and not leased; undefined otherwise. On a
- * connection of its own (write): on the pipelined reads its commit's WAL flush held up the
- * requests' statements queued behind it, and a backlog's sends made checkout creation slower.
+ * Records finished attempts: in one statement for the batch, or, if that fails (say a delivery
+ * deleted with its endpoint while the statement ran), one by one, so that one bad row costs no
+ * other its record.
+ * Then disables the endpoints an answer condemned. Never throws: an attempt left unrecorded is
+ * sent again when its lease runs out (at least once).
  */
-async function claimDelivery(
-  ctx: AppContext,
-  { deliveryId, owner, now, leaseMs }: { deliveryId: string; owner: string; now: Date; leaseMs: number },
-): Promise<Pick<DeliveryRow, 'eventId' | 'endpointId' | 'attempts'> | undefined> {
-  const at = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
-  const [claimed] = await ctx.database.write<{ eventId: string; endpointId: string; attempts: number }>(sql`
-    UPDATE ${webhookDeliveries} SET lease_owner = ${owner}, lease_until = ${until}::timestamptz
-    WHERE id = ${deliveryId} AND status = 'pending'
-      AND (next_attempt_at IS NULL OR next_attempt_at <= ${at}::timestamptz)
-      AND (lease_until IS NULL OR lease_until <= ${at}::timestamptz)
-    RETURNING event_id AS "eventId", endpoint_id AS "endpointId", attempts`);
-  return claimed && { ...claimed, attempts: Number(claimed.attempts) };
-}
-
-/** A delivery not claimed: when to look again, or null when it is no longer pending. */
-async function lookAgainAt(ctx: AppContext, deliveryId: string, now: Date): Promise<Date | null> {
-  const [row] = await ctx.database.db
-    .select()
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.id, deliveryId));
-  if (!row || row.status !== 'pending') return null;
-  // Someone else is sending it, or it is not due yet: look again then.
-  const later = [row.leaseUntil, row.nextAttemptAt].filter((d): d is Date => d !== null && d > now);
-  return later.length > 0 ? new Date(Math.max(...later.map((d) => d.getTime()))) : now;
-}
-
-interface EndpointHealth {
-  endpoint: EndpointRow;
-  effect: EndpointEffect;
-  /** the attempt's HTTP status (null: no answer), for the log line of a disabled endpoint */
-  status: number | null;
-  sentAt: Date;
-  done: Date;
-}
-
-/** What the attempt says of the endpoint's health: healthy again, failing since, or disabled. */
-async function recordEndpointHealth(
-  ctx: AppContext,
-  tx: Tx,
-  { endpoint, effect, status, sentAt, done }: EndpointHealth,
-): Promise<void> {
-  switch (effect) {
-    case 'healthy':
-      await tx
-        .update(webhookEndpoints)
-        .set({ failingSince: null })
-        .where(and(eq(webhookEndpoints.id, endpoint.id), sql`${webhookEndpoints.failingSince} IS NOT NULL`));
-      break;
-    case 'failing':
-      await tx
-        .update(webhookEndpoints)
-        .set({
-          failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${sentAt.toISOString()}::timestamptz)`,
-        })
-        .where(eq(webhookEndpoints.id, endpoint.id));
-      break;
-    case 'disable_gone':
-    case 'disable_failing': {
-      const reason = effect === 'disable_gone' ? 'gone' : 'failing';
-      await disableWebhookEndpoint(tx, endpoint.id, reason, done);
-      // The organization is told through the endpoint's status and disabled_reason in the admin
-      // API (and the organizer app that reads it), and operators through this line.
-      ctx.log.warn(
-        {
-          organization_id: endpoint.organizationId,
-          endpoint_id: endpoint.id,
-          url: endpoint.url,
-          reason,
-          failing_since: endpoint.failingSince?.toISOString() ?? null,
-          last_status: status,
-        },
-        reason === 'gone'
-          ? 'webhook endpoint disabled: the receiver answered 410 Gone'
-          : 'webhook endpoint disabled: failing for 5 days without a success',
+export async function recordAttempts(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
+  if (finished.length === 0) return;
+  const recorded = await writeRecords(ctx, finished).then(
+    () => finished,
+    async (error: unknown) => {
+      if (finished.length === 1) {
+        ctx.log.warn({ err: error, delivery_id: finished[0]!.delivery.id }, 'webhook attempt not recorded');
+        return [];
+      }
+      const alone = await Promise.all(
+        finished.map((one) =>
+          writeRecords(ctx, [one]).then(
+            () => [one],
+            (err: unknown) => {
+              ctx.log.warn({ err, delivery_id: one.delivery.id }, 'webhook attempt not recorded');
+              return [];
+            },
+          ),
+        ),
       );
-      break;
-    }
+      return alone.flat();
+    },
+  );
+  const metrics = metricsOf(ctx);
+  for (const one of recorded)
+    metrics?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[one.outcome.delivery] });
+  await disableCondemned(
+    ctx,
+    recorded.filter(
+      (one) => one.outcome.endpoint === 'disable_gone' || one.outcome.endpoint === 'disable_failing',
+    ),
+  );
+}
+
+/** The record statement: the attempts, the deliveries still leased by their claims, endpoint health. */
+async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
+  const rows = finished.map(({ delivery, result, outcome, error, sentAt, done }) => ({
+    id: delivery.id,
+    owner: delivery.owner,
+    status: outcome.delivery,
+    next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
+    sent_at: sentAt.toISOString(),
+    done_at: done.toISOString(),
+    http_status: result.status,
+    latency_ms: result.latencyMs,
+    error,
+    excerpt: result.excerpt,
+  }));
+  // Attempts are written only for deliveries that still exist (a deleted endpoint takes its
+  // deliveries), and endpoints only when their failure streak changes. `d.id = ANY(ids)` repeats
+  // the join for the planner, which cannot count json_to_recordset's rows: without it, it read
+  // the whole table once per batch.
+  const ids = sql`ARRAY[${sql.join(
+    finished.map((one) => sql`${one.delivery.id}`),
+    sql`, `,
+  )}]::text[]`;
+  await ctx.database.lazyWrite(sql`
+    WITH r AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
+        id text, owner text, status text, next_attempt_at timestamptz, sent_at timestamptz,
+        done_at timestamptz, http_status integer, latency_ms integer, error text, excerpt text)
+    ), attempts AS (
+      INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error, response_excerpt)
+      SELECT r.id, r.sent_at, r.http_status, r.latency_ms, r.error, r.excerpt
+      FROM r JOIN webhook_deliveries d ON d.id = r.id AND d.id = ANY(${ids})
+    ), health AS (
+      UPDATE webhook_endpoints e
+      SET failing_since = CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END
+      FROM json_to_recordset(${JSON.stringify(healthOf(finished))}::json) AS h(id text, reset boolean, since timestamptz)
+      WHERE e.id = h.id
+        AND e.failing_since IS DISTINCT FROM (CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END)
+    )
+    UPDATE webhook_deliveries d SET
+      status = r.status, attempts = d.attempts + 1, next_attempt_at = r.next_attempt_at,
+      last_attempt_at = r.sent_at, last_status = r.http_status, last_error = r.error,
+      delivered_at = CASE WHEN r.status = 'delivered' THEN r.done_at ELSE d.delivered_at END,
+      lease_owner = NULL, lease_until = NULL, updated_at = r.done_at
+    FROM r WHERE d.id = r.id AND d.id = ANY(${ids}) AND d.lease_owner = r.owner`);
+}
+
+/**
+ * Each endpoint's failure streak after a batch, in the order its attempts finished: a success
+ * ends the streak (reset), and the failures after the last success start one at the first of
+ * them; with no success, failures start one unless one is running. Disabling is apart.
+ */
+export function healthOf(
+  finished: readonly FinishedAttempt[],
+): Array<{ id: string; reset: boolean; since: string | null }> {
+  const byEndpoint = new Map<string, FinishedAttempt[]>();
+  for (const one of finished) {
+    if (one.outcome.endpoint !== 'healthy' && one.outcome.endpoint !== 'failing') continue;
+    const id = one.delivery.endpoint.id;
+    const list = byEndpoint.get(id) ?? [];
+    list.push(one);
+    byEndpoint.set(id, list);
   }
+  return [...byEndpoint].map(([id, list]) => {
+    const lastSuccess = list.findLastIndex((one) => one.outcome.endpoint === 'healthy');
+    const failures = list.slice(lastSuccess + 1);
+    const first = failures.length ? Math.min(...failures.map((one) => one.sentAt.getTime())) : null;
+    return { id, reset: lastSuccess >= 0, since: first === null ? null : new Date(first).toISOString() };
+  });
+}
+
+/** Disables each endpoint an answer condemned (410 Gone, or five days of failures), and says so. */
+async function disableCondemned(ctx: AppContext, condemned: FinishedAttempt[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const { delivery, outcome, result, done } of condemned) {
+    const { endpoint } = delivery;
+    if (seen.has(endpoint.id)) continue;
+    seen.add(endpoint.id);
+    const reason = outcome.endpoint === 'disable_gone' ? 'gone' : 'failing';
+    try {
+      await ctx.database.transaction((tx) => disableWebhookEndpoint(tx, endpoint.id, reason, done));
+    } catch (err) {
+      ctx.log.error({ err, endpoint_id: endpoint.id }, 'webhook endpoint not disabled');
+      continue;
+    }
+    // The organization is told through the endpoint's status and disabled_reason in the admin API
+    // (and the organizer app that reads it), and operators through this line.
+    ctx.log.warn(
+      {
+        organization_id: endpoint.organizationId,
+        endpoint_id: endpoint.id,
+        url: endpoint.url,
+        reason,
+        failing_since: endpoint.failingSince?.toISOString() ?? null,
+        last_status: result.status,
+      },
+      reason === 'gone'
+        ? 'webhook endpoint disabled: the receiver answered 410 Gone'
+        : 'webhook endpoint disabled: failing for 5 days without a success',
+    );
+  }
+}
+
+/**
+ * One attempt now at one delivery, if it is pending and due, over a fresh connection (the
+ * organizer app's "send now"); the retry schedule carries on from its outcome.
+ */
+export async function attemptDelivery(ctx: AppContext, deliveryId: string): Promise<void> {
+  const [claimed] = await claimDeliveries(ctx, { limit: 1, deliveryId });
+  if (claimed) await recordAttempts(ctx, [await sendDelivery(ctx, claimed)]);
 }

@@ -15,7 +15,7 @@ import { send, type Host } from '../platform/http.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
 import { webhookBody } from './deliver-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
-import { dispatchIntervalMs } from './webhook-jobs.ts';
+import { dispatchIntervalMs } from './webhook-dispatcher.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './webhook-endpoints.ts';
 import { outboxEvents } from './webhooks.schema.ts';
 

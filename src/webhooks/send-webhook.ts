@@ -73,6 +73,22 @@ export function guardedLookup(resolve: Resolver, policy: UrlPolicy): LookupFunct
   };
 }
 
+/** Kept-alive connections for many sends; without them, each send opens (and closes) its own. */
+export interface SendAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/**
+ * Agents that keep up to `sockets` connections per host open between sends. A connection is made
+ * through guardedLookup like any other, so a reused one goes to an address that was checked; idle
+ * ones close after `idleMs`, before a receiver's own keep-alive time-out is likely to (Node's 5 s).
+ */
+export function keepAliveAgents(sockets: number, idleMs = 4000): SendAgents {
+  const options = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, timeout: idleMs };
+  return { http: new http.Agent(options), https: new https.Agent(options) };
+}
+
 export interface SendInput {
   url: string;
   headers: Record<string, string>;
@@ -82,6 +98,7 @@ export interface SendInput {
   policy: UrlPolicy;
   /** how much of the response body is read */
   maxReadBytes?: number;
+  agents?: SendAgents;
 }
 
 export interface SendOutcome {
@@ -163,18 +180,22 @@ function post(
   latency: () => number,
 ): Promise<SendOutcome> {
   const maxRead = input.maxReadBytes ?? MAX_READ_BYTES;
-  const transport = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const transport = secure ? https : http;
+  // no agents: a fresh connection, closed after the answer
+  const agent = input.agents ? (secure ? input.agents.https : input.agents.http) : false;
 
   return new Promise((resolve) => {
     let settled = false;
     let response: http.IncomingMessage | null = null;
     const chunks: Buffer[] = [];
     let read = 0;
-    const finish = (error: string | null) => {
+    // `keep`: the whole answer was read, so its connection may carry the next send
+    const finish = (error: string | null, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request.destroy();
+      if (!keep) request.destroy();
       resolve({
         status: response?.statusCode ?? null,
         latencyMs: latency(),
@@ -187,7 +208,7 @@ function post(
       url,
       {
         method: 'POST',
-        agent: false, // a fresh connection each time: every send resolves and checks again
+        agent,
         lookup: guardedLookup(input.resolve, input.policy),
         headers: {
           ...input.headers,
@@ -204,7 +225,7 @@ function post(
           read += chunk.length;
           if (read >= maxRead) finish(null); // enough to show; the rest is not our business
         });
-        res.on('end', () => finish(null));
+        res.on('end', () => finish(null, true));
         res.on('error', () => finish(null));
       },
     );

@@ -1,44 +1,29 @@
-// Deliveries: one per (endpoint, event), made from the outbox by the dispatcher, each sent by its
-// own job on the retry schedule. Also the on-demand test event, replays, the attempt log, and the
-// delivery's wire shape.
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+// Deliveries: one per (endpoint, event), made from the outbox by the dispatcher, each sent on the
+// retry schedule by the sender (webhook-sender.ts), for which this table is the queue. Also the
+// on-demand test event, replays, the attempt log, and the delivery's wire shape.
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Executor, Tx } from '../platform/db.ts';
+import { insertRows, type Executor, type Tx } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
-import { enqueueJob, enqueueJobs, type EnqueueOptions } from '../platform/jobs.ts';
+import { enqueueJobs, type EnqueueOptions } from '../platform/jobs.ts';
 import { Timestamp } from '../platform/schemas.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
-import { outboxEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
+import {
+  outboxEvents,
+  outboxQueue,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+} from './webhooks.schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed', 'cancelled'];
 
-/** One job per delivery; it sends, and reschedules itself on the retry schedule. */
-export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
-
 export function newDeliveryId(): string {
   // 'whd' is not among the platform's IdPrefix names yet; same shape as newId.
   return `whd_${randomString(24)}`;
-}
-
-/** The one job that sends this delivery. */
-function deliveryJob(deliveryId: string, runAt: Date): EnqueueOptions {
-  return {
-    kind: WEBHOOK_DELIVER_JOB,
-    payload: { delivery_id: deliveryId },
-    runAt,
-    dedupeKey: `${WEBHOOK_DELIVER_JOB}:${deliveryId}`,
-    // Failures of the send itself are handled by the delivery's own schedule; this only bounds
-    // unexpected errors (a database outage) before the job is parked for inspection.
-    maxAttempts: 30,
-  };
-}
-
-/** Schedules (or brings forward) the one job that sends this delivery. */
-export async function enqueueDelivery(db: Executor, deliveryId: string, runAt: Date): Promise<void> {
-  await enqueueJob(db, deliveryJob(deliveryId, runAt));
 }
 
 /** An outbox event as the dispatcher hands it to followers; `subjectId` is its data's id (an order's). */
@@ -52,16 +37,16 @@ export interface DispatchedEvent {
 /**
  * Another module's job that follows an outbox event (the buyer's confirmation mail after
  * order.paid), or null for events it ignores. The dispatcher enqueues it in the transaction that
- * marks the event dispatched: made once per event, kept across restarts, and no statement added
+ * takes the event from the queue: made once per event, kept across restarts, and no statement added
  * to the transaction that wrote the event.
  */
 export type OutboxFollower = (event: DispatchedEvent, now: Date) => EnqueueOptions | null;
 
 /**
- * Fans outbox events out: for each event not yet dispatched, one delivery per enabled endpoint of
- * its organization subscribed to its type, and a job for each, and the followers' jobs; then marks
- * the events dispatched. All in the caller's transaction, with the events locked (SKIP LOCKED), so
- * two dispatchers never take the same event and the unique (endpoint, event) index makes a second
+ * Fans outbox events out: for each event the queue holds, one delivery per enabled endpoint of its
+ * organization subscribed to its type, due now, and the followers' jobs; the events leave the
+ * queue. All in the caller's transaction, with the queue's rows locked (SKIP LOCKED), so two
+ * dispatchers never take the same event and the unique (event, endpoint) index makes a second
  * delivery impossible. A few statements per batch whatever its size: statement by statement per
  * event, a backlog's fan-out under request load was slower than its sends. Returns how many events
  * it took.
@@ -72,6 +57,22 @@ export async function dispatchOutbox(
   batchSize = 100,
   followers: readonly OutboxFollower[] = [],
 ): Promise<number> {
+  // Each statement reads by primary key or index whatever the planner's statistics say (they are
+  // stale during a backlog): a list from one JSON parameter, made an array before the scan.
+  const anyOf = (values: string[]) =>
+    sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)))`;
+  const taken = await tx
+    .delete(outboxQueue)
+    .where(
+      sql`${outboxQueue.seq} = ANY(ARRAY(${tx
+        .select({ seq: outboxQueue.seq })
+        .from(outboxQueue)
+        .orderBy(asc(outboxQueue.seq))
+        .limit(batchSize)
+        .for('update', { skipLocked: true })}))`,
+    )
+    .returning({ eventId: outboxQueue.eventId });
+  if (taken.length === 0) return 0;
   const events: DispatchedEvent[] = await tx
     .select({
       id: outboxEvents.id,
@@ -80,52 +81,43 @@ export async function dispatchOutbox(
       subjectId: sql<string | null>`${outboxEvents.payload}->'data'->>'id'`,
     })
     .from(outboxEvents)
-    .where(isNull(outboxEvents.dispatchedAt))
-    .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id))
-    .limit(batchSize)
-    .for('update', { skipLocked: true });
-  if (events.length === 0) return 0;
-  const eventIds = events.map((e) => e.id);
-  const targets = await tx
-    .select({
-      eventId: outboxEvents.id,
-      eventType: outboxEvents.type,
-      organizationId: outboxEvents.organizationId,
-      endpointId: webhookEndpoints.id,
-    })
-    .from(outboxEvents)
-    .innerJoin(
-      webhookEndpoints,
-      and(
-        eq(webhookEndpoints.organizationId, outboxEvents.organizationId),
-        eq(webhookEndpoints.status, 'enabled'),
-        sql`${outboxEvents.type} = ANY(${webhookEndpoints.eventTypes})`,
-      ),
-    )
-    .where(inArray(outboxEvents.id, eventIds))
+    .where(sql`${outboxEvents.id} = ${anyOf(taken.map((t) => t.eventId))}`)
     .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id));
-  // in slices, so that the statement's parameters stay far below PostgreSQL's 65,535
+  const endpoints = await tx
+    .select({
+      id: webhookEndpoints.id,
+      organizationId: webhookEndpoints.organizationId,
+      eventTypes: webhookEndpoints.eventTypes,
+    })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.status, 'enabled'),
+        sql`${webhookEndpoints.organizationId} = ${anyOf([...new Set(events.map((e) => e.organizationId))])}`,
+      ),
+    );
+  const targets = events.flatMap((event) =>
+    endpoints
+      .filter((w) => w.organizationId === event.organizationId && w.eventTypes.includes(event.type))
+      .map((w) => ({ event, endpointId: w.id })),
+  );
+  const at = now.toISOString();
+  // in slices, so that one statement's JSON stays a few hundred KB
   for (let from = 0; from < targets.length; from += 1000) {
-    const made = await tx
-      .insert(webhookDeliveries)
-      .values(
-        targets.slice(from, from + 1000).map((t) => ({
-          id: newDeliveryId(),
-          endpointId: t.endpointId,
-          organizationId: t.organizationId,
-          eventId: t.eventId,
-          eventType: t.eventType,
-          status: 'pending',
-          nextAttemptAt: now,
-          createdAt: now,
-          updatedAt: now,
-        })),
-      )
-      .onConflictDoNothing({ target: [webhookDeliveries.endpointId, webhookDeliveries.eventId] })
-      .returning({ id: webhookDeliveries.id });
-    await enqueueJobs(
-      tx,
-      made.map((delivery) => deliveryJob(delivery.id, now)),
+    const rows = targets.slice(from, from + 1000).map((t) => ({
+      id: newDeliveryId(),
+      endpoint_id: t.endpointId,
+      organization_id: t.event.organizationId,
+      event_id: t.event.id,
+      event_type: t.event.type,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    }));
+    await tx.execute(
+      insertRows(webhookDeliveries, rows, sql`ON CONFLICT (endpoint_id, event_id) DO NOTHING`),
     );
   }
   const followUps = events.flatMap((event) => followers.map((follow) => follow(event, now)));
@@ -133,8 +125,7 @@ export async function dispatchOutbox(
     tx,
     followUps.filter((job) => job !== null),
   );
-  await tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, eventIds));
-  return events.length;
+  return taken.length;
 }
 
 /** A `test` event for one endpoint, delivered like any other (signed, retried, logged). */
@@ -173,7 +164,6 @@ export async function createTestDelivery(
       updatedAt: now,
     })
     .returning();
-  await enqueueDelivery(db, delivery!.id, now);
   return delivery!;
 }
 
@@ -192,7 +182,6 @@ export async function retryDelivery(
     .set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
     .where(eq(webhookDeliveries.id, delivery.id))
     .returning();
-  await enqueueDelivery(db, delivery.id, now);
   return row!;
 }
 

@@ -66,7 +66,10 @@ export function toWebhookEndpointOut(row: WebhookEndpointRow, now: Date): Webhoo
 }
 
 /** The secrets that sign now: the current one, and the previous one during its 24 h overlap. */
-export function signingSecrets(row: WebhookEndpointRow, now: Date): string[] {
+export function signingSecrets(
+  row: Pick<WebhookEndpointRow, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: Date,
+): string[] {
   const previous =
     row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now
       ? [row.previousSecret]

@@ -19,19 +19,27 @@ export const outboxEvents = pgTable(
     /** the webhook payload: {type, data} */
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     createdAt: ts('created_at').notNull(),
-    /** set once delivery rows have been made for every subscribed endpoint */
+    /**
+     * set when the event is written for one endpoint or stream only, and so never queued for the
+     * dispatcher (see outbox_queue); releases before migration 0015 also set it after fan-out
+     */
     dispatchedAt: ts('dispatched_at'),
   },
   (t) => [
     index('outbox_events_org_idx').on(t.organizationId, t.createdAt),
     // The events about one object (an order's page lists its deliveries): deliveries-about.ts.
     index('outbox_events_data_id_idx').on(sql`((${t.payload} -> 'data') ->> 'id')`),
-    // The dispatcher's queue: only rows not yet fanned out.
-    index('outbox_events_undispatched_idx')
-      .on(t.createdAt, t.id)
-      .where(sql`${t.dispatchedAt} IS NULL`),
   ],
 );
+
+// The dispatcher's queue: the events not yet fanned out, in the order they were written. A trigger
+// on outbox_events fills it (migration 0015), so every writer queues its events, and the
+// dispatcher deletes what it took: a few bytes per event, where marking the event itself
+// rewrote its payload.
+export const outboxQueue = pgTable('outbox_queue', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  eventId: text('event_id').notNull(),
+});
 
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
@@ -97,10 +105,14 @@ export const webhookDeliveries = pgTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [
-    // One delivery per endpoint and event, however often the dispatcher runs.
-    uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.eventId),
+    // One delivery per event and endpoint, however often the dispatcher runs; also an event's
+    // deliveries (deliveries-about.ts).
+    uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
-    index('webhook_deliveries_event_idx').on(t.eventId),
+    // The sender's queue: only deliveries still to be sent, in the order they fall due.
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt, t.id)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 

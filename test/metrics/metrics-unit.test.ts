@@ -67,22 +67,27 @@ describe('the scrape-time read', () => {
     const sources: ScrapeSources = {
       clock: systemClock,
       log: createLogger('silent'),
-      jobKinds: ['order.expire_hold', 'webhook.deliver'],
+      jobKinds: ['order.expire_hold', 'payment.poll'],
       readJobQueue: async (now) => {
         if (fail) throw new Error('database unreachable');
         return [
-          { kind: 'webhook.deliver', live: 4, due: 1, oldestDueAt: new Date(now.getTime() - 90_000) },
+          { kind: 'payment.poll', live: 4, due: 1, oldestDueAt: new Date(now.getTime() - 90_000) },
           { kind: 'other.kind', live: 2, due: 0, oldestDueAt: null },
         ];
       },
       countActiveHolds: async () => 7,
       countUndispatchedEvents: async () => 3,
-      webhookDeliveryJob: 'webhook.deliver',
+      readPendingDeliveries: async (now) => ({ pending: 5, oldestDueAt: new Date(now.getTime() - 30_000) }),
     };
     readAtScrape(metrics, sources);
     const failed = parseMetrics(await metrics.registry.metrics());
     assert.equal(failed.get('metrics_database_read_errors_total'), 1);
-    for (const name of ['job_queue_depth', 'order_holds_active', 'webhook_deliveries_pending']) {
+    for (const name of [
+      'job_queue_depth',
+      'order_holds_active',
+      'webhook_deliveries_pending',
+      'webhook_delivery_lag_seconds',
+    ]) {
       assert.ok(![...failed.keys()].some((key) => key.startsWith(name)), name);
     }
     assert.ok(failed.has('process_cpu_user_seconds_total'), 'the rest of the scrape is there');
@@ -92,11 +97,13 @@ describe('the scrape-time read', () => {
     assert.equal(read.get('metrics_database_read_errors_total'), 1);
     assert.equal(read.get('order_holds_active'), 7);
     assert.equal(read.get('webhook_events_undispatched'), 3);
-    assert.equal(read.get('webhook_deliveries_pending'), 4);
-    assert.equal(read.get('job_queue_depth{kind="webhook.deliver"}'), 1);
+    assert.equal(read.get('webhook_deliveries_pending'), 5);
+    const webhookLag = read.get('webhook_delivery_lag_seconds')!;
+    assert.ok(webhookLag >= 30 && webhookLag < 40, String(webhookLag));
+    assert.equal(read.get('job_queue_depth{kind="payment.poll"}'), 1);
     assert.equal(read.get('job_queue_depth{kind="order.expire_hold"}'), 0);
     assert.equal(read.get('job_queue_depth{kind="other.kind"}'), 0);
-    const lag = read.get('job_queue_lag_seconds{kind="webhook.deliver"}')!;
+    const lag = read.get('job_queue_lag_seconds{kind="payment.poll"}')!;
     assert.ok(lag >= 90 && lag < 100, String(lag));
     assert.equal(read.get('job_queue_lag_seconds{kind="other.kind"}'), 0);
     assert.equal(read.get('job_queue_scan_truncated'), 0);
@@ -108,19 +115,22 @@ describe('the scrape-time read', () => {
     readAtScrape(metrics, {
       clock: systemClock,
       log: createLogger('silent'),
-      jobKinds: ['webhook.deliver'],
+      jobKinds: ['payment.poll'],
       readJobQueue: async (now, limit) => {
         limits.push(limit);
-        return [{ kind: 'webhook.deliver', live: limit, due: 0, oldestDueAt: null }];
+        return [{ kind: 'payment.poll', live: limit, due: 0, oldestDueAt: null }];
       },
       countActiveHolds: async () => 0,
       countUndispatchedEvents: async () => 0,
-      webhookDeliveryJob: 'webhook.deliver',
+      readPendingDeliveries: async (now, limit) => {
+        limits.push(limit);
+        return { pending: 0, oldestDueAt: null };
+      },
     });
     const samples = parseMetrics(await metrics.registry.metrics());
-    assert.deepEqual(limits, [SCRAPE_COUNT_LIMIT]);
+    assert.deepEqual(limits, [SCRAPE_COUNT_LIMIT, SCRAPE_COUNT_LIMIT]);
     assert.equal(samples.get('job_queue_scan_truncated'), 1);
-    assert.equal(samples.get('webhook_deliveries_pending'), SCRAPE_COUNT_LIMIT);
+    assert.equal(samples.get('webhook_delivery_lag_seconds'), 0);
   });
 });
 

@@ -115,7 +115,7 @@ describe('configuration defaults', () => {
     [
       'webhooks',
       (c) => c.webhooks,
-      { allowPrivateUrls: true, timeScale: 1, timeoutMs: 15_000, concurrency: 16 },
+      { allowPrivateUrls: true, timeScale: 1, timeoutMs: 15_000, concurrency: 16, sendRate: 600 },
     ],
     ['DEMO_WEBHOOK_URL', (c) => c.demoWebhookUrl, undefined],
   ];
@@ -189,6 +189,7 @@ describe('configuration refusals', () => {
     ['SIMULATOR_URL', 'localhost:4010', /must be an absolute http\(s\) URL/],
     ['MOMO_BASE_URL', 'momo.example.org', /must be an absolute http\(s\) URL/],
     ['WEBHOOK_TIMEOUT_MS', '30001', /must be a positive number, at most 30000/],
+    ['WEBHOOK_SEND_RATE', '0', /must be a positive whole number, at most 100000/],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'on', /must be true or false/],
     ['DEMO_WEBHOOK_URL', 'javascript:alert(1)', /must be an absolute http\(s\) URL/],
   ];

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
 import {
   enqueueJob,
+  enqueueJobs,
   JobRunner,
   retryDelayMs,
   type JobHandler,
-  type JobRow,
+  type JobHandlerEntry,
+  type WorkQueue,
 } from '../../src/platform/jobs.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
 import { openDatabase } from '../../src/platform/db.ts';
@@ -131,6 +133,21 @@ describe('job runner', () => {
     assert.equal(rows[0]!.runAt.getTime(), later.getTime());
   });
 
+  test('jobs sharing a dedupe key in one enqueue keep the last, and others are all added', async () => {
+    const kind = freshKind();
+    const base = h.clock.now().getTime();
+    const at = (ms: number) => new Date(base + ms);
+    await enqueueJobs(h.service.ctx.database.db, [
+      { kind, runAt: at(1000), dedupeKey: `${kind}:a`, payload: { n: 1 } },
+      { kind, runAt: at(2000), payload: { n: 2 } },
+      { kind, runAt: at(3000), dedupeKey: `${kind}:a`, payload: { n: 3 } },
+      { kind, runAt: at(4000), payload: { n: 4 } },
+    ]);
+    const rows = await jobRows(kind);
+    assert.deepEqual(rows.map((r) => r.payload.n).sort(), [2, 3, 4]);
+    assert.equal(rows.find((r) => r.payload.n === 3)!.runAt.getTime(), at(3000).getTime());
+  });
+
   test('a job claimed by a worker that died is picked up after its lease', async () => {
     const kind = freshKind();
     const db = h.service.ctx.database.db;
@@ -184,32 +201,134 @@ describe('job runner', () => {
     }
   });
 
-  test('a lane works its kind several at once, up to its width; other kinds one at a time', async () => {
-    const wide = freshKind();
-    const narrow = freshKind();
-    const db = h.service.ctx.database.db;
-    for (let i = 0; i < 12; i++) {
-      await enqueueJob(db, { kind: i % 2 ? wide : narrow, payload: { i }, runAt: h.clock.now() });
-    }
-    const inFlight = { [wide]: 0, [narrow]: 0 };
-    const most = { [wide]: 0, [narrow]: 0 };
-    const handler = async ({ job }: { job: JobRow }) => {
-      most[job.kind] = Math.max(most[job.kind]!, ++inFlight[job.kind]!);
-      await new Promise((r) => setTimeout(r, 20));
-      inFlight[job.kind]!--;
+  /** A runner whose poll is far beyond the test: only a wake makes a loop run again soon. */
+  const wakeOnlyRunner = (handlers: Record<string, JobHandlerEntry>, queues: WorkQueue[]) =>
+    new JobRunner({
+      database: h.service.ctx.database,
+      clock: h.clock,
+      log,
+      pollMs: 60_000,
+      handlers,
+      queues,
+    });
+
+  test('runDue runs the due jobs, then each queue; start runs a queue in its own loop, woken by jobs', async () => {
+    const kind = freshKind();
+    const items: string[] = [];
+    const worked: string[] = [];
+    let stoppingSeen = false;
+    const queue: WorkQueue = {
+      name: 'test queue',
+      async runDue(stopping) {
+        const taken = items.splice(0);
+        worked.push(...taken);
+        stoppingSeen ||= stopping();
+        return taken.length;
+      },
     };
-    // the lane's kind as webhook sends are: outside a transaction (PGlite runs one at a time)
+    const r = wakeOnlyRunner({ [kind]: async ({ job }) => void items.push(String(job.payload.n)) }, [queue]);
+    const db = h.service.ctx.database.db;
+    await enqueueJob(db, { kind, payload: { n: 1 }, runAt: h.clock.now() });
+    assert.equal(await r.runDue(), 2, 'one job, then the item it made');
+    assert.deepEqual(worked, ['1']);
+
+    await enqueueJob(db, { kind, payload: { n: 2 }, runAt: h.clock.now() });
+    r.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (worked.length < 2 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+      assert.deepEqual(worked, ['1', '2'], 'the queue ran after the job, long before its poll');
+    } finally {
+      await r.stop();
+    }
+    assert.equal(stoppingSeen, false);
+    assert.equal((await jobRows(kind)).length, 0);
+  });
+
+  test('a queue that makes jobs and work for the next queue: runDue runs both; started, it wakes them', async () => {
+    const kind = freshKind();
+    const db = h.service.ctx.database.db;
+    const outbox: number[] = [];
+    const handed: number[] = [];
+    const jobsRan: number[] = [];
+    // the first queue makes a job and an item for the second, as the dispatcher does for the sender
+    const maker: WorkQueue = {
+      name: 'maker',
+      pollMs: 20,
+      async runDue() {
+        const taken = outbox.splice(0);
+        for (const n of taken) await enqueueJob(db, { kind, payload: { n }, runAt: h.clock.now() });
+        handed.push(...taken);
+        return taken.length;
+      },
+    };
+    const sent: number[] = [];
+    const taker: WorkQueue = {
+      name: 'taker',
+      async runDue() {
+        const taken = handed.splice(0);
+        sent.push(...taken);
+        return taken.length;
+      },
+    };
+    const r = wakeOnlyRunner({ [kind]: async ({ job }) => void jobsRan.push(Number(job.payload.n)) }, [
+      maker,
+      taker,
+    ]);
+    outbox.push(1);
+    assert.equal(await r.runDue(), 3, 'the item, the item handed on, then the job it made');
+    assert.deepEqual([sent, jobsRan], [[1], [1]]);
+
+    // Started: the maker polls on its own interval, and its work wakes the others (polls of 60 s).
+    r.start();
+    try {
+      await new Promise((res) => setTimeout(res, 100)); // the first rounds found nothing
+      outbox.push(2);
+      const deadline = Date.now() + 10_000;
+      while ((sent.length < 2 || jobsRan.length < 2) && Date.now() < deadline) {
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      assert.deepEqual(
+        [sent, jobsRan],
+        [
+          [1, 2],
+          [1, 2],
+        ],
+        'woken long before their 60 s poll',
+      );
+    } finally {
+      await r.stop();
+    }
+  });
+
+  test('stop tells a queue to claim no more and waits for its round', async () => {
+    let release: () => void = () => {};
+    let sawStop = false;
+    let finished = false;
     const r = new JobRunner({
       database: h.service.ctx.database,
       clock: h.clock,
       log,
-      handlers: { [wide]: { outsideTransaction: true, run: handler }, [narrow]: handler },
-      lanes: { [wide]: 3 },
+      handlers: {},
+      queues: [
+        {
+          name: 'slow queue',
+          async runDue(stopping) {
+            await new Promise<void>((res) => (release = res));
+            sawStop = stopping();
+            finished = true;
+            return 1;
+          },
+        },
+      ],
     });
-    assert.equal(await r.runDue(), 12);
-    assert.equal(most[wide], 3, 'the lane is full, never wider');
-    assert.equal(most[narrow], 1);
-    assert.equal((await jobRows(wide)).length + (await jobRows(narrow)).length, 0);
+    r.start();
+    await new Promise((res) => setTimeout(res, 50));
+    const stopped = r.stop();
+    release();
+    await stopped;
+    assert.equal(finished, true, 'stop waited for the round');
+    assert.equal(sawStop, true, 'the round was told to stop');
   });
 
   test('retry delays grow exponentially with jitter and are capped at an hour', () => {

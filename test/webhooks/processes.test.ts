@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
-import { TEST_ADMIN_KEY } from '../helpers/harness.ts';
+import { freshPostgresDatabase, TEST_ADMIN_KEY } from '../helpers/harness.ts';
 import { startMain, type Child } from '../helpers/process.ts';
 import { startReceiver, verifyDelivery, type Receiver } from './webhook-helpers.ts';
 
@@ -26,18 +25,9 @@ async function freshDatabase(): Promise<Record<string, string>> {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     return { DATA_DIR: dir, DATABASE_URL: '' };
   }
-  const name = `t_wh_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const root = postgres(PG, { max: 1, onnotice: () => {} });
-  await root.unsafe(`CREATE DATABASE ${name}`);
-  await root.end();
-  cleanups.push(async () => {
-    const again = postgres(PG, { max: 1, onnotice: () => {} });
-    await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await again.end();
-  });
-  const url = new URL(PG);
-  url.pathname = `/${name}`;
-  return { DATABASE_URL: url.toString() };
+  const database = await freshPostgresDatabase(PG);
+  cleanups.push(database.drop);
+  return { DATABASE_URL: database.url };
 }
 
 function childEnv(database: Record<string, string>, extra: Record<string, string> = {}) {
@@ -221,7 +211,9 @@ test(
     const r = await receiver((_req, previous) =>
       previous === 0 ? { status: 500, delayMs: 20 } : { status: 200, delayMs: 20 },
     );
-    const env = childEnv(database, { RUN_JOBS: 'true', LOG_LEVEL: 'debug' });
+    // One send at a time in each: with batches, the process that fans an event out (and wakes its
+    // own sender) could claim every delivery before the other one looks.
+    const env = childEnv(database, { RUN_JOBS: 'true', LOG_LEVEL: 'debug', WEBHOOK_CONCURRENCY: '1' });
     const [a, b] = await Promise.all([start(env), start(env)]);
     const shop = await setUp(a, r.url);
     const N = 40;

@@ -180,6 +180,7 @@ describe('configuration', () => {
       timeScale: 1,
       timeoutMs: 15_000,
       concurrency: 16,
+      sendRate: 600,
     });
     const production = loadConfig({
       NODE_ENV: 'production',

@@ -1,0 +1,41 @@
+// The webhook backlog as metrics read it: outbox events not yet fanned out, and deliveries not yet
+// done. Each count walks a table or partial index that holds only those rows, and stops at `limit`.
+import { sql } from 'drizzle-orm';
+import type { Database } from '../platform/db.ts';
+import { outboxQueue, webhookDeliveries } from './webhooks.schema.ts';
+
+/** Events waiting for the dispatcher; at most `limit` are counted. */
+export async function countUndispatchedEvents(database: Database, limit: number): Promise<number> {
+  const [row] = await database.rows<{ events: unknown }>(sql`
+    SELECT count(*) AS events FROM (
+      SELECT 1 FROM ${outboxQueue} LIMIT ${limit}
+    ) AS waiting`);
+  // int8: a string from postgres.js, a number from PGlite
+  return Number(row?.events ?? 0);
+}
+
+export interface PendingDeliveries {
+  /** pending deliveries, retries scheduled later included; at most the limit */
+  pending: number;
+  /** when the delivery due longest ago was due; null when none is due */
+  oldestDueAt: Date | null;
+}
+
+/** Deliveries still to be sent, counted in next_attempt_at order up to `limit`. */
+export async function readPendingDeliveries(
+  database: Database,
+  now: Date,
+  limit: number,
+): Promise<PendingDeliveries> {
+  const [row] = await database.rows<{ pending: unknown; oldest_due: unknown }>(sql`
+    SELECT count(*) AS pending, extract(epoch FROM min(next_attempt_at)) AS oldest_due FROM (
+      SELECT next_attempt_at FROM ${webhookDeliveries} WHERE status = 'pending'
+      ORDER BY next_attempt_at LIMIT ${limit}
+    ) AS waiting`);
+  const oldest =
+    row?.oldest_due === null || row?.oldest_due === undefined ? null : Number(row.oldest_due) * 1000;
+  return {
+    pending: Number(row?.pending ?? 0),
+    oldestDueAt: oldest !== null && oldest <= now.getTime() ? new Date(Math.round(oldest)) : null,
+  };
+}
