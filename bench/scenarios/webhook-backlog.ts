@@ -38,7 +38,7 @@ const MAX_LOAD_MS = 90_000;
 const DRAIN_DEADLINE_MS = 600_000;
 const VERIFY_EVERY = 50;
 const RETURN_ORIGIN = 'http://127.0.0.1:5173';
-const WEBHOOK_SERVICE_ENV = { NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+export const WEBHOOK_SERVICE_ENV = { NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -182,7 +182,12 @@ async function drain(
 }
 
 /** A real paid order (a free ticket is paid at once): its order.paid event is the backlog's template. */
-async function firstRealDelivery(stage: Stage, apiUrl: string, token: string, eventId: string) {
+export async function firstRealDelivery(
+  stage: Pick<Stage, 'database' | 'receiver' | 'sql'>,
+  apiUrl: string,
+  token: string,
+  eventId: string,
+) {
   const { ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
   const free = (await ticketTypesOf(stage.database.db, [eventId])).find((t) => t.priceMinor === 0)!;
   const res = await fetch(`${apiUrl}/v1/orders`, {
