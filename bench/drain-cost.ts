@@ -17,7 +17,7 @@ import { importDist, SERVICE_ENTRY } from './lib/paths.ts';
 import { startService, stopAllChildren } from './lib/processes.ts';
 import { seedBenchData } from './lib/seed.ts';
 import { startWebhookReceiver } from './lib/webhook-receiver-process.ts';
-import { firstRealDelivery, WEBHOOK_SERVICE_ENV } from './scenarios/webhook-backlog.ts';
+import { firstRealDelivery, WEBHOOK_SERVICE_ENV, writeBacklog } from './scenarios/webhook-backlog.ts';
 
 const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 10_000);
 const DRAINS = Number(process.env.BENCH_RUNS ?? 3);
@@ -81,18 +81,10 @@ try {
 
   const drain = async (count: number) => {
     await receiver.reset();
-    const at = new Date();
-    await database.transaction(async (tx) => {
-      for (let done = 0; done < count; done += 1000) {
-        const events = Array.from({ length: Math.min(1000, count - done) }, () => ({
-          organizationId: partner.organizationId,
-          type: 'order.paid',
-          data: real.data,
-          at,
-        }));
-        await writeOutboxEvents(tx, events);
-      }
-    });
+    await writeBacklog(
+      { database, writeOutboxEvents, organizationId: partner.organizationId, orderData: real.data },
+      count,
+    );
     const [start] = await sql<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
     const backends = new Map((await own.backendPids!()).map((pid) => [pid, cpuMs(pid)]));
     const before = { service: cpuMs(service.pid), receiver: cpuMs(receiver.pid) };

@@ -67,7 +67,10 @@ interface Stage {
 }
 
 /** Writes `count` order.paid events in one transaction; returns their shared created_at. */
-async function writeBacklog(stage: Stage, count: number): Promise<Date> {
+export async function writeBacklog(
+  stage: Pick<Stage, 'database' | 'writeOutboxEvents' | 'organizationId' | 'orderData'>,
+  count: number,
+): Promise<Date> {
   const at = new Date();
   await stage.database.transaction(async (tx) => {
     for (let done = 0; done < count; done += 1000) {
