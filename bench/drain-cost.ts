@@ -16,11 +16,15 @@ import { fetchToken } from './lib/http.ts';
 import { importDist, SERVICE_ENTRY } from './lib/paths.ts';
 import { startService, stopAllChildren } from './lib/processes.ts';
 import { seedBenchData } from './lib/seed.ts';
+import { loadSettings } from './lib/settings.ts';
 import { startWebhookReceiver } from './lib/webhook-receiver-process.ts';
-import { firstRealDelivery, WEBHOOK_SERVICE_ENV, writeBacklog } from './scenarios/webhook-backlog.ts';
+import {
+  backlogSize,
+  firstRealDelivery,
+  WEBHOOK_SERVICE_ENV,
+  writeBacklog,
+} from './scenarios/webhook-backlog.ts';
 
-const DELIVERIES = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 10_000);
-const DRAINS = Number(process.env.BENCH_RUNS ?? 3);
 const WARMUP = 1000;
 /** a drain not done by then is reported as it stands */
 const DRAIN_DEADLINE_MS = 120_000;
@@ -44,11 +48,9 @@ if (!base) {
   console.error('bench:drain-cost needs PostgreSQL: set DATABASE_URL');
   process.exit(2);
 }
-if (!Number.isInteger(DELIVERIES) || DELIVERIES < 100 || !Number.isInteger(DRAINS) || DRAINS < 1) {
-  console.error('BENCH_WEBHOOK_DELIVERIES must be 100 or more and BENCH_RUNS 1 or more');
-  process.exit(2);
-}
-buildService(process.env.BENCH_SKIP_BUILD === '1', console.log);
+const settings = loadSettings();
+const deliveries = backlogSize();
+buildService(settings.skipBuild, console.log);
 const { openDatabase } = await importDist<typeof DbModule>('platform/db.js');
 const { writeOutboxEvents } = await importDist<typeof OutboxModule>('webhooks/outbox.js');
 const { createWebhookEndpoint } = await importDist<typeof EndpointsModule>('webhooks/webhook-endpoints.js');
@@ -126,9 +128,9 @@ try {
 
   console.log(`warm-up: ${WARMUP} deliveries (not a figure)`);
   await drain(WARMUP);
-  for (let i = 1; i <= DRAINS; i++) {
-    console.log(`drain ${i} of ${DRAINS}:`);
-    await drain(DELIVERIES);
+  for (let i = 1; i <= settings.runs; i++) {
+    console.log(`drain ${i} of ${settings.runs}:`);
+    await drain(deliveries);
   }
   await service.stop();
   await receiver.stop();

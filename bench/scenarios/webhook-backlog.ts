@@ -44,7 +44,7 @@ export const WEBHOOK_SERVICE_ENV = { NODE_ENV: 'development', WEBHOOK_ALLOW_PRIV
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function backlogSize(): number {
+export function backlogSize(): number {
   const raw = process.env.BENCH_WEBHOOK_DELIVERIES;
   if (!raw) return BACKLOG;
   const n = Number(raw);
