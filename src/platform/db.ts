@@ -52,8 +52,8 @@ export interface Database {
   /**
    * write() for statements a crash of PostgreSQL may lose harmlessly (the webhook sender's leases
    * and records: what is lost is sent again): on a connection of its own whose commits do not wait
-   * for the WAL to reach disk (synchronous_commit off), so they add no flush to those requests
-   * wait for. Such a crash loses at most the last moments of them (about three times
+   * for the WAL to reach disk (synchronous_commit off), so they add no flush for requests to
+   * wait on. Such a crash loses at most the last moments of them (about three times
    * wal_writer_delay). On PGlite, write().
    */
   lazyWrite<T = Record<string, unknown>>(query: SQL): Promise<T[]>;

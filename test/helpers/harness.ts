@@ -25,6 +25,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * A REDIS_KEY_PREFIX of its own: test files run side by side on one Redis, so each deployment a
+ * test starts counts on its own.
+ */
+export function testRedisKeyPrefix(): string {
+  return `test-${randomBytes(6).toString('hex')}:`;
+}
+
 export async function freshPostgresDatabase(
   baseUrl: string,
 ): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -64,9 +72,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     PAYMENT_TIME_SCALE: '0.01',
     PAYMENT_HTTP_TIMEOUT_MS: '500',
     ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
-    // Test files run side by side on one Redis: each service counts on its own, as its own deployment.
     ...(process.env.TEST_REDIS_URL
-      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:` }
+      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisKeyPrefix() }
       : {}),
     ...options.env,
   });

@@ -2,9 +2,8 @@
 // database and one Redis, sharing one provider simulator, each on fixed ports so that a restarted
 // instance comes back where the proxy expects it.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { freshPostgresDatabase, TEST_ADMIN_KEY } from '../helpers/harness.ts';
+import { freshPostgresDatabase, TEST_ADMIN_KEY, testRedisKeyPrefix } from '../helpers/harness.ts';
 import { freePort, startMain, type Child } from '../helpers/process.ts';
 
 export interface Urls {
@@ -64,7 +63,7 @@ export class Cluster {
       DATABASE_URL: database.url,
       REDIS_URL: options.redisUrl,
       // One deployment: the instances share their counters with each other, and with no other test.
-      REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`,
+      REDIS_KEY_PREFIX: testRedisKeyPrefix(),
       ADMIN_API_KEY: TEST_ADMIN_KEY,
       SEED_DEMO: 'false',
       PAYMENT_PROVIDER: 'simulator',

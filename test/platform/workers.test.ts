@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { freshPostgresDatabase } from '../helpers/harness.ts';
+import { freshPostgresDatabase, testRedisKeyPrefix } from '../helpers/harness.ts';
 import { MAIN, startMain, type Child } from '../helpers/process.ts';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
@@ -64,6 +64,7 @@ test(
           WEB_CONCURRENCY: '2',
           DATABASE_URL: database.url,
           REDIS_URL: redisUrl!,
+          REDIS_KEY_PREFIX: testRedisKeyPrefix(),
           SEED_DEMO: 'true',
           DATA_DIR: dataDir,
           NODE_ENV: 'development',
