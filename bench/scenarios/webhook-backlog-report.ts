@@ -1,5 +1,5 @@
 // What the webhook-backlog scenario measured, as lines and goals (webhook-backlog.ts runs it).
-import type { LoadFigures } from '../lib/load.ts';
+import type { LoadFigures, RunFigures } from '../lib/load.ts';
 import type { Goal } from '../lib/scenario.ts';
 
 export const DRAIN_GOAL_PER_S = 500;
@@ -45,6 +45,28 @@ export interface DrainSummary {
   rateMedian: number;
   rates: number[];
   underLoadMedian: number;
+}
+
+/**
+ * What a drain took from checkout, read from a pair of runs: checkout's throughput during the drain
+ * as a share of the run without, and the CPU per delivery received under load that each process
+ * group spent beyond what checkout's own requests cost in the run without (µs). At 50 connections
+ * p99 follows the capacity left, so these say where a ratio came from.
+ */
+export function drainToll(without: RunFigures, during: RunFigures, drain: DrainResult): string {
+  const delivered = (drain.perSecondUnderLoad * drain.loadMs) / 1000;
+  const perDelivery = (group: string) =>
+    Math.round(
+      (((during.cpuMsPerRequest[group] ?? 0) - (without.cpuMsPerRequest[group] ?? 0)) *
+        during.requests *
+        1000) /
+        Math.max(1, delivered),
+    );
+  return (
+    `checkout throughput ${(during.rps / Math.max(1, without.rps)).toFixed(2)} of without; ` +
+    `the drain's CPU per delivery under load: service ${perDelivery('server')} µs, ` +
+    `PostgreSQL ${perDelivery('database')} µs, receiver ${perDelivery('receiver')} µs`
+  );
 }
 
 const seconds = (ms: number | null) => (ms === null ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);

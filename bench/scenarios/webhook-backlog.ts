@@ -24,7 +24,7 @@ import { seedBenchData } from '../lib/seed.ts';
 import { median, round } from '../lib/stats.ts';
 import { startWebhookReceiver, type RunningReceiver } from '../lib/webhook-receiver-process.ts';
 import { CHECKOUT_CONNECTIONS } from './checkout-sessions.ts';
-import { drainNotes, drainGoals, type DrainResult } from './webhook-backlog-report.ts';
+import { drainNotes, drainGoals, drainToll, type DrainResult } from './webhook-backlog-report.ts';
 
 /** the requirement's backlog; BENCH_WEBHOOK_DELIVERIES changes it for trial runs */
 export const BACKLOG = 10_000;
@@ -379,7 +379,9 @@ export const webhookBacklog: Scenario = {
           ...drainNotes(
             drains,
             pairs.map(
-              (p, i) => `pair ${i + 1}: checkout p99 ${p.baselineP99} ms without, ratio ${ratios[i]}x;`,
+              (p, i) =>
+                `pair ${i + 1}: checkout p99 ${p.baselineP99} ms without, ratio ${ratios[i]}x; ` +
+                `${drainToll(baseline!.runs[i]!, during!.runs[i]!, p.drain)};`,
             ),
           ),
           `  median p99 ratio ${summary.ratioMedian}x (spread ${Math.min(...ratios)} to ${Math.max(...ratios)}), ` +
