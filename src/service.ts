@@ -29,7 +29,6 @@ import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
-import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
@@ -124,15 +123,13 @@ export async function createService(config: Config, options: CreateServiceOption
     ...confirmationJobHandlers(ctx),
   };
   // order.paid events are followed by the buyer's confirmation mail
-  const webhookDispatcher = new WebhookDispatcher(ctx, [confirmationFollower]);
-  const webhookSender = new WebhookSender(ctx);
+  const webhookSender = new WebhookSender(ctx, [confirmationFollower]);
   const jobs = new JobRunner({
     database,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
     handlers,
-    // in this order, so that runDue() sends what the dispatcher made in the same round
-    queues: [webhookDispatcher, webhookSender],
+    queues: [webhookSender],
   });
   if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.

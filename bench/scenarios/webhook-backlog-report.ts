@@ -34,7 +34,7 @@ export interface DrainResult {
   /** the deliveries of this backlog by status, once recorded */
   statuses: Record<string, number>;
   attemptsPerDelivery: number;
-  /** from the first delivery row the dispatcher made to the last */
+  /** from the first delivery row written to the last */
   fanOutMs: number | null;
 }
 
@@ -77,7 +77,7 @@ export function drainNotes(drains: DrainResult[], labels: string[]): string[] {
     (d, i) =>
       `  ${labels[i] ?? ''}${d.warmUp ? ' (warm-up)' : ''} ${d.received}/${d.deliveries} received in ${seconds(d.drainMs)} ` +
       `first to last = ${d.perSecond ?? 'n/a'}/s (first ${seconds(d.firstAfterMs)} after the commit, last ${seconds(d.endToEndMs)}; ` +
-      `fan-out ${seconds(d.fanOutMs)}); ${d.perSecondUnderLoad}/s during ${seconds(d.loadMs)} of checkout load ` +
+      `rows written over ${seconds(d.fanOutMs)}); ${d.perSecondUnderLoad}/s during ${seconds(d.loadMs)} of checkout load ` +
       `(${d.checkoutRps} req/s, p99 ${d.checkoutP99} ms); duplicates ${d.duplicates}, signatures ${d.verified} verified ` +
       `${d.verifyFailures} failed; deliveries ${JSON.stringify(d.statuses)}, ${d.attemptsPerDelivery} attempts each`,
   );

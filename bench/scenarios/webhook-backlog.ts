@@ -1,6 +1,6 @@
 // PostgreSQL only: a webhook backlog. 10,000 order.paid events land in the outbox at once (one
-// transaction, written by the outbox's own function); the service's dispatcher fans them out to one
-// endpoint, a local receiver (bench/webhook-receiver.ts), and its delivery jobs send them, while
+// transaction, written by the outbox's own function); the service's webhook sender takes them from
+// the outbox queue and sends them to one endpoint, a local receiver (bench/webhook-receiver.ts), while
 // POST /v1/checkout-sessions runs at the checkout scenario's 50 connections. Each drain is paired
 // with a run of the same load without a backlog just before it; the goals are the drain rate and
 // the p99 of the run during the drain against the run without. The service is this scenario's

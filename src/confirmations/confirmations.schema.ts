@@ -1,8 +1,9 @@
 // The confirmations module: the buyer's confirmation email of a paid order.
 //
-// - Trigger: the webhook dispatcher hands each order.paid outbox event to confirmationFollower
-//   (send-confirmation.ts), which enqueues one `confirmation.send` job in the dispatcher's own
-//   transaction: the order's write transaction gains no statement, and a restart loses nothing.
+// - Trigger: the webhook sender hands each order.paid outbox event it takes to
+//   confirmationFollower (send-confirmation.ts), which enqueues one `confirmation.send` job before
+//   the event leaves the queue: the order's write transaction gains no statement, and a restart
+//   loses nothing.
 // - The job mails the buyer through the service's mailer (src/mail) and records the outcome here;
 //   a failure is recorded and retried with the job runner's backoff. A sent row ends it: a job
 //   that runs again finds it and sends nothing.

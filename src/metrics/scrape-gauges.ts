@@ -193,8 +193,11 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
       g.set(due ? Math.max(0, (snap.at.getTime() - due.getTime()) / 1000) : 0);
     },
   );
-  gauge('webhook_events_undispatched', 'Outbox events not yet fanned out to deliveries', [], (g, snap) =>
-    g.set(snap.undispatched),
+  gauge(
+    'webhook_events_undispatched',
+    'Outbox events whose first attempts are not yet recorded',
+    [],
+    (g, snap) => g.set(snap.undispatched),
   );
   gauge('order_holds_active', 'Pending orders holding tickets: hold not lapsed', [], (g, snap) =>
     g.set(snap.holds),

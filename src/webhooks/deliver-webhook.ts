@@ -1,21 +1,35 @@
-// Attempts at deliveries, many at a time: claim, send, record. A claim is a lease on delivery rows,
-// taken only while they are pending and due, so two senders (or processes) never send the same
-// delivery at once, and a delivered one is never sent again by the schedule. Sends happen with no
-// transaction open; the attempts, the deliveries' new states and the endpoints' health are then
-// written by one statement for a whole batch (webhook-sender.ts gathers them).
+// Attempts at deliveries, many at a time: take, send, record. An event's first attempts are sent
+// before their deliveries' rows exist: the sender leases the event's row in the outbox queue,
+// sends, and then writes each delivery once, with its outcome and attempt, deleting the queue row
+// in the same statement (a lease that runs out, after a crash, sends the event again: at least
+// once). Later attempts claim their rows: a lease taken only while a delivery is pending and due,
+// so two senders (or processes) never send the same delivery at once, and a delivered one is never
+// sent again. Sends happen with no transaction open; outcomes are written by one statement per
+// batch (webhook-sender.ts gathers them).
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
 import { randomString } from '../platform/ids.ts';
+import { jobsInsert } from '../platform/jobs.ts';
 import { decideOutcome, parseRetryAfter, type AttemptOutcome } from './delivery-schedule.ts';
 import { sendWebhook, type SendAgents, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
+import { newDeliveryId, type OutboxFollower } from './webhook-deliveries.ts';
 import { disableWebhookEndpoint, signingSecrets } from './webhook-endpoints.ts';
 import { webhookRuntime } from './webhook-runtime.ts';
-import { outboxEvents, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
+import { outboxEvents, outboxQueue, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 
-/** Time allowed between claiming a delivery and recording its attempt, beyond the send deadline. */
+/** Time allowed between taking a delivery and recording its attempt, beyond the send deadline. */
 const LEASE_MARGIN_MS = 30_000;
+
+const leaseUntil = (ctx: AppContext, now: Date) =>
+  new Date(now.getTime() + webhookRuntime(ctx).timeoutMs + LEASE_MARGIN_MS).toISOString();
+
+/** A list as one JSON parameter made an array before the scan: read by key whatever the statistics. */
+const anyOf = (values: readonly string[]) =>
+  sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)))`;
+const anySeq = (values: readonly number[]) =>
+  sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)::bigint))`;
 
 /** The body as sent: the outbox payload with its three fields in the documented order. */
 export function webhookBody(payload: Record<string, unknown>): string {
@@ -47,12 +61,21 @@ export interface ClaimedDelivery {
   id: string;
   /** the lease owner: only a delivery still leased by its claim is recorded */
   owner: string;
+  /** set on a first attempt taken from the outbox queue: the delivery has no row until recorded */
+  fresh?: FreshOrigin;
   /** attempts made before this one */
   attempts: number;
   /** when it fell due: with `id`, its place in the queue */
   nextAttemptAt: Date;
   endpoint: SendingEndpoint;
   event: { id: string; payload: Record<string, unknown> };
+}
+
+/** Where a first attempt came from: its event's queue row, and what its delivery's row needs. */
+export interface FreshOrigin {
+  seq: number;
+  organizationId: string;
+  type: string;
 }
 
 /** One send and what it means, ready to be recorded. */
@@ -104,6 +127,129 @@ function withEndpoints(claimed: SQL): SQL {
 const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 const dateOrNull = (value: Date | string | null) => (value === null ? null : date(value));
 
+type EndpointRow = Pick<
+  ClaimRow,
+  | 'endpointId'
+  | 'organizationId'
+  | 'url'
+  | 'status'
+  | 'secret'
+  | 'previousSecret'
+  | 'previousSecretExpiresAt'
+  | 'failingSince'
+>;
+
+const sendingEndpoint = (row: EndpointRow): SendingEndpoint => ({
+  id: row.endpointId,
+  organizationId: row.organizationId,
+  url: row.url,
+  status: row.status,
+  secret: row.secret,
+  previousSecret: row.previousSecret,
+  previousSecretExpiresAt: dateOrNull(row.previousSecretExpiresAt),
+  failingSince: dateOrNull(row.failingSince),
+});
+
+interface TakenEvent {
+  seq: number | string;
+  /** the row was leased before: its lease ran out, so some of its deliveries may be recorded */
+  retaken: boolean;
+  /** null when the event is gone */
+  id: string | null;
+  organizationId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  subjectId: string | null;
+}
+
+/**
+ * Takes up to `limit` events from the outbox queue, oldest first, leasing their rows, and returns
+ * a first attempt for each enabled endpoint of the event's organization subscribed to its type;
+ * enqueues the followers' jobs (the buyer's confirmation) for every event taken, and deletes the
+ * rows of events with no delivery to make. An event taken again after its lease ran out leaves out
+ * the endpoints whose deliveries were recorded. An event's attempts come together, even when
+ * they are more than `limit`. Each statement on the lazy connection (write, on PGlite).
+ */
+export async function takeFreshDeliveries(
+  ctx: AppContext,
+  limit: number,
+  followers: readonly OutboxFollower[] = [],
+): Promise<ClaimedDelivery[]> {
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const taken = await ctx.database.lazyWrite<TakenEvent>(sql`
+    WITH c AS (
+      SELECT seq, lease_until FROM ${outboxQueue}
+      WHERE lease_until IS NULL OR lease_until <= ${at}::timestamptz
+      ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), q AS (
+      UPDATE ${outboxQueue} o SET lease_until = ${leaseUntil(ctx, now)}::timestamptz FROM c
+      WHERE o.seq = c.seq RETURNING o.seq, o.event_id, c.lease_until IS NOT NULL AS retaken
+    )
+    SELECT q.seq, q.retaken, e.id, e.organization_id AS "organizationId", e.type, e.payload,
+      e.payload->'data'->>'id' AS "subjectId"
+    FROM q LEFT JOIN ${outboxEvents} e ON e.id = q.event_id ORDER BY q.seq`);
+  if (taken.length === 0) return [];
+  const events = taken.filter((event) => event.id !== null);
+  const organizations = [...new Set(events.map((event) => event.organizationId))];
+  const endpoints = organizations.length
+    ? await ctx.database.lazyWrite<EndpointRow & { eventTypes: string[] }>(sql`
+        SELECT id AS "endpointId", organization_id AS "organizationId", url, status, secret,
+          previous_secret AS "previousSecret", previous_secret_expires_at AS "previousSecretExpiresAt",
+          failing_since AS "failingSince", event_types AS "eventTypes"
+        FROM ${webhookEndpoints}
+        WHERE status = 'enabled' AND organization_id = ${anyOf(organizations)}`)
+    : [];
+  const retaken = events.filter((event) => event.retaken).map((event) => event.id!);
+  const recorded = new Set(
+    retaken.length
+      ? (
+          await ctx.database.lazyWrite<{ eventId: string; endpointId: string }>(sql`
+            SELECT event_id AS "eventId", endpoint_id AS "endpointId" FROM ${webhookDeliveries}
+            WHERE event_id = ${anyOf(retaken)}`)
+        ).map((d) => `${d.eventId} ${d.endpointId}`)
+      : [],
+  );
+  const jobs = events.flatMap((event) =>
+    followers.map((follow) =>
+      follow(
+        { id: event.id!, organizationId: event.organizationId, type: event.type, subjectId: event.subjectId },
+        now,
+      ),
+    ),
+  );
+  const live = jobs.filter((job) => job !== null);
+  if (live.length > 0) await ctx.database.lazyWrite(jobsInsert(live));
+  const deliveries: ClaimedDelivery[] = [];
+  const done: number[] = [];
+  for (const event of taken) {
+    const seq = Number(event.seq);
+    const targets =
+      event.id === null
+        ? []
+        : endpoints.filter(
+            (w) =>
+              w.organizationId === event.organizationId &&
+              w.eventTypes.includes(event.type) &&
+              !recorded.has(`${event.id} ${w.endpointId}`),
+          );
+    if (targets.length === 0) done.push(seq);
+    for (const endpoint of targets)
+      deliveries.push({
+        id: newDeliveryId(),
+        owner: '',
+        fresh: { seq, organizationId: event.organizationId, type: event.type },
+        attempts: 0,
+        nextAttemptAt: now,
+        endpoint: sendingEndpoint(endpoint),
+        event: { id: event.id!, payload: event.payload },
+      });
+  }
+  if (done.length > 0)
+    await ctx.database.lazyWrite(sql`DELETE FROM ${outboxQueue} WHERE seq = ${anySeq(done)}`);
+  return deliveries;
+}
+
 /**
  * Leases up to `limit` deliveries that are pending, due and not leased, oldest due first (after
  * `after`, or only `deliveryId`), and returns those whose endpoint is enabled, in queue order; the
@@ -118,7 +264,7 @@ export async function claimDeliveries(
   const now = ctx.clock.now();
   const owner = randomString(16);
   const at = now.toISOString();
-  const until = new Date(now.getTime() + webhookRuntime(ctx).timeoutMs + LEASE_MARGIN_MS).toISOString();
+  const until = leaseUntil(ctx, now);
   const claimed =
     deliveryId === undefined
       ? sql`c AS (SELECT * FROM claim_webhook_deliveries(${owner}, ${until}::timestamptz,
@@ -150,16 +296,7 @@ export async function claimDeliveries(
       owner,
       attempts: Number(row.attempts),
       nextAttemptAt: date(row.nextAttemptAt),
-      endpoint: {
-        id: row.endpointId,
-        organizationId: row.organizationId,
-        url: row.url,
-        status: row.status,
-        secret: row.secret,
-        previousSecret: row.previousSecret,
-        previousSecretExpiresAt: dateOrNull(row.previousSecretExpiresAt),
-        failingSince: dateOrNull(row.failingSince),
-      },
+      endpoint: sendingEndpoint(row),
       event: { id: row.eventId, payload: row.payload },
     }))
     .sort(
@@ -218,15 +355,33 @@ export async function sendDelivery(
 }
 
 /**
- * Records finished attempts: in one statement for the batch, or, if that fails (say a delivery
- * deleted with its endpoint while the statement ran), one by one, so that one bad row costs no
- * other its record.
+ * Records finished attempts: in one statement for the batch (two when it holds first attempts and
+ * later ones), or, if that fails (say a delivery's endpoint deleted while it was sent), one by one,
+ * so that one bad row costs no other its record. `released`: the queue rows of the events whose
+ * first attempts are all in this batch or recorded before, deleted with the batch's record; one by
+ * one, none is, and they are taken again when their leases run out.
  * Then disables the endpoints an answer condemned. Never throws: an attempt left unrecorded is
- * sent again when its lease runs out (at least once).
+ * sent again when its lease runs out (at least once). Returns the attempts left unrecorded.
  */
-export async function recordAttempts(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
-  if (finished.length === 0) return;
-  const recorded = await writeRecords(ctx, finished).then(
+export async function recordAttempts(
+  ctx: AppContext,
+  finished: FinishedAttempt[],
+  released: readonly number[] = [],
+): Promise<FinishedAttempt[]> {
+  if (finished.length === 0) return [];
+  const write = (batch: FinishedAttempt[], release: readonly number[]) =>
+    Promise.all([
+      writeRecords(
+        ctx,
+        batch.filter((one) => !one.delivery.fresh),
+      ),
+      writeFresh(
+        ctx,
+        batch.filter((one) => one.delivery.fresh),
+        release,
+      ),
+    ]);
+  const recorded = await write(finished, released).then(
     () => finished,
     async (error: unknown) => {
       if (finished.length === 1) {
@@ -235,7 +390,7 @@ export async function recordAttempts(ctx: AppContext, finished: FinishedAttempt[
       }
       const alone = await Promise.all(
         finished.map((one) =>
-          writeRecords(ctx, [one]).then(
+          write([one], []).then(
             () => [one],
             (err: unknown) => {
               ctx.log.warn({ err, delivery_id: one.delivery.id }, 'webhook attempt not recorded');
@@ -256,10 +411,12 @@ export async function recordAttempts(ctx: AppContext, finished: FinishedAttempt[
       (one) => one.outcome.endpoint === 'disable_gone' || one.outcome.endpoint === 'disable_failing',
     ),
   );
+  return finished.filter((one) => !recorded.includes(one));
 }
 
 /** The record statement: the attempts, the deliveries still leased by their claims, endpoint health. */
 async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
+  if (finished.length === 0) return;
   const rows = finished.map(({ delivery, result, outcome, error, sentAt, done }) => ({
     id: delivery.id,
     owner: delivery.owner,
@@ -289,19 +446,70 @@ async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promi
       INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error, response_excerpt)
       SELECT r.id, r.sent_at, r.http_status, r.latency_ms, r.error, r.excerpt
       FROM r JOIN webhook_deliveries d ON d.id = r.id AND d.id = ANY(${ids})
-    ), health AS (
-      UPDATE webhook_endpoints e
-      SET failing_since = CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END
-      FROM json_to_recordset(${JSON.stringify(healthOf(finished))}::json) AS h(id text, reset boolean, since timestamptz)
-      WHERE e.id = h.id
-        AND e.failing_since IS DISTINCT FROM (CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END)
-    )
+    ), health AS (${healthUpdate(finished)})
     UPDATE webhook_deliveries d SET
       status = r.status, attempts = d.attempts + 1, next_attempt_at = r.next_attempt_at,
       last_attempt_at = r.sent_at, last_status = r.http_status, last_error = r.error,
       delivered_at = CASE WHEN r.status = 'delivered' THEN r.done_at ELSE d.delivered_at END,
       lease_owner = NULL, lease_until = NULL, updated_at = r.done_at
     FROM r WHERE d.id = r.id AND d.id = ANY(${ids}) AND d.lease_owner = r.owner`);
+}
+
+/**
+ * The record of first attempts: each delivery's row written once, with its outcome, its attempt,
+ * endpoint health, and the released queue rows deleted. A delivery an earlier release made
+ * meanwhile keeps its row (ON CONFLICT): this attempt goes unrecorded and that one is sent.
+ */
+async function writeFresh(
+  ctx: AppContext,
+  finished: FinishedAttempt[],
+  released: readonly number[],
+): Promise<void> {
+  if (finished.length === 0) return;
+  const rows = finished.map(({ delivery, result, outcome, error, sentAt, done }) => ({
+    id: delivery.id,
+    endpoint_id: delivery.endpoint.id,
+    organization_id: delivery.fresh!.organizationId,
+    event_id: delivery.event.id,
+    event_type: delivery.fresh!.type,
+    status: outcome.delivery,
+    next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
+    sent_at: sentAt.toISOString(),
+    done_at: done.toISOString(),
+    http_status: result.status,
+    latency_ms: result.latencyMs,
+    error,
+    excerpt: result.excerpt,
+  }));
+  await ctx.database.lazyWrite(sql`
+    WITH r AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
+        id text, endpoint_id text, organization_id text, event_id text, event_type text, status text,
+        next_attempt_at timestamptz, sent_at timestamptz, done_at timestamptz, http_status integer,
+        latency_ms integer, error text, excerpt text)
+    ), made AS (
+      INSERT INTO ${webhookDeliveries} (id, endpoint_id, organization_id, event_id, event_type, status,
+        attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, created_at,
+        updated_at)
+      SELECT r.id, r.endpoint_id, r.organization_id, r.event_id, r.event_type, r.status, 1,
+        r.next_attempt_at, r.sent_at, r.http_status, r.error,
+        CASE WHEN r.status = 'delivered' THEN r.done_at END, r.sent_at, r.done_at
+      FROM r ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id
+    ), attempts AS (
+      INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error, response_excerpt)
+      SELECT r.id, r.sent_at, r.http_status, r.latency_ms, r.error, r.excerpt FROM r JOIN made ON made.id = r.id
+    ), health AS (${healthUpdate(finished)})
+    DELETE FROM ${outboxQueue} WHERE seq = ${anySeq(released)}`);
+}
+
+/** The endpoints whose failure streak a batch changed, as an UPDATE for a WITH query. */
+function healthUpdate(finished: readonly FinishedAttempt[]): SQL {
+  return sql`
+    UPDATE webhook_endpoints e
+    SET failing_since = CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END
+    FROM json_to_recordset(${JSON.stringify(healthOf(finished))}::json) AS h(id text, reset boolean, since timestamptz)
+    WHERE e.id = h.id
+      AND e.failing_since IS DISTINCT FROM (CASE WHEN h.reset THEN h.since ELSE coalesce(e.failing_since, h.since) END)`;
 }
 
 /**

@@ -15,7 +15,6 @@ import { send, type Host } from '../platform/http.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
 import { webhookBody } from './deliver-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
-import { dispatchIntervalMs } from './webhook-dispatcher.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './webhook-endpoints.ts';
 import { outboxEvents } from './webhooks.schema.ts';
 
@@ -117,11 +116,16 @@ interface OpenStream {
   end(): void;
 }
 
+/** How often a stream reads the outbox: every second, faster under a time scale but not a busy loop. */
+function streamIntervalMs(timeScale: number): number {
+  return Math.max(50, Math.round(1000 * timeScale));
+}
+
 export async function registerEventStreamRoutes(app: Host, ctx: AppContext) {
   const security = [{ bearer: [] as string[] }];
   const access = guard(ctx, { scope: 'webhooks:write' });
   const open = new Set<OpenStream>();
-  const pollMs = dispatchIntervalMs(ctx.config.webhooks.timeScale);
+  const pollMs = streamIntervalMs(ctx.config.webhooks.timeScale);
 
   // Before the server stops accepting: an open stream would otherwise hold the close up forever.
   app.addHook('preClose', async () => {

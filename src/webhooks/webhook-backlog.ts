@@ -1,10 +1,10 @@
-// The webhook backlog as metrics read it: outbox events not yet fanned out, and deliveries not yet
+// The webhook backlog as metrics read it: outbox events not yet sent, and deliveries not yet
 // done. Each count walks a table or partial index that holds only those rows, and stops at `limit`.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../platform/db.ts';
-import { outboxQueue, webhookDeliveries } from './webhooks.schema.ts';
+import { outboxEvents, outboxQueue, webhookDeliveries } from './webhooks.schema.ts';
 
-/** Events waiting for the dispatcher; at most `limit` are counted. */
+/** Events whose first attempts are not recorded yet (taken ones included); at most `limit` are counted. */
 export async function countUndispatchedEvents(database: Database, limit: number): Promise<number> {
   const [row] = await database.rows<{ events: unknown }>(sql`
     SELECT count(*) AS events FROM (
@@ -17,7 +17,10 @@ export async function countUndispatchedEvents(database: Database, limit: number)
 export interface PendingDeliveries {
   /** pending deliveries, retries scheduled later included; at most the limit */
   pending: number;
-  /** when the delivery due longest ago was due; null when none is due */
+  /**
+   * when the delivery due longest ago was due, a queued event's first ones counting as due since
+   * the event was written; null when none is due
+   */
   oldestDueAt: Date | null;
 }
 
@@ -28,7 +31,10 @@ export async function readPendingDeliveries(
   limit: number,
 ): Promise<PendingDeliveries> {
   const [row] = await database.rows<{ pending: unknown; oldest_due: unknown }>(sql`
-    SELECT count(*) AS pending, extract(epoch FROM min(next_attempt_at)) AS oldest_due FROM (
+    SELECT count(*) AS pending, extract(epoch FROM least(min(next_attempt_at), (
+      SELECT e.created_at FROM ${outboxQueue} q JOIN ${outboxEvents} e ON e.id = q.event_id
+      ORDER BY q.seq LIMIT 1
+    ))) AS oldest_due FROM (
       SELECT next_attempt_at FROM ${webhookDeliveries} WHERE status = 'pending'
       ORDER BY next_attempt_at LIMIT ${limit}
     ) AS waiting`);

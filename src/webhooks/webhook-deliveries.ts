@@ -1,20 +1,15 @@
-// Deliveries: one per (endpoint, event), made from the outbox by the dispatcher, each sent on the
-// retry schedule by the sender (webhook-sender.ts), for which this table is the queue. Also the
-// on-demand test event, replays, the attempt log, and the delivery's wire shape.
+// Deliveries: one per (endpoint, event), written by the sender (webhook-sender.ts) with the first
+// attempt's outcome, then sent again on the retry schedule while pending: for retries this table
+// is the queue. Also the on-demand test event, replays, the attempt log, and the delivery's wire
+// shape.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import { insertRows, type Executor, type Tx } from '../platform/db.ts';
+import type { Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
-import { enqueueJobs, type EnqueueOptions } from '../platform/jobs.ts';
+import type { EnqueueOptions } from '../platform/jobs.ts';
 import { Timestamp } from '../platform/schemas.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
-import {
-  outboxEvents,
-  outboxQueue,
-  webhookAttempts,
-  webhookDeliveries,
-  webhookEndpoints,
-} from './webhooks.schema.ts';
+import { outboxEvents, webhookAttempts, webhookDeliveries } from './webhooks.schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -26,7 +21,7 @@ export function newDeliveryId(): string {
   return `whd_${randomString(24)}`;
 }
 
-/** An outbox event as the dispatcher hands it to followers; `subjectId` is its data's id (an order's). */
+/** An outbox event as the sender hands it to followers; `subjectId` is its data's id (an order's). */
 export interface DispatchedEvent {
   id: string;
   organizationId: string;
@@ -36,97 +31,11 @@ export interface DispatchedEvent {
 
 /**
  * Another module's job that follows an outbox event (the buyer's confirmation mail after
- * order.paid), or null for events it ignores. The dispatcher enqueues it in the transaction that
- * takes the event from the queue: made once per event, kept across restarts, and no statement added
- * to the transaction that wrote the event.
+ * order.paid), or null for events it ignores. The sender enqueues it when it takes the event from
+ * the queue: kept across restarts, and no statement added to the transaction that wrote the event;
+ * an event taken again after a crash enqueues it again, so a follower must be idempotent.
  */
 export type OutboxFollower = (event: DispatchedEvent, now: Date) => EnqueueOptions | null;
-
-/**
- * Fans outbox events out: for each event the queue holds, one delivery per enabled endpoint of its
- * organization subscribed to its type, due now, and the followers' jobs; the events leave the
- * queue. All in the caller's transaction, with the queue's rows locked (SKIP LOCKED), so two
- * dispatchers never take the same event and the unique (event, endpoint) index makes a second
- * delivery impossible. A few statements per batch whatever its size: statement by statement per
- * event, a backlog's fan-out under request load was slower than its sends. Returns how many events
- * it took.
- */
-export async function dispatchOutbox(
-  tx: Tx,
-  now: Date,
-  batchSize = 100,
-  followers: readonly OutboxFollower[] = [],
-): Promise<number> {
-  // Each statement reads by primary key or index whatever the planner's statistics say (they are
-  // stale during a backlog): a list from one JSON parameter, made an array before the scan.
-  const anyOf = (values: string[]) =>
-    sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)))`;
-  const taken = await tx
-    .delete(outboxQueue)
-    .where(
-      sql`${outboxQueue.seq} = ANY(ARRAY(${tx
-        .select({ seq: outboxQueue.seq })
-        .from(outboxQueue)
-        .orderBy(asc(outboxQueue.seq))
-        .limit(batchSize)
-        .for('update', { skipLocked: true })}))`,
-    )
-    .returning({ eventId: outboxQueue.eventId });
-  if (taken.length === 0) return 0;
-  const events: DispatchedEvent[] = await tx
-    .select({
-      id: outboxEvents.id,
-      organizationId: outboxEvents.organizationId,
-      type: outboxEvents.type,
-      subjectId: sql<string | null>`${outboxEvents.payload}->'data'->>'id'`,
-    })
-    .from(outboxEvents)
-    .where(sql`${outboxEvents.id} = ${anyOf(taken.map((t) => t.eventId))}`)
-    .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id));
-  const endpoints = await tx
-    .select({
-      id: webhookEndpoints.id,
-      organizationId: webhookEndpoints.organizationId,
-      eventTypes: webhookEndpoints.eventTypes,
-    })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.status, 'enabled'),
-        sql`${webhookEndpoints.organizationId} = ${anyOf([...new Set(events.map((e) => e.organizationId))])}`,
-      ),
-    );
-  const targets = events.flatMap((event) =>
-    endpoints
-      .filter((w) => w.organizationId === event.organizationId && w.eventTypes.includes(event.type))
-      .map((w) => ({ event, endpointId: w.id })),
-  );
-  const at = now.toISOString();
-  // in slices, so that one statement's JSON stays a few hundred KB
-  for (let from = 0; from < targets.length; from += 1000) {
-    const rows = targets.slice(from, from + 1000).map((t) => ({
-      id: newDeliveryId(),
-      endpoint_id: t.endpointId,
-      organization_id: t.event.organizationId,
-      event_id: t.event.id,
-      event_type: t.event.type,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      created_at: at,
-      updated_at: at,
-    }));
-    await tx.execute(
-      insertRows(webhookDeliveries, rows, sql`ON CONFLICT (endpoint_id, event_id) DO NOTHING`),
-    );
-  }
-  const followUps = events.flatMap((event) => followers.map((follow) => follow(event, now)));
-  await enqueueJobs(
-    tx,
-    followUps.filter((job) => job !== null),
-  );
-  return taken.length;
-}
 
 /** A `test` event for one endpoint, delivered like any other (signed, retried, logged). */
 export async function createTestDelivery(

@@ -1,9 +1,9 @@
 // Job kinds of earlier releases, kept as no-ops for rolling updates: a process of the earlier
 // release may still enqueue them, and a job nobody handles would never leave the table. The
-// dispatcher (webhook-dispatcher.ts) and the sender (webhook-sender.ts) are queues of their own.
+// sender (webhook-sender.ts) is a queue of the job runner of its own.
 import type { JobHandlerEntry } from '../platform/jobs.ts';
 
-/** The dispatcher was a recurring job; it is a queue of the runner now. */
+/** The dispatcher was a recurring job; the sender takes new events itself now. */
 export const RETIRED_DISPATCH_JOB = 'webhook.dispatch';
 
 /** Each delivery was sent by a job; the sender reads the deliveries themselves now. */

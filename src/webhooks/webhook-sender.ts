@@ -1,19 +1,22 @@
-// The sender: in each process that runs background work, deliveries are claimed in batches
-// straight from their table, up to WEBHOOK_CONCURRENCY sends are kept in flight over kept-alive
-// connections, no more than WEBHOOK_SEND_RATE start per second, and their outcomes are recorded
-// in batches. A slow receiver holds one place in flight, never the others: a freed place is filled
-// by the next claim. Several processes share the work through the claims' leases.
+// The sender: in each process that runs background work, new events are taken from the outbox
+// queue and due retries claimed from the deliveries, in batches; up to WEBHOOK_CONCURRENCY sends
+// are kept in flight over kept-alive connections, no more than WEBHOOK_SEND_RATE start per second,
+// and their outcomes are recorded in batches. A slow receiver holds one place in flight, never the
+// others: a freed place is filled by the next batch. Several processes share the work through the
+// leases on queue rows and on deliveries.
 import type { AppContext } from '../context.ts';
 import type { WorkQueue } from '../platform/jobs.ts';
 import {
   claimDeliveries,
   recordAttempts,
   sendDelivery,
+  takeFreshDeliveries,
   type ClaimedDelivery,
   type FinishedAttempt,
   type QueuePlace,
 } from './deliver-webhook.ts';
 import { keepAliveAgents, type SendAgents } from './send-webhook.ts';
+import type { OutboxFollower } from './webhook-deliveries.ts';
 
 /** How long claims may go on from the place of the last one before one starts over. */
 const RESTART_PLACE_MS = 1000;
@@ -32,15 +35,22 @@ export class WebhookSender implements WorkQueue {
   private readonly gapMs: number;
   /** finished attempts not yet recorded */
   private unrecorded: FinishedAttempt[] = [];
+  /** the first attempts of each taken event (by queue row) not yet recorded */
+  private readonly unfinished = new Map<number, number>();
+  /** taken events with a first attempt that could not be recorded: their rows stay */
+  private readonly kept = new Set<number>();
   private recording: Promise<void> = Promise.resolve();
   private recordTimer: NodeJS.Timeout | null = null;
 
   private readonly ctx: AppContext;
-  /** how long to wait before claiming again after a claim found fewer than it asked for */
+  private readonly followers: readonly OutboxFollower[];
+  /** how long to wait before taking again after a batch came back short */
   readonly pollMs: number;
 
-  constructor(ctx: AppContext, pollMs = 500) {
+  /** `followers`: other modules' jobs made from outbox events (webhook-deliveries.ts OutboxFollower). */
+  constructor(ctx: AppContext, followers: readonly OutboxFollower[] = [], pollMs = 500) {
     this.ctx = ctx;
+    this.followers = followers;
     this.pollMs = pollMs;
     this.width = ctx.config.webhooks.concurrency;
     this.claimStep = Math.ceil(this.width / 2);
@@ -49,16 +59,18 @@ export class WebhookSender implements WorkQueue {
   }
 
   /**
-   * Sends what is due, claiming more as places free up, until a claim finds nothing due and no
-   * send is in flight (or `stopping()` holds and the sends in flight are done); every outcome is
-   * recorded before it returns. Returns how many deliveries it sent.
+   * Sends what is due, taking more as places free up, until a batch finds nothing and no send is
+   * in flight (or `stopping()` holds and the sends in flight are done); every outcome is recorded
+   * before it returns. Returns how many deliveries it sent.
    */
   async runDue(stopping: () => boolean = () => false): Promise<number> {
     const inFlight = new Set<Promise<void>>();
     let sent = 0;
-    /** after a short claim, when to claim again while sends are still in flight */
-    let claimAfter = 0;
-    /** the pace: no claim before this, so that sends start at WEBHOOK_SEND_RATE at most */
+    /** after a short batch, when to take again while sends are still in flight */
+    let takeAfter = 0;
+    /** after a short claim of retries, when to claim them again; new events are taken meanwhile */
+    let retryAfter = 0;
+    /** the pace: no batch before this, so that sends start at WEBHOOK_SEND_RATE at most */
     let paceAt = 0;
     /**
      * Where the last full claim stopped: the next starts there rather than walking again over the
@@ -78,22 +90,27 @@ export class WebhookSender implements WorkQueue {
           continue;
         }
         const room = this.width - inFlight.size;
-        const wantClaim = idle || room >= this.claimStep;
-        const claimAt = Math.max(idle ? 0 : claimAfter, paceAt);
-        if (wantClaim && Date.now() >= claimAt) {
-          let batch: ClaimedDelivery[] = [];
+        const wantBatch = idle || room >= this.claimStep;
+        const batchAt = Math.max(idle ? 0 : takeAfter, paceAt);
+        if (wantBatch && Date.now() >= batchAt) {
+          const batch: ClaimedDelivery[] = [];
           try {
-            if (place && Date.now() - placeSince > RESTART_PLACE_MS) place = null;
-            batch = await claimDeliveries(this.ctx, { limit: room, after: place });
+            // Retries due first, oldest first; then new events, for the places left.
+            if (Date.now() >= retryAfter) {
+              if (place && Date.now() - placeSince > RESTART_PLACE_MS) place = null;
+              const retries = await claimDeliveries(this.ctx, { limit: room, after: place });
+              if (place === null) placeSince = Date.now();
+              place = retries.length < room ? null : retries.at(-1)!;
+              if (retries.length < room) retryAfter = Date.now() + this.pollMs;
+              batch.push(...retries);
+            }
+            if (batch.length < room) batch.push(...(await this.takeFresh(room - batch.length)));
           } catch (error) {
             failure = error; // the sends in flight are still finished and recorded
           }
-          const short = batch.length < room;
-          claimAfter = short ? Date.now() + this.pollMs : 0;
-          if (place === null) placeSince = Date.now();
-          place = short ? null : batch.at(-1)!;
+          takeAfter = batch.length < room ? Date.now() + this.pollMs : 0;
           if (batch.length === 0 && idle) break;
-          // Unused pace is kept for one claim's worth at most: a burst never exceeds a claim.
+          // Unused pace is kept for one batch's worth at most: a burst never exceeds a batch.
           paceAt = Math.max(paceAt, Date.now() - this.claimStep * this.gapMs) + batch.length * this.gapMs;
           for (const delivery of batch) {
             const send: Promise<void> = this.send(delivery).finally(() => inFlight.delete(send));
@@ -102,13 +119,21 @@ export class WebhookSender implements WorkQueue {
           sent += batch.length;
           continue;
         }
-        await this.nextChange(inFlight, wantClaim ? claimAt : null);
+        await this.nextChange(inFlight, wantBatch ? batchAt : null);
       }
     } finally {
       await this.recordNow();
     }
     if (failure !== null) throw failure;
     return sent;
+  }
+
+  /** New events' first attempts, each event's counted until they are all finished. */
+  private async takeFresh(limit: number): Promise<ClaimedDelivery[]> {
+    const fresh = await takeFreshDeliveries(this.ctx, limit, this.followers);
+    for (const { fresh: origin } of fresh)
+      this.unfinished.set(origin!.seq, (this.unfinished.get(origin!.seq) ?? 0) + 1);
+    return fresh;
   }
 
   /** Closes the kept-alive connections (after the last runDue). */
@@ -126,12 +151,35 @@ export class WebhookSender implements WorkQueue {
     }
   }
 
-  /** Records every finished attempt, after the records already under way (one at a time). */
+  /**
+   * Records every finished attempt, after the records already under way (one at a time), with the
+   * queue rows of the events whose first attempts are all recorded. An event with a first attempt
+   * left unrecorded keeps its row, taken again when the lease runs out.
+   */
   private recordNow(): Promise<void> {
     if (this.recordTimer) clearTimeout(this.recordTimer);
     this.recordTimer = null;
+    const finished = this.unrecorded.splice(0);
     this.recording = this.recording
-      .then(() => recordAttempts(this.ctx, this.unrecorded.splice(0)))
+      .then(async () => {
+        const released: number[] = [];
+        for (const { delivery } of finished) {
+          if (!delivery.fresh) continue;
+          const { seq } = delivery.fresh;
+          const left = this.unfinished.get(seq)! - 1;
+          this.unfinished.set(seq, left);
+          if (left === 0 && !this.kept.has(seq)) released.push(seq);
+        }
+        const unrecorded = await recordAttempts(this.ctx, finished, released);
+        for (const { delivery } of unrecorded) if (delivery.fresh) this.kept.add(delivery.fresh.seq);
+        for (const { delivery } of finished) {
+          const seq = delivery.fresh?.seq;
+          if (seq !== undefined && this.unfinished.get(seq) === 0) {
+            this.unfinished.delete(seq);
+            this.kept.delete(seq);
+          }
+        }
+      })
       .catch((err: unknown) => this.ctx.log.error({ err }, 'webhook attempts not recorded'));
     return this.recording;
   }

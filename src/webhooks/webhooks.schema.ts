@@ -21,7 +21,7 @@ export const outboxEvents = pgTable(
     createdAt: ts('created_at').notNull(),
     /**
      * set when the event is written for one endpoint or stream only, and so never queued for the
-     * dispatcher (see outbox_queue); releases before migration 0015 also set it after fan-out
+     * sender (see outbox_queue); releases before migration 0015 also set it after fan-out
      */
     dispatchedAt: ts('dispatched_at'),
   },
@@ -32,13 +32,14 @@ export const outboxEvents = pgTable(
   ],
 );
 
-// The dispatcher's queue: the events not yet fanned out, in the order they were written. A trigger
-// on outbox_events fills it (migration 0015), so every writer queues its events, and the
-// dispatcher deletes what it took: a few bytes per event, where marking the event itself
-// rewrote its payload.
+// The events not yet fanned out, in the order they were written. A trigger on outbox_events
+// fills it (migration 0015), so every writer queues its events. The sender leases a row while it
+// sends the event's first attempts, and deletes it with their records (migration 0016): a row
+// whose lease ran out is taken again, so a crash between a send and its record sends again.
 export const outboxQueue = pgTable('outbox_queue', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
   eventId: text('event_id').notNull(),
+  leaseUntil: ts('lease_until'),
 });
 
 export const webhookEndpoints = pgTable(
@@ -105,7 +106,7 @@ export const webhookDeliveries = pgTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [
-    // One delivery per event and endpoint, however often the dispatcher runs; also an event's
+    // One delivery per event and endpoint, however often an event is taken; also an event's
     // deliveries (deliveries-about.ts).
     uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),

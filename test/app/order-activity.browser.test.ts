@@ -38,7 +38,7 @@ const LONG_URL =
 async function deliveriesAbout(organizationId: string, orderId: string) {
   const db = h.service.ctx.database.db;
   const now = h.clock.now();
-  // Subscribed to order.refunded only, so the dispatcher sends the real order.paid nowhere.
+  // Subscribed to order.refunded only, so the sender sends the real order.paid nowhere.
   const { endpoint } = await createWebhookEndpoint(db, {
     organizationId,
     url: LONG_URL,

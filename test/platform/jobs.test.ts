@@ -251,7 +251,7 @@ describe('job runner', () => {
     const outbox: number[] = [];
     const handed: number[] = [];
     const jobsRan: number[] = [];
-    // the first queue makes a job and an item for the second, as the dispatcher does for the sender
+    // the first queue makes a job and an item for the second, as one queue's work can make another's
     const maker: WorkQueue = {
       name: 'maker',
       pollMs: 20,
