@@ -94,12 +94,8 @@ export interface QueuePlace {
   id: string;
 }
 
-interface ClaimRow {
-  id: string;
-  attempts: number;
-  nextAttemptAt: Date | string;
-  eventId: string;
-  payload: Record<string, unknown>;
+/** An endpoint as the statements read it (dates are strings from some drivers). */
+interface EndpointRow {
   endpointId: string;
   organizationId: string;
   url: string;
@@ -108,6 +104,14 @@ interface ClaimRow {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | string | null;
   failingSince: Date | string | null;
+}
+
+interface ClaimRow extends EndpointRow {
+  id: string;
+  attempts: number;
+  nextAttemptAt: Date | string;
+  eventId: string;
+  payload: Record<string, unknown>;
 }
 
 /**
@@ -126,18 +130,6 @@ function withEndpoints(claimed: SQL): SQL {
 
 const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 const dateOrNull = (value: Date | string | null) => (value === null ? null : date(value));
-
-type EndpointRow = Pick<
-  ClaimRow,
-  | 'endpointId'
-  | 'organizationId'
-  | 'url'
-  | 'status'
-  | 'secret'
-  | 'previousSecret'
-  | 'previousSecretExpiresAt'
-  | 'failingSince'
->;
 
 const sendingEndpoint = (row: EndpointRow): SendingEndpoint => ({
   id: row.endpointId,
@@ -414,12 +406,9 @@ export async function recordAttempts(
   return finished.filter((one) => !recorded.includes(one));
 }
 
-/** The record statement: the attempts, the deliveries still leased by their claims, endpoint health. */
-async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
-  if (finished.length === 0) return;
-  const rows = finished.map(({ delivery, result, outcome, error, sentAt, done }) => ({
-    id: delivery.id,
-    owner: delivery.owner,
+/** An attempt's outcome as a record statement's JSON row reads it. */
+function outcomeRow({ result, outcome, error, sentAt, done }: FinishedAttempt) {
+  return {
     status: outcome.delivery,
     next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
     sent_at: sentAt.toISOString(),
@@ -428,6 +417,16 @@ async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promi
     latency_ms: result.latencyMs,
     error,
     excerpt: result.excerpt,
+  };
+}
+
+/** The record statement: the attempts, the deliveries still leased by their claims, endpoint health. */
+async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promise<void> {
+  if (finished.length === 0) return;
+  const rows = finished.map((one) => ({
+    id: one.delivery.id,
+    owner: one.delivery.owner,
+    ...outcomeRow(one),
   }));
   // Attempts are written only for deliveries that still exist (a deleted endpoint takes its
   // deliveries), and endpoints only when their failure streak changes. `d.id = ANY(ids)` repeats
@@ -466,20 +465,13 @@ async function writeFresh(
   released: readonly number[],
 ): Promise<void> {
   if (finished.length === 0) return;
-  const rows = finished.map(({ delivery, result, outcome, error, sentAt, done }) => ({
-    id: delivery.id,
-    endpoint_id: delivery.endpoint.id,
-    organization_id: delivery.fresh!.organizationId,
-    event_id: delivery.event.id,
-    event_type: delivery.fresh!.type,
-    status: outcome.delivery,
-    next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
-    sent_at: sentAt.toISOString(),
-    done_at: done.toISOString(),
-    http_status: result.status,
-    latency_ms: result.latencyMs,
-    error,
-    excerpt: result.excerpt,
+  const rows = finished.map((one) => ({
+    id: one.delivery.id,
+    endpoint_id: one.delivery.endpoint.id,
+    organization_id: one.delivery.fresh!.organizationId,
+    event_id: one.delivery.event.id,
+    event_type: one.delivery.fresh!.type,
+    ...outcomeRow(one),
   }));
   await ctx.database.lazyWrite(sql`
     WITH r AS (
