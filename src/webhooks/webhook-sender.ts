@@ -8,13 +8,13 @@ import type { AppContext } from '../context.ts';
 import type { WorkQueue } from '../platform/jobs.ts';
 import {
   claimDeliveries,
-  recordAttempts,
   sendDelivery,
   takeFreshDeliveries,
   type ClaimedDelivery,
   type FinishedAttempt,
   type QueuePlace,
 } from './deliver-webhook.ts';
+import { recordAttempts } from './record-attempts.ts';
 import { keepAliveAgents, type SendAgents } from './send-webhook.ts';
 import type { OutboxFollower } from './webhook-deliveries.ts';
 

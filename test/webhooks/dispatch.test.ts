@@ -4,7 +4,8 @@
 // event again, without the endpoints already recorded.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recordAttempts, takeFreshDeliveries } from '../../src/webhooks/deliver-webhook.ts';
+import { takeFreshDeliveries } from '../../src/webhooks/deliver-webhook.ts';
+import { recordAttempts } from '../../src/webhooks/record-attempts.ts';
 import { writeOutboxEvents } from '../../src/webhooks/outbox.ts';
 import { readPendingDeliveries } from '../../src/webhooks/webhook-backlog.ts';
 import { createWebhookEndpoint, disableWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';

@@ -7,13 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admin } from '../admin/admin-helpers.ts';
 import type { Harness } from '../helpers/harness.ts';
-import {
-  claimDeliveries,
-  healthOf,
-  recordAttempts,
-  sendDelivery,
-  type FinishedAttempt,
-} from '../../src/webhooks/deliver-webhook.ts';
+import { claimDeliveries, sendDelivery, type FinishedAttempt } from '../../src/webhooks/deliver-webhook.ts';
+import { healthOf, recordAttempts } from '../../src/webhooks/record-attempts.ts';
 import {
   createEndpoint,
   deliveriesOf,
