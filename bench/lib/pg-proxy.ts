@@ -3,7 +3,9 @@
 // messages. Statements = Execute + simple Query messages. Round trips = the times a connection's
 // client sends after the server has answered (what it sends before any answer is one pipeline,
 // one trip; postgres.js sends Parse/Describe/Flush and waits for the parameter types before
-// Bind/Execute/Sync when a statement is not prepared, so such a statement costs two).
+// Bind/Execute/Sync when a statement is not prepared, so such a statement costs two). Statements
+// whose text `background` picks (a write a timer makes once a second, whatever the traffic) are
+// counted apart, and so are the round trips that carry nothing else.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface WireCounts {
@@ -11,6 +13,9 @@ export interface WireCounts {
   roundTrips: number;
   parses: number;
   messages: number;
+  /** statements `background` picked, and the round trips that carried only those */
+  backgroundStatements: number;
+  backgroundRoundTrips: number;
 }
 
 export interface CountingProxy {
@@ -23,12 +28,18 @@ export interface CountingProxy {
 const SSL_REQUEST = 80877103;
 const GSS_REQUEST = 80877104;
 
+/** A NUL-terminated string at `at`, and where the next field starts. */
+function cString(body: Buffer, at: number): [string, number] {
+  const end = body.indexOf(0, at);
+  return [body.toString('utf8', at, end), end + 1];
+}
+
 /** Parses a client->server stream: untyped startup messages first, then typed messages. */
 class ClientStream {
   private buffer: Buffer = Buffer.alloc(0);
   private started = false;
-  private readonly onMessage: (type: string) => void;
-  constructor(onMessage: (type: string) => void) {
+  private readonly onMessage: (type: string, body: Buffer) => void;
+  constructor(onMessage: (type: string, body: Buffer) => void) {
     this.onMessage = onMessage;
   }
 
@@ -48,36 +59,70 @@ class ClientStream {
       if (this.buffer.length < 5) return;
       const length = this.buffer.readInt32BE(1);
       if (this.buffer.length < 1 + length) return;
-      this.onMessage(String.fromCharCode(this.buffer[0]!));
+      this.onMessage(String.fromCharCode(this.buffer[0]!), this.buffer.subarray(5, 1 + length));
       this.buffer = this.buffer.subarray(1 + length);
     }
   }
 }
 
-export function startCountingProxy(target: { host: string; port: number }): Promise<CountingProxy> {
-  const zero = (): WireCounts => ({ statements: 0, roundTrips: 0, parses: 0, messages: 0 });
+export function startCountingProxy(
+  target: { host: string; port: number },
+  background: (sql: string) => boolean = () => false,
+): Promise<CountingProxy> {
+  const zero = (): WireCounts => ({
+    statements: 0,
+    roundTrips: 0,
+    parses: 0,
+    messages: 0,
+    backgroundStatements: 0,
+    backgroundRoundTrips: 0,
+  });
   let counts = zero();
   const sockets = new Set<Socket>();
-  const onMessage = (type: string) => {
-    counts.messages++;
-    if (type === 'E' || type === 'Q') counts.statements++;
-    if (type === 'P') counts.parses++;
-  };
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     sockets.add(client).add(upstream);
-    const stream = new ClientStream(onMessage);
+    // prepared statements' and bound portals' texts, so that an Execute is known by its text
+    const prepared = new Map<string, string>();
+    const portals = new Map<string, string>();
     // A round trip: the client sends, then waits for the server. Whatever it sends before the
-    // server has answered anything belongs to the same trip (a pipeline).
-    let answered = true;
+    // server has answered anything belongs to the same trip (a pipeline). Counted when answered.
+    let trip: { statements: number; background: number } | null = null;
+    const statement = (sql: string) => {
+      if (background(sql)) {
+        counts.backgroundStatements++;
+        trip!.background++;
+      } else {
+        counts.statements++;
+        trip!.statements++;
+      }
+    };
+    const stream = new ClientStream((type, body) => {
+      counts.messages++;
+      if (type === 'P') {
+        counts.parses++;
+        const [name, next] = cString(body, 0);
+        prepared.set(name, cString(body, next)[0]);
+      } else if (type === 'B') {
+        const [portal, next] = cString(body, 0);
+        portals.set(portal, prepared.get(cString(body, next)[0]) ?? '');
+      } else if (type === 'E') {
+        statement(portals.get(cString(body, 0)[0]) ?? '');
+      } else if (type === 'Q') {
+        statement(cString(body, 0)[0]);
+      }
+    });
     client.on('data', (chunk: Buffer) => {
-      if (answered) counts.roundTrips++;
-      answered = false;
+      trip ??= { statements: 0, background: 0 };
       stream.push(chunk);
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      answered = true;
+      if (trip) {
+        if (trip.background > 0 && trip.statements === 0) counts.backgroundRoundTrips++;
+        else counts.roundTrips++;
+      }
+      trip = null;
       client.write(chunk);
     });
     const close = () => {
