@@ -95,16 +95,25 @@ export class WebhookSender implements WorkQueue {
         if (wantBatch && Date.now() >= batchAt) {
           const batch: ClaimedDelivery[] = [];
           try {
-            // Retries due first, oldest first; then new events, for the places left.
-            if (Date.now() >= retryAfter) {
+            // New events and due retries share the places: while both wait, new events get half,
+            // so that neither an endpoint's retries after an outage nor a burst of sales holds
+            // the other up. Retries are not claimed again for a while after a claim came back short.
+            const retrying = Date.now() >= retryAfter;
+            const freshShare = retrying ? Math.ceil(room / 2) : room;
+            const fresh = await this.takeFresh(freshShare);
+            batch.push(...fresh);
+            if (retrying && batch.length < room) {
               if (place && Date.now() - placeSince > RESTART_PLACE_MS) place = null;
-              const retries = await claimDeliveries(this.ctx, { limit: room, after: place });
+              const want = room - batch.length;
+              const retries = await claimDeliveries(this.ctx, { limit: want, after: place });
               if (place === null) placeSince = Date.now();
-              place = retries.length < room ? null : retries.at(-1)!;
-              if (retries.length < room) retryAfter = Date.now() + this.pollMs;
+              place = retries.length < want ? null : retries.at(-1)!;
+              if (retries.length < want) retryAfter = Date.now() + this.pollMs;
               batch.push(...retries);
+              // more new events than their share, and places the retries left
+              if (fresh.length >= freshShare && batch.length < room)
+                batch.push(...(await this.takeFresh(room - batch.length)));
             }
-            if (batch.length < room) batch.push(...(await this.takeFresh(room - batch.length)));
           } catch (error) {
             failure = error; // the sends in flight are still finished and recorded
           }
