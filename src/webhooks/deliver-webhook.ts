@@ -14,7 +14,7 @@ import { jobsInsert } from '../platform/jobs.ts';
 import { decideOutcome, parseRetryAfter, type AttemptOutcome } from './delivery-schedule.ts';
 import { sendWebhook, type SendAgents, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
-import { anySeq, recordAttempts } from './record-attempts.ts';
+import { anyOf, recordAttempts } from './record-attempts.ts';
 import { newDeliveryId, type OutboxFollower } from './webhook-deliveries.ts';
 import { signingSecrets } from './webhook-endpoints.ts';
 import { webhookRuntime } from './webhook-runtime.ts';
@@ -25,10 +25,6 @@ const LEASE_MARGIN_MS = 30_000;
 
 const leaseUntil = (ctx: AppContext, now: Date) =>
   new Date(now.getTime() + webhookRuntime(ctx).timeoutMs + LEASE_MARGIN_MS).toISOString();
-
-/** A list as one JSON parameter made an array before the scan: read by key whatever the statistics. */
-const anyOf = (values: readonly string[]) =>
-  sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)))`;
 
 /** The body as sent: the outbox payload with its three fields in the documented order. */
 export function webhookBody(payload: Record<string, unknown>): string {
@@ -230,7 +226,7 @@ export async function takeFreshDeliveries(
       });
   }
   if (done.length > 0)
-    await ctx.database.lazyWrite(sql`DELETE FROM ${outboxQueue} WHERE seq = ${anySeq(done)}`);
+    await ctx.database.lazyWrite(sql`DELETE FROM ${outboxQueue} WHERE seq = ${anyOf(done, 'bigint')}`);
   return deliveries;
 }
 

@@ -16,9 +16,12 @@ const METRIC_OUTCOME: Record<AttemptOutcome['delivery'], WebhookOutcome> = {
   failed: 'failed',
 };
 
-/** Queue rows by seq, as one JSON parameter made an array before the scan: read by key. */
-export const anySeq = (values: readonly number[]) =>
-  sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)::bigint))`;
+/**
+ * A list (ids, or queue seqs as bigint) as one JSON parameter made an array before the scan: read
+ * by key whatever the planner's statistics say, which are stale during a backlog.
+ */
+export const anyOf = (values: readonly string[] | readonly number[], type: 'text' | 'bigint' = 'text') =>
+  sql`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(values)}::json)::${sql.raw(type)}))`;
 
 /**
  * Records finished attempts: in one statement for the batch (two when it holds first attempts and
@@ -165,7 +168,7 @@ async function writeFresh(
       INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error, response_excerpt)
       SELECT r.id, r.sent_at, r.http_status, r.latency_ms, r.error, r.excerpt FROM r JOIN made ON made.id = r.id
     ), health AS (${healthUpdate(finished)})
-    DELETE FROM ${outboxQueue} WHERE seq = ${anySeq(released)}`);
+    DELETE FROM ${outboxQueue} WHERE seq = ${anyOf(released, 'bigint')}`);
 }
 
 /** The endpoints whose failure streak a batch changed, as an UPDATE for a WITH query. */
