@@ -8,7 +8,7 @@ import { buildService } from './lib/build.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { BUSY_THRESHOLD, loadAverage, machineInfo, waitForQuiet } from './lib/machine.ts';
 import { fetchToken } from './lib/http.ts';
-import { RESULTS_DIR } from './lib/paths.ts';
+import { RESULTS_DIR, ROOT, SERVICE_ENTRY, SERVICE_ROOT } from './lib/paths.ts';
 import { BENCH_RATE_LIMITS, startService, stopAllChildren, type RunningService } from './lib/processes.ts';
 import { formatGoal, formatTable } from './lib/report.ts';
 import type { BenchContext, Scenario, ScenarioReport } from './lib/scenario.ts';
@@ -19,6 +19,7 @@ import { eventsList } from './scenarios/events-list.ts';
 import { flashSale } from './scenarios/flash-sale.ts';
 import { holdContention, WARMUP_BURSTS } from './scenarios/hold-contention.ts';
 import { organizerOrders } from './scenarios/organizer-orders.ts';
+import { overload } from './scenarios/overload.ts';
 import { statementsPerRequest } from './scenarios/statements-per-request.ts';
 import { tokenTiming } from './scenarios/token-timing.ts';
 import { webhookBacklog } from './scenarios/webhook-backlog.ts';
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   holdContention,
   organizerOrders,
   webhookBacklog,
+  overload,
   flashSale,
 ];
 
@@ -78,7 +80,8 @@ async function main(): Promise<number> {
     );
     service = await startService(database.serviceEnv, log);
     log(
-      `service: node dist/src/main.js (pid ${service.pid}) at ${service.apiUrl}, NODE_ENV=production, LOG_LEVEL=${service.env.LOG_LEVEL}`,
+      `service: node ${SERVICE_ENTRY} (pid ${service.pid}) at ${service.apiUrl}, NODE_ENV=production, LOG_LEVEL=${service.env.LOG_LEVEL}` +
+        (SERVICE_ROOT === ROOT ? '' : `  [another checkout: BENCH_SERVICE_ROOT=${SERVICE_ROOT}]`),
     );
     log(
       `rate limits raised for the bench: ${Object.entries(BENCH_RATE_LIMITS)
@@ -167,6 +170,7 @@ async function main(): Promise<number> {
         note: `busy share = CPUs busy outside the bench in 1 s; runs starting at >= ${BUSY_THRESHOLD} are flagged`,
       },
       settings,
+      service_root: SERVICE_ROOT,
       standard_settings: changed.length === 0,
       service_env: {
         NODE_ENV: 'production',

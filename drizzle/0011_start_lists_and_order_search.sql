@@ -1,3 +1,4 @@
+-- migrate: step by step
 CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
 CREATE TABLE "bib_ranges" (
 	"ticket_type_id" text NOT NULL,
@@ -30,9 +31,9 @@ ALTER TABLE "bibs" ADD CONSTRAINT "bibs_ticket_type_id_ticket_types_id_fk" FOREI
 CREATE INDEX "bib_ranges_event_idx" ON "bib_ranges" USING btree ("event_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "bibs_event_number_key" ON "bibs" USING btree ("event_id","number");--> statement-breakpoint
 CREATE INDEX "bibs_ticket_type_number_idx" ON "bibs" USING btree ("ticket_type_id","number");--> statement-breakpoint
-CREATE INDEX "orders_org_event_created_idx" ON "orders" USING btree ("organization_id","event_id","created_at","id");--> statement-breakpoint
-CREATE INDEX "orders_org_status_created_idx" ON "orders" USING btree ("organization_id","status","created_at","id");--> statement-breakpoint
-CREATE INDEX "orders_org_phone_idx" ON "orders" USING btree ("organization_id","buyer_phone");--> statement-breakpoint
-CREATE INDEX "orders_buyer_search_idx" ON "orders" USING gin (lower("buyer_name" || ' ' || "buyer_email") gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "registrations_participant_search_idx" ON "registrations" USING gin (lower("participant_name") gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "registrations_start_list_idx" ON "registrations" USING btree ("ticket_type_id","participant_name","id") WHERE "registrations"."status" = 'confirmed';
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "orders_org_event_created_idx" ON "orders" USING btree ("organization_id","event_id","created_at","id");--> statement-breakpoint
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "orders_org_status_created_idx" ON "orders" USING btree ("organization_id","status","created_at","id");--> statement-breakpoint
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "orders_org_phone_idx" ON "orders" USING btree ("organization_id","buyer_phone");--> statement-breakpoint
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "orders_buyer_search_idx" ON "orders" USING gin (lower("buyer_name" || ' ' || "buyer_email") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "registrations_participant_search_idx" ON "registrations" USING gin (lower("participant_name") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "registrations_start_list_idx" ON "registrations" USING btree ("ticket_type_id","participant_name","id") WHERE "registrations"."status" = 'confirmed';

@@ -1,3 +1,4 @@
+-- migrate: step by step
 CREATE TABLE "order_mails" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"organization_id" text NOT NULL,
@@ -17,4 +18,4 @@ ALTER TABLE "order_mails" ADD CONSTRAINT "order_mails_order_id_orders_id_fk" FOR
 ALTER TABLE "order_mails" ADD CONSTRAINT "order_mails_requested_by_member_id_members_id_fk" FOREIGN KEY ("requested_by_member_id") REFERENCES "public"."members"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "order_mails_order_idx" ON "order_mails" USING btree ("order_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "order_mails_paid_sent_key" ON "order_mails" USING btree ("order_id") WHERE "order_mails"."kind" = 'paid' AND "order_mails"."outcome" = 'sent';--> statement-breakpoint
-CREATE INDEX "outbox_events_data_id_idx" ON "outbox_events" USING btree ((("payload" -> 'data') ->> 'id'));
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "outbox_events_data_id_idx" ON "outbox_events" USING btree ((("payload" -> 'data') ->> 'id'));

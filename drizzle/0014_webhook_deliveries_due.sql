@@ -1,6 +1,7 @@
+-- migrate: step by step
 -- The sender claims pending deliveries by next_attempt_at; a pending one without it is due now.
 UPDATE "webhook_deliveries" SET "next_attempt_at" = "updated_at" WHERE "status" = 'pending' AND "next_attempt_at" IS NULL;--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("next_attempt_at","id") WHERE "webhook_deliveries"."status" = 'pending';
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("next_attempt_at","id") WHERE "webhook_deliveries"."status" = 'pending';
 --> statement-breakpoint
 -- Room on each page for a delivery's lease to be written in place (a HOT update, no index entries).
 ALTER TABLE "webhook_deliveries" SET (fillfactor = 70);

@@ -155,19 +155,29 @@ export const EnvSchema = Type.Object({
     default: 1,
     description: 'worker processes on this machine (node:cluster); above 1 needs DATABASE_URL and REDIS_URL',
   }),
-  // Load shedding (platform/overload.ts); defaults and why in docs/decisions.md, "Overload".
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Optional(
-    Type.Number({
-      minimum: 0,
-      description:
-        'p99 event-loop delay over half a second above which new requests are shed with 503; 0 is off; default 1000, 0 when NODE_ENV=test',
-    }),
-  ),
+  // Load shedding (platform/overload.ts), never when NODE_ENV=development; defaults and why in
+  // docs/decisions.md, "Overload".
   OVERLOAD_MAX_QUEUED: Type.Integer({
     minimum: 0,
-    default: 2000,
+    maximum: 1_000_000,
+    default: 1200,
     description:
-      'requests in hand (worked on or waiting for admission) at which new ones are shed with 503; 0 is off',
+      'requests in hand (arrived and not answered, waiting for write admission included) at which new ones are shed with 503; 0 is off',
+  }),
+  OVERLOAD_MAX_QUEUE_TIME_MS: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      description:
+        'how long a request in hand may wait for its work to start before new ones are shed with 503; 0 is off; default 2000, 0 when NODE_ENV=test',
+    }),
+  ),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Number({
+    minimum: 0,
+    maximum: 60_000,
+    default: 0,
+    description:
+      'p99 event-loop delay over half a second above which new requests are shed with 503 (other processes on the machine raise it too); 0 is off',
   }),
   OVERLOAD_RETRY_AFTER_SECONDS: Type.Integer({
     minimum: 1,
@@ -182,12 +192,19 @@ export const EnvSchema = Type.Object({
     }),
   ),
   RUN_JOBS: flag(true, 'run background jobs in this process: expiry, payment polling, webhook delivery'),
+  API_CLIENTS_PER_ORGANIZATION: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 25,
+    description: 'live (not revoked) API clients one organization may have; creating one more is 409',
+  }),
   HOLD_MINUTES: positive(15, 'how long a pending order holds its tickets, in minutes'),
   HOLD_LIMIT_TICKETS_PER_IP: Type.Integer({
     // at least one largest order (10 tickets, MAX_TICKETS_PER_ORDER), or such an order could never be placed
     minimum: 10,
     default: 20,
-    description: 'tickets one client IP may hold unpaid per event through the hosted checkout page',
+    description:
+      'tickets one client IP may take per event through the hosted checkout page: unpaid holds, and free places for HOLD_MINUTES after they are taken',
   }),
   PROMPT_LIMIT_PER_PHONE: Type.Integer({
     minimum: 1,
@@ -283,6 +300,44 @@ export const EnvSchema = Type.Object({
       'webhook deliveries this process starts per second at most, so a backlog leaves CPU for requests',
   }),
   DEMO_WEBHOOK_URL: Type.Optional(httpUrl('a webhook endpoint for the demo organization when it is seeded')),
+  EVENT_STREAMS_PER_PROCESS: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description:
+      'event streams (GET /v1/webhook-events/stream) this process holds open at once; the next is 503',
+  }),
+  // Slots, not a percentage: docs/decisions.md, "An organization's share of a process's streams".
+  EVENT_STREAMS_PER_ORGANIZATION: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 50,
+    description:
+      'event streams one organization may hold open in this process (at most EVENT_STREAMS_PER_PROCESS); the next is 429',
+  }),
+  // Retention (src/privacy/retention-pass.ts); what each covers and why: docs/privacy.md.
+  RETENTION_BUYER_DATA_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 730,
+    description:
+      "days after an event's end that its orders keep the buyer's and participants' personal data, then replaced by [erased] (amounts and counts stay)",
+  }),
+  RETENTION_WEBHOOK_DAYS: Type.Integer({
+    // a failed delivery can still be retried by hand the week after its last attempt
+    minimum: 7,
+    maximum: 3650,
+    default: 90,
+    description:
+      'days finished webhook deliveries with their attempts, and outbox events, are kept; pending ones are kept until they finish',
+  }),
+  RETENTION_EXPIRED_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description:
+      'days unpaid orders that expired or were cancelled, expired checkout sessions, and ended app sessions, password resets and invitations are kept',
+  }),
   METRICS_PORT: Type.Optional(
     Type.Integer({
       minimum: 0,

@@ -75,6 +75,10 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** DEMO_WEBHOOK_URL: the demo organization gets a webhook endpoint for it when seeded */
   demoWebhookUrl: string | undefined;
+  /** open event streams (`listen`) in this process: in all, and per organization (never above all) */
+  eventStreams: { perProcess: number; perOrganization: number };
+  /** live (not revoked) API clients one organization may have */
+  apiClientsPerOrganization: number;
   /** seconds granted for in-flight requests at shutdown */
   shutdownGraceSeconds: number;
   mail: MailConfig;
@@ -84,6 +88,17 @@ export interface Config {
   http: HttpLimits;
   /** the Prometheus listener (METRICS_PORT, METRICS_HOST); undefined: no metrics at all */
   metrics: { host: string; port: number } | undefined;
+  /** how long personal data and logs of deliveries are kept (src/privacy/, docs/privacy.md) */
+  retention: RetentionSettings;
+}
+
+export interface RetentionSettings {
+  /** days after an event's end that its orders keep their buyers' personal data */
+  buyerDataDays: number;
+  /** days finished webhook deliveries (with their attempts) and outbox events are kept */
+  webhookDays: number;
+  /** days ended unpaid orders, expired checkout sessions and ended app sessions are kept */
+  expiredDays: number;
 }
 
 export interface PaymentsConfig {
@@ -213,7 +228,10 @@ export function readVariable<Name extends EnvName>(
 function required(env: Env, name: EnvName): string {
   const value = env[name];
   if (typeof value !== 'string' || !value)
-    throw new ConfigError(`${name} is required when PAYMENT_PROVIDER=live`);
+    throw new ConfigError(
+      `${name} is required when PAYMENT_PROVIDER=live: a live start needs every MTN MoMo and Airtel ` +
+        'Money credential (README, "Going live"); PAYMENT_PROVIDER=simulator runs without them',
+    );
   return value;
 }
 
@@ -275,6 +293,22 @@ function paymentsConfig(env: Env): PaymentsConfig {
   };
 }
 
+/** When this process sheds; docs/decisions.md, "Overload". */
+function overloadSettings(env: Env): OverloadSettings {
+  const retryAfterSeconds = env.OVERLOAD_RETRY_AFTER_SECONDS;
+  // A developer's machine is loaded by their builds and tests, not by the service's own work.
+  if (env.NODE_ENV === 'development') {
+    return { maxEventLoopDelayMs: 0, maxQueued: 0, maxQueueTimeMs: 0, retryAfterSeconds };
+  }
+  return {
+    maxEventLoopDelayMs: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+    maxQueued: env.OVERLOAD_MAX_QUEUED,
+    // The suite's many processes share a small machine: a test's waits measure the machine.
+    maxQueueTimeMs: env.OVERLOAD_MAX_QUEUE_TIME_MS ?? (env.NODE_ENV === 'test' ? 0 : 2000),
+    retryAfterSeconds,
+  };
+}
+
 function limit(rate: number, burst: number): RateLimitSetting {
   return { rate, burst };
 }
@@ -323,12 +357,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       // every admitted creation can have its transaction at once, with room for background jobs
       transactions: Math.ceil(env.DATABASE_TRANSACTION_CONNECTIONS ?? writeConcurrency + 2),
     },
-    overload: {
-      // The test suite's many processes share a small machine: their delay is the machine's load.
-      maxEventLoopDelayMs: env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (env.NODE_ENV === 'test' ? 0 : 1000),
-      maxQueued: env.OVERLOAD_MAX_QUEUED,
-      retryAfterSeconds: env.OVERLOAD_RETRY_AFTER_SECONDS,
-    },
+    overload: overloadSettings(env),
     rateLimits: {
       // SPEC.md section 8: about 10 requests per minute per client id from one IP.
       tokenEndpoint: limit(env.RATE_LIMIT_TOKEN_RATE, env.RATE_LIMIT_TOKEN_BURST),
@@ -348,6 +377,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       sendRate: env.WEBHOOK_SEND_RATE,
     },
     demoWebhookUrl: env.DEMO_WEBHOOK_URL && new URL(env.DEMO_WEBHOOK_URL).toString(),
+    eventStreams: {
+      perProcess: env.EVENT_STREAMS_PER_PROCESS,
+      perOrganization: Math.min(env.EVENT_STREAMS_PER_ORGANIZATION, env.EVENT_STREAMS_PER_PROCESS),
+    },
+    apiClientsPerOrganization: env.API_CLIENTS_PER_ORGANIZATION,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     appSessions: { idleMinutes: env.APP_SESSION_IDLE_MINUTES, maxHours: env.APP_SESSION_MAX_HOURS },
@@ -358,5 +392,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     webConcurrency: env.WEB_CONCURRENCY,
     metrics: env.METRICS_PORT === undefined ? undefined : { host: env.METRICS_HOST, port: env.METRICS_PORT },
+    retention: {
+      buyerDataDays: env.RETENTION_BUYER_DATA_DAYS,
+      webhookDays: env.RETENTION_WEBHOOK_DAYS,
+      expiredDays: env.RETENTION_EXPIRED_DAYS,
+    },
   };
 }

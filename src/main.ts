@@ -8,11 +8,14 @@ import { MigrationsPending } from './platform/migrate.ts';
 import { createService, type Service } from './service.ts';
 import { startLocalSimulator } from './payments/gateway.ts';
 import { runWorkers, workerIndex } from './platform/workers.ts';
+import { answerPrimaryScrapes, serveWorkersMetrics } from './metrics/cluster-metrics.ts';
+import { metricsOf } from './metrics/metrics.ts';
 import type { Logger } from 'pino';
 
 async function main() {
   const config = readConfig();
   const log = createLogger(config.logLevel);
+  exitOnEscape(log);
   const index = workerIndex();
   if (index === undefined && config.webConcurrency > 1) {
     // Migrations (or their check) and the demo seed run once, before any worker opens the database.
@@ -25,6 +28,12 @@ async function main() {
       provider === 'simulator' && !simulatorUrl
         ? await startLocalSimulator(config, log.child({ component: 'payments' }))
         : undefined;
+    // One metrics endpoint for the instance: the workers' metrics, summed here. Bound before any
+    // worker starts, so that a port in use stops the start.
+    if (config.metrics) {
+      const listener = await serveWorkersMetrics({ ...config.metrics, log });
+      log.info({ metrics: listener.url }, "serving the workers' metrics");
+    }
     runWorkers({
       count: config.webConcurrency,
       log,
@@ -33,15 +42,13 @@ async function main() {
     });
     return;
   }
-  // Each worker serves its own metrics: METRICS_PORT, METRICS_PORT + 1, ...
-  const metrics =
-    config.metrics && index && config.metrics.port
-      ? { ...config.metrics, port: config.metrics.port + index }
-      : config.metrics;
-  const service = await openService({ ...config, metrics }, log);
+  const service = await openService(config, log);
   if (index === undefined) await welcome(service, config);
-  const urls = await service.listen();
-  log.info({ ...urls, database: service.ctx.database.kind, worker: index, pid: process.pid }, 'listening');
+  // A worker counts, and its primary serves the sum on METRICS_PORT, asking it at each scrape.
+  const metrics = metricsOf(service.ctx);
+  if (index !== undefined && metrics) answerPrimaryScrapes(metrics, log);
+  const urls = await service.listen(index === undefined ? {} : { metrics: false });
+  log.info({ ...urls, database: service.ctx.database.kind }, 'listening');
   if (config.webhooks.allowPrivateUrls && !index) {
     log.info(
       'webhook URLs on this machine and private networks are accepted (development); WEBHOOK_ALLOW_PRIVATE_URLS=false refuses them',
@@ -64,6 +71,19 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Whatever still escapes (an exception no code catches, a rejection no code handles) ends the
+ * process as one JSON line at fatal with its stack: its state is unknown, and a supervisor starts
+ * it again (the primary under WEB_CONCURRENCY, systemd or a container's restart policy otherwise;
+ * docs/operations.md). A rejection left unhandled arrives here too, with that origin.
+ */
+function exitOnEscape(log: Logger): void {
+  process.on('uncaughtException', (error, origin) => {
+    log.fatal({ err: error, origin }, 'uncaught error; exiting');
+    process.exit(1);
+  });
 }
 
 function readConfig(): Config {
@@ -122,7 +142,8 @@ async function welcome(service: Service, config: Config): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
+main().catch((error: unknown) => {
+  // A start that fails (a database that cannot be reached) says why as one JSON line, like the rest.
+  createLogger('info').fatal({ err: error, pid: process.pid }, 'start failed; exiting');
   process.exit(1);
 });

@@ -16,8 +16,9 @@ import { startTracing } from './platform/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
-import { attachMetrics, createMetrics, type Metrics } from './metrics/metrics.ts';
+import { attachMetrics, createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
 import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
+import { countRefusals } from './metrics/rate-limit-refusals.ts';
 import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
 import { countActiveHolds } from './orders/count-active-holds.ts';
 import { countUndispatchedEvents, readPendingDeliveries } from './webhooks/webhook-backlog.ts';
@@ -32,6 +33,7 @@ import { startRequestLog } from './auth/request-log.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
+import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -42,13 +44,14 @@ export interface Service {
   jobs: JobRunner;
   /**
    * binds each host to the port of its URL (or the given ports, 0 = any free port), and the
-   * metrics listener to METRICS_PORT when it is set; `metrics` is then its /metrics URL
+   * metrics listener to METRICS_PORT when it is set; `metrics` is then its /metrics URL. `metrics:
+   * false`: no listener, the metrics are still counted (a worker's, which its primary serves).
    */
   listen(ports?: {
     api?: number;
     site?: number;
     app?: number;
-    metrics?: number;
+    metrics?: number | false;
   }): Promise<{ api: string; site: string; app: string; metrics?: string }>;
   /** stop accepting, finish in-flight requests, then close the database */
   close(): Promise<void>;
@@ -83,6 +86,7 @@ export async function createService(config: Config, options: CreateServiceOption
     (await openDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
+      lockDataDir: true,
       connections: config.databaseConnections,
       observer: metrics?.database,
     }));
@@ -93,11 +97,19 @@ export async function createService(config: Config, options: CreateServiceOption
     throw error;
   }
   const payments = await createPaymentGateway(config, log);
+  const limiter =
+    options.limiter ??
+    createRateLimiter(config.redisUrl, {
+      keyPrefix: config.redisKeyPrefix,
+      log: log.child({ component: 'redis' }),
+      ...(metrics && config.redisUrl && { observer: observeRedisLimiter(metrics) }),
+    });
   const ctx: AppContext = {
     config,
     database,
     clock: options.clock ?? systemClock,
-    limiter: options.limiter ?? createRateLimiter(config.redisUrl, config.redisKeyPrefix),
+    // With metrics, each refusal is counted by limiter (rate_limit_refusals_total).
+    limiter: metrics ? countRefusals(limiter, metrics) : limiter,
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
@@ -121,6 +133,7 @@ export async function createService(config: Config, options: CreateServiceOption
     ...paymentJobHandlers(ctx),
     ...webhookJobHandlers,
     ...confirmationJobHandlers(ctx),
+    ...privacyJobHandlers(ctx),
   };
   // order.paid events are followed by the buyer's confirmation mail
   const webhookSender = new WebhookSender(ctx, [confirmationFollower]);
@@ -133,7 +146,7 @@ export async function createService(config: Config, options: CreateServiceOption
   });
   if (metrics) readMetricsAtScrape(metrics, ctx, Object.keys(handlers));
   // Recurring sweeps: one row each (dedupe key), whichever process runs it.
-  for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB]) {
+  for (const kind of [SESSION_SWEEP_JOB, IDEMPOTENCY_SWEEP_JOB, RETENTION_JOB]) {
     await enqueueJob(database.db, { kind, runAt: ctx.clock.now(), dedupeKey: `recurring:${kind}` });
   }
 
@@ -158,7 +171,7 @@ export async function createService(config: Config, options: CreateServiceOption
         bind(site, config.siteUrl, ports.site),
         bind(app, config.appUrl, ports.app),
       ]);
-      if (metrics && config.metrics) {
+      if (metrics && config.metrics && ports.metrics !== false) {
         metricsListener = await listenForScrapes(metrics, {
           host: config.metrics.host,
           port: ports.metrics ?? config.metrics.port,

@@ -4,7 +4,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST_SRC = join(ROOT, 'dist', 'src');
-export const SERVICE_ENTRY = join(DIST_SRC, 'main.js');
+/**
+ * The checkout whose service is measured: this one, or BENCH_SERVICE_ROOT (another worktree, to
+ * compare two versions with the same bench; seeding and the simulator stay this checkout's).
+ */
+export const SERVICE_ROOT = process.env.BENCH_SERVICE_ROOT ? resolve(process.env.BENCH_SERVICE_ROOT) : ROOT;
+export const SERVICE_ENTRY = join(SERVICE_ROOT, 'dist', 'src', 'main.js');
 export const RESULTS_DIR = join(ROOT, 'bench', 'results');
 export const BARE_SERVER = join(ROOT, 'bench', 'bare-server.ts');
 

@@ -4,7 +4,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { BARE_SERVER, DIST_SRC, ROOT, SERVICE_ENTRY } from './paths.ts';
 
 /**
@@ -136,7 +136,8 @@ async function startServiceOnce(
   // For profiling only, e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, entry], {
-    cwd: ROOT,
+    // the checkout the entry was built in (<root>/dist/src/main.js)
+    cwd: resolve(entry, '../../..'),
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,6 @@
 // The admin API on APP_URL under /admin/v1 (DESIGN.md section 5): organizations, events and
-// ticket types, API clients. Every route needs the admin key; envelopes as the partner API.
+// ticket types, API clients, buyer erasures. Every route needs the admin key; envelopes as the
+// partner API.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import { requireAdmin } from './admin-auth.ts';
@@ -10,6 +11,7 @@ import { registerInvitationAdminRoutes } from './invitations/invitations.admin.t
 import { registerOrganizationAdminRoutes } from './organizations.admin.ts';
 import { registerPaymentAdminRoutes } from './payments.admin.ts';
 import { registerWebhookAdminRoutes } from './webhooks/webhooks.admin.ts';
+import { registerBuyerErasureAdminRoutes } from './buyer-erasures.admin.ts';
 
 export async function registerAdminRoutes(app: Host, ctx: AppContext) {
   await app.register(
@@ -24,6 +26,7 @@ export async function registerAdminRoutes(app: Host, ctx: AppContext) {
       await registerWebhookAdminRoutes(admin, ctx);
       await registerPaymentAdminRoutes(admin, ctx);
       await registerInvitationAdminRoutes(admin, ctx);
+      await registerBuyerErasureAdminRoutes(admin, ctx);
     },
     { prefix: '/admin/v1' },
   );

@@ -26,7 +26,8 @@ export async function registerClientAdminRoutes(admin: Host, ctx: AppContext) {
     actions.removeContentTypeParser('application/json');
     actions.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, {});
-      jsonParser(request, body as string, done);
+      // the default parser is the callback form: it answers through `done` and returns nothing
+      void jsonParser(request, body as string, done);
     });
     actions.addHook('preValidation', async (request: FastifyRequest) => {
       if (request.body === undefined) request.body = {};

@@ -6,6 +6,7 @@
 import { showOrder } from './routes/order-detail.ts';
 import { confirmRefund, submitRefund } from './routes/order-refund.ts';
 import { resendConfirmationRoute } from './routes/order-confirmation.ts';
+import { confirmBuyerErasure, submitBuyerErasure } from './routes/buyer-erasure.ts';
 import { confirmPaymentRefund, submitPaymentRefund } from './routes/payment-refund.ts';
 import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
@@ -106,6 +107,8 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/orders/:orderId/refund', 'member', confirmRefund(ctx));
     route('POST', '/orders/:orderId/refund', 'member', submitRefund(ctx));
     route('POST', '/orders/:orderId/resend-confirmation', 'member', resendConfirmationRoute(ctx));
+    route('GET', '/orders/:orderId/erase-buyer', 'member', confirmBuyerErasure(ctx));
+    route('POST', '/orders/:orderId/erase-buyer', 'member', submitBuyerErasure(ctx));
     route('GET', '/orders/:orderId/payments/:paymentId/refund', 'member', confirmPaymentRefund(ctx));
     route('POST', '/orders/:orderId/payments/:paymentId/refund', 'member', submitPaymentRefund(ctx));
 

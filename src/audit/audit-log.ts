@@ -40,11 +40,21 @@ export const AUDIT_ACTIONS = {
   'payment.refund_requested': 'asked for a payment that bought nothing to be refunded',
   'refund.succeeded': 'confirmed a refund',
   'refund.failed': 'reported a refund failed',
+  'buyer.erased': "erased a buyer's personal data",
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 export type AuditTarget =
-  'member' | 'invitation' | 'client' | 'webhook_endpoint' | 'event' | 'ticket_type' | 'order' | 'refund';
+  | 'member'
+  | 'invitation'
+  | 'client'
+  | 'webhook_endpoint'
+  | 'event'
+  | 'ticket_type'
+  | 'order'
+  | 'refund'
+  /** an erasure of a buyer's data, named by its erasure id: the log never holds the buyer's data */
+  | 'buyer';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {

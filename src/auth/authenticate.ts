@@ -29,6 +29,8 @@ export interface PartnerAuth {
   origin: string | null;
   /** organizations.catalog_version as read with the credential */
   catalogVersion: number;
+  /** when the bearer token expires; null for a publishable key */
+  expiresAt: Date | null;
 }
 
 declare module 'fastify' {
@@ -128,9 +130,11 @@ function authFor(
   client: RequestClient,
   scopes: Scope[],
   origin: string | null,
+  expiresAt: Date | null = null,
 ): PartnerAuth {
   return {
     kind,
+    expiresAt,
     clientId: client.id,
     organizationId: client.organizationId,
     scopes,
@@ -147,7 +151,7 @@ async function readCredentialClient(ctx: AppContext, presented: Presented): Prom
     const { claims } = presented;
     const client = await findRequestClient(ctx.database.db, { clientId: claims.clientId });
     if (!client || client.revokedAt) throw invalidToken('The access token has been revoked.');
-    return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null);
+    return authFor('bearer', client, intersectScopes(claims.scopes, client.scopes), null, claims.expiresAt);
   }
   const { key, origin } = presented;
   const client = await findRequestClient(ctx.database.db, { publishableKey: key });
@@ -171,6 +175,26 @@ export async function authenticate(
   options: { publishable: boolean },
 ): Promise<PartnerAuth> {
   return readCredentialClient(ctx, presentedCredential(ctx, request, options.publishable));
+}
+
+/** Why a credential accepted earlier no longer holds. */
+export type CredentialLapse = 'token_expired' | 'client_revoked' | 'scope_removed';
+
+/**
+ * Whether a bearer credential accepted earlier still holds `scope`, read now: for a response that
+ * outlives its request (the event stream), which must stop with its credential as a new request
+ * would. One read of the client's row; the expiry is compared after it, so at the moment of use.
+ */
+export async function credentialLapse(
+  ctx: AppContext,
+  auth: PartnerAuth,
+  scope: Scope,
+): Promise<CredentialLapse | null> {
+  const client = await findRequestClient(ctx.database.db, { clientId: auth.clientId });
+  if (!client || client.revokedAt) return 'client_revoked';
+  if (!client.scopes.includes(scope)) return 'scope_removed';
+  if (auth.expiresAt && auth.expiresAt.getTime() <= ctx.clock.now().getTime()) return 'token_expired';
+  return null;
 }
 
 function requireScope(auth: PartnerAuth, scope: Scope): void {

@@ -1,7 +1,7 @@
 // API clients: client credentials, publishable key, scopes and domain allowlists, and their wire shape.
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Db, Executor } from '../platform/db.ts';
+import type { Db, Executor, Tx } from '../platform/db.ts';
 import { sha256Hex } from '../platform/crypto.ts';
 import { newId, newSecret } from '../platform/ids.ts';
 import { Timestamp } from '../platform/schemas.ts';
@@ -80,6 +80,43 @@ export async function createApiClient(
     })
     .returning();
   return { client: client!, clientSecret };
+}
+
+/** First key of the advisory lock a creation takes on its organization's clients (ASCII "Clie"). */
+const CLIENT_LOCK_CLASS = 0x436c6965;
+
+export type ClientCreation =
+  | { created: true; client: ApiClientRow; clientSecret: string }
+  | { created: false; live: number; limit: number };
+
+/**
+ * Creates a client unless the organization already has `limit` live (not revoked) ones: the one
+ * creation every interface (admin API, organizer app, so the CLI too) goes through. Counted under
+ * a transaction-level advisory lock on the organization, so that two creations at once are
+ * counted one after the other and cannot pass the limit together; the caller's transaction
+ * must write nothing else it would keep on a refusal.
+ */
+export async function createApiClientWithinLimit(
+  tx: Tx,
+  input: CreateClientInput,
+  limit: number,
+): Promise<ClientCreation> {
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(${CLIENT_LOCK_CLASS}::int, hashtext(${input.organizationId})::int)`,
+  );
+  // A statement after the lock: under READ COMMITTED it sees the clients of the creations before.
+  const [row] = await tx
+    .select({ live: sql<number>`count(*)::int` })
+    .from(apiClients)
+    .where(and(eq(apiClients.organizationId, input.organizationId), isNull(apiClients.revokedAt)));
+  const live = row?.live ?? 0;
+  if (live >= limit) return { created: false, live, limit };
+  return { created: true, ...(await createApiClient(tx, input)) };
+}
+
+/** The refusal of a creation past the limit, in the words every interface shows. */
+export function clientLimitMessage(refusal: { live: number; limit: number }): string {
+  return `This organization has ${refusal.live} active API clients and may have at most ${refusal.limit}; revoke one it no longer uses, then create the new one.`;
 }
 
 export async function findApiClient(db: Executor, clientId: string): Promise<ApiClientRow | undefined> {

@@ -9,6 +9,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
 import type { Executor } from '../platform/db.ts';
+import { retryWhileUnreachable } from '../platform/db-errors.ts';
 import type { Host } from '../platform/http.ts';
 import { apiClients, apiRequestLog } from './auth.schema.ts';
 
@@ -161,10 +162,14 @@ export class RequestLog {
     this.compactAt = COMPACT_EVERY;
     let inserted = false;
     try {
-      const organizations = await insertEntries(this.ctx, batch);
+      // A connection lost mid-write is tried again; the retry skips entries the first try wrote.
+      const organizations = await retryWhileUnreachable((attempt) =>
+        insertEntries(this.ctx, batch, attempt > 1),
+      );
       inserted = true;
       // A failed prune only leaves extra rows until the organization's next write prunes them.
-      if (organizations.length > 0) await pruneOrganizations(this.ctx, organizations);
+      if (organizations.length > 0)
+        await retryWhileUnreachable(() => pruneOrganizations(this.ctx, organizations));
       if (this.failing) this.log.info({ dropped: this.dropped }, 'request log written again');
       this.failing = false;
     } catch (error) {
@@ -187,8 +192,9 @@ export function storedPath(url: string): string {
 /**
  * One INSERT of the batch, in order. The client is resolved here, off the request path: by id, or
  * by publishable key; entries naming no client are dropped. Returns the organizations written to.
+ * A `retry` leaves out the entries a first try may have written before its answer was lost.
  */
-async function insertEntries(ctx: AppContext, batch: Entry[]): Promise<string[]> {
+async function insertEntries(ctx: AppContext, batch: Entry[], retry = false): Promise<string[]> {
   const rows = batch.map((e, n) => ({
     n,
     credential: e.credential,
@@ -209,7 +215,13 @@ async function insertEntries(ctx: AppContext, batch: Entry[]): Promise<string[]>
       method text, path text, status int, error_code text, request_id text, at timestamptz)
     LEFT JOIN ${apiClients} by_id ON by_id.id = v.client
     LEFT JOIN ${apiClients} by_key ON by_key.publishable_key = v.client
-    WHERE coalesce(by_id.id, by_key.id) IS NOT NULL
+    WHERE coalesce(by_id.id, by_key.id) IS NOT NULL ${
+      retry
+        ? sql`AND NOT EXISTS (SELECT 1 FROM ${apiRequestLog} w
+            WHERE w.organization_id = coalesce(by_id.organization_id, by_key.organization_id)
+              AND w.request_id = v.request_id)`
+        : sql``
+    }
     ORDER BY v.n
     RETURNING organization_id`);
   return [...new Set(written.map((r) => r.organization_id))];

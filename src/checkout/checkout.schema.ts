@@ -39,6 +39,12 @@ export const checkoutSessions = pgTable(
     expiresAt: ts('expires_at').notNull(),
     completedAt: ts('completed_at'),
     createdAt: ts('created_at').notNull(),
+    /**
+     * the trace context of the request that created the session (W3C traceparent, then a comma and
+     * the tracestate if any): the buyer's steps on the checkout page and the order continue that
+     * trace; null when tracing was off (platform/tracing.ts)
+     */
+    traceContext: text('trace_context'),
   },
   (t) => [index('checkout_sessions_org_idx').on(t.organizationId, t.createdAt)],
 );

@@ -14,6 +14,7 @@ import type { PlannedWrite } from '../platform/idempotency.ts';
 import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { Timestamp } from '../platform/schemas.ts';
+import { currentTraceContext } from '../platform/tracing.ts';
 import { checkoutSessions } from './checkout.schema.ts';
 import {
   collect,
@@ -210,6 +211,8 @@ export function planCheckoutSession(
       prefill: input.prefill ?? {},
       expires_at: expiresAt.toISOString(),
       created_at: now.toISOString(),
+      // the checkout's later steps, on the buyer's requests and in jobs, continue this trace
+      trace_context: currentTraceContext(),
     },
   };
 }

@@ -11,8 +11,9 @@ import {
   resolveAppUrl,
 } from './admin-client.ts';
 import { flag, str, UsageError, type Command, type Values } from './command.ts';
+import { BUYER_COMMANDS } from './commands/buyers.ts';
 import { CLIENT_COMMANDS } from './commands/clients.ts';
-import { DB_USAGE, runDb } from './commands/db.ts';
+import { DB_USAGE } from './commands/db-usage.ts';
 import { EVENT_COMMANDS } from './commands/events.ts';
 import { INVITATION_COMMANDS } from './commands/invitations.ts';
 import { LISTEN_USAGE, runListen } from './commands/listen.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Command[] = [
   ...CLIENT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...PAYMENT_COMMANDS,
+  ...BUYER_COMMANDS,
 ];
 
 const USAGE = [
@@ -90,7 +92,10 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
   // The one partner-API command, long-running, with its own options and credentials.
   if (group === 'listen') return runListen(argv.slice(1), { env, stdout, stderr });
   // The release step: on the database, not over the admin API (the service may not run yet).
-  if (group === 'db') return runDb(argv.slice(1), { env, stdout, stderr });
+  if (group === 'db') {
+    const { runDb } = await import('./commands/db.ts');
+    return runDb(argv.slice(1), { env, stdout, stderr });
+  }
   const command = COMMANDS.find((c) => c.name === `${group} ${action ?? ''}`);
   if (!command) {
     const known = COMMANDS.some((c) => c.name.startsWith(`${group} `));

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { MailError, mailerOf } from '../mail/mailer.ts';
 import type { MemberRole } from '../members/roles.ts';
 import { lockOrder } from '../orders/order-lifecycle.ts';
+import { isErased } from '../platform/erased.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { lastResend, recordOrderMail, settleOrderMail, type OrderMailRow } from './order-mails.ts';
 import { loadConfirmation, mailFailureText } from './send-confirmation.ts';
@@ -27,7 +28,7 @@ export interface ResendOptions {
 
 /**
  * Mails the order's confirmation again to its buyer. Refuses, with nothing changed, an order that
- * is not paid (409 conflict) and a second resend within RESEND_INTERVAL_MS (429 rate_limited);
+ * is not paid or whose buyer data was erased (409 conflict) and a second resend within RESEND_INTERVAL_MS (429 rate_limited);
  * another organization's order is not_found. Returns the recorded mail: sent, or failed with why.
  */
 export async function resendConfirmation(ctx: AppContext, options: ResendOptions): Promise<OrderMailRow> {
@@ -40,6 +41,12 @@ export async function resendConfirmation(ctx: AppContext, options: ResendOptions
       throw new ApiError(
         'conflict',
         `Only a paid order's confirmation email can be resent; this order is ${order.status}.`,
+      );
+    }
+    if (isErased(order.buyerEmail)) {
+      throw new ApiError(
+        'conflict',
+        "This order's buyer data was erased: there is no address to send the confirmation email to.",
       );
     }
     const last = await lastResend(tx, order.id);

@@ -8,6 +8,7 @@ import type { MailFailureCause } from '../mail/mail-message.ts';
 import { findOrder } from '../orders/list-orders.ts';
 import { registrationsOf, type OrderRow } from '../orders/order-out.ts';
 import type { Executor } from '../platform/db.ts';
+import { isErased } from '../platform/erased.ts';
 import type { JobHandlerEntry } from '../platform/jobs.ts';
 import type { OutboxFollower } from '../webhooks/webhook-deliveries.ts';
 import { confirmationMessage } from './confirmation-message.ts';
@@ -77,11 +78,12 @@ function permanent(error: unknown): boolean {
   return error instanceof MailError && (error.code === 'not_configured' || error.code === 'invalid_message');
 }
 
-export type PaidMailResult = 'sent' | 'already_sent' | 'not_paid' | 'failed';
+export type PaidMailResult = 'sent' | 'already_sent' | 'not_paid' | 'erased' | 'failed';
 
 /**
  * Mails the confirmation of a paid order once: nothing when a sent one is on record (a job that
- * runs again), or when the order is no longer paid (refunded before the mail went out). Each try
+ * runs again), when the order is no longer paid (refunded before the mail went out), or when its
+ * buyer's data was erased. Each try
  * is recorded; a failure a retry may mend throws, so that the job runner tries again later.
  */
 export async function sendPaidConfirmation(
@@ -97,6 +99,11 @@ export async function sendPaidConfirmation(
     return 'not_paid';
   }
   const { order, message } = loaded;
+  // The buyer's data was erased before the mail went out: there is no one to send it to.
+  if (isErased(order.buyerEmail)) {
+    ctx.log.info({ order_id: orderId }, 'confirmation mail not sent: the buyer data was erased');
+    return 'erased';
+  }
   const mail = { organizationId, orderId, kind: 'paid' as const, to: order.buyerEmail };
   const tried = ctx.clock.now();
   try {

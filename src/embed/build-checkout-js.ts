@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The version in the file's first line; each change gets an entry in docs/checkout-js-changelog.md. */
-export const CHECKOUT_JS_VERSION = '1.1.0';
+export const CHECKOUT_JS_VERSION = '1.2.0';
 export const SITE_ORIGIN_TOKEN = '%SERVICE_SITE_ORIGIN%';
 export const API_ORIGIN_TOKEN = '%SERVICE_API_ORIGIN%';
 

@@ -1,9 +1,15 @@
 // The metrics listener: GET /metrics in Prometheus's text format on a port of its own
-// (METRICS_PORT, on 127.0.0.1 unless METRICS_HOST says otherwise), never on the public hosts.
+// (METRICS_PORT, on 127.0.0.1 unless METRICS_HOST says otherwise), never on the public hosts. It
+// serves a service's registry, or under WEB_CONCURRENCY the primary's sum of its workers'
+// (cluster-metrics.ts).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Metrics } from './metrics.ts';
+
+/** What a scrape reads: a prom-client registry, or anything answering as one. */
+export interface Scrapeable {
+  registry: { readonly contentType: string; metrics(): Promise<string> };
+}
 
 export interface MetricsListener {
   /** where to scrape, e.g. http://127.0.0.1:9464/metrics */
@@ -32,7 +38,7 @@ function answer(
 }
 
 export async function listenForScrapes(
-  metrics: Metrics,
+  metrics: Scrapeable,
   { host, port, log }: ListenForScrapesOptions,
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {

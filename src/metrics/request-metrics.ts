@@ -3,13 +3,23 @@
 // the series stay bounded whatever paths clients send.
 import type { AppContext } from '../context.ts';
 import type { Host, HostName } from '../platform/http.ts';
+import { onShed } from '../platform/overload.ts';
 import { metricsOf } from './metrics.ts';
 
-/** Times every answer of the host, when the service has metrics (METRICS_PORT). */
+/**
+ * Times every answer of the host, and counts the requests it sheds, when the service has metrics
+ * (METRICS_PORT).
+ */
 export function observeRequests(app: Host, host: HostName, ctx: AppContext): void {
   const metrics = metricsOf(ctx);
   if (!metrics) return;
   const histogram = metrics.httpRequests;
+  // The organizer app is never shed; the others' series exist from the start, so rate() sees the first.
+  if (host !== 'app') {
+    const shed = metrics.requestsShed.labels({ host });
+    shed.inc(0);
+    onShed(app, () => shed.inc());
+  }
   app.addHook('onResponse', (request, reply, done) => {
     histogram.observe(
       {

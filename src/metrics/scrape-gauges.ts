@@ -1,11 +1,13 @@
 // Gauges read when Prometheus scrapes: the database's connections (counted in this process, no
 // query), and the job queue, active holds and webhook backlog, read from the database at most once
 // a second however many scrapes come, so that scraping cannot load it. The gauges read from the
-// database show the whole database, the same in every process: aggregate them with max, not sum.
+// database show the whole database, the same in every process: aggregate them with max, not sum
+// (as their `aggregator` tells the primary under WEB_CONCURRENCY).
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Clock } from '../platform/clock.ts';
 import type { Database } from '../platform/db.ts';
+import { retryWhileUnreachable } from '../platform/db-errors.ts';
 import type { JobQueueKind } from '../platform/jobs.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -117,12 +119,17 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
   const snapshot = cachedRead(async (): Promise<Snapshot> => {
     const at = sources.clock.now();
     try {
-      const [queue, holds, undispatched, deliveries] = await Promise.all([
-        sources.readJobQueue(at, SCRAPE_COUNT_LIMIT),
-        sources.countActiveHolds(at, SCRAPE_COUNT_LIMIT),
-        sources.countUndispatchedEvents(SCRAPE_COUNT_LIMIT),
-        sources.readPendingDeliveries(at, SCRAPE_COUNT_LIMIT),
-      ]);
+      // Reads only: one lost connection (a killed backend) is read again rather than a gap.
+      const [queue, holds, undispatched, deliveries] = await retryWhileUnreachable(
+        () =>
+          Promise.all([
+            sources.readJobQueue(at, SCRAPE_COUNT_LIMIT),
+            sources.countActiveHolds(at, SCRAPE_COUNT_LIMIT),
+            sources.countUndispatchedEvents(SCRAPE_COUNT_LIMIT),
+            sources.readPendingDeliveries(at, SCRAPE_COUNT_LIMIT),
+          ]),
+        { tries: 2, delayMs: 100 },
+      );
       return { at, queue, holds, undispatched, deliveries };
     } catch (error) {
       readErrors.inc();
@@ -142,6 +149,7 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
       help,
       labelNames,
       registers,
+      aggregator: 'max',
       async collect() {
         this.reset();
         let snap: Snapshot;

@@ -1,7 +1,9 @@
-// The per-client hold limit of the hosted checkout page: the tickets in active unpaid holds placed
-// from one client IP for one event may not pass a setting. Counted in the order's transaction
-// under a transaction-level advisory lock on (event, client), so that concurrent orders from one
-// client are counted one after another and cannot pass the limit together.
+// The per-client place limit of the hosted checkout page: the tickets one client IP takes for one
+// event, in active unpaid holds and in free orders placed within the last hold period, may not
+// pass a setting. A free place is paid at once and holds nothing, but without counting it one
+// address could take every free place in a few posts. Counted in the order's transaction under a
+// transaction-level advisory lock on (event, client), so that concurrent orders from one client
+// are counted one after another and cannot pass the limit together.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Clock } from '../platform/clock.ts';
@@ -18,6 +20,8 @@ export interface HoldLimitCheck {
   /** tickets the new order would hold */
   tickets: number;
   limit: number;
+  /** how long a free place counts after it is taken: the length of a hold */
+  freeWindowMs: number;
   /** read once the lock is held: the holds counted were all placed before that moment */
   clock: Clock;
   /** the session placing the order: its own pending order is replaced, so it does not count */
@@ -32,8 +36,8 @@ function lockKey(eventId: string, clientIpHash: string): number {
 }
 
 /**
- * Whether the client may hold `tickets` more for the event, and if not, in how many seconds
- * enough of its holds lapse. Takes the lock first: it is held to the end of the caller's
+ * Whether the client may take `tickets` more for the event, and if not, in how many seconds
+ * enough of its holds lapse or free places age out. Takes the lock first: it is held to the end of the caller's
  * transaction, which must then write the order (with the same client_ip_hash) or nothing.
  */
 export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<HoldRoom> {
@@ -44,21 +48,31 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
   // transactions that held the lock before. The time is read after the lock too, so that a wait
   // never exceeds a hold's length however long the lock took.
   const now = check.clock.now();
+  const freeSince = new Date(now.getTime() - check.freeWindowMs);
+  // Each counted order with the moment it stops counting: a hold when it lapses, a free place one
+  // window after it was taken.
+  const until = sql<Date | string>`CASE WHEN ${orders.status} = 'pending' THEN ${orders.holdExpiresAt}
+    ELSE ${orders.createdAt} + ${`${check.freeWindowMs} milliseconds`}::interval END`;
   const holds = await tx
-    .select({ until: orders.holdExpiresAt, tickets: sql<number>`count(*)::int` })
+    .select({ until, tickets: sql<number>`count(*)::int` })
     .from(orders)
     .innerJoin(registrations, eq(registrations.orderId, orders.id))
     .where(
       and(
         eq(orders.eventId, check.eventId),
         eq(orders.clientIpHash, check.clientIpHash),
-        eq(orders.status, 'pending'),
-        gt(orders.holdExpiresAt, now),
-        or(isNull(orders.checkoutSessionId), ne(orders.checkoutSessionId, check.sessionId)),
+        or(
+          and(
+            eq(orders.status, 'pending'),
+            gt(orders.holdExpiresAt, now),
+            or(isNull(orders.checkoutSessionId), ne(orders.checkoutSessionId, check.sessionId)),
+          ),
+          and(eq(orders.status, 'paid'), eq(orders.total, 0), gt(orders.createdAt, freeSince)),
+        ),
       ),
     )
     .groupBy(orders.id)
-    .orderBy(asc(orders.holdExpiresAt));
+    .orderBy(asc(until));
   const held = holds.reduce((sum, h) => sum + Number(h.tickets), 0);
   const excess = held + check.tickets - check.limit;
   if (excess <= 0) return { allowed: true };
@@ -67,7 +81,7 @@ export async function checkHoldLimit(tx: Tx, check: HoldLimitCheck): Promise<Hol
   let fitsAt = now;
   for (const hold of holds) {
     freed += Number(hold.tickets);
-    fitsAt = hold.until!;
+    fitsAt = new Date(hold.until);
     if (freed >= excess) break;
   }
   const retryAfterSeconds = Math.max(1, Math.ceil((fitsAt.getTime() - now.getTime()) / 1000));

@@ -2,6 +2,7 @@
 // asks the pure state machine, and moves inventory in the same transaction.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
+import { continueStoredTrace } from '../platform/tracing.ts';
 import { writeOutboxEvents, type OutboxEvent } from '../webhooks/outbox.ts';
 import {
   convertHeldToPaid,
@@ -65,11 +66,18 @@ export type PayOutcome =
  * A payment confirmed after the hold expired is honoured if capacity remains, else recorded as
  * paid_after_expiry for refund; one for a cancelled order (its buyer started over while a timed-out
  * prompt was still being reconciled) is recorded the same way. It is never dropped.
+ * With tracing on, the paying continues the order's trace (orders.trace_context), and so does its
+ * order.paid delivery, whether a job of that trace, a provider's callback or anything else pays it.
  */
 export async function confirmOrderPaid(db: Executor, orderId: string, now: Date): Promise<PayOutcome> {
   const order = await lockOrder(db, orderId);
   if (!order) throw new Error(`order ${orderId} not found`);
   if (order.status === 'paid' || order.status === 'refunded') return { kind: 'already_paid', order };
+  return continueStoredTrace(order.traceContext, 'order paid', () => payLockedOrder(db, order, now));
+}
+
+/** confirmOrderPaid once the order is locked and not paid yet. */
+async function payLockedOrder(db: Executor, order: OrderRow, now: Date): Promise<PayOutcome> {
   const quantities = await ticketQuantities(db, order.id);
   let paid: OrderRow | null = null;
   if (order.status === 'pending') {
@@ -116,13 +124,19 @@ export async function recordOrderPaid(
   await writeOutboxEvents(db, orderPaidEvents([{ order, data, now }]));
 }
 
-/** The outbox rows recordOrderPaid writes, for orders written paid at once (write-orders.ts). */
-export function orderPaidEvents(paid: Array<{ order: OrderRow; data: OrderOut; now: Date }>): OutboxEvent[] {
-  return paid.map(({ order, data, now }) => ({
+/**
+ * The outbox rows recordOrderPaid writes, for orders written paid at once (write-orders.ts): each
+ * in the trace given, or the active span's.
+ */
+export function orderPaidEvents(
+  paid: Array<{ order: OrderRow; data: OrderOut; now: Date; traceContext?: string | null }>,
+): OutboxEvent[] {
+  return paid.map(({ order, data, now, traceContext }) => ({
     organizationId: order.organizationId,
     type: 'order.paid',
     data,
     at: now,
+    ...(traceContext !== undefined && { traceContext }),
   }));
 }
 

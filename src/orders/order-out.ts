@@ -39,7 +39,13 @@ export const OrderOut = Type.Object({
     description: `Why the order did not complete, or null: ${FAILURE_KINDS.join(', ')}`,
   }),
   ticket_count: Type.Integer(),
-  buyer: Type.Object({ name: Type.String(), email: Type.String(), phone: Type.String() }),
+  buyer: Type.Object(
+    { name: Type.String(), email: Type.String(), phone: Type.String() },
+    {
+      description:
+        "Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name",
+    },
+  ),
   attribution: Type.Object({
     channel: Type.String({ examples: ['partner_api'] }),
     api_client_id: Type.String({

@@ -62,6 +62,12 @@ export const orders = pgTable(
     closedAt: ts('closed_at'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
+    /**
+     * the trace the order belongs to (W3C traceparent, then a comma and the tracestate if any): its
+     * checkout session's, else that of the request that created it; paying it continues that trace.
+     * Null when tracing was off (platform/tracing.ts)
+     */
+    traceContext: text('trace_context'),
   },
   (t) => [
     uniqueIndex('orders_order_code_key').on(t.orderCode),
@@ -87,6 +93,10 @@ export const orders = pgTable(
     index('orders_client_ip_holds_idx')
       .on(t.eventId, t.clientIpHash)
       .where(sql`${t.status} = 'pending' AND ${t.clientIpHash} IS NOT NULL`),
+    // free places taken through the hosted checkout, counted by the same limit (hold-limits.ts)
+    index('orders_client_ip_free_idx')
+      .on(t.eventId, t.clientIpHash, t.createdAt)
+      .where(sql`${t.status} = 'paid' AND ${t.total} = 0 AND ${t.clientIpHash} IS NOT NULL`),
   ],
 );
 

@@ -5,6 +5,7 @@ import { isRegistrationOpen } from '../events/event-rules.ts';
 import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
 import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
 import { ApiError, notFound, validationError } from '../platform/errors.ts';
+import { currentTraceContext } from '../platform/tracing.ts';
 import { quantitiesOf, type Quantities } from '../events/inventory.ts';
 import type { CreateOrderInput, OrderItemInput } from './order-in.ts';
 import { checkInput, unstorableText } from './order-rules.ts';
@@ -22,6 +23,8 @@ export interface OrderSession {
   clientReferenceId: string | null;
   /** redirect | embedded: kept on the order, for the organizer's channel filter */
   uiMode: string;
+  /** the trace the session's order belongs to (checkout_sessions.trace_context) */
+  traceContext?: string | null;
 }
 
 export interface CreateOrderOptions {
@@ -63,6 +66,12 @@ export interface OrderPlan {
    * unconditionally (see createPlannedOrder).
    */
   countLast: boolean;
+  /**
+   * the trace of the request that planned the order (platform/tracing.ts), taken now: a batch of
+   * orders is written in one request's turn (order-batches.ts), but each order's hold-expiry job
+   * and order.paid event continue its own request's trace
+   */
+  traceContext: string | null;
 }
 
 /** Every check that needs no statement, in the order the API reports them; throws the first. */
@@ -130,6 +139,7 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
     free: total === 0,
     quantities,
     countLast,
+    traceContext: currentTraceContext(),
   };
 }
 

@@ -47,6 +47,8 @@ export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Create
 export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
   if (plans.length === 0) return { created: [], writes: [] };
   const created = plans.map((plan) => orderRows(ctx, plan));
+  // the trace each order was planned in, which its job and event continue (OrderPlan.traceContext)
+  const traceOf = new Map(created.map((c, i) => [c, plans[i]!.traceContext]));
   // A free order is written paid, as confirmOrderPaid (order-lifecycle.ts) leaves a paid order:
   // registrations confirmed, and the same order.paid outbox row (test/orders/create-order.test.ts
   // compares a free order with its webhook). A pending order gets its hold-expiry job.
@@ -67,6 +69,7 @@ export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: Ord
       order: c.order,
       data: toOrderOut(c.order, c.registrations),
       now: c.order.paidAt!,
+      traceContext: traceOf.get(c) ?? null,
     }));
     writes.push(outboxInsert(orderPaidEvents(data)));
   }
@@ -78,6 +81,7 @@ export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: Ord
           payload: { order_id: c.order.id },
           runAt: c.order.holdExpiresAt!,
           dedupeKey: `hold:${c.order.id}`,
+          traceContext: traceOf.get(c) ?? null,
         })),
       ),
     );
@@ -122,12 +126,14 @@ function orderRows(ctx: AppContext, plan: OrderPlan): OrderRows {
     waiverAcceptedAt: event.waiverRequired ? now : null,
     holdExpiresAt: free ? null : holdExpiresAt,
     paidAfterExpiry: false,
-    // only a hold needs it: a free order is paid at once
-    clientIpHash: free ? null : (options.clientIpHash ?? null),
+    // a hold's and a free place's alike: both count toward the hosted page's per-IP limit
+    clientIpHash: options.clientIpHash ?? null,
     paidAt: free ? now : null,
     closedAt: null,
     createdAt: now,
     updatedAt: now,
+    // a session's order belongs to the session's trace, which the buyer's requests continue
+    traceContext: session?.traceContext ?? plan.traceContext,
   };
   const regs: RegistrationRow[] = lines.map((l, i) => ({
     id: newId('reg'),
@@ -183,6 +189,7 @@ function orderInsertRow(o: OrderRow) {
     closed_at: at(o.closedAt),
     created_at: at(o.createdAt),
     updated_at: at(o.updatedAt),
+    trace_context: o.traceContext,
   };
 }
 

@@ -3,6 +3,7 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import type { PaymentMethod } from '../events/fees.ts';
+import { warnUnlessUnreachable } from '../platform/db-errors.ts';
 import { findAttempt, isUnsettled, UNSETTLED } from './payment-attempts.ts';
 import { findPaymentGateway, gatewayOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';
@@ -27,8 +28,14 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
   // At most one in flight per reference in this process, and a bounded number in all.
   if (gateway.hinted.has(reference) || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
   const query: Promise<void> = queryAfterCallback(ctx, method as PaymentMethod, reference)
-    .catch((error) =>
-      ctx.log.warn({ err: error, reference }, 'status query after a callback failed; the job keeps asking'),
+    .catch((error: unknown) =>
+      warnUnlessUnreachable(
+        ctx.database,
+        ctx.log,
+        error,
+        { reference },
+        'status query after a callback failed; the job keeps asking',
+      ),
     )
     .finally(() => {
       gateway.hinted.delete(reference);

@@ -10,6 +10,7 @@ import { expireOrderHold, lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import { extendHold, repriceOrder } from '../orders/order-payment.ts';
 import type { Tx } from '../platform/db.ts';
+import { warnUnlessUnreachable } from '../platform/db-errors.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs.ts';
@@ -180,8 +181,14 @@ function checkAmount(
  */
 function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference: string): void {
   const submission = submitAttempt(ctx, reference)
-    .catch((error) =>
-      ctx.log.warn({ err: error, reference }, 'payment submission failed; the job will retry'),
+    .catch((error: unknown) =>
+      warnUnlessUnreachable(
+        ctx.database,
+        ctx.log,
+        error,
+        { reference },
+        'payment submission failed; the job will retry',
+      ),
     )
     .finally(() => gateway.inflight.delete(submission));
   gateway.inflight.add(submission);

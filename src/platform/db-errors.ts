@@ -1,6 +1,6 @@
 // Database outages: which failures mean the database cannot be reached (answered 503
-// service_unavailable with Retry-After, never 500), and one log line when an outage begins and one
-// when it ends, however many requests fail in between.
+// service_unavailable with Retry-After, never 500, and retried where the work is idempotent), and
+// one log line when an outage begins and one when it ends, however many requests fail in between.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from './db.ts';
@@ -15,10 +15,12 @@ const DRIVER_CODES = new Set([
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
 ]);
-// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections (class 08,
-// connection exceptions, is matched by its prefix).
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-// A socket that could not connect or was cut; they carry the syscall that failed.
+// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, disk_full
+// (class 08, connection exceptions, is matched by its prefix). A full disk refuses every write
+// until an operator frees space: the same wait-and-retry as an outage, never a 500.
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53100']);
+// A socket that could not connect or was cut, or a file that could not grow; they carry the
+// syscall that failed.
 const NETWORK_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -29,6 +31,8 @@ const NETWORK_ERRNOS = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // PGlite's own files, on a full disk
+  'ENOSPC',
 ]);
 // PGlite runs in this process: it is only unreachable once it is being closed.
 const PGLITE_CLOSED = new Set(['PGlite is closed', 'PGlite is closing']);
@@ -56,6 +60,26 @@ export function databaseUnavailable(error: unknown): boolean {
     e = cause;
   }
   return false;
+}
+
+/**
+ * Runs idempotent database work again while the database is unreachable (a killed backend, a reset
+ * or refused connection; never a statement the database refused): up to `tries` times, waiting
+ * `delayMs`, then twice that, between them, since a killed backend or a failover is usually over
+ * in a second or two. `work` is told which try it is (1 for the first).
+ */
+export async function retryWhileUnreachable<T>(
+  work: (attempt: number) => Promise<T>,
+  { tries = 3, delayMs = 250 }: { tries?: number; delayMs?: number } = {},
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (error) {
+      if (attempt >= tries || !databaseUnavailable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 /** What is logged of the failure: its innermost code and message (a wrapper's carries the query). */
@@ -139,6 +163,21 @@ export function outageWatch(database: Database, log: Logger): OutageWatch {
     watches.set(database, watch);
   }
   return watch;
+}
+
+/**
+ * Logs a failed step of background work at warn, unless the database was out of reach: an outage
+ * is logged once by its watch, however many steps it fails.
+ */
+export function warnUnlessUnreachable(
+  database: Database,
+  log: Logger,
+  error: unknown,
+  fields: Record<string, unknown>,
+  message: string,
+): void {
+  if (databaseUnavailable(error)) outageWatch(database, log).failed(error);
+  else log.warn({ ...fields, err: error }, message);
 }
 
 /** Ends the watch's probing (service close, before the database closes). */

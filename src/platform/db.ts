@@ -15,6 +15,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
+import { lockDataDir } from './data-dir-lock.ts';
+import { traceStatement, traceTransaction, tracingOn } from './tracing.ts';
 import { TransactionConnections } from './transaction-connections.ts';
 
 // No schema: queries name their tables (drizzle's relational db.query API is not used), so the
@@ -63,6 +65,12 @@ export interface Database {
    * sent on `tx` without waiting between them go out together (pipelined).
    */
   transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` once this process holds the session-level advisory lock `key`: on PostgreSQL on a
+   * connection of its own, outside any transaction (an open one would hold up CREATE INDEX
+   * CONCURRENTLY, which waits for every transaction older than it). PGlite has one process.
+   */
+  whileLocked<T>(key: number, body: () => Promise<T>): Promise<T>;
   /** Connections and transactions now, for metrics: counted here, not read from the drivers. */
   usage(): DatabaseUsage;
   close(): Promise<void>;
@@ -90,6 +98,8 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   /** PGlite directory, or 'memory://' */
   dataDir?: string;
+  /** hold the PGlite directory's lock while open (the service), so that no db command opens it too */
+  lockDataDir?: boolean;
   /** PostgreSQL connections, required with `url` (the service's come from config.ts); PGlite has one */
   connections?: DatabaseConnections;
   /** told the duration of every call of rows, statement, write and transaction */
@@ -144,6 +154,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       write: statementOn(transactions),
       lazyWrite: statementOn(lazy),
       transaction: (body) => inFlight.count(() => transactions.run(body)),
+      async whileLocked(key, body) {
+        const session = postgres(options.url!, { max: 1, ...RECONNECT });
+        try {
+          // Tried again and again, never waited for in a statement: a waiting statement is a
+          // transaction, which the holder's CREATE INDEX CONCURRENTLY would wait for in turn.
+          while (
+            !(await session<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(${key}) AS locked`)[0]!.locked
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+          return await body();
+        } finally {
+          // Ending the session releases the lock.
+          await session.end({ timeout: 5 });
+        }
+      },
       usage: () => ({
         connections: { ...sizes, lazyWrites: 1 },
         transactionsInFlight: inFlight.size,
@@ -155,9 +181,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
   }
   const dataDir = options.dataDir ?? 'memory://';
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  // pg_trgm serves the organizer's order search (contains-matching names and e-mails) by index.
-  const client = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+  const onDisk = !dataDir.startsWith('memory://');
+  if (onDisk) mkdirSync(dataDir, { recursive: true });
+  const unlock = onDisk && options.lockDataDir ? await lockDataDir(dataDir, 'service', 0) : () => {};
+  let client: PGlite;
+  try {
+    client = await openEmbedded(dataDir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = drizzlePglite(client);
   const inFlight = new InFlight();
   const embeddedWrite = async <T>(query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows;
@@ -175,9 +208,21 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     write: embeddedWrite,
     lazyWrite: embeddedWrite,
     transaction: (body) => inFlight.count(() => db.transaction(body)),
+    whileLocked: (_key, body) => body(),
     usage: () => ({ connections: { embedded: 1 }, transactionsInFlight: inFlight.size }),
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      unlock();
+    },
   });
+}
+
+/**
+ * The embedded database in `dataDir`; with `load`, first filled from a backup of one
+ * (PGlite's dumpDataDir). pg_trgm serves the organizer's order search by index.
+ */
+export function openEmbedded(dataDir: string, load?: Blob): Promise<PGlite> {
+  return PGlite.create(dataDir, { extensions: { pg_trgm }, ...(load && { loadDataDir: load }) });
 }
 
 /** Database.write on the given connections: one statement of the query builder, prepared. */
@@ -203,9 +248,11 @@ class InFlight {
 
 /**
  * The database with each call of rows, statement, write and transaction timed for the observer
- * (failed calls too); without one, unchanged, so that no query pays for a clock it does not need.
+ * (failed calls too), and traced when tracing is on (traced); without an observer, untimed, so that
+ * no query pays for a clock it does not need.
  */
-function observed(observer: DatabaseObserver | undefined, database: Database): Database {
+function observed(observer: DatabaseObserver | undefined, untraced: Database): Database {
+  const database = traced(untraced);
   if (!observer) return database;
   const time =
     <A extends unknown[], R>(operation: DatabaseOperation, call: (...args: A) => Promise<R>) =>
@@ -227,6 +274,49 @@ function observed(observer: DatabaseObserver | undefined, database: Database): D
   };
 }
 
+/**
+ * The database with a span per statement and per transaction (platform/tracing.ts), when tracing
+ * was on as it opened; else unchanged, so that no statement pays for tracing that is off. The
+ * query builder's statements, on `db` and on a transaction's `tx` alike, through traceQueries;
+ * statement(), and write() on PostgreSQL, which bypass the builder, in failingAsQueries.
+ */
+function traced(database: Database): Database {
+  if (!tracingOn()) return database;
+  traceQueries(database.db);
+  return {
+    ...database,
+    transaction: (body) => traceTransaction(() => database.transaction((tx) => body(traceQueries(tx)))),
+  };
+}
+
+/** What traceQueries needs of Drizzle's session and the queries it prepares. */
+interface TracedSession {
+  prepareQuery(query: { sql: string }, ...rest: unknown[]): TracedQuery;
+}
+interface TracedQuery {
+  execute(...args: unknown[]): Promise<unknown>;
+  all?(...args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Makes each statement a query builder runs a span: every query its session prepares (the builder,
+ * execute() and rows() alike go through prepareQuery) runs through traceStatement. Drizzle's own
+ * tracing hooks are not wired to the OpenTelemetry API, so its session is wrapped here, on this
+ * builder only. Returns the builder.
+ */
+function traceQueries<T extends Executor>(executor: T): T {
+  const session = executor._.session as unknown as TracedSession;
+  const prepare = session.prepareQuery.bind(session);
+  session.prepareQuery = (query, ...rest) => {
+    const prepared = prepare(query, ...rest);
+    const { execute, all } = prepared;
+    prepared.execute = (...args) => traceStatement(query.sql, () => execute.apply(prepared, args));
+    if (all) prepared.all = (...args) => traceStatement(query.sql, () => all.apply(prepared, args));
+    return prepared;
+  };
+  return executor;
+}
+
 // Dates and times as PostgreSQL writes them, as drizzle has both drivers return them.
 const AS_TEXT = Object.fromEntries(
   [1082, 1083, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231].map((oid) => [oid, (value: string) => value]),
@@ -236,11 +326,12 @@ const dialect = new PgDialect();
 
 /**
  * Runs a statement sent outside the query builder so that it fails as the builder's do: with its
- * text (logged, without its parameters: logger.ts) and the driver's error as the cause.
+ * text (logged, without its parameters: logger.ts) and the driver's error as the cause. Its span,
+ * when tracing is on, is made here (the builder's are made by traceQueries).
  */
 async function failingAsQueries<T>(text: string, params: unknown[], run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await traceStatement(text, run);
   } catch (error) {
     throw new DrizzleQueryError(text, params, error as Error);
   }

@@ -30,9 +30,9 @@ import {
 import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
-import { shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
+import { isShedError, shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
 import type { ErrorOut } from './schemas.ts';
-import { LazyChildLogger } from './logger.ts';
+import { LazyChildLogger, QUERY_NAMES_ONLY } from './logger.ts';
 import { requestLogController, traceRequests } from './tracing.ts';
 import { unstorableField } from './unstorable-text.ts';
 
@@ -231,7 +231,8 @@ const OAUTH_ERRORS: Record<number, [number, string]> = {
 
 /**
  * How a failed request is logged, on every host: an unreachable database once per outage (its
- * watch), another 5xx with its error, a 4xx as one info line.
+ * watch), a shed request not at all (the overload monitor logs each episode), another 5xx with
+ * its error, a 4xx as one info line.
  */
 export function logRequestError(
   ctx: AppContext,
@@ -240,6 +241,7 @@ export function logRequestError(
   apiError: ApiError,
   message: string,
 ): void {
+  if (isShedError(error)) return;
   if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
   else if (apiError.status >= 500) request.log.error({ err: error }, message);
   else request.log.info({ error_code: apiError.code }, apiError.message);
@@ -279,7 +281,11 @@ function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
   const limits = ctx.config.http;
   const timeouts = serverTimeouts(limits);
   return Fastify({
-    loggerInstance: options.logger.child({ host: options.name }),
+    // The organizer app's queries (order searches) carry buyers' personal data: names only.
+    loggerInstance: options.logger.child(
+      { host: options.name },
+      options.name === 'app' ? QUERY_NAMES_ONLY : undefined,
+    ),
     genReqId: () => newId('req'),
     // a per-request logger only for requests that log (a route's own level makes one at once)
     childLoggerFactory: (logger, bindings, options) =>
@@ -305,11 +311,18 @@ function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Host;
 }
 
+/** An Expect Node takes for 100-continue (its own test): every other one is refused with 417. */
+const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
+
 /**
  * Every request: its X-Request-Id, its response tracked, and a Host header if HTTP/1.1. A callback
  * hook (no promise): this runs on every request.
  */
+
 function startEachRequest(app: Host): void {
+  // Node answers an Expect other than 100-continue with a bare 417 of its own, before any route:
+  // the request comes here instead, to be refused in the envelope with its request id.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     trackResponse(reply.raw);
@@ -318,6 +331,17 @@ function startEachRequest(app: Host): void {
         new ApiError('validation_failed', 'An HTTP/1.1 request must carry a Host header.', {
           headers: { Connection: 'close' },
         }),
+      );
+      return;
+    }
+    const expect = request.headers.expect;
+    if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
+      done(
+        new ApiError(
+          'expectation_failed',
+          'The only Expect this service meets is 100-continue; send the request without this Expect header.',
+          { headers: { Connection: 'close' } },
+        ),
       );
       return;
     }
@@ -401,7 +425,10 @@ function setErrorHandlers(
   );
 }
 
-/** /healthz while the process runs; /readyz once the database and migrations are, and not overloaded. */
+/**
+ * /healthz while the process runs; /readyz once the database and migrations are, and not overloaded.
+ * A missing Redis is degraded, not unready (limits count in memory meanwhile): named in `degraded`.
+ */
 function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor): void {
   app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -409,7 +436,11 @@ function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor):
     try {
       await ctx.database.rows(sql`SELECT 1`);
       if (!(await migrationsCurrent(ctx.database))) throw new Error('migrations pending');
-      return envelope(200, 'ready', { status: 'ready', database: ctx.database.kind });
+      return envelope(200, 'ready', {
+        status: 'ready',
+        database: ctx.database.kind,
+        degraded: ctx.limiter.degraded(),
+      });
     } catch (error) {
       if (databaseUnavailable(error)) {
         outageWatch(ctx.database, ctx.log).failed(error);

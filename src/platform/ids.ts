@@ -50,7 +50,8 @@ export type IdPrefix =
   | 'mem'
   | 'inv'
   | 'ast'
-  | 'mail';
+  | 'mail'
+  | 'era';
 
 /** `prefix_` + 24 base62 characters (about 143 bits). Secrets use a longer body. */
 export function newId(prefix: IdPrefix, length = 24): string {

@@ -21,6 +21,11 @@ export const jobs = pgTable(
     /** set when attempts are exhausted; the row stays for inspection */
     failedAt: ts('failed_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /**
+     * the trace context of the request that queued the job (W3C traceparent, then a comma and the
+     * tracestate if any), which its runs continue; null when tracing was off (platform/tracing.ts)
+     */
+    traceContext: text('trace_context'),
   },
   (t) => [
     index('jobs_due_idx')

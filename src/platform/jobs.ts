@@ -7,9 +7,15 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { insertRows, type Database, type Executor, type Tx } from './db.ts';
+import {
+  databaseUnavailable,
+  outageWatch,
+  retryWhileUnreachable,
+  warnUnlessUnreachable,
+} from './db-errors.ts';
 import { randomString } from './ids.ts';
 import { jobs } from './jobs.schema.ts';
-import { markSpanFailed, traceJob } from './tracing.ts';
+import { currentTraceContext, markSpanFailed, traceJob } from './tracing.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -22,9 +28,16 @@ export interface JobContext {
 /**
  * A handler runs inside a transaction together with the job's removal: either its writes and the
  * job's completion commit together, or neither does. It may return a Date to run again later
- * (e.g. a hold that was extended), which keeps the row with a new run_at and no attempt counted.
+ * (e.g. a hold that was extended), which keeps the row with a new run_at and no attempt counted,
+ * and a new payload (work done in parts carries where it stopped).
  */
-export type JobHandler = (ctx: JobContext) => Promise<void | { retryAt: Date }>;
+export type JobHandler = (ctx: JobContext) => Promise<void | JobRetry>;
+
+/** Run the job again at `retryAt`, with `payload` in place of its payload when given. */
+export interface JobRetry {
+  retryAt: Date;
+  payload?: Record<string, unknown>;
+}
 
 /**
  * For work that calls out (a payment provider) and manages its own transactions: it runs with no
@@ -32,7 +45,7 @@ export type JobHandler = (ctx: JobContext) => Promise<void | { retryAt: Date }>;
  */
 export interface OutsideJobHandler {
   outsideTransaction: true;
-  run: (ctx: { job: JobRow; now: Date }) => Promise<void | { retryAt: Date }>;
+  run: (ctx: { job: JobRow; now: Date }) => Promise<void | JobRetry>;
 }
 
 export type JobHandlerEntry = JobHandler | OutsideJobHandler;
@@ -44,6 +57,11 @@ export interface EnqueueOptions {
   /** one live job per key: a second enqueue with the same key moves run_at instead */
   dedupeKey?: string;
   maxAttempts?: number;
+  /**
+   * the trace the job's run continues (tracing.ts currentTraceContext); the active span's when left
+   * out, so that a job continues the trace of the request that queued it
+   */
+  traceContext?: string | null;
 }
 
 /** Adds a job in the caller's transaction, so it exists exactly when the caller's writes do. */
@@ -63,22 +81,26 @@ export async function enqueueJobs(db: Executor, list: EnqueueOptions[]): Promise
 /**
  * The statement enqueueJobs runs (`list` not empty), for a caller that sends it with other writes.
  * Of several jobs with one dedupe key the last is kept: ON CONFLICT cannot touch a row twice in
- * one statement, and the whole statement would fail.
+ * one statement, and the whole statement would fail. A job moved by a later enqueue keeps the
+ * trace it was queued in.
  */
 export function jobsInsert(list: EnqueueOptions[]): SQL {
   const byKey = new Map(list.map((options, i) => [options.dedupeKey ?? i, options]));
+  const active = currentTraceContext();
   const rows = [...byKey.values()].map((options) => ({
     kind: options.kind,
     payload: options.payload ?? {},
     run_at: options.runAt.toISOString(),
     dedupe_key: options.dedupeKey ?? null,
     max_attempts: options.maxAttempts ?? 10,
+    trace_context: options.traceContext === undefined ? active : options.traceContext,
   }));
   return insertRows(
     jobs,
     rows,
     sql`ON CONFLICT (dedupe_key) WHERE failed_at IS NULL
-      DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload`,
+      DO UPDATE SET run_at = excluded.run_at, payload = excluded.payload,
+        trace_context = coalesce(jobs.trace_context, excluded.trace_context)`,
   );
 }
 
@@ -113,6 +135,9 @@ export async function readJobQueue(database: Database, now: Date, limit: number)
     oldestDueAt: row.oldest_due === null ? null : new Date(Math.round(Number(row.oldest_due) * 1000)),
   }));
 }
+
+/** When a job the database's outage interrupted runs again (its lease would keep it a minute). */
+const UNREACHABLE_RETRY_MS = 1000;
 
 /** Delay before attempt n+1 (n >= 1): 2^n seconds capped at an hour, with +-20% jitter. */
 export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
@@ -164,6 +189,8 @@ class Loop {
   private readonly log: Logger;
   /** called after a round that worked something */
   private readonly onWorked: () => void;
+  /** hears of a round that failed because the database could not be reached */
+  private readonly onUnreachable: (error: unknown) => void;
 
   constructor(options: {
     name: string;
@@ -171,12 +198,14 @@ class Loop {
     pollMs: number;
     log: Logger;
     onWorked?: () => void;
+    onUnreachable?: (error: unknown) => void;
   }) {
     this.name = options.name;
     this.work = options.work;
     this.pollMs = options.pollMs;
     this.log = options.log;
     this.onWorked = options.onWorked ?? (() => {});
+    this.onUnreachable = options.onUnreachable ?? (() => {});
   }
 
   schedule(ms: number): void {
@@ -184,8 +213,10 @@ class Loop {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.work()
-        .catch((error) => {
-          this.log.error({ err: error, loop: this.name }, 'background round failed');
+        .catch((error: unknown) => {
+          // An outage is logged once, by the outage watch; the round runs again after the poll.
+          if (databaseUnavailable(error)) this.onUnreachable(error);
+          else this.log.error({ err: error, loop: this.name }, 'background round failed');
           return 0;
         })
         .then((worked) => {
@@ -230,6 +261,7 @@ export class JobRunner {
     this.stopRequested = false;
     const { pollMs, log, queues } = this.options;
     const stopping = () => this.stopRequested;
+    const outage = outageWatch(this.options.database, log);
     const add = (name: string, work: () => Promise<number>, ms: number) => {
       const loop: Loop = new Loop({
         name,
@@ -237,6 +269,7 @@ export class JobRunner {
         pollMs: ms,
         log,
         onWorked: () => this.loops.forEach((other) => other !== loop && other.wake()),
+        onUnreachable: (error) => outage.failed(error),
       });
       this.loops.push(loop);
     };
@@ -269,7 +302,7 @@ export class JobRunner {
     for (;;) {
       const claimed = await this.claim();
       if (claimed.length === 0) return total;
-      for (const job of claimed) await traceJob(job.kind, job.id, () => this.work(job));
+      for (const job of claimed) await traceJob(job, () => this.work(job));
       total += claimed.length;
       if (this.stopRequested) return total;
     }
@@ -299,7 +332,8 @@ export class JobRunner {
       )
       RETURNING id, kind, payload, dedupe_key AS "dedupeKey", run_at AS "runAt", attempts,
         max_attempts AS "maxAttempts", locked_until AS "lockedUntil", locked_by AS "lockedBy",
-        last_error AS "lastError", failed_at AS "failedAt", created_at AS "createdAt"`);
+        last_error AS "lastError", failed_at AS "failedAt", created_at AS "createdAt",
+        trace_context AS "traceContext"`);
     // int8 arrives as a string from postgres.js and as a number from PGlite.
     return rows.map((row) => ({ ...row, id: Number(row.id) }));
   }
@@ -308,7 +342,7 @@ export class JobRunner {
     const { database, clock, log, handlers } = this.options;
     const handler = handlers[job.kind];
     const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
-    const finish = (db: Executor, result: void | { retryAt: Date }) =>
+    const finish = (db: Executor, result: void | JobRetry) =>
       result && 'retryAt' in result
         ? db
             .update(jobs)
@@ -317,6 +351,7 @@ export class JobRunner {
               lockedUntil: null,
               lockedBy: null,
               attempts: sql`${jobs.attempts} - 1`,
+              ...(result.payload && { payload: result.payload }),
             })
             .where(mine)
         : db.delete(jobs).where(mine);
@@ -327,26 +362,42 @@ export class JobRunner {
           await finish(tx, await handler({ job, tx, now: clock.now() }));
         });
       } else {
-        // like the claim, on a connection of its own rather than the pipelined reads
+        // like the claim, on a connection of its own rather than the pipelined reads; the handler
+        // has done its work by now, so losing the connection must not make it run again
         const result = await handler.run({ job, now: clock.now() });
-        await database.write(finish(database.db, result).getSQL());
+        const done = finish(database.db, result).getSQL();
+        await retryWhileUnreachable(() => database.write(done));
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const exhausted = job.attempts >= job.maxAttempts;
       const now = clock.now();
       markSpanFailed(error);
-      log.warn({ job_id: job.id, kind: job.kind, attempts: job.attempts, err: error }, 'job failed');
-      await database.db
-        .update(jobs)
-        .set({
-          lastError: message.slice(0, 2000),
-          lockedUntil: null,
-          lockedBy: null,
-          runAt: new Date(now.getTime() + retryDelayMs(job.attempts)),
-          ...(exhausted && { failedAt: now }),
-        })
-        .where(mine);
+      // A database out of reach is not the job's failure: it runs again soon, with no attempt
+      // counted, and the outage is logged once for all (db-errors.ts).
+      const unreachable = databaseUnavailable(error);
+      const exhausted = !unreachable && job.attempts >= job.maxAttempts;
+      warnUnlessUnreachable(
+        database,
+        log,
+        error,
+        { job_id: job.id, kind: job.kind, attempts: job.attempts },
+        'job failed',
+      );
+      await retryWhileUnreachable(() =>
+        database.db
+          .update(jobs)
+          .set({
+            lastError: message.slice(0, 2000),
+            lockedUntil: null,
+            lockedBy: null,
+            runAt: new Date(
+              now.getTime() + (unreachable ? UNREACHABLE_RETRY_MS : retryDelayMs(job.attempts)),
+            ),
+            ...(unreachable && { attempts: sql`${jobs.attempts} - 1` }),
+            ...(exhausted && { failedAt: now }),
+          })
+          .where(mine),
+      );
     }
   }
 }

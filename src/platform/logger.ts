@@ -4,6 +4,7 @@
 // alone, without its parameters or literal values.
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
+import { workerIndex } from './workers.ts';
 
 const REDACTED = '[redacted]';
 
@@ -92,6 +93,29 @@ export function redactUrl(logged: string): string {
   return (
     path + (query === null ? '' : `?${redactPairs(query)}`) + (hash === null ? '' : `#${redactPairs(hash)}`)
   );
+}
+
+/** A query parameter's name as logged; anything unlike a name may itself be a value. */
+const PARAMETER_NAME = /^[A-Za-z0-9_.[\]-]{1,40}$/;
+
+/**
+ * A request URL with its query's values left out (`/orders?q=[redacted]&status=[redacted]`), and
+ * the path's secrets redacted as redactUrl does: for the organizer app, whose searches carry
+ * buyers' names, e-mails and phone numbers.
+ */
+export function queryNamesOnly(logged: string): string {
+  const cut = logged.search(/[?#]/);
+  if (cut < 0) return redactUrl(logged);
+  const path = redactUrl(logged.slice(0, cut));
+  const query = logged[cut] === '?' ? logged.slice(cut + 1).split('#')[0]! : '';
+  const names = query
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const name = pair.split('=')[0]!;
+      return `${PARAMETER_NAME.test(name) ? name : REDACTED}=${REDACTED}`;
+    });
+  return names.length > 0 ? `${path}?${names.join('&')}` : path;
 }
 
 /** SQL text as logged: string literals become '?', so that no value written into it is logged. */
@@ -256,13 +280,24 @@ function mergeTraceFields(object: object, fields: object): object {
   return fields === NO_TRACE ? object : Object.assign(fields, object);
 }
 
+/**
+ * The options of a host's logger that logs requests with their query values left out
+ * (queryNamesOnly): pass to `logger.child(bindings, options)`.
+ */
+export const QUERY_NAMES_ONLY: pino.ChildLoggerOptions = {
+  serializers: {
+    req: (req: LoggedRequest) => ({ ...serializeRequest(req), url: queryNamesOnly(req.url) }),
+  },
+};
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       serializers: { req: serializeRequest, err: serializeError },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      base: { service: 'partner-ticketing' },
+      // Which process wrote the line: several share one log under WEB_CONCURRENCY or on one host.
+      base: { service: 'partner-ticketing', pid: process.pid, worker: workerIndex() },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: scrubLogObject },
       mixin: traceFields,

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Database } from './db.ts';
+import type { Database, Tx } from './db.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** drizzle/ at the repository root, from src/platform or dist/src/platform. */
@@ -33,7 +33,7 @@ export function migrationNames(dir = migrationsDir()): string[] {
     .sort();
 }
 
-/** A migration file that failed; the transaction around it was rolled back. */
+/** A migration file that failed; what it had done in its transaction (or step) was rolled back. */
 export class MigrationFailed extends Error {
   readonly migration: string;
   constructor(migration: string, cause: unknown) {
@@ -58,39 +58,186 @@ export class MigrationsPending extends Error {
 }
 
 /**
- * Applies every drizzle/NNNN_*.sql file not yet recorded, in order, all in one transaction (a
- * failed file leaves the database as it was), under an advisory lock so that several processes
- * migrating at once apply each file exactly once. Returns the names it applied.
+ * How a file applies. `transaction`: all its statements in one transaction. `steps` (a first line
+ * `-- migrate: step by step`): each statement alone, its progress recorded, so that an index can
+ * be built CONCURRENTLY (outside any transaction) and no lock outlives its own statement.
  */
-export async function migrate(database: Database): Promise<string[]> {
-  const dir = migrationsDir();
-  const applied: string[] = [];
-  await database.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    await tx.execute(sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-      name text PRIMARY KEY,
-      applied_at timestamptz NOT NULL DEFAULT now()
-    )`);
-    // Read after the lock: a run that waited sees what the one before it committed.
-    const done = new Set(
-      (await database.rows<{ name: string }>(sql`SELECT name FROM schema_migrations`, tx)).map((r) => r.name),
+export type MigrationMode = 'transaction' | 'steps';
+
+export interface MigrationFile {
+  name: string;
+  mode: MigrationMode;
+  statements: string[];
+}
+
+const STEPS_DIRECTIVE = /^-- migrate: step by step\s*$/m;
+// A statement that cannot run in a transaction block.
+const CONCURRENTLY = /\bCONCURRENTLY\b/i;
+
+export function readMigration(name: string, dir = migrationsDir()): MigrationFile {
+  const text = readFileSync(join(dir, name), 'utf8');
+  const mode: MigrationMode = STEPS_DIRECTIVE.test(text.split('\n', 1)[0]!) ? 'steps' : 'transaction';
+  const statements = text
+    .split('--> statement-breakpoint')
+    .map((s) => s.trim())
+    .filter((s) => s.replace(/^--.*$/gm, '').trim() !== '');
+  if (mode === 'transaction' && statements.some((s) => CONCURRENTLY.test(s))) {
+    throw new MigrationFailed(
+      name,
+      new Error('CONCURRENTLY needs "-- migrate: step by step" as the first line'),
     );
-    for (const file of migrationNames(dir)) {
-      if (done.has(file)) continue;
-      const statements = readFileSync(join(dir, file), 'utf8')
-        .split('--> statement-breakpoint')
-        .map((s) => s.trim())
-        .filter(Boolean);
+  }
+  return { name, mode, statements };
+}
+
+/** What migrate() reports as it goes (the CLI prints each). */
+export type MigrationProgress =
+  | { kind: 'start'; name: string; mode: MigrationMode }
+  | { kind: 'lock_wait'; name: string; attempt: number }
+  | { kind: 'applied'; name: string; ms: number };
+
+export interface MigrateOptions {
+  dir?: string;
+  onProgress?: (progress: MigrationProgress) => void;
+  /**
+   * How long one statement may wait for a lock. A DDL statement waiting in a table's lock queue
+   * holds up every request behind it, so it gives up soon and tries again (docs/decisions.md,
+   * "Migrations run online").
+   */
+  lockTimeoutMs?: number;
+  /** tries per transaction or step before the migration fails on a lock */
+  lockAttempts?: number;
+}
+
+const LOCK_TIMEOUT_MS = 500;
+const LOCK_ATTEMPTS = 60;
+const LOCK_RETRY_PAUSE_MS = 1000;
+
+/** The database gave up waiting for a lock (lock_timeout). */
+export function lockTimedOut(error: unknown): boolean {
+  for (let e = error; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '55P03') return true;
+  }
+  return false;
+}
+
+/**
+ * Applies every drizzle/NNNN_*.sql file not yet recorded, in order: each file in a transaction of
+ * its own, or step by step, under the migration lock. A statement waits at most `lockTimeoutMs`
+ * for a table's lock, then its transaction is tried again. Returns the names applied.
+ */
+export async function migrate(database: Database, options: MigrateOptions = {}): Promise<string[]> {
+  const dir = options.dir ?? migrationsDir();
+  const report = options.onProgress ?? (() => {});
+  const attempts = options.lockAttempts ?? LOCK_ATTEMPTS;
+  const lockTimeout = sql.raw(`'${Math.max(1, Math.floor(options.lockTimeoutMs ?? LOCK_TIMEOUT_MS))}ms'`);
+
+  /** Runs `body` in a transaction with the lock timeout, again while a lock is not granted. */
+  const briefly = async (name: string, body: (tx: Tx) => Promise<void>): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
       try {
-        for (const statement of statements) await tx.execute(sql.raw(statement));
+        await database.transaction(async (tx) => {
+          await tx.execute(sql`SET LOCAL lock_timeout = ${lockTimeout}`);
+          await body(tx);
+        });
+        return;
       } catch (error) {
-        throw new MigrationFailed(file, error);
+        if (!lockTimedOut(error) || attempt >= attempts) throw new MigrationFailed(name, error);
+        report({ kind: 'lock_wait', name, attempt });
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_PAUSE_MS));
       }
-      await tx.execute(sql`INSERT INTO schema_migrations (name) VALUES (${file})`);
-      applied.push(file);
     }
+  };
+
+  // Runs at once take turns: the second finds the first's work recorded.
+  return database.whileLocked(MIGRATION_LOCK, async () => {
+    await database.transaction(async (tx) => {
+      await tx.execute(sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+        name text PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      await tx.execute(sql`CREATE TABLE IF NOT EXISTS schema_migration_steps (
+        name text NOT NULL,
+        step integer NOT NULL,
+        PRIMARY KEY (name, step)
+      )`);
+    });
+    // Read under the lock: a run that waited sees what the one before it committed.
+    const done = new Set(
+      (await database.rows<{ name: string }>(sql`SELECT name FROM schema_migrations`)).map((r) => r.name),
+    );
+    const applied: string[] = [];
+    for (const name of migrationNames(dir)) {
+      if (done.has(name)) continue;
+      const file = readMigration(name, dir);
+      const started = performance.now();
+      report({ kind: 'start', name, mode: file.mode });
+      if (file.mode === 'transaction') {
+        await briefly(name, async (tx) => {
+          for (const statement of file.statements) await tx.execute(sql.raw(statement));
+          await tx.execute(sql`INSERT INTO schema_migrations (name) VALUES (${name})`);
+        });
+      } else {
+        await applyStepByStep(database, file, briefly);
+      }
+      applied.push(name);
+      report({ kind: 'applied', name, ms: Math.round(performance.now() - started) });
+    }
+    return applied;
   });
-  return applied;
+}
+
+/**
+ * A `steps` file: each statement in a transaction of its own that records its step, or, for
+ * CONCURRENTLY, alone outside any (written to be run again: IF NOT EXISTS, and an index a failed
+ * build left invalid is dropped first). A rerun goes on after the last step recorded.
+ */
+async function applyStepByStep(
+  database: Database,
+  file: MigrationFile,
+  briefly: (name: string, body: (tx: Tx) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const { name } = file;
+  const done = new Set(
+    (
+      await database.rows<{ step: number }>(sql`SELECT step FROM schema_migration_steps WHERE name = ${name}`)
+    ).map((r) => Number(r.step)),
+  );
+  const record = (step: number) =>
+    sql`INSERT INTO schema_migration_steps (name, step) VALUES (${name}, ${step})`;
+  for (const [step, statement] of file.statements.entries()) {
+    if (done.has(step)) continue;
+    if (!CONCURRENTLY.test(statement)) {
+      await briefly(name, async (tx) => {
+        await tx.execute(sql.raw(statement));
+        await tx.execute(record(step));
+      });
+      continue;
+    }
+    try {
+      await dropInvalidIndex(database, statement);
+      await database.rows(sql.raw(statement));
+      await database.rows(record(step));
+    } catch (error) {
+      throw new MigrationFailed(name, error);
+    }
+  }
+  await briefly(name, async (tx) => {
+    await tx.execute(sql`INSERT INTO schema_migrations (name) VALUES (${name})`);
+    await tx.execute(sql`DELETE FROM schema_migration_steps WHERE name = ${name}`);
+  });
+}
+
+const INDEX_BUILD = /CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NOT\s+EXISTS\s+"([^"]+)"/i;
+
+/** A CONCURRENTLY build that failed leaves its index behind, invalid: IF NOT EXISTS would keep it. */
+async function dropInvalidIndex(database: Database, statement: string): Promise<void> {
+  const index = INDEX_BUILD.exec(statement)?.[1];
+  if (!index) return;
+  const [invalid] = await database.rows(
+    sql`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass(${`"${index}"`}) AND NOT indisvalid`,
+  );
+  if (invalid) await database.rows(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${index}"`));
 }
 
 export interface MigrationStatus {

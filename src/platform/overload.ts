@@ -1,9 +1,11 @@
-// Load shedding: when this process falls behind (event-loop delay, or too many requests in hand),
-// new requests on the public hosts are answered 503 service_unavailable with Retry-After at once,
-// and /readyz says unready so that a load balancer drains the instance. Requests already taken in
-// are never shed. The thresholds are settings (docs/decisions.md, "Overload"); 0 turns one off.
+// Load shedding: when this process has more work in hand than it can answer in time, new requests
+// on the public hosts are answered 503 service_unavailable with Retry-After at once, and /readyz
+// says unready so that a load balancer drains the instance. Requests already taken in are never
+// shed. What counts is the service's own work: the requests in hand, and how long those of a new
+// request's route have waited for their turn; the event loop's delay (which another process on the
+// machine raises too) only when its setting is given. Settings and why: docs/decisions.md, "Overload".
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
 import { bodyArrived } from './client-errors.ts';
@@ -11,17 +13,19 @@ import { ApiError } from './errors.ts';
 import type { Host } from './http.ts';
 
 export interface OverloadSettings {
-  /** p99 event-loop delay over one window above which the process is overloaded; 0 = off */
+  /** p99 event-loop delay over one window above which new requests are shed; 0 = off */
   maxEventLoopDelayMs: number;
-  /** requests in hand (worked on or waiting for admission) at which new ones are shed; 0 = off */
+  /** requests in hand (arrived, not answered; waiting for admission included) at which new ones are shed; 0 = off */
   maxQueued: number;
-  /** the Retry-After of a shed request and of /readyz while overloaded */
+  /** how long a request in hand may wait for its work to start before new ones are shed; 0 = off */
+  maxQueueTimeMs: number;
+  /** the Retry-After of a shed request and of /readyz while shedding */
   retryAfterSeconds: number;
 }
 
-/** How often the delay is read (and its histogram started again), and leaving is considered. */
+/** How often the delay is read (and its histogram started again), and the end of shedding considered. */
 export const OVERLOAD_WINDOW_MS = 500;
-/** Both signals must stay under half their thresholds this long before shedding stops: no flapping. */
+/** Shedding ends once no signal has been over its threshold this long: one episode, not a flicker. */
 export const OVERLOAD_CALM_MS = 2_000;
 
 /** The event loop's delay over a window. */
@@ -58,87 +62,207 @@ export function eventLoopDelaySampler(): DelaySampler {
 
 export interface OverloadMonitorOptions {
   sampler?: DelaySampler;
-  /** milliseconds, for the calm period; tests move it */
+  /** milliseconds, for waits and episodes (default performance.now; the service's clock in a service) */
   now?: () => number;
   log?: Logger;
 }
 
+export type ShedReason = 'queued' | 'queue time' | 'event loop delay';
+
+/** The requests of one route in hand whose work has not started, and the pace at which they stop waiting. */
+class Waiting {
+  /** by when each arrived: the oldest first */
+  readonly since = new Map<object, number>();
+  /** requests that stopped waiting (their work started, or they were answered) this window */
+  left = 0;
+  /** how long some request was waiting this window, in ms; and since when one is, if one is */
+  busyMs = 0;
+  busySince: number | null = null;
+  /** requests per ms that stopped waiting while some waited, over the last window; null if too few */
+  pace: number | null = null;
+
+  add(request: object, now: number): void {
+    this.busySince ??= now;
+    this.since.set(request, now);
+  }
+
+  remove(request: object, now: () => number): void {
+    if (!this.since.delete(request)) return;
+    this.left++;
+    if (this.since.size > 0 || this.busySince === null) return;
+    this.busyMs += now() - this.busySince;
+    this.busySince = null;
+  }
+
+  oldestMs(now: number): number {
+    for (const since of this.since.values()) return now - since;
+    return 0;
+  }
+
+  /** how long a new one would wait behind those waiting, at the last window's pace (0: none known) */
+  expectedMs(): number {
+    return this.pace === null ? 0 : this.since.size / this.pace;
+  }
+
+  /** A pace only when some were waiting for at least half the window: a burst's is not known yet. */
+  endWindow(now: number): void {
+    if (this.busySince !== null) {
+      this.busyMs += now - this.busySince;
+      this.busySince = now;
+    }
+    this.pace = this.busyMs >= OVERLOAD_WINDOW_MS / 2 && this.left > 0 ? this.left / this.busyMs : null;
+    this.left = 0;
+    this.busyMs = 0;
+  }
+
+  /**
+   * One has waited past the budget, or a new one would: looked ahead only once the oldest has
+   * waited half of it, so that a burst taken whole (whose first window's pace is low, before
+   * admission gets going) does not shed the stragglers that follow it.
+   */
+  overBudget(now: number, budgetMs: number): boolean {
+    const oldest = this.oldestMs(now);
+    return oldest > budgetMs || (oldest >= budgetMs / 2 && this.expectedMs() > budgetMs);
+  }
+}
+
 /**
- * One per service, shared by its hosts. Enters overload as soon as either signal passes its
- * threshold (requests in hand: on arrival; the delay: once a window); leaves once both have stayed
- * under half their thresholds for OVERLOAD_CALM_MS.
+ * One per service, shared by its hosts. Each new request is refused while a signal is over its
+ * threshold: requests in hand at OVERLOAD_MAX_QUEUED; a request of the same route waiting longer
+ * than OVERLOAD_MAX_QUEUE_TIME_MS for its work to start, or (once one has waited half that) the new
+ * one expected to, behind those waiting at the pace they have been leaving, so that the crowds let
+ * in meanwhile do not wait past the budget. A route's own waits, because a request waits only
+ * behind its own kind: creations queue for write admission, while a payment or a read behind them
+ * waits for nothing. Both are read on the arrival itself, so that the next request is taken as
+ * soon as there is room. When its setting is given, a window's event-loop delay too (held until
+ * the delay has stayed under half for OVERLOAD_CALM_MS). A shedding episode starts with the first
+ * signal over and ends once none has been for OVERLOAD_CALM_MS: one warn line each, the last with
+ * how many requests were shed.
  */
 export class OverloadMonitor {
   readonly settings: OverloadSettings;
   readonly #sampler: DelaySampler;
   readonly #now: () => number;
   readonly #log: Logger | undefined;
+  readonly #error: ApiError;
   #queued = 0;
-  #overloaded = false;
-  #calmSince: number | null = null;
+  /** by route (method and pattern); the request's own, while it waits */
+  readonly #routes = new Map<string, Waiting>();
+  readonly #waitingIn = new WeakMap<object, Waiting>();
   #lastDelayMs = 0;
+  /** the delay went over its threshold and has not been calm since for OVERLOAD_CALM_MS */
+  #delayOver = false;
+  #delayCalmSince: number | null = null;
+  #episode: { since: number; shed: number; reason: ShedReason } | null = null;
+  /** the last time a signal was seen over its threshold */
+  #lastOverAt = 0;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(settings: OverloadSettings, options: OverloadMonitorOptions = {}) {
     this.settings = settings;
     this.#sampler = options.sampler ?? eventLoopDelaySampler();
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => performance.now());
     this.#log = options.log;
+    // One error for every shed request: nothing in it is the request's, and its stack is never read.
+    this.#error = new ApiError('service_unavailable', 'The service is overloaded; retry in a few seconds.', {
+      headers: { 'Retry-After': String(settings.retryAfterSeconds) },
+    });
+    shedErrors.add(this.#error);
   }
 
   get enabled(): boolean {
-    return this.settings.maxEventLoopDelayMs > 0 || this.settings.maxQueued > 0;
+    const { maxEventLoopDelayMs, maxQueued, maxQueueTimeMs } = this.settings;
+    return maxEventLoopDelayMs > 0 || maxQueued > 0 || maxQueueTimeMs > 0;
   }
 
+  /** true while shedding: from the first signal over until none has been for OVERLOAD_CALM_MS */
   get overloaded(): boolean {
-    return this.#overloaded;
+    return this.#episode !== null;
   }
 
-  /** requests taken in and not answered yet */
+  /** requests in hand: arrived and not answered yet */
   get queued(): number {
     return this.#queued;
   }
 
-  /** A new request: false when it is to be shed. */
-  accepts(): boolean {
-    const { maxQueued } = this.settings;
-    if (!this.#overloaded && maxQueued > 0 && this.#queued >= maxQueued) this.#enter('queued');
-    return !this.#overloaded;
+  /** how long the longest-waiting request in hand (of `route`, or of any) has waited for its work to start, in ms */
+  oldestWaitMs(route?: string, now = this.#now()): number {
+    if (route !== undefined) return this.#routes.get(route)?.oldestMs(now) ?? 0;
+    let oldest = 0;
+    for (const waiting of this.#routes.values()) oldest = Math.max(oldest, waiting.oldestMs(now));
+    return oldest;
   }
 
-  /** A request is in hand (its body is all here); `end` when it is answered. */
-  begin(): void {
-    this.#queued++;
+  /** how long a request of `route` taken now would wait for its work to start, in ms (0: no estimate) */
+  expectedWaitMs(route = ''): number {
+    return this.#routes.get(route)?.expectedMs() ?? 0;
   }
 
-  end(): void {
-    this.#queued--;
-  }
-
-  /** One window: reads the delay, enters overload past a threshold, leaves after a calm period. */
-  sample(): void {
-    const { maxEventLoopDelayMs, maxQueued } = this.settings;
-    const delayMs = maxEventLoopDelayMs > 0 ? this.#sampler.take() : 0;
-    this.#lastDelayMs = delayMs;
-    if (!this.#overloaded) {
-      if (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) this.#enter('event loop delay');
-      else if (maxQueued > 0 && this.#queued >= maxQueued) this.#enter('queued');
-      return;
-    }
-    const calm = delayMs <= maxEventLoopDelayMs / 2 && (maxQueued === 0 || this.#queued <= maxQueued / 2);
-    if (!calm) {
-      this.#calmSince = null;
-      return;
-    }
+  /** A new request of `route`: false when it is to be shed (and it is counted as shed). */
+  accepts(route = ''): boolean {
+    if (!this.enabled) return true;
     const now = this.#now();
-    this.#calmSince ??= now;
-    if (now - this.#calmSince < OVERLOAD_CALM_MS) return;
-    this.#overloaded = false;
-    this.#calmSince = null;
-    this.#log?.info(this.#signals(), 'overload over: taking new requests again');
+    const reason = this.#over(now, route);
+    if (reason === null) return true;
+    this.#enter(reason, now, route).shed++;
+    return false;
   }
 
-  /** Starts (or, once the hosts are ready, starts again) the window; a no-op when both are off. */
+  /** A request of `route` is in hand (it has arrived, its body all here); `end` when it is answered. */
+  begin(request: object, route = ''): void {
+    this.#queued++;
+    let waiting = this.#routes.get(route);
+    if (waiting === undefined) {
+      waiting = new Waiting();
+      this.#routes.set(route, waiting);
+    }
+    waiting.add(request, this.#now());
+    this.#waitingIn.set(request, waiting);
+  }
+
+  /** Its work starts: it no longer waits. */
+  started(request: object): void {
+    this.#waitingIn.get(request)?.remove(request, this.#now);
+  }
+
+  end(request: object): void {
+    this.#queued--;
+    this.#waitingIn.get(request)?.remove(request, this.#now);
+  }
+
+  /** One window: reads the delay (when on) and each route's pace, and starts or ends an episode. */
+  sample(): void {
+    const now = this.#now();
+    for (const waiting of this.#routes.values()) waiting.endWindow(now);
+    const { maxEventLoopDelayMs } = this.settings;
+    if (maxEventLoopDelayMs > 0) {
+      const delayMs = this.#sampler.take();
+      this.#lastDelayMs = delayMs;
+      if (delayMs > maxEventLoopDelayMs) {
+        this.#delayOver = true;
+        this.#delayCalmSince = null;
+      } else if (this.#delayOver && delayMs <= maxEventLoopDelayMs / 2) {
+        this.#delayCalmSince ??= now;
+        if (now - this.#delayCalmSince >= OVERLOAD_CALM_MS) this.#delayOver = false;
+      } else {
+        this.#delayCalmSince = null;
+      }
+    }
+    const reason = this.#over(now, null);
+    if (reason !== null) {
+      this.#enter(reason, now, null);
+      return;
+    }
+    const episode = this.#episode;
+    if (episode === null || now - this.#lastOverAt < OVERLOAD_CALM_MS) return;
+    this.#episode = null;
+    this.#log?.warn(
+      { shed: episode.shed, duration_ms: Math.round(now - episode.since), ...this.#signals(now, null) },
+      `overload over: ${episode.shed} requests shed; taking new requests again`,
+    );
+  }
+
+  /** Starts (or, once the hosts are ready, starts again) the window; a no-op when all are off. */
   start(): void {
     if (!this.enabled) return;
     if (this.settings.maxEventLoopDelayMs > 0) this.#sampler.start();
@@ -153,25 +277,55 @@ export class OverloadMonitor {
     this.#sampler.stop();
   }
 
-  /** The 503 a shed request (and /readyz while overloaded) gets. */
+  /** The 503 a shed request (and /readyz while shedding) gets. */
   error(): ApiError {
-    return new ApiError('service_unavailable', 'The service is overloaded; retry in a few seconds.', {
-      headers: { 'Retry-After': String(this.settings.retryAfterSeconds) },
-    });
+    return this.#error;
   }
 
-  #enter(reason: string): void {
-    this.#overloaded = true;
-    this.#calmSince = null;
+  /** The first signal over its threshold now for a request of `route` (null: for any route), or null. */
+  #over(now: number, route: string | null): ShedReason | null {
+    const { maxQueued, maxQueueTimeMs } = this.settings;
+    let reason: ShedReason | null = null;
+    if (maxQueued > 0 && this.#queued >= maxQueued) reason = 'queued';
+    else if (maxQueueTimeMs > 0 && this.#overBudget(now, route, maxQueueTimeMs)) reason = 'queue time';
+    else if (this.#delayOver) reason = 'event loop delay';
+    if (reason !== null) this.#lastOverAt = now;
+    return reason;
+  }
+
+  #overBudget(now: number, route: string | null, budgetMs: number): boolean {
+    if (route !== null) return this.#routes.get(route)?.overBudget(now, budgetMs) ?? false;
+    for (const waiting of this.#routes.values()) if (waiting.overBudget(now, budgetMs)) return true;
+    return false;
+  }
+
+  #enter(reason: ShedReason, now: number, route: string | null) {
+    if (this.#episode !== null) return this.#episode;
+    this.#episode = { since: now, shed: 0, reason };
     this.#log?.warn(
-      { reason, ...this.#signals(), retry_after_seconds: this.settings.retryAfterSeconds },
+      { reason, ...this.#signals(now, route), retry_after_seconds: this.settings.retryAfterSeconds },
       'overloaded: answering new requests 503 service_unavailable until the load falls',
     );
+    return this.#episode;
   }
 
-  #signals() {
-    return { event_loop_delay_ms: Math.round(this.#lastDelayMs), queued: this.#queued };
+  #signals(now: number, route: string | null) {
+    return {
+      ...(route !== null && { route }),
+      queued: this.#queued,
+      oldest_wait_ms: Math.round(this.oldestWaitMs(route ?? undefined, now)),
+      ...(route !== null && { expected_wait_ms: Math.round(this.expectedWaitMs(route)) }),
+      event_loop_delay_ms: Math.round(this.#lastDelayMs),
+    };
   }
+}
+
+/** The errors of shed requests: answered, never logged (the episode's lines say it all). */
+const shedErrors = new WeakSet<object>();
+
+/** true for the error a shed request is answered with */
+export function isShedError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && shedErrors.has(error);
 }
 
 interface Shared {
@@ -186,7 +340,9 @@ export function overloadMonitor(ctx: AppContext): OverloadMonitor {
   let shared = monitors.get(ctx);
   if (!shared) {
     const log = ctx.log.child({ component: 'overload' });
-    shared = { monitor: new OverloadMonitor(ctx.config.overload, { log }), hosts: 0 };
+    // The service's clock, which tests move: a wait of seconds needs no sleeping to be seen.
+    const now = () => ctx.clock.now().getTime();
+    shared = { monitor: new OverloadMonitor(ctx.config.overload, { log, now }), hosts: 0 };
     monitors.set(ctx, shared);
   }
   return shared.monitor;
@@ -207,49 +363,85 @@ export function watchOverload(app: Host, ctx: AppContext): OverloadMonitor {
   return monitor;
 }
 
+/** Each shedding host's listener for its shed requests (metrics/request-metrics.ts counts them). */
+const shedListeners = new WeakMap<Host, () => void>();
+
+/** Calls `listener` for each request `app` sheds. */
+export function onShed(app: Host, listener: () => void): void {
+  shedListeners.set(app, listener);
+}
+
 /** true while a request is counted in hand, false once its answer has started */
 const inHand = new WeakMap<FastifyRequest, boolean>();
 
 /**
- * A public host: each new request is shed while overloaded (except /healthz and /readyz, which
- * answer for the balancer), and is counted in hand from when its body is all here until its answer
- * starts (an event stream counts only until it opens). A slow sender is not counted: it costs no
- * work, and a few hundred of them must not make the instance refuse everyone.
+ * A public host: each new request is shed while a signal is over for it (except /healthz and /readyz,
+ * which answer for the balancer). A request is counted in hand from when it has arrived, its body
+ * all here, until its answer starts (an event stream counts only until it opens), and waits until
+ * its handler starts: the wait for write admission (in the guard's hooks) is part of both. A slow
+ * sender is not counted until its body is in: it costs no work, and a few hundred of them must not
+ * make the instance refuse everyone.
  */
 export function shedUnderOverload(app: Host, monitor: OverloadMonitor): void {
   if (!monitor.enabled) return;
-  const begin = (request: FastifyRequest, reply: FastifyReply) => {
-    if (inHand.has(request)) return;
+  const begin = (request: FastifyRequest, reply: FastifyReply, route = routeOf(request)) => {
+    const response = reply.raw;
+    if (inHand.has(request) || response.writableEnded || response.closed) return;
     inHand.set(request, true);
-    monitor.begin();
+    monitor.begin(request, route);
     // A response may never be sent (a client gone while it waits for admission): its close ends it.
-    reply.raw.once('close', () => finish(request));
+    response.once('close', () => finish(request));
   };
   const finish = (request: FastifyRequest) => {
     if (inHand.get(request) !== true) return;
     inHand.set(request, false);
-    monitor.end();
+    monitor.end(request);
   };
   app.addHook('onRequest', (request, reply, done) => {
     const path = request.routeOptions.url;
     if (path === '/healthz' || path === '/readyz') return done();
-    if (!monitor.accepts()) return done(monitor.error());
-    if (bodyArrived(request.raw)) begin(request, reply);
+    const route = routeOf(request);
+    if (!monitor.accepts(route)) {
+      shedListeners.get(app)?.();
+      return done(monitor.error());
+    }
+    if (bodyArrived(request.raw)) begin(request, reply, route);
     done();
   });
-  // A body still arriving is counted once it is in (before the route's own hooks: admission).
-  const bodyIn = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+  // A body sent with the headers is buffered by the parser only once this turn's hooks have run:
+  // checked again a microtask later, before the route's own hooks (the guard waits for admission).
+  const bodyWithHeaders: onRequestHookHandler = (request, reply, done) => {
+    queueMicrotask(() => {
+      if (bodyArrived(request.raw)) begin(request, reply);
+      done();
+    });
+  };
+  // A body that came later is counted once it is all here, again before the route's own hooks.
+  const bodyIn: preValidationHookHandler = (request, reply, done) => {
     begin(request, reply);
     done();
   };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
-    const own = route.preValidation;
-    route.preValidation = [bodyIn, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
+    route.onRequest = [bodyWithHeaders, ...hooks(route.onRequest)];
+    route.preValidation = [bodyIn, ...hooks(route.preValidation)];
+  });
+  app.addHook('preHandler', (request, _reply, done) => {
+    monitor.started(request);
+    done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
     finish(request);
     done(null, payload);
   });
+}
+
+/** The route a request waits with: its method and pattern (bounded, whatever paths clients send). */
+function routeOf(request: FastifyRequest): string {
+  return `${request.method} ${request.routeOptions.url ?? 'unmatched'}`;
+}
+
+function hooks<T>(own: T | T[] | undefined): T[] {
+  return own === undefined ? [] : Array.isArray(own) ? own : [own];
 }

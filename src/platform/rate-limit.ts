@@ -1,8 +1,9 @@
 // Rate limiting with GCRA (a token bucket without a refill timer): `rate` per second sustained,
 // `burst` at once. Counters live in memory, or in Redis when REDIS_URL is set so that every
-// process shares them.
+// process shares them; while Redis cannot be reached they live in this process's memory.
 import { Redis } from 'ioredis';
 import type { FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
 import type { RateLimitSetting } from '../config.ts';
 import { ApiError } from './errors.ts';
 
@@ -18,6 +19,8 @@ export interface RateLimitResult {
 
 export interface RateLimiter {
   hit(key: string, limit: RateLimitSetting): Promise<RateLimitResult>;
+  /** the dependencies it cannot use now ('redis'), its limits then counted in memory; /readyz names them */
+  degraded(): string[];
   close(): Promise<void>;
 }
 
@@ -75,6 +78,10 @@ export class MemoryRateLimiter implements RateLimiter {
     return step.result;
   }
 
+  degraded(): string[] {
+    return [];
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweep);
   }
@@ -97,26 +104,119 @@ redis.call('SET', KEYS[1], tostring(new_tat), 'PX', math.ceil(new_tat - now) + 1
 return {1, tostring(tolerance - (new_tat - now)), tostring(new_tat - now)}
 `;
 
-export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
+/** What the Redis limiter reports to the metrics (metrics/metrics.ts), when METRICS_PORT is set. */
+export interface RedisLimiterObserver {
+  /** whether its limits count in Redis now: false from the start until Redis first answers */
+  redisUp(up: boolean): void;
+  /** one check counted in this process's memory because Redis could not be used */
+  countedInMemory(): void;
+}
 
-  constructor(url: string, keyPrefix = '') {
-    this.redis = new Redis(url, {
-      maxRetriesPerRequest: 2,
-      enableOfflineQueue: true,
-      lazyConnect: false,
+export interface RedisLimiterOptions {
+  /** where the start and end of an outage are logged (one line each) */
+  log?: Logger;
+  observer?: RedisLimiterObserver;
+}
+
+// Every Redis call is bounded, so that no request waits long on a Redis that is gone: a command
+// that gets no answer fails after COMMAND_TIMEOUT_MS (one does in well under a millisecond), a
+// connection that answers nothing for SOCKET_TIMEOUT_MS is dropped, a connection attempt gives up
+// after CONNECT_TIMEOUT_MS, and reconnection is tried at least every RECONNECT_MAX_MS.
+const COMMAND_TIMEOUT_MS = 500;
+const SOCKET_TIMEOUT_MS = 1000;
+const CONNECT_TIMEOUT_MS = 1000;
+const RECONNECT_MAX_MS = 1000;
+/** While Redis is down, how often it is asked whether it counts again (when connected). */
+const PROBE_INTERVAL_MS = 1000;
+/** The probe runs the limiter's own script on a key of its own, with a limit it never reaches. */
+const PROBE_LIMIT: RateLimitSetting = { rate: 1000, burst: 1000 };
+/**
+ * At start, how long a check waits for Redis's first answer (or failure) before counting in
+ * memory; a refusing port fails at once, a silent one by COMMAND_TIMEOUT_MS.
+ */
+const START_WAIT_MS = 1000;
+
+/** What is logged of a Redis failure: its code and message, never the URL (it may hold a password). */
+function describeFailure(error: unknown): { code?: string; reason: string } {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return {
+    ...(typeof code === 'string' && { code }),
+    reason: typeof message === 'string' ? message : String(error),
+  };
+}
+
+/**
+ * Counts in Redis while Redis answers, and in this process's memory from the first failure until
+ * Redis answers again: a request never waits on a Redis known to be down. Its state is `starting`
+ * (no answer from Redis yet: a check waits for the first, at most START_WAIT_MS), `up` or `down`;
+ * only `up` sends a request's check to Redis.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #redis: Redis;
+  readonly #memory = new MemoryRateLimiter();
+  readonly #log: Logger | undefined;
+  readonly #observer: RedisLimiterObserver | undefined;
+  #state: 'starting' | 'up' | 'down' = 'starting';
+  /** resolved once the start is decided (up or down), or after START_WAIT_MS */
+  readonly #started: Promise<void>;
+  #startDecided: () => void = () => {};
+  #probe: NodeJS.Timeout | null = null;
+  #probing = false;
+  #closed = false;
+
+  constructor(url: string, keyPrefix = '', options: RedisLimiterOptions = {}) {
+    this.#log = options.log;
+    this.#observer = options.observer;
+    this.#started = new Promise((resolve) => (this.#startDecided = resolve));
+    setTimeout(() => this.#startDecided(), START_WAIT_MS).unref();
+    this.#observer?.redisUp(false);
+    this.#redis = new Redis(url, {
       keyPrefix,
+      lazyConnect: false,
+      // Fail at once instead of queueing while disconnected, and never resend a check after a
+      // reconnection (it was counted in memory meanwhile).
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      socketTimeout: SOCKET_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy: (times) => Math.min(times * 100, RECONNECT_MAX_MS),
     });
-    this.redis.defineCommand('gcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+    this.#redis.defineCommand('gcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+    // Without a listener ioredis prints "Unhandled error event" to stderr on every failed attempt.
+    this.#redis.on('error', (error: unknown) => this.#failed(error));
+    this.#redis.on('close', () => {
+      if (this.#state === 'up') this.#failed(new Error('connection to Redis closed'));
+    });
+    this.#redis.on('ready', () => void this.#check());
   }
 
   async hit(key: string, limit: RateLimitSetting): Promise<RateLimitResult> {
+    // A process just started counts in Redis when Redis is there, so a restart grants no fresh burst.
+    if (this.#state === 'starting') await this.#started;
+    if (this.#state === 'up') {
+      try {
+        return await this.#redisHit(key, limit);
+      } catch (error) {
+        this.#failed(error);
+      }
+    }
+    this.#observer?.countedInMemory();
+    return this.#memory.hit(key, limit);
+  }
+
+  degraded(): string[] {
+    return this.#state === 'up' ? [] : ['redis'];
+  }
+
+  async #redisHit(key: string, limit: RateLimitSetting): Promise<RateLimitResult> {
     const interval = 1000 / limit.rate;
     const tolerance = interval * limit.burst;
     const run = (
-      this.redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, string, string]>>
+      this.#redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, string, string]>>
     ).gcra;
-    const [ok, a, b] = await run!.call(this.redis, `rl:${key}`, interval, tolerance);
+    const [ok, a, b] = await run!.call(this.#redis, `rl:${key}`, interval, tolerance);
     if (ok === 1) {
       return {
         allowed: true,
@@ -133,13 +233,64 @@ export class RedisRateLimiter implements RateLimiter {
     };
   }
 
+  /** The first failure of an outage is logged and starts the probe; the rest are its echoes. */
+  #failed(error: unknown): void {
+    if (this.#closed || this.#state === 'down') return;
+    this.#state = 'down';
+    this.#startDecided();
+    this.#observer?.redisUp(false);
+    this.#log?.warn(
+      describeFailure(error),
+      "Redis unreachable: rate limits are counted in this process's memory until it is back",
+    );
+    this.#probe = setInterval(() => void this.#check(), PROBE_INTERVAL_MS);
+    this.#probe.unref();
+  }
+
+  /**
+   * Whether Redis counts again: the limiter's own script on a probe key, when connected (a
+   * reconnection says so at once; a connection that stopped answering is asked every second).
+   */
+  async #check(): Promise<void> {
+    if (this.#probing || this.#closed || this.#state === 'up' || this.#redis.status !== 'ready') return;
+    this.#probing = true;
+    try {
+      await this.#redisHit('probe', PROBE_LIMIT);
+      if (this.#closed) return;
+      const wasDown = this.#state === 'down';
+      this.#state = 'up';
+      this.#startDecided();
+      if (this.#probe) clearInterval(this.#probe);
+      this.#probe = null;
+      this.#observer?.redisUp(true);
+      if (wasDown) this.#log?.info('Redis reachable again: rate limits are counted in Redis');
+    } catch (error) {
+      this.#failed(error);
+    } finally {
+      this.#probing = false;
+    }
+  }
+
   async close(): Promise<void> {
-    await this.redis.quit();
+    this.#closed = true;
+    this.#startDecided();
+    if (this.#probe) clearInterval(this.#probe);
+    this.#probe = null;
+    await this.#memory.close();
+    if (this.#redis.status === 'ready') {
+      // QUIT is bounded by the command timeout like any other command.
+      await this.#redis.quit().catch(() => this.#redis.disconnect());
+    } else {
+      this.#redis.disconnect();
+    }
   }
 }
 
-export function createRateLimiter(redisUrl: string | undefined, keyPrefix = ''): RateLimiter {
-  return redisUrl ? new RedisRateLimiter(redisUrl, keyPrefix) : new MemoryRateLimiter();
+export function createRateLimiter(
+  redisUrl: string | undefined,
+  options: RedisLimiterOptions & { keyPrefix?: string } = {},
+): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl, options.keyPrefix, options) : new MemoryRateLimiter();
 }
 
 /** IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) plus Retry-After when refused. */

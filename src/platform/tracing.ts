@@ -1,8 +1,11 @@
 // OpenTelemetry traces, on when OTEL_EXPORTER_OTLP_ENDPOINT is set (or a test injects an exporter):
-// a SERVER span per request on each host, a CLIENT span per provider call and webhook delivery
-// (each sending W3C traceparent and tracestate), and a span per job. Spans are made by hand through
-// the public API, not by import hooks (docs/decisions.md). Off, nothing is registered: every helper
-// here runs its work directly and makes no span, and the API keeps its no-op tracer.
+// a SERVER span per request on each host, a CLIENT span per provider call, webhook delivery and
+// database statement (each call out sending W3C traceparent and tracestate), and a span per job.
+// Work that a request causes later (a job, a webhook delivery, the buyer's steps on the checkout
+// page) continues the request's trace from a context stored with its row (trace_context). Spans
+// are made by hand through the public API, not by import hooks (docs/decisions.md). Off, nothing
+// is registered: every helper here runs its work directly, makes no span and stores no context,
+// and the API keeps its no-op tracer.
 import {
   context,
   propagation,
@@ -12,6 +15,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -21,6 +25,10 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import {
+  ATTR_DB_OPERATION_NAME,
+  ATTR_DB_QUERY_TEXT,
+  ATTR_DB_RESPONSE_STATUS_CODE,
+  ATTR_DB_SYSTEM_NAME,
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -29,8 +37,10 @@ import {
   ATTR_SERVER_PORT,
   ATTR_SERVICE_NAME,
   ATTR_URL_PATH,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { serializeError } from './logger.ts';
 
 export interface TracingSettings {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's OTLP/HTTP base URL; absent, tracing is off */
@@ -101,6 +111,11 @@ export function startTracing(settings: TracingSettings, options: { exporter?: Sp
 /** Exports every finished span now (tests read the in-memory exporter after it). */
 export async function flushTraces(): Promise<void> {
   await provider?.forceFlush();
+}
+
+/** Whether spans are being made: what is set up once (the database's statement spans) asks this. */
+export function tracingOn(): boolean {
+  return tracer !== null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,13 +263,22 @@ function urlAttributes(method: string, url: URL | string): Attributes {
   };
 }
 
-/** One job's run as a span of its own (the root of what it calls out), `job <kind>`. */
-export async function traceJob<T>(kind: string, jobId: number, run: () => Promise<T>): Promise<T> {
+/**
+ * One job's run as a span, `job <kind>`: a child of the context stored with the job when it was
+ * queued (jobs.trace_context, see jobsInsert), so that it continues the trace of the request that
+ * queued it; the root of a trace of its own when none was stored.
+ */
+export async function traceJob<T>(
+  job: { kind: string; id: number; traceContext?: string | null },
+  run: () => Promise<T>,
+): Promise<T> {
   const active = tracer;
   if (active === null) return run();
+  const parent = job.traceContext ? storedParent(job.traceContext) : ROOT_CONTEXT;
   return active.startActiveSpan(
-    `job ${kind}`,
-    { kind: SpanKind.INTERNAL, root: true, attributes: { 'job.kind': kind, 'job.id': jobId } },
+    `job ${job.kind}`,
+    { kind: SpanKind.INTERNAL, attributes: { 'job.kind': job.kind, 'job.id': job.id } },
+    parent,
     async (span) => {
       try {
         return await run();
@@ -269,5 +293,182 @@ export async function traceJob<T>(kind: string, jobId: number, run: () => Promis
 export function markSpanFailed(error: unknown): void {
   if (tracer === null) return;
   const span = trace.getActiveSpan();
-  span?.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : '' });
+  span?.setStatus({ code: SpanStatusCode.ERROR, message: safeMessage(error) });
+}
+
+/**
+ * An error's message as a span may hold it: as the logs write it (logger.ts), without a failed
+ * statement's parameters or the values PostgreSQL quotes in its data errors.
+ */
+function safeMessage(error: unknown): string {
+  const message = (serializeError(error) as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored trace context: work done later, elsewhere, continues the trace that caused it
+
+/**
+ * The active span's context as a row stores it (trace_context): the W3C traceparent, then a comma
+ * and the tracestate when there is one (a traceparent holds no comma). Null when tracing is off or
+ * no span is active: nothing is serialized, and nothing stored, when off.
+ */
+export function currentTraceContext(): string | null {
+  if (tracer === null) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  const parent = carrier.traceparent;
+  if (parent === undefined) return null;
+  return carrier.tracestate ? `${parent},${carrier.tracestate}` : parent;
+}
+
+/** A stored trace context as a parent; one that does not parse gives the root context. */
+function storedParent(stored: string): Context {
+  const comma = stored.indexOf(',');
+  const carrier =
+    comma < 0
+      ? { traceparent: stored }
+      : { traceparent: stored.slice(0, comma), tracestate: stored.slice(comma + 1) };
+  return propagation.extract(ROOT_CONTEXT, carrier);
+}
+
+/**
+ * Runs `work` in the trace stored with a row (a checkout session's, an order's, an outbox
+ * event's), so that the steps of one order make one trace whichever request or process takes them:
+ * - outside any span (a background loop), `work` runs with the stored context as its parent;
+ * - inside a span of that trace already (a job the trace queued), `work` runs as it is;
+ * - inside a span of another trace (the buyer's browser's request on the checkout page), `work`
+ *   runs in a new span `name` whose parent is the stored context, linked to that span.
+ * Off, or with nothing stored (tracing was off when the row was written), `work` runs as it is.
+ */
+export function continueStoredTrace<T>(
+  stored: string | null | undefined,
+  name: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const active = tracer;
+  if (active === null || !stored) return work();
+  const parent = storedParent(stored);
+  const parentSpan = trace.getSpanContext(parent);
+  if (parentSpan === undefined) return work();
+  const current = trace.getActiveSpan()?.spanContext();
+  if (current === undefined) return context.with(parent, work);
+  if (current.traceId === parentSpan.traceId) return work();
+  const links: Link[] = [{ context: current }];
+  return active.startActiveSpan(name, { kind: SpanKind.INTERNAL, links }, parent, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: safeMessage(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database statements
+
+/** What a span tells of a statement: its operation, and the table it names first if found. */
+export interface StatementSummary {
+  /** the first keyword, upper-case: SELECT, INSERT, UPDATE, DELETE, WITH, ... */
+  operation: string;
+  /** the table read (SELECT ... FROM), written (INSERT INTO, UPDATE) or deleted from; null if not found */
+  table: string | null;
+}
+
+/** white space and comments before a statement's first keyword */
+const LEADING_NOISE = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
+/** a table's name, quoted or not */
+const NAME = String.raw`(?:"([^"]+)"|([a-z_][\w$]*))(?![\w$"])`;
+const TARGETS: Partial<Record<string, RegExp>> = {
+  // after FROM, not a function's name (an opening parenthesis after it)
+  SELECT: new RegExp(String.raw`\bfrom\s+${NAME}(?!\s*\()`, 'i'),
+  INSERT: new RegExp(String.raw`^insert\s+into\s+${NAME}`, 'i'),
+  UPDATE: new RegExp(String.raw`^update\s+(?:only\s+)?${NAME}`, 'i'),
+  DELETE: new RegExp(String.raw`^delete\s+from\s+(?:only\s+)?${NAME}`, 'i'),
+};
+
+/**
+ * A statement's operation and table, read from its text for the span's name (`SELECT orders`).
+ * Not a parser: a SELECT is named by the first table after a FROM, and a WITH statement by its
+ * keyword alone.
+ */
+export function describeStatement(text: string): StatementSummary {
+  const body = text.slice(LEADING_NOISE.exec(text)?.[0].length ?? 0);
+  const operation = /^[a-z]+/i.exec(body)?.[0].toUpperCase() ?? 'SQL';
+  const target = TARGETS[operation]?.exec(body);
+  return { operation, table: target ? (target[1] ?? target[2] ?? null) : null };
+}
+
+/**
+ * One database statement as a CLIENT span (OpenTelemetry's database conventions), named
+ * `<operation> <table>`, with its text as sent, placeholders and all: its parameters' values are
+ * never recorded. Made only inside another span (a request, a job, a delivery), as the pg
+ * instrumentation's requireParentSpan does: the claims that background loops make every half
+ * second would otherwise each be a trace of their own. Off, `run` runs as it is.
+ */
+export function traceStatement<T>(text: string, run: () => Promise<T>): Promise<T> {
+  const active = tracer;
+  if (active === null) return run();
+  const parent = context.active();
+  if (trace.getSpan(parent) === undefined) return run();
+  const { operation, table } = describeStatement(text);
+  const span = active.startSpan(
+    table === null ? operation : `${operation} ${table}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+        [ATTR_DB_OPERATION_NAME]: operation,
+        [ATTR_DB_QUERY_TEXT]: text,
+      },
+    },
+    parent,
+  );
+  return endWith(span, run);
+}
+
+/**
+ * A transaction as one span, `transaction`, whose statements are its children: INTERNAL, since
+ * its statements are the calls out. Like a statement's, made only inside another span.
+ */
+export function traceTransaction<T>(run: () => Promise<T>): Promise<T> {
+  const active = tracer;
+  if (active === null || trace.getSpan(context.active()) === undefined) return run();
+  return active.startActiveSpan(
+    'transaction',
+    { kind: SpanKind.INTERNAL, attributes: { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL } },
+    (span) => endWith(span, run),
+  );
+}
+
+/**
+ * Runs `run` and ends `span` with it. A failure is recorded by its SQLSTATE (or the error's class),
+ * never by its message: a failed statement's message holds its parameters.
+ */
+async function endWith<T>(span: Span, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = sqlState(error);
+    if (code !== null) span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, code);
+    span.setAttribute(ATTR_ERROR_TYPE, code ?? (error instanceof Error ? error.name : 'error'));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The SQLSTATE along an error's causes (a DrizzleQueryError wraps the driver's), if any. */
+function sqlState(error: unknown): string | null {
+  let e = error;
+  for (let depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
 }

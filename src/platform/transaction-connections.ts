@@ -29,7 +29,7 @@ interface Connection {
   retired: boolean;
 }
 
-/** A connected socket, as postgres.js's own would be; `onClose` hears of its closing. */
+/** A connected socket, as postgres.js's own would be; `onClose` hears of its error or closing. */
 function connectSocket(options: SocketOptions, onClose: () => void): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = options.path
@@ -46,6 +46,8 @@ function connectSocket(options: SocketOptions, onClose: () => void): Promise<Soc
     socket.once('connect', () => {
       socket.setTimeout(0);
       socket.off('error', fail);
+      // An error comes a tick before its close: in between, the connection must not be handed on.
+      socket.once('error', onClose);
       socket.once('close', onClose);
       resolve(socket);
     });
@@ -77,7 +79,14 @@ export class TransactionConnections {
         // outside the transaction it belonged to.
         if (connection.retired) throw new Error('transaction connection retired after it was lost');
         connection.lost = false;
-        return connectSocket(options, () => (connection.lost = true));
+        try {
+          return await connectSocket(options, () => (connection.lost = true));
+        } catch (error) {
+          // postgres.js fails the statement waiting on it but leaves the client connecting for
+          // good: anything sent to it next would wait for ever. It is replaced instead.
+          connection.lost = true;
+          throw error;
+        }
       },
     } as postgres.Options<Record<string, never>>);
     connection.db = drizzle(connection.client);

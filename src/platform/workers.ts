@@ -1,7 +1,8 @@
 // WEB_CONCURRENCY > 1: this process forks that many workers (node:cluster), each running the whole
 // service on the same ports; the operating system spreads connections among them. The primary
 // only keeps them running: a worker that dies is started again, and SIGTERM or SIGINT stops them
-// all the way each stops alone (finishing its requests).
+// all the way each stops alone (finishing its requests). With METRICS_PORT the primary also
+// answers the scrapes, with its workers' metrics summed (metrics/cluster-metrics.ts, from main.ts).
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 

@@ -97,8 +97,12 @@ export function zoneLabel(
   return `${timeOf(parts[parts.length - 1]!.replace(/_/g, ' '))}, ${name}`;
 }
 
-/** 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it. */
+/**
+ * 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it.
+ * What is not digits (an erased number's marker, src/platform/erased.ts) is shown as it is.
+ */
 export function maskPhone(msisdn: string): string {
+  if (!/^\d+$/.test(msisdn)) return msisdn;
   const national = msisdn.startsWith('256') ? `0${msisdn.slice(3)}` : msisdn;
   if (national.length < 7) return '•••';
   return `${national.slice(0, 4)} ••• ${national.slice(-3)}`;

@@ -123,7 +123,7 @@ export async function placeOrder(
   }
   const method = isPaymentMethod(values.payment_method) ? values.payment_method : 'momo';
   let payment: PaymentChoice | null = null;
-  // A free order is paid at once: it holds nothing, so the hold limit does not apply to it.
+  // A free order is paid at once and takes no payment; its places still count toward the limit.
   const holds = estimateTotal(values, found, method) > 0;
   if (holds) {
     const checked = checkPayment(values.payment_method, values.payment_phone, values.buyer.phone);
@@ -142,19 +142,18 @@ export async function placeOrder(
         const locked = await lockCheckoutSession(tx, session.id);
         if (!locked || sessionStatus(locked, ctx.clock.now()) !== 'open') return { kind: 'session_closed' };
         if (await promptOutstanding(tx, session.id)) return { kind: 'payment_in_progress' };
-        if (holds) {
-          // Before any ticket is taken: a refusal writes nothing and waits on no ticket type row.
-          const room = await checkHoldLimit(tx, {
-            eventId: session.eventId,
-            clientIpHash,
-            tickets: values.items.length,
-            limit: ctx.config.holdLimitTicketsPerIp,
-            clock: ctx.clock,
-            sessionId: session.id,
-          });
-          if (!room.allowed) {
-            return { kind: 'hold_limit_reached', held: room.held, retryAfterSeconds: room.retryAfterSeconds };
-          }
+        // Before any ticket is taken: a refusal writes nothing and waits on no ticket type row.
+        const room = await checkHoldLimit(tx, {
+          eventId: session.eventId,
+          clientIpHash,
+          tickets: values.items.length,
+          limit: ctx.config.holdLimitTicketsPerIp,
+          freeWindowMs: ctx.config.holdMinutes * 60_000,
+          clock: ctx.clock,
+          sessionId: session.id,
+        });
+        if (!room.allowed) {
+          return { kind: 'hold_limit_reached', held: room.held, retryAfterSeconds: room.retryAfterSeconds };
         }
         let order: OrderRow;
         try {

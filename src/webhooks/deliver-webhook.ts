@@ -11,6 +11,7 @@ import type { AppContext } from '../context.ts';
 import { metricsOf } from '../metrics/metrics.ts';
 import { randomString } from '../platform/ids.ts';
 import { jobsInsert } from '../platform/jobs.ts';
+import { continueStoredTrace, tracingOn } from '../platform/tracing.ts';
 import { decideOutcome, parseRetryAfter, type AttemptOutcome } from './delivery-schedule.ts';
 import { sendWebhook, type SendAgents, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
@@ -56,7 +57,8 @@ export interface ClaimedDelivery {
   /** when it fell due: with `id`, its place in the queue */
   nextAttemptAt: Date;
   endpoint: SendingEndpoint;
-  event: { id: string; payload: Record<string, unknown> };
+  /** `traceContext`: the trace its attempt continues (the event's trace_context) */
+  event: { id: string; payload: Record<string, unknown>; traceContext: string | null };
 }
 
 /** Where a first attempt came from: its event's queue row, and what its delivery's row needs. */
@@ -100,20 +102,26 @@ interface ClaimRow extends EndpointRow {
   nextAttemptAt: Date | string;
   eventId: string;
   payload: Record<string, unknown>;
+  /** read only when tracing is on */
+  traceContext?: string | null;
 }
 
 /**
  * The claimed deliveries with their endpoints: `claimed` are WITH queries whose last, `c`, has id,
  * attempts, next_attempt_at, endpoint_id, event_id and payload (a data-modifying WITH must be at
- * the top level of its statement).
+ * the top level of its statement). With tracing on, their events' trace contexts too (the claim
+ * function returns none); off, the statement reads no more than it did before them.
  */
 function withEndpoints(claimed: SQL): SQL {
+  const traced = tracingOn();
   return sql`WITH ${claimed}
     SELECT c.id, c.attempts, c.next_attempt_at AS "nextAttemptAt", c.event_id AS "eventId", c.payload,
       e.id AS "endpointId", e.organization_id AS "organizationId", e.url, e.status, e.secret,
       e.previous_secret AS "previousSecret", e.previous_secret_expires_at AS "previousSecretExpiresAt",
-      e.failing_since AS "failingSince"
-    FROM c JOIN ${webhookEndpoints} e ON e.id = c.endpoint_id`;
+      e.failing_since AS "failingSince"${traced ? sql`, ev.trace_context AS "traceContext"` : sql``}
+    FROM c JOIN ${webhookEndpoints} e ON e.id = c.endpoint_id${
+      traced ? sql` LEFT JOIN ${outboxEvents} ev ON ev.id = c.event_id` : sql``
+    }`;
 }
 
 const date = (value: Date | string) => (value instanceof Date ? value : new Date(value));
@@ -140,6 +148,7 @@ interface TakenEvent {
   type: string;
   payload: Record<string, unknown>;
   subjectId: string | null;
+  traceContext: string | null;
 }
 
 /**
@@ -167,7 +176,7 @@ export async function takeFreshDeliveries(
       WHERE o.seq = c.seq RETURNING o.seq, o.event_id, c.lease_until IS NOT NULL AS retaken
     )
     SELECT q.seq, q.retaken, e.id, e.organization_id AS "organizationId", e.type, e.payload,
-      e.payload->'data'->>'id' AS "subjectId"
+      e.payload->'data'->>'id' AS "subjectId", e.trace_context AS "traceContext"
     FROM q LEFT JOIN ${outboxEvents} e ON e.id = q.event_id ORDER BY q.seq`);
   if (taken.length === 0) return [];
   const events = taken.filter((event) => event.id !== null);
@@ -190,13 +199,15 @@ export async function takeFreshDeliveries(
         ).map((d) => `${d.eventId} ${d.endpointId}`)
       : [],
   );
+  // A follower's job continues the event's trace, as its deliveries do.
   const jobs = events.flatMap((event) =>
-    followers.map((follow) =>
-      follow(
+    followers.map((follow) => {
+      const job = follow(
         { id: event.id!, organizationId: event.organizationId, type: event.type, subjectId: event.subjectId },
         now,
-      ),
-    ),
+      );
+      return job && { ...job, traceContext: event.traceContext };
+    }),
   );
   const live = jobs.filter((job) => job !== null);
   if (live.length > 0) await ctx.database.lazyWrite(jobsInsert(live));
@@ -222,7 +233,7 @@ export async function takeFreshDeliveries(
         attempts: 0,
         nextAttemptAt: now,
         endpoint: sendingEndpoint(endpoint),
-        event: { id: event.id!, payload: event.payload },
+        event: { id: event.id!, payload: event.payload, traceContext: event.traceContext },
       });
   }
   if (done.length > 0)
@@ -277,7 +288,7 @@ export async function claimDeliveries(
       attempts: Number(row.attempts),
       nextAttemptAt: date(row.nextAttemptAt),
       endpoint: sendingEndpoint(row),
-      event: { id: row.eventId, payload: row.payload },
+      event: { id: row.eventId, payload: row.payload, traceContext: row.traceContext ?? null },
     }))
     .sort(
       (x, y) =>
@@ -287,7 +298,8 @@ export async function claimDeliveries(
 
 /**
  * Sends one claimed delivery (over `agents`' kept-alive connections, or a fresh one) and decides
- * what the answer means. Never throws.
+ * what the answer means. Never throws. The attempt's span continues the trace its event was
+ * written in (the request or job that paid the order: platform/tracing.ts continueStoredTrace).
  */
 export async function sendDelivery(
   ctx: AppContext,
@@ -298,15 +310,17 @@ export async function sendDelivery(
   const { endpoint, event } = delivery;
   const body = webhookBody(event.payload);
   const sentAt = ctx.clock.now();
-  const result = await sendWebhook({
-    url: endpoint.url,
-    headers: webhookHeaders({ id: event.id, at: sentAt, body, secrets: signingSecrets(endpoint, sentAt) }),
-    body,
-    timeoutMs: runtime.timeoutMs,
-    resolve: runtime.resolve,
-    policy: runtime.policy,
-    ...(agents && { agents }),
-  });
+  const result = await continueStoredTrace(event.traceContext, 'webhook delivery', () =>
+    sendWebhook({
+      url: endpoint.url,
+      headers: webhookHeaders({ id: event.id, at: sentAt, body, secrets: signingSecrets(endpoint, sentAt) }),
+      body,
+      timeoutMs: runtime.timeoutMs,
+      resolve: runtime.resolve,
+      policy: runtime.policy,
+      ...(agents && { agents }),
+    }),
+  );
   const done = ctx.clock.now();
   const attempts = delivery.attempts + 1;
   const outcome = decideOutcome({

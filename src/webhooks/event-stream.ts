@@ -1,13 +1,15 @@
 // The organization's webhook events as a server-sent event stream (DESIGN.md section 7), the
 // server side of `ticketing listen`: the developer's machine opens it to us, so we never have to
 // reach theirs. Each stream reads outbox_events itself (no in-process pub/sub), so any process
-// may serve it; one write on shutdown ends every open stream so none holds the close up.
+// may serve it; one write on shutdown ends every open stream so none holds the close up. A stream
+// lives no longer than its credential: it reads the client again before each send and every few
+// seconds, and ends, saying why, once the client is revoked, loses webhooks:write or the token expires.
 import { createHmac } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { and, asc, eq, gte, inArray, notInArray } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { guard } from '../auth/authenticate.ts';
+import { credentialLapse, guard, type CredentialLapse, type PartnerAuth } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
@@ -21,9 +23,21 @@ import { outboxEvents } from './webhooks.schema.ts';
 const TAG = 'Webhook events';
 /** open streams per API client in one process; the next one is 429 */
 export const STREAMS_PER_CLIENT = 5;
-/** open streams per process; the next one is 503 */
-const STREAMS_PER_PROCESS = 500;
 const HEARTBEAT_MS = 15_000;
+/**
+ * How often an idle stream reads its credential again. DESIGN.md section 8 gives a stream 5 s to
+ * end after its client is revoked, loses webhooks:write or its token expires; a stream with events
+ * to send reads it before each send anyway.
+ */
+const CREDENTIAL_CHECK_MS = 2_000;
+/** The last message of a stream ended by its credential: why, and what to do. */
+const LAPSE_MESSAGES: Record<CredentialLapse, string> = {
+  client_revoked:
+    'The API client was revoked; its credentials no longer work. Stream with another API client of the organization, resuming with Last-Event-ID.',
+  scope_removed:
+    'The API client no longer holds webhooks:write. Once it has it again, get a new token and reconnect with Last-Event-ID to resume.',
+  token_expired: 'The access token expired. Get a new token and reconnect with Last-Event-ID to resume.',
+};
 /**
  * How far back each poll looks again: an event's created_at is its writer's clock when the
  * transaction ran, so it may commit a little after a later one, or come from a process whose
@@ -66,7 +80,11 @@ const STREAM_DESCRIPTION = [
   '`id: <webhook-id>`, data {id, type, timestamp, headers, body}, where body is the exact string an',
   'endpoint gets and headers are its webhook-id, webhook-timestamp and webhook-signature, signed',
   'with that secret. A comment line every 15 s keeps the connection open. Reconnect with',
-  'Last-Event-ID (or ?after=) to resume after an event. At most 5 streams at once per API client.',
+  'Last-Event-ID (or ?after=) to resume after an event. The stream ends, within 5 s and with nothing',
+  'sent after, when the API client is revoked, loses webhooks:write or the access token expires;',
+  'its last message is then `event: end` with data {reason, message}, reason one of client_revoked,',
+  'scope_removed, token_expired. At most 5 streams at once per API client, and a share of the',
+  "server's streams per organization (50 by default): past either, 429 rate_limited.",
 ].join(' ');
 
 const STREAM_EXAMPLE = [
@@ -113,6 +131,7 @@ function message(event: string, data: unknown, id?: string): string {
 
 interface OpenStream {
   clientId: string;
+  organizationId: string;
   end(): void;
 }
 
@@ -126,6 +145,7 @@ export async function registerEventStreamRoutes(app: Host, ctx: AppContext) {
   const access = guard(ctx, { scope: 'webhooks:write' });
   const open = new Set<OpenStream>();
   const pollMs = streamIntervalMs(ctx.config.webhooks.timeScale);
+  const { perProcess, perOrganization } = ctx.config.eventStreams;
 
   // Before the server stops accepting: an open stream would otherwise hold the close up forever.
   app.addHook('preClose', async () => {
@@ -162,19 +182,29 @@ export async function registerEventStreamRoutes(app: Host, ctx: AppContext) {
       const types = streamTypesOr400(request.query.events);
       const resumeId = request.query.after ?? request.headers['last-event-id'];
       const floor = resumeId ? await resumePoint(ctx, auth.organizationId, resumeId) : ctx.clock.now();
-      if ([...open].filter((s) => s.clientId === auth.clientId).length >= STREAMS_PER_CLIENT) {
+      const streams = [...open];
+      if (streams.filter((s) => s.clientId === auth.clientId).length >= STREAMS_PER_CLIENT) {
         throw new ApiError(
           'rate_limited',
           `At most ${STREAMS_PER_CLIENT} event streams may be open at once per API client; close one first.`,
         );
       }
-      if (open.size >= STREAMS_PER_PROCESS) {
+      // One organization's share, so that its streams never take all of the process's from others.
+      if (streams.filter((s) => s.organizationId === auth.organizationId).length >= perOrganization) {
+        throw new ApiError(
+          'rate_limited',
+          `Your organization already has ${perOrganization} event streams open on this server, the most one organization may hold; close one, then try again.`,
+          { headers: { 'Retry-After': '30' } },
+        );
+      }
+      if (open.size >= perProcess) {
         throw new ApiError('service_unavailable', 'Too many event streams are open; try again shortly.', {
           headers: { 'Retry-After': '30' },
         });
       }
 
       const stream = startStream(ctx, {
+        auth,
         clientId: auth.clientId,
         organizationId: auth.organizationId,
         types,
@@ -219,6 +249,8 @@ export async function registerEventStreamRoutes(app: Host, ctx: AppContext) {
 }
 
 interface StreamOptions {
+  /** the credential the stream was opened with, read again while it is open */
+  auth: PartnerAuth;
   clientId: string;
   organizationId: string;
   /** event types to send; undefined for all */
@@ -233,7 +265,8 @@ interface StreamOptions {
 
 /**
  * One stream: the ready message, then a poll of the outbox every pollMs with a created_at cursor
- * (the indexed (organization_id, created_at) order), a heartbeat, and an end that stops them all.
+ * (the indexed (organization_id, created_at) order), a heartbeat, a watch on the credential, and
+ * an end that stops them all.
  */
 function startStream(ctx: AppContext, options: StreamOptions): OpenStream & { out: PassThrough } {
   const { organizationId, types, floor, resumeId, pollMs } = options;
@@ -242,6 +275,7 @@ function startStream(ctx: AppContext, options: StreamOptions): OpenStream & { ou
   const seen = new Map<string, number>(resumeId ? [[resumeId, floor.getTime()]] : []);
   let since = floor;
   let timer: NodeJS.Timeout | undefined;
+  let watch: NodeJS.Timeout | undefined;
   let ended = false;
   const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), HEARTBEAT_MS);
   out.on('close', end);
@@ -251,8 +285,40 @@ function startStream(ctx: AppContext, options: StreamOptions): OpenStream & { ou
     ended = true;
     clearInterval(heartbeat);
     clearTimeout(timer);
+    clearTimeout(watch);
     out.end();
     options.onEnd();
+  }
+
+  /** Ends the stream with a last message saying why (no id: Last-Event-ID stays the last event). */
+  function endFor(lapse: CredentialLapse) {
+    if (ended) return;
+    out.write(message('end', { reason: lapse, message: LAPSE_MESSAGES[lapse] }));
+    end();
+  }
+
+  /**
+   * The credential read now: true while it holds; ends the stream once it does not. A failed read
+   * is no lapse, but nothing is sent on it: the next poll reads both again.
+   */
+  async function credentialHolds(): Promise<boolean> {
+    try {
+      const lapse = await credentialLapse(ctx, options.auth, 'webhooks:write');
+      if (lapse) endFor(lapse);
+      return !lapse && !ended;
+    } catch (error) {
+      options.log.warn({ err: error }, 'webhook event stream credential check failed');
+      return false;
+    }
+  }
+
+  // An idle stream sends nothing, so it must look too, or a revoked client's stream would stay open.
+  function watchCredential() {
+    watch = setTimeout(() => {
+      void credentialHolds().then(() => {
+        if (!ended) watchCredential();
+      });
+    }, CREDENTIAL_CHECK_MS);
   }
 
   async function poll() {
@@ -277,9 +343,16 @@ function startStream(ctx: AppContext, options: StreamOptions): OpenStream & { ou
         )
         .orderBy(asc(outboxEvents.createdAt), asc(outboxEvents.id))
         .limit(BATCH);
-      if (ended) return;
-      let newest = since.getTime();
       const now = ctx.clock.now();
+      // Read after the events: each of them was committed before this read, so an event written
+      // after a revocation (or the loss of the scope) is never sent; a failed read sends nothing.
+      const holds = rows.length === 0 || (await credentialHolds());
+      if (ended) return;
+      if (!holds) {
+        timer = setTimeout(() => void poll(), pollMs);
+        return;
+      }
+      let newest = since.getTime();
       for (const row of rows) {
         const body = webhookBody(row.payload);
         const headers = webhookHeaders({ id: row.id, at: now, body, secrets: [secret] });
@@ -302,7 +375,8 @@ function startStream(ctx: AppContext, options: StreamOptions): OpenStream & { ou
 
   out.write(message('ready', { secret, organization_id: organizationId }));
   void poll();
-  return { clientId: options.clientId, end, out };
+  watchCredential();
+  return { clientId: options.clientId, organizationId, end, out };
 }
 
 /** Where a resumed stream starts: the named event of the caller's organization (404 otherwise). */

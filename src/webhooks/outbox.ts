@@ -3,6 +3,7 @@
 import type { SQL } from 'drizzle-orm';
 import { insertRows, type Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
+import { currentTraceContext } from '../platform/tracing.ts';
 import { outboxEvents } from './webhooks.schema.ts';
 
 export interface OutboxEvent {
@@ -12,6 +13,11 @@ export interface OutboxEvent {
   /** the payload's data: the object the event is about, in its wire shape */
   data: unknown;
   at: Date;
+  /**
+   * the trace its deliveries continue (platform/tracing.ts currentTraceContext); the active span's
+   * when left out, so that an order.paid delivery continues the trace of what paid the order
+   */
+  traceContext?: string | null;
 }
 
 /** Writes events to the outbox in one statement. */
@@ -21,14 +27,16 @@ export async function writeOutboxEvents(db: Executor, events: OutboxEvent[]): Pr
 
 /** The statement writeOutboxEvents runs, for a caller that sends it with other writes. */
 export function outboxInsert(events: OutboxEvent[]): SQL {
+  const active = currentTraceContext();
   return insertRows(
     outboxEvents,
-    events.map(({ organizationId, type, data, at }) => ({
+    events.map(({ organizationId, type, data, at, traceContext }) => ({
       id: newId('msg'),
       organization_id: organizationId,
       type,
       payload: { type, timestamp: at.toISOString(), data },
       created_at: at.toISOString(),
+      trace_context: traceContext === undefined ? active : traceContext,
     })),
   );
 }

@@ -4,6 +4,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
+import { retryWhileUnreachable } from '../platform/db-errors.ts';
 import type { FinishedAttempt } from './deliver-webhook.ts';
 import type { AttemptOutcome } from './delivery-schedule.ts';
 import { disableWebhookEndpoint } from './webhook-endpoints.ts';
@@ -38,18 +39,23 @@ export async function recordAttempts(
   released: readonly number[] = [],
 ): Promise<FinishedAttempt[]> {
   if (finished.length === 0) return [];
+  // Both statements may run twice (a retry after a lost connection, whose first try may have
+  // committed): a retry writes nothing the first wrote. An attempt left unrecorded would be sent
+  // again when its lease runs out, a duplicate the receiver sees.
   const write = (batch: FinishedAttempt[], release: readonly number[]) =>
-    Promise.all([
-      writeRecords(
-        ctx,
-        batch.filter((one) => !one.delivery.fresh),
-      ),
-      writeFresh(
-        ctx,
-        batch.filter((one) => one.delivery.fresh),
-        release,
-      ),
-    ]);
+    retryWhileUnreachable(() =>
+      Promise.all([
+        writeRecords(
+          ctx,
+          batch.filter((one) => !one.delivery.fresh),
+        ),
+        writeFresh(
+          ctx,
+          batch.filter((one) => one.delivery.fresh),
+          release,
+        ),
+      ]),
+    );
   const recorded = await write(finished, released).then(
     () => finished,
     async (error: unknown) => {
@@ -121,7 +127,7 @@ async function writeRecords(ctx: AppContext, finished: FinishedAttempt[]): Promi
     ), attempts AS (
       INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error, response_excerpt)
       SELECT r.id, r.sent_at, r.http_status, r.latency_ms, r.error, r.excerpt
-      FROM r JOIN webhook_deliveries d ON d.id = r.id AND d.id = ANY(${ids})
+      FROM r JOIN webhook_deliveries d ON d.id = r.id AND d.id = ANY(${ids}) AND d.lease_owner = r.owner
     ), health AS (${healthUpdate(finished)})
     UPDATE webhook_deliveries d SET
       status = r.status, attempts = d.attempts + 1, next_attempt_at = r.next_attempt_at,

@@ -7,6 +7,7 @@ import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
 import type { EnqueueOptions } from '../platform/jobs.ts';
+import { currentTraceContext } from '../platform/tracing.ts';
 import { Timestamp } from '../platform/schemas.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries } from './webhooks.schema.ts';
@@ -58,6 +59,7 @@ export async function createTestDelivery(
     },
     createdAt: now,
     dispatchedAt: now, // addressed to this endpoint only, never fanned out
+    traceContext: currentTraceContext(),
   });
   const [delivery] = await db
     .insert(webhookDeliveries)

@@ -24,6 +24,11 @@ export const outboxEvents = pgTable(
      * sender (see outbox_queue); releases before migration 0015 also set it after fan-out
      */
     dispatchedAt: ts('dispatched_at'),
+    /**
+     * the trace context of what wrote the event (W3C traceparent, then a comma and the tracestate
+     * if any): its deliveries' attempts continue that trace; null when tracing was off
+     */
+    traceContext: text('trace_context'),
   },
   (t) => [
     index('outbox_events_org_idx').on(t.organizationId, t.createdAt),

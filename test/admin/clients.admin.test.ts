@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientDisplayName } from '../../src/auth/clients.ts';
+import { clientDisplayName, createApiClient, revokeApiClient } from '../../src/auth/clients.ts';
 import { bearer, getToken, startHarness, type Harness } from '../helpers/harness.ts';
 import {
   admin,
@@ -49,6 +49,23 @@ function tokenRequest(clientId: string, clientSecret: string) {
     }).toString(),
     remoteAddress: `10.77.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`,
   });
+}
+
+function clientInput(organizationId: string, name: string) {
+  return {
+    organizationId,
+    name,
+    scopes: ['events:read' as const],
+    allowedDomains: [],
+    returnUrlDomains: [],
+  };
+}
+
+/** Live clients made straight in the database, to bring an organization near its limit. */
+async function seedClients(organizationId: string, count: number) {
+  for (let i = 0; i < count; i++) {
+    await createApiClient(h.service.ctx.database.db, clientInput(organizationId, `Seeded ${i}`));
+  }
 }
 
 function listEvents(headers: Record<string, string>) {
@@ -180,6 +197,53 @@ describe('POST /admin/v1/organizations/{id}/clients', () => {
       404,
       'not_found',
     );
+  });
+});
+
+describe('the limit of live clients per organization (API_CLIENTS_PER_ORGANIZATION)', () => {
+  test('the 26th live client is 409 client_limit_reached and nothing is created; a revoked one frees a place', async () => {
+    assert.equal(h.config.apiClientsPerOrganization, 25);
+    const org = await createOrg(h);
+    await seedClients(org.id, 24);
+    const revoked = await createApiClient(h.service.ctx.database.db, clientInput(org.id, 'Old'));
+    await revokeApiClient(h.service.ctx.database.db, revoked.client.id, h.clock.now());
+    const last = await createClientFor(h, org.id, { name: 'Twenty-fifth' });
+    assert.equal(last.status, 'active');
+
+    const refused = await admin(h, {
+      method: 'POST',
+      url: `/organizations/${org.id}/clients`,
+      body: { name: 'Twenty-sixth', scopes: ['events:read'] },
+    });
+    const body = errorOf(refused, 409, 'client_limit_reached');
+    assert.match(body.message, /has 25 active API clients and may have at most 25; revoke one/);
+    const listed = dataOf(await admin(h, { url: `/organizations/${org.id}/clients` }), 200);
+    assert.equal(listed.clients.length, 26, 'nothing created (25 live, 1 revoked)');
+    assert.ok(!listed.clients.some((c: { name: string }) => c.name === 'Twenty-sixth'));
+
+    dataOf(await admin(h, { method: 'POST', url: `/clients/${last.client_id}/revoke` }), 200);
+    const again = await createClientFor(h, org.id, { name: 'In its place' });
+    assert.equal(again.status, 'active');
+    // another organization has places of its own
+    await createClientFor(h, (await createOrg(h)).id);
+  });
+
+  test('creations at once cannot pass the limit together', async () => {
+    const org = await createOrg(h);
+    await seedClients(org.id, 22);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        admin(h, {
+          method: 'POST',
+          url: `/organizations/${org.id}/clients`,
+          body: { name: `Racer ${i}`, scopes: ['events:read'] },
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(statuses, [201, 201, 201, 409, 409, 409]);
+    const listed = dataOf(await admin(h, { url: `/organizations/${org.id}/clients` }), 200);
+    assert.equal(listed.clients.length, 25);
   });
 });
 

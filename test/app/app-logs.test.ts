@@ -1,6 +1,7 @@
 // No secret of the organizer app in the log: passwords, session cookies, CSRF tokens, and the
 // single-use tokens in invitation and reset links (which are in the path), with the app host
-// logging at info into memory.
+// logging at info into memory; and no buyer's details searched for, whose queries are logged with
+// their parameters' names only.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -12,7 +13,7 @@ import { requestPasswordReset } from '../../src/members/password-resets.ts';
 import type { Host } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
-import { encodeForm } from './app-helpers.ts';
+import { encodeForm, makeMember } from './app-helpers.ts';
 
 let h: Harness;
 let app: Host;
@@ -94,4 +95,39 @@ test('sign-in, invitation and reset secrets never reach the log', async () => {
   for (const secret of [password, invitation, reset.token, session, csrf]) {
     assert.ok(!log.includes(secret), `a secret (${secret.slice(0, 6)}…) is in the log`);
   }
+});
+
+test("an order search is logged with its parameters' names, never the buyer's details it searched for", async () => {
+  const { organizationId } = await makePartner(h);
+  const member = await makeMember(h, organizationId, 'viewer');
+  const page = await app.inject({ url: '/sign-in' });
+  const csrf = cookiesOf(page).app_csrf!;
+  const signedIn = await app.inject({
+    method: 'POST',
+    url: '/sign-in',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `app_csrf=${csrf}` },
+    payload: encodeForm({ _csrf: csrf, email: member.email, password: member.password }),
+  });
+  assert.equal(signedIn.statusCode, 303);
+  const cookie = `app_session=${cookiesOf(signedIn).app_session!}`;
+  const searched = ['amara.searched@example.org', '0772 555 123', 'Amara Searched'];
+  const before = lines.length;
+  for (const url of [
+    `/orders?q=${encodeURIComponent(searched[0]!)}&status=paid`,
+    `/orders.csv?q=${encodeURIComponent(searched[1]!)}`,
+    `/orders?q=${encodeURIComponent(searched[2]!)}#top`,
+    `/orders?${encodeURIComponent(searched[0]!)}`,
+  ]) {
+    const res = await app.inject({ url, headers: { cookie } });
+    assert.equal(res.statusCode, 200, `${url}: ${res.statusCode}`);
+  }
+  const log = lines.slice(before).join('\n');
+  assert.match(log, /"url":"\/orders\?q=\[redacted\]&status=\[redacted\]"/);
+  assert.match(log, /"url":"\/orders\.csv\?q=\[redacted\]"/);
+  for (const text of searched) {
+    for (const form of [text, encodeURIComponent(text), text.replace(/ /g, '+')]) {
+      assert.ok(!log.includes(form), `the search "${text}" is in the log`);
+    }
+  }
+  assert.ok(!log.includes('amara.searched%40example.org'));
 });

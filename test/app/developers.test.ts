@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
-import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
+import { createApiClient, findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import { APP_SCRIPT, APP_STYLES } from '../../src/app/app-assets.ts';
 import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -119,6 +119,45 @@ describe('developer settings', () => {
     assert.equal(long.statusCode, 422);
     assert.match(long.body, /Name must be at most 200 characters\./);
     assert.equal((await listApiClients(h.service.ctx.database.db, partner.organizationId)).length, count);
+  });
+
+  test('the 26th live client is refused on the form with a readable message and creates nothing; revoking one frees a place', async () => {
+    const own = await makePartner(h); // its first client is live: 1 of 25
+    const db = h.service.ctx.database.db;
+    for (let i = 1; i < 25; i++) {
+      await createApiClient(db, {
+        organizationId: own.organizationId,
+        name: `Seeded ${i}`,
+        scopes: ['events:read'],
+        allowedDomains: [],
+        returnUrlDomains: [],
+      });
+    }
+    const member = await signIn(h, await makeMember(h, own.organizationId, 'developer'));
+    await member.get('/developers/clients/new');
+    const refused = await member.post('/developers/clients', {
+      name: 'One too many',
+      display_name: 'Shop',
+      scopes: ['events:read', 'orders:read'],
+    });
+    assert.equal(refused.statusCode, 409);
+    assert.match(
+      textOf(refused.body),
+      /There is a problem This organization has 25 active API clients and may have at most 25; revoke one it no longer uses, then create the new one\./,
+    );
+    // the form comes back as it was filled
+    assert.match(refused.body, /<input[^>]*name="name"[^>]*value="One too many"/);
+    assert.match(refused.body, /<input[^>]*name="display_name"[^>]*value="Shop"/);
+    assert.equal((await listApiClients(db, own.organizationId)).length, 25, 'nothing created');
+
+    await member.get(`/developers/clients/${own.clientId}/revoke`);
+    assert.equal((await member.post(`/developers/clients/${own.clientId}/revoke`)).statusCode, 303);
+    await member.get('/developers/clients/new');
+    const created = await member.post('/developers/clients', {
+      name: 'In its place',
+      scopes: ['events:read'],
+    });
+    assert.equal(created.statusCode, 201, created.body.slice(0, 500));
   });
 
   test('a display name for buyers is set at creation, edited and removed on the client page, each change audited', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makePartner, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 import { Agent, locationOf, makeMember, textOf } from './app-helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let h: Harness;
 let organizationId: string;
@@ -113,11 +114,17 @@ describe('password reset through the development mailbox', () => {
     assert.equal(known.statusCode, 200);
     assert.equal(textOf(known.body), textOf(unknown.body), 'the same answer either way');
 
-    const mailbox = await agent.get('/dev/mailbox');
-    assert.equal(mailbox.statusCode, 200);
-    const mailPath = new RegExp(
+    // The mail goes after the answer (so both answers take the same time): wait until it is listed.
+    const listed = new RegExp(
       `<td>${member.email.replace(/[.]/g, '\\.')}</td>\\s*<td><a href="(/dev/mailbox/[^"]+)"`,
-    ).exec(mailbox.body)?.[1];
+    );
+    let mailPath: string | undefined;
+    await waitFor('the reset mail in the mailbox', async () => {
+      const mailbox = await agent.get('/dev/mailbox');
+      assert.equal(mailbox.statusCode, 200);
+      mailPath = listed.exec(mailbox.body)?.[1];
+      return mailPath !== undefined;
+    });
     assert.ok(mailPath, 'the mail is listed');
     const mail = await agent.get(mailPath);
     const link = new RegExp(`href="(${h.config.appUrl.origin}/password-reset/[A-Za-z0-9]+)"`).exec(

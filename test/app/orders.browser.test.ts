@@ -1,7 +1,7 @@
 // The orders pages in Chromium at 360 px and 1280 px: the list with its filters, a search, and one
 // order, which a viewer may read but not refund; an owner's refund of an order paid on each network
-// through the simulator, with the partner's verified order.refunded; axe with no violation,
-// nothing scrolling sideways, screenshots of each.
+// through the simulator, with the partner's verified order.refunded; an owner's erasure of a
+// buyer's personal data; axe with no violation, nothing scrolling sideways, screenshots of each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -164,6 +164,31 @@ describe('orders in Chromium', () => {
       assert.equal(payload.data.status, 'refunded');
       assert.equal(payload.data.refund.method, method);
     }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("an owner erases a buyer's personal data: what goes and what stays, then the counts", async () => {
+    const partner = await makePartner(h);
+    const owner = await makeMember(h, partner.organizationId, 'owner');
+    const event = (await makeEvent(h, partner, { name: 'Jinja Source Run' })).id;
+    const buyer = { name: 'Okello Brian', email: 'brian@example.org', phone: '0772555222' };
+    const order = await makeOrder(h, partner, { eventId: event, buyer });
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await signInPage(page, app, owner);
+    await page.goto(`${app}/orders/${order.id}`);
+    await page.getByRole('link', { name: "Erase this buyer's personal data" }).click();
+    await page.getByRole('heading', { name: 'Erase the personal data of Okello Brian?' }).waitFor();
+    await checkPage(page, 'orders-09-erase-confirm');
+    await page.getByRole('button', { name: "Erase this buyer's personal data" }).click();
+    await page.getByRole('heading', { name: "The buyer's personal data is erased" }).waitFor();
+    await checkPage(page, 'orders-10-erased');
+    await page.getByRole('link', { name: 'Back to the order' }).click();
+    await page.getByText('Personal data erased').waitFor();
+    assert.equal(await page.getByText('brian@example.org').count(), 0);
+    await checkPage(page, 'orders-11-erased-order');
     assert.deepEqual(problems, []);
     await context.close();
   });

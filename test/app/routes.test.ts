@@ -34,7 +34,7 @@ import {
 } from './app-helpers.ts';
 import { insertSuccessfulPayment } from './payment-fixtures.ts';
 
-/** manage: owners and admins only (bib numbers, refunds, confirmation resends, events' writes): developers and viewers get 403 */
+/** manage: owners and admins only (bib numbers, refunds, confirmation resends, buyer erasures, events' writes): developers and viewers get 403 */
 type Access = 'public' | 'member' | 'developer' | 'members' | 'audit' | 'manage';
 
 interface RouteCase {
@@ -144,6 +144,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/resend-confirmation', access: 'manage' },
+  { method: 'GET', path: '/orders/:orderId/erase-buyer', access: 'manage' },
+  { method: 'POST', path: '/orders/:orderId/erase-buyer', access: 'manage' },
   { method: 'GET', path: '/orders/:orderId/payments/:paymentId/refund', access: 'manage' },
   { method: 'POST', path: '/orders/:orderId/payments/:paymentId/refund', access: 'manage' },
   { method: 'GET', path: '/members', access: 'member' },

@@ -13,6 +13,7 @@ import {
   type Harness,
   type TestPartner,
 } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const CREATION_PATHS = ['/v1/checkout-sessions', '/v1/orders'];
 const PER_ROUTE = 40;
@@ -64,15 +65,6 @@ function openSlowClient(path: string, headers: Record<string, string>): Promise<
     });
     socket.once('error', reject);
   });
-}
-
-/** Waits until `done` holds; fails after a generous bound (this is set-up, not a timing claim). */
-async function waitFor(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** One legitimate creation on each route, each answering 201 within 3 s. */

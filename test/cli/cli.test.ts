@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createApiClient } from '../../src/auth/clients.ts';
 import { startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -315,6 +316,36 @@ describe('ticketing CLI', () => {
     const missing = await cli(['orgs', 'get', 'org_doesnotexist0000000000000']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /^error not_found: No such organization\.$/m);
+  });
+
+  test('clients create past the limit of live clients prints client_limit_reached and exits 1; revoke frees a place', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'Busy Org', '--json']));
+    const db = h.service.ctx.database.db;
+    for (let i = 0; i < 24; i++) {
+      const input = { name: `Seeded ${i}`, scopes: ['events:read' as const] };
+      await createApiClient(db, {
+        organizationId: org.id,
+        ...input,
+        allowedDomains: [],
+        returnUrlDomains: [],
+      });
+    }
+    const create = (name: string) =>
+      cli(['clients', 'create', '--org', org.id, '--name', name, '--scope', 'events:read', '--json']);
+    const last = json(await create('Twenty-fifth'));
+
+    const refused = await create('Twenty-sixth');
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(
+      refused.stderr,
+      /^error client_limit_reached: This organization has 25 active API clients and may have at most 25; revoke one it no longer uses, then create the new one\.\n {2}\(request req_\w+\)\n$/,
+    );
+    const listed = json(await cli(['clients', 'list', '--org', org.id, '--json']));
+    assert.equal(listed.clients.length, 25, 'nothing created');
+
+    assert.equal((await cli(['clients', 'revoke', last.client_id])).code, 0);
+    assert.equal(json(await create('In its place')).status, 'active');
   });
 
   test('payments needs-refund lists what must be refunded, in text and in JSON', async () => {

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DATA_DIR_LOCK_FILE } from '../../src/platform/data-dir-lock.ts';
 import { migrationNames } from '../../src/platform/migrate.ts';
-import { CLI, freshTarget, runNode, type Target } from '../helpers/release.ts';
+import { CLI, freshTarget, progressPattern, runNode, stepByStep, type Target } from '../helpers/release.ts';
 
 const ALL = migrationNames();
 const LAST = ALL.at(-1)!;
@@ -37,15 +38,21 @@ test('db migrate applies every migration by name, then says up to date', async (
     if (target.kind === 'pglite') assert.equal(existsSync(target.env.DATA_DIR!), false);
     else assert.deepEqual(await target.query(`SELECT to_regclass('schema_migrations') AS t`), [{ t: null }]);
 
+    const dryRun = await db(target, 'migrate', '--dry-run');
+    assert.equal(dryRun.code, 0, dryRun.stderr);
+    assert.deepEqual(
+      dryRun.stdout.trim().split('\n'),
+      ALL.map((name) => `would apply  ${name}${stepByStep(name)}`),
+    );
+    if (target.kind === 'pglite') assert.equal(existsSync(target.env.DATA_DIR!), false);
+
     const first = await db(target, 'migrate');
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(
-      first.stdout.trim().split('\n'),
-      ALL.map((name) => `applied  ${name}`),
-    );
+    assert.match(first.stdout, progressPattern(ALL));
     const second = await db(target, 'migrate');
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout, 'up to date\n');
+    assert.equal((await db(target, 'migrate', '--dry-run')).stdout, 'up to date\n');
 
     const status = await db(target, 'status', '--json');
     assert.equal(status.code, 0, status.stderr);
@@ -64,16 +71,16 @@ test('a failing migration exits 1 naming it, and leaves the database as it was',
   await withTarget(async (target) => {
     const setup = await db(target, 'migrate');
     assert.equal(setup.code, 0, setup.stderr);
-    // The newest migration creating two indexes or more, and those after it, unrecorded, with its
-    // first index dropped: applying it again creates that index and then fails on the next, which
-    // exists.
+    // The newest migration in one transaction creating two indexes or more, and those after it,
+    // unrecorded, with its first index dropped: applying it again creates that index and then
+    // fails on the next, which exists.
     const indexesOf = (name: string) =>
       [
         ...readFileSync(new URL(`../../drizzle/${name}`, import.meta.url), 'utf8').matchAll(
           /CREATE INDEX "(\w+)"/g,
         ),
       ].map((m) => m[1]!);
-    const failing = ALL.findLast((name) => indexesOf(name).length >= 2)!;
+    const failing = ALL.findLast((name) => !stepByStep(name) && indexesOf(name).length >= 2)!;
     const undone = ALL.slice(ALL.indexOf(failing));
     const [firstIndex] = indexesOf(failing);
     for (const name of undone) await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
@@ -81,9 +88,9 @@ test('a failing migration exits 1 naming it, and leaves the database as it was',
 
     const run = await db(target, 'migrate');
     assert.equal(run.code, 1);
-    assert.equal(run.stdout, '');
+    assert.equal(run.stdout, `applying ${failing}\n`);
     assert.match(run.stderr, new RegExp(`^error: migration ${failing} failed: .*already exists`));
-    assert.match(run.stderr, /Nothing was applied/);
+    assert.match(run.stderr, /nothing of this one was applied \(it runs in one transaction\)/);
     // Rolled back: neither the index it created nor its record remains.
     assert.deepEqual(await target.query(`SELECT to_regclass('${firstIndex}') AS i`), [{ i: null }]);
     assert.deepEqual(await recorded(target), ALL.slice(0, ALL.indexOf(failing)));
@@ -92,9 +99,50 @@ test('a failing migration exits 1 naming it, and leaves the database as it was',
   });
 });
 
+test('a migration step by step that fails keeps its steps before, and the next run goes on from there', async () => {
+  await withTarget(async (target) => {
+    const setup = await db(target, 'migrate');
+    assert.equal(setup.code, 0, setup.stderr);
+    // 0011 creates bib_ranges, then bibs, among other steps. As if it had not been applied, but
+    // with a table bibs in the way: its step creating bibs fails after the one creating bib_ranges.
+    const name = '0011_start_lists_and_order_search.sql';
+    assert.equal(stepByStep(name), ' (step by step)');
+    await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
+    await target.query('DROP TABLE bib_ranges CASCADE');
+    await target.query('DROP TABLE bibs CASCADE');
+    await target.query('ALTER TABLE orders DROP COLUMN checkout_mode');
+    await target.query('CREATE TABLE bibs (in_the_way integer)');
+
+    const failed = await db(target, 'migrate');
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, new RegExp(`^error: migration ${name} failed: .*"bibs" already exists`));
+    assert.match(
+      failed.stderr,
+      /and so do its steps before the one that failed: db migrate goes on from that step/,
+    );
+    assert.deepEqual(await target.query(`SELECT to_regclass('bib_ranges') IS NOT NULL AS kept`), [
+      { kept: true },
+    ]);
+    assert.deepEqual(
+      await recorded(target),
+      ALL.filter((n) => n !== name),
+    );
+
+    // Out of the way, the next run goes on: creating bib_ranges again would fail.
+    await target.query('DROP TABLE bibs');
+    const resumed = await db(target, 'migrate');
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, progressPattern([name]));
+    assert.deepEqual(await recorded(target), ALL);
+    assert.deepEqual(await target.query('SELECT count(*)::int AS steps FROM schema_migration_steps'), [
+      { steps: 0 },
+    ]);
+  });
+});
+
 test('two db migrate runs at once: both succeed, each migration is applied once', async () => {
   await withTarget(async (target) => {
-    const lock = join(target.env.DATA_DIR ?? '', '.migrate.lock');
+    const lock = join(target.env.DATA_DIR ?? '', DATA_DIR_LOCK_FILE);
     if (target.kind === 'pglite') {
       // A lock left behind by a run that died (its pid gone) is taken over, not waited on.
       mkdirSync(target.env.DATA_DIR!, { recursive: true });
@@ -102,12 +150,10 @@ test('two db migrate runs at once: both succeed, each migration is applied once'
     }
     const runs = await Promise.all([db(target, 'migrate'), db(target, 'migrate')]);
     for (const run of runs) assert.equal(run.code, 0, run.stderr);
-    const outputs = runs.map((r) => r.stdout).sort();
     // One applied them all while the other waited (lock), then found nothing to do.
-    assert.deepEqual(
-      outputs,
-      [ALL.map((name) => `applied  ${name}`).join('\n') + '\n', 'up to date\n'].sort(),
-    );
+    const [idle, busy] = runs.map((r) => r.stdout).sort((a, b) => a.length - b.length);
+    assert.equal(idle, 'up to date\n');
+    assert.match(busy!, progressPattern(ALL));
     assert.deepEqual(await recorded(target), ALL);
     if (target.kind === 'pglite') assert.equal(existsSync(lock), false);
   });
@@ -125,7 +171,7 @@ test('bad usage and an unreachable database fail with a clear message', async ()
     assert.equal(badUrl.code, 2);
     assert.match(badUrl.stderr, /DATABASE_URL/);
     const help = await runNode([CLI, 'help'], {});
-    assert.match(help.stdout, /db migrate \[--json\]\n {2}db status \[--json\]/);
+    assert.match(help.stdout, /db migrate \[--dry-run\] \[--json\]\n {2}db status \[--json\]/);
   });
   // Port 1 on loopback: nothing listens there.
   const refused = await runNode([CLI, 'db', 'migrate'], {

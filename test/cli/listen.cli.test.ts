@@ -2,7 +2,8 @@
 // credentials, reading the event stream of a listening service and forwarding each event to a
 // local receiver, which verifies it with standardwebhooks and the secret the CLI printed. Also a
 // dropped connection resumed without losing an event, a new token after expiry, Ctrl-C, and the
-// usage and credential errors.
+// usage and credential errors. A stream the API ends for a revoked client or a removed scope stops
+// it, saying why and how to resume; one ended by the token's expiry goes on with a new token.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bearer, getToken, makePartner, type Harness } from '../helpers/harness.ts';
+import { admin, createClientFor, dataOf, partnerOf } from '../admin/admin-helpers.ts';
+import { bearer, getToken, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   makeShop,
   payFreeOrder,
@@ -88,8 +90,22 @@ function listen(args: string[], env: Record<string, string> = {}): Cli {
   };
 }
 
-function credentialsEnv(s: Shop) {
-  return { TICKETING_CLIENT_ID: s.partner.clientId, TICKETING_CLIENT_SECRET: s.partner.clientSecret };
+function credentialsEnv(s: Shop | TestPartner) {
+  const partner = 'partner' in s ? s.partner : s;
+  return { TICKETING_CLIENT_ID: partner.clientId, TICKETING_CLIENT_SECRET: partner.clientSecret };
+}
+
+/** A second API client of the shop's organization, for `listen` only. */
+async function listenerOf(s: Shop): Promise<TestPartner> {
+  const client = await createClientFor(h, s.partner.organizationId, {
+    name: 'Laptop',
+    scopes: ['webhooks:write', 'orders:read'],
+  });
+  return partnerOf(client);
+}
+
+function idsForwarded(orderId: string): number {
+  return receiver.requests.filter((r) => JSON.parse(r.body).data.id === orderId).length;
 }
 
 async function until(done: () => boolean) {
@@ -182,6 +198,79 @@ describe('ticketing listen', () => {
     assert.equal(await cli.exit, 0);
   });
 
+  test('a revoked client stops listen with exit 1, saying why and how to resume; resuming loses nothing', async () => {
+    // A shop of its own: the earlier tests' clock moves left an event of the shared one in the future.
+    const own = await makeShop(h);
+    const listener = await listenerOf(own);
+    const cli = listen(['--forward-to', receiver.url, '--api-url', api], credentialsEnv(listener));
+    await cli.waitFor(/Webhook signing secret/);
+    const first = await payFreeOrder(h, own);
+    await until(() => idsForwarded(first.id) === 1);
+    const [, lastId] = await cli.waitFor(/order\.paid {2}(msg_\S+) {2}-> 204/);
+
+    dataOf(await admin(h, { method: 'POST', url: `/clients/${listener.clientId}/revoke` }), 200);
+    const missed = await payFreeOrder(h, own);
+    assert.equal(await cli.exit, 1);
+    assert.equal(idsForwarded(missed.id), 0, 'nothing forwarded after the revocation');
+    const stderr = cli.stderr();
+    assert.match(
+      stderr,
+      /error: the API ended the event stream \(client_revoked\): The API client was revoked/,
+    );
+    assert.match(stderr, new RegExp(`Events forwarded up to ${lastId}\\.`));
+    assert.match(stderr, /create an API client with the webhooks:write scope/);
+    const resume = new RegExp(`ticketing listen --forward-to \\S+ --after ${lastId}\n`);
+    assert.match(stderr, resume);
+
+    // As it says: another client of the organization, after the last event forwarded.
+    const again = listen(
+      ['--forward-to', receiver.url, '--api-url', api, '--after', lastId!],
+      credentialsEnv(own),
+    );
+    await until(() => idsForwarded(missed.id) === 1);
+    assert.equal(idsForwarded(first.id), 1, 'the event before it is not sent again');
+    again.child.kill('SIGINT');
+    assert.equal(await again.exit, 0);
+  });
+
+  test('removing webhooks:write stops listen with exit 1 and tells how to give it back', async () => {
+    const listener = await listenerOf(await makeShop(h));
+    const cli = listen(['--forward-to', receiver.url, '--api-url', api], credentialsEnv(listener));
+    await cli.waitFor(/Webhook signing secret/);
+    const patched = await admin(h, {
+      method: 'PATCH',
+      url: `/clients/${listener.clientId}`,
+      body: { scopes: ['orders:read'] },
+    });
+    dataOf(patched, 200);
+    assert.equal(await cli.exit, 1);
+    const stderr = cli.stderr();
+    assert.match(stderr, /error: the API ended the event stream \(scope_removed\)/);
+    assert.match(
+      stderr,
+      new RegExp(`give the API client ${listener.clientId} the webhooks:write scope again`),
+    );
+    assert.match(stderr, /Nothing was forwarded yet\. To listen again, /);
+  });
+
+  test("the token's expiry mid-stream: a new token, and listening goes on", async () => {
+    const own = await makeShop(h);
+    const cli = listen(['--forward-to', receiver.url, '--api-url', api], credentialsEnv(own));
+    await cli.waitFor(/Webhook signing secret/);
+    const hours = 2 * 3600_000;
+    h.clock.advance(hours); // past the token's hour: the API ends the stream, saying so
+    try {
+      await cli.waitFor(/the access token expired; getting a new one\n.*reconnected\n/s);
+      const order = await payFreeOrder(h, { ...own, token: await getToken(h, own.partner) });
+      await until(() => idsForwarded(order.id) === 1);
+    } finally {
+      h.clock.advance(-hours);
+    }
+    assert.doesNotMatch(cli.stderr(), /connection to the API lost/);
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exit, 0);
+  });
+
   test('credentials from DATA_DIR/demo.json, as in development', async () => {
     const demoDir = join(dir, 'demo');
     const other = await makePartner(h);
@@ -204,6 +293,10 @@ describe('ticketing listen', () => {
     const badTarget = listen(['--forward-to', 'localhost:3000'], credentialsEnv(shop));
     assert.equal(await badTarget.exit, 2);
     assert.match(badTarget.stderr(), /--forward-to must use http or https/);
+
+    const badAfter = listen(['--forward-to', receiver.url, '--after', 'nope'], credentialsEnv(shop));
+    assert.equal(await badAfter.exit, 2);
+    assert.match(badAfter.stderr(), /--after must be an event's webhook-id \(msg_\.\.\.\), got "nope"/);
 
     const noCredentials = listen(['--forward-to', receiver.url, '--api-url', api]);
     assert.equal(await noCredentials.exit, 2);

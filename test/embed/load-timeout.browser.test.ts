@@ -30,7 +30,11 @@ async function timeOut(page: Page, sessionId: string) {
   const error = seen[0]![1] as { error_code: string; status: number; message: string };
   assert.deepEqual([error.error_code, error.status], ['load_timeout', 0]);
   assert.ok(elapsed >= LOAD_TIMEOUT_MS - 500 && elapsed < LOAD_TIMEOUT_MS + 5000, `after ${elapsed} ms`);
-  assert.equal(await page.locator('[role="dialog"] [role="alert"]').innerText(), error.message);
+  // A frame that never loaded may load the next time: the buyer is offered it (checkout-unavailable).
+  assert.equal(
+    (await page.locator('[role="dialog"] [role="alert"]').innerText()).replace(/\s+/g, ' '),
+    'The checkout could not open. Nothing was sent to your phone. Try again',
+  );
   await page.keyboard.press('Escape');
   assert.deepEqual(
     (await events(page)).map((e) => e[0]),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/platform/db.ts';
+import { readMigration } from '../../src/platform/migrate.ts';
 import { freshPostgresDatabase } from './harness.ts';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -66,4 +67,16 @@ export function runNode(args: string[], env: Record<string, string>, timeout = 2
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** How `db migrate` and `db migrate --dry-run` name a migration run step by step. */
+export const stepByStep = (name: string) => (readMigration(name).mode === 'steps' ? ' (step by step)' : '');
+
+/** `db migrate`'s lines for these migrations, each as it starts and as it ends with its time. */
+export function progressPattern(names: string[]): RegExp {
+  const escape = (text: string) => text.replace(/[.()]/g, '\\$&');
+  const lines = names.map(
+    (name) => `applying ${escape(name + stepByStep(name))}\\napplied  ${escape(name)} in \\d+\\.\\d+ s\\n`,
+  );
+  return new RegExp(`^${lines.join('')}$`);
 }

@@ -12,6 +12,8 @@ export interface OpsShop {
   flashEventId: string;
   flashTicketId: string;
   openEventId: string;
+  /** the open event's free ticket type */
+  openTicketId: string;
   client: { client_id: string; client_secret: string };
   endpointSecret: string;
 }
@@ -98,6 +100,7 @@ export async function setUpShop(app: string, options: { capacity: number; webhoo
     flashEventId: flash.eventId,
     flashTicketId: flash.ticketId,
     openEventId: open.eventId,
+    openTicketId: open.ticketId,
     client,
     endpointSecret: endpoint.secret as string,
   } satisfies OpsShop;

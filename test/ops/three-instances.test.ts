@@ -12,6 +12,7 @@ import { startReceiver, verifyDelivery, type Receiver } from '../webhooks/webhoo
 import { call, Cluster, newRetries, tokenFor, type Answer, type Retries } from './cluster.ts';
 import { createClient, setUpShop, SHOP_ORIGIN, type OpsShop } from './ops-shop.ts';
 import { startRoundRobinProxy, UPSTREAM_HEADER, type RoundRobinProxy } from './round-robin-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const PG = process.env.TEST_DATABASE_URL;
 const REDIS = process.env.TEST_REDIS_URL;
@@ -38,14 +39,6 @@ const inTurn = (() => {
 })();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => boolean, timeoutMs: number, what: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what()}`);
-    await sleep(50);
-  }
-}
 
 describe(
   'three instances on one PostgreSQL and one Redis behind a round-robin proxy',
@@ -156,9 +149,9 @@ describe(
           .map((r) => verifyDelivery(shop.endpointSecret, r))
           .filter((p) => p.type === 'order.paid');
       await waitFor(
+        () => `${CAPACITY} order.paid deliveries (got ${paidDeliveries().length})`,
         () => paidDeliveries().length >= CAPACITY,
         60_000,
-        () => `${CAPACITY} order.paid deliveries (got ${paidDeliveries().length})`,
       );
       const deliveredIn = Date.now() - saleStarted;
       await sleep(2000); // a duplicate would arrive by now: deliveries here take milliseconds

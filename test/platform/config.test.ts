@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { ConfigError, EnvSchema, loadConfig, readVariable, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { createHost } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
@@ -94,7 +95,12 @@ describe('configuration defaults', () => {
       },
     ],
     ['WRITE_CONCURRENCY', (c) => c.writeConcurrency, 32],
-    ['OVERLOAD_*', (c) => c.overload, { maxEventLoopDelayMs: 1000, maxQueued: 2000, retryAfterSeconds: 5 }],
+    // development never sheds (the other environments' defaults: below, and overload.test.ts)
+    [
+      'OVERLOAD_*',
+      (c) => c.overload,
+      { maxEventLoopDelayMs: 0, maxQueued: 0, maxQueueTimeMs: 0, retryAfterSeconds: 5 },
+    ],
     ['DATABASE_*_CONNECTIONS', (c) => c.databaseConnections, { reads: 2, transactions: 34 }],
     ['RUN_JOBS', (c) => c.runJobs, true],
     ['HOLD_MINUTES', (c) => c.holdMinutes, 15],
@@ -118,6 +124,8 @@ describe('configuration defaults', () => {
       { allowPrivateUrls: true, timeScale: 1, timeoutMs: 15_000, concurrency: 16, sendRate: 600 },
     ],
     ['DEMO_WEBHOOK_URL', (c) => c.demoWebhookUrl, undefined],
+    ['EVENT_STREAMS_PER_*', (c) => c.eventStreams, { perProcess: 500, perOrganization: 50 }],
+    ['API_CLIENTS_PER_ORGANIZATION', (c) => c.apiClientsPerOrganization, 25],
   ];
   for (const [name, read, expected] of table) {
     test(`${name} defaults to ${JSON.stringify(expected)}`, () => assert.deepEqual(read(config), expected));
@@ -128,11 +136,21 @@ describe('configuration defaults', () => {
     assert.deepEqual(loadConfig({ ...empty, NODE_ENV: 'test' }), loadConfig({ NODE_ENV: 'test' }));
   });
 
+  test("an organization's share of event streams is never above the process's", () => {
+    const config = loadConfig({ EVENT_STREAMS_PER_PROCESS: '20' });
+    assert.deepEqual(config.eventStreams, { perProcess: 20, perOrganization: 20 });
+  });
+
   test('some defaults follow other variables', () => {
     assert.equal(loadConfig({ NODE_ENV: 'test' }).logLevel, 'silent');
     assert.equal(loadConfig({ NODE_ENV: 'test' }).seedDemo, false);
-    // the suite's processes share a small machine: their event-loop delay is its load, not theirs
-    assert.equal(loadConfig({ NODE_ENV: 'test' }).overload.maxEventLoopDelayMs, 0);
+    // the suite's processes share a small machine: their waits are its load, not their own work
+    assert.deepEqual(loadConfig({ NODE_ENV: 'test' }).overload, {
+      maxEventLoopDelayMs: 0,
+      maxQueued: 1200,
+      maxQueueTimeMs: 0,
+      retryAfterSeconds: 5,
+    });
     assert.equal(
       loadConfig({ NODE_ENV: 'test', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '250' }).overload.maxEventLoopDelayMs,
       250,
@@ -181,8 +199,9 @@ describe('configuration refusals', () => {
     ['HOLD_LIMIT_TICKETS_PER_IP', '9', /must be a whole number, at least 10/],
     ['HOLD_LIMIT_TICKETS_PER_IP', '20.5', /must be a whole number, at least 10/],
     ['PROMPT_LIMIT_PER_PHONE', '1.5', /must be a positive whole number/],
-    ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', '-1', /must be a number, at least 0/],
-    ['OVERLOAD_MAX_QUEUED', '10.5', /must be a whole number, at least 0/],
+    ['OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', '-1', /must be a number from 0 to 60000/],
+    ['OVERLOAD_MAX_QUEUED', '10.5', /must be a whole number from 0 to 1000000/],
+    ['OVERLOAD_MAX_QUEUE_TIME_MS', '60001', /must be a whole number from 0 to 60000/],
     ['OVERLOAD_RETRY_AFTER_SECONDS', '0', /must be a positive whole number/],
     ['PAYMENT_PROVIDER', 'paypal', /must be simulator or live/],
     ['SIMULATOR_PORT', '65536', /must be a whole number from 0 to 65535/],
@@ -192,6 +211,9 @@ describe('configuration refusals', () => {
     ['WEBHOOK_SEND_RATE', '0', /must be a positive whole number, at most 100000/],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'on', /must be true or false/],
     ['DEMO_WEBHOOK_URL', 'javascript:alert(1)', /must be an absolute http\(s\) URL/],
+    ['EVENT_STREAMS_PER_PROCESS', '0', /must be a positive whole number, at most 100000/],
+    ['EVENT_STREAMS_PER_ORGANIZATION', '2.5', /must be a positive whole number, at most 100000/],
+    ['API_CLIENTS_PER_ORGANIZATION', '10001', /must be a positive whole number, at most 10000/],
   ];
   for (const [name, value, allowed] of table) {
     test(`${name}=${value} is refused, naming the variable and what it accepts`, () => {
@@ -233,7 +255,8 @@ describe('configuration refusals', () => {
     for (const name of Object.keys(LIVE).filter((n) => n !== 'PAYMENT_PROVIDER')) {
       assert.equal(
         refusal({ NODE_ENV: 'test', ...LIVE, [name]: '' }),
-        `${name} is required when PAYMENT_PROVIDER=live`,
+        `${name} is required when PAYMENT_PROVIDER=live: a live start needs every MTN MoMo and Airtel ` +
+          'Money credential (README, "Going live"); PAYMENT_PROVIDER=simulator runs without them',
       );
     }
   });
@@ -312,7 +335,9 @@ describe('TRUST_PROXY', () => {
   ] as const) {
     test(`TRUST_PROXY=${value}: request.ip is ${ip}`, async () => {
       const config = loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value });
-      const host = createHost({ config, log: createLogger('silent') } as unknown as AppContext, {
+      // the little of a context a host reads: its settings, its log and its clock (load shedding)
+      const ctx = { config, log: createLogger('silent'), clock: systemClock } as unknown as AppContext;
+      const host = createHost(ctx, {
         name: 'api',
         logger: createLogger('silent'),
       });

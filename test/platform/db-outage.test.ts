@@ -5,7 +5,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
@@ -23,6 +22,8 @@ import {
   type Harness,
 } from '../helpers/harness.ts';
 import { TEST_DATABASE_CONNECTIONS } from '../helpers/process.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const PG = process.env.TEST_DATABASE_URL;
 const UNREACHABLE = /^database unreachable/;
@@ -59,14 +60,6 @@ function countLines(lines: Line[], match: RegExp | string): number {
     .length;
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 function assertUnavailable(
   res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> },
   what: string,
@@ -98,6 +91,11 @@ describe('connection-level database failures', () => {
       Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
       Object.assign(new Error('connection failure'), { code: '08006' }),
       Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+      wrapped(Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' })),
+      Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        syscall: 'write',
+      }),
       new Error('PGlite is closed'),
     ]) {
       assert.ok(databaseUnavailable(error), String((error as Error).message));
@@ -162,59 +160,17 @@ describe('connection-level database failures', () => {
   });
 });
 
-/** A TCP proxy on loopback in front of PostgreSQL, which the test cuts and restores. */
-class Proxy {
-  readonly #to: { host: string; port: number };
-  readonly #sockets = new Set<Socket>();
-  #server: Server | null = null;
-  port = 0;
-
-  constructor(to: { host: string; port: number }) {
-    this.#to = to;
-  }
-
-  async start(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(this.#to.port, this.#to.host);
-      for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on('close', () => this.#sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as { port: number }).port;
-    this.#server = server;
-  }
-
-  /** Stops accepting and drops every connection through it. */
-  async cut(): Promise<void> {
-    const server = this.#server;
-    this.#server = null;
-    const closed = new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
-    for (const socket of this.#sockets) socket.destroy();
-    await closed;
-  }
-}
-
 describe('a PostgreSQL outage', { skip: PG ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
   let h: Harness;
   let lines: Line[];
-  let proxy: Proxy;
+  let proxy: TcpProxy;
   let name: string;
   let token: string;
   let eventId: string;
 
   before(async () => {
     const base = new URL(PG!);
-    proxy = new Proxy({ host: base.hostname, port: Number(base.port || 5432) });
+    proxy = new TcpProxy({ host: base.hostname, port: Number(base.port || 5432) });
     await proxy.start();
     name = `t_outage_${randomBytes(4).toString('hex')}`;
     const admin = postgres(PG!, { max: 1, onnotice: () => {} });

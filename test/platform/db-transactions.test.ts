@@ -4,7 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { connectionGone, openDatabase, type Database } from '../../src/platform/db.ts';
+import { databaseUnavailable } from '../../src/platform/db-errors.ts';
 import { killBackendBlockedBy } from '../helpers/postgres.ts';
+import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import { target } from './raw-http.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 
@@ -240,6 +243,50 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
     } finally {
       await other.close();
       await Promise.race([pool.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+  });
+  test('a connection refused while the database is down is replaced: writes and transactions resume', async () => {
+    const proxy = new TcpProxy(target(url!));
+    await proxy.start();
+    const through = new URL(url!);
+    through.host = `127.0.0.1:${proxy.port}`;
+    const pool = await openDatabase({
+      url: through.toString(),
+      connections: { reads: 1, transactions: 1 },
+    });
+    const within = <T>(promise: Promise<T>, what: string) =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`${what}: no answer in 10 s`)), 10_000),
+        ),
+      ]);
+    const unreachable = (error: unknown) => databaseUnavailable(error);
+    try {
+      await pool.write(sql`SELECT 1`);
+      await pool.transaction(async (tx) => pool.rows(sql`SELECT 1`, tx));
+      await proxy.cut();
+      // The open connections close, and the next ones are refused.
+      await assert.rejects(within(pool.write(sql`SELECT 1`), 'write while down'), unreachable);
+      await assert.rejects(within(pool.write(sql`SELECT 1`), 'write while down again'), unreachable);
+      await assert.rejects(
+        within(
+          pool.transaction(async (tx) => pool.rows(sql`SELECT 1`, tx)),
+          'transaction while down',
+        ),
+        unreachable,
+      );
+      await proxy.start();
+      const [row] = await within(pool.write<{ one: number }>(sql`SELECT 1 AS one`), 'write once back');
+      assert.equal(Number(row!.one), 1);
+      const answered = await within(
+        pool.transaction(async (tx) => pool.rows<{ one: number }>(sql`SELECT 1 AS one`, tx)),
+        'transaction once back',
+      );
+      assert.equal(Number(answered[0]!.one), 1);
+    } finally {
+      await Promise.race([pool.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await proxy.cut();
     }
   });
 });

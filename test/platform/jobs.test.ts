@@ -57,6 +57,35 @@ describe('job runner', () => {
     }
   });
 
+  test('a job the database lost its connection under runs again in a second, no attempt counted', async () => {
+    const kind = freshKind();
+    let calls = 0;
+    const r = runner({
+      [kind]: async () => {
+        calls++;
+        // as postgres.js reports a backend terminated under the statement
+        throw Object.assign(new Error('terminating connection due to administrator command'), {
+          code: '57P01',
+        });
+      },
+    });
+    await enqueueJob(h.service.ctx.database.db, { kind, runAt: h.clock.now(), maxAttempts: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await r.runDue();
+        const [row] = await jobRows(kind);
+        assert.equal(row!.attempts, 0, 'an outage is not a failure of the job');
+        assert.equal(row!.failedAt, null, 'never parked as failed, even with one attempt allowed');
+        const wait = row!.runAt.getTime() - h.clock.now().getTime();
+        assert.ok(wait > 0 && wait <= 1000, `runs again within a second (${wait} ms)`);
+        h.clock.advance(1001);
+      }
+      assert.equal(calls, 3);
+    } finally {
+      h.clock.offsetMs = 0;
+    }
+  });
+
   test('a failing job is retried with backoff, then marked failed after max attempts', async () => {
     const kind = freshKind();
     let calls = 0;

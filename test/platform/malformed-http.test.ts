@@ -128,6 +128,18 @@ const HEADER_CASES: Array<{ name: string; request: string; status: number; code:
     code: 'validation_failed',
   },
   {
+    name: 'an Expect other than 100-continue',
+    request: `GET /healthz HTTP/1.1\r\n${HEAD}Expect: 200-ok\r\n\r\n`,
+    status: 417,
+    code: 'expectation_failed',
+  },
+  {
+    name: 'an Expect other than 100-continue on a POST with its body',
+    request: `POST /v1/checkout-sessions HTTP/1.1\r\n${HEAD}Content-Type: application/json\r\nContent-Length: 2\r\nExpect: 102-processing\r\n\r\n{}`,
+    status: 417,
+    code: 'expectation_failed',
+  },
+  {
     name: 'CONNECT',
     request: `CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n`,
     status: 405,
@@ -160,6 +172,19 @@ describe('malformed HTTP', () => {
       for (const c of HEADER_CASES)
         await assertRefused(to, c.request, c.status, c.code, `${name}: ${c.name}`);
     }
+  });
+
+  test('the token endpoint refuses an Expect other than 100-continue in its own OAuth shape', async () => {
+    const result = await exchange(hosts.api, [
+      `POST /v1/oauth/token HTTP/1.1\r\n${HEAD}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\nExpect: 102-processing\r\n\r\ngrant_type=client_credentials`,
+    ]);
+    assert.equal(result.responses.length, 1, result.raw.slice(0, 200));
+    const [answer] = result.responses;
+    assert.equal(answer!.status, 400);
+    assert.match(answer!.headers['x-request-id'] ?? '', /^req_/);
+    const body = JSON.parse(answer!.body) as { error: string; error_description: string };
+    assert.equal(body.error, 'invalid_request');
+    assert.match(body.error_description, /Expect/);
   });
 
   test('bad chunked encoding of a body being read gets the envelope', async () => {

@@ -1,7 +1,7 @@
 // OpenTelemetry traces, with the product's setup and an in-memory exporter in place of OTLP: a
 // request with an incoming traceparent continues its trace, the provider call it makes (through the
 // simulator, behind a recording proxy on loopback) sends a traceparent of that trace, a webhook
-// delivery sends one of its job's trace, and the request's log lines carry the trace id. The real
+// delivery sends one of its order's trace, and the request's log lines carry the trace id. The real
 // OTLP exporter posts to a collector on loopback. With tracing off, no traceparent is sent and no
 // log line has a trace id.
 import { after, before, describe, test } from 'node:test';
@@ -188,8 +188,8 @@ describe('tracing on, with an in-memory exporter', () => {
     for (const line of requestLines) assert.equal(line.trace_id, traceId, JSON.stringify(line));
     assert.ok(requestLines.every((l) => /^[0-9a-f]{16}$/.test(l.span_id ?? '')));
 
-    // The delivery's CLIENT span (the root of its own trace: the sender is not a job) named in its
-    // traceparent.
+    // The delivery's CLIENT span, named in its traceparent, continues the trace of the order: the
+    // request that created it (the payment, settled here outside any span, continued it too).
     const delivered = parseTraceparent(world.receiver.requests[0]!.headers.traceparent);
     assert.ok(delivered, 'the webhook delivery carries a traceparent');
     const deliverySpan = spans.find((s) => s.spanContext().spanId === delivered.spanId);
@@ -197,7 +197,10 @@ describe('tracing on, with an in-memory exporter', () => {
     assert.equal(deliverySpan.kind, SpanKind.CLIENT);
     assert.equal(deliverySpan.spanContext().traceId, delivered.traceId);
     assert.equal(deliverySpan.attributes['http.response.status_code'], 204);
-    assert.equal(deliverySpan.parentSpanContext, undefined, 'the delivery span starts its own trace');
+    const created = spans.find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /v1/orders');
+    assert.ok(created, 'a server span for the order creation');
+    assert.equal(deliverySpan.spanContext().traceId, created.spanContext().traceId);
+    assert.equal(deliverySpan.parentSpanContext?.spanId, created.spanContext().spanId);
   });
 
   test('a request without traceparent starts a trace of its own', async () => {
@@ -263,7 +266,7 @@ describe('the OTLP exporter', () => {
     const tracing = startTracing({ endpoint, serviceName: 'tickets-probe' });
     delete process.env.OTEL_EXPORTER_OTLP_HEADERS;
     try {
-      await traceJob('probe', 1, async () => {});
+      await traceJob({ kind: 'probe', id: 1 }, async () => {});
       await tracing.shutdown();
       assert.equal(received.length, 1);
       assert.equal(received[0]!.path, '/v1/traces');

@@ -78,6 +78,8 @@ const ROUTES: RouteCase[] = [
     body: () => ({ email: 'owner@example.org', role: 'owner' }),
   },
   { method: 'GET', path: '/admin/v1/organizations/:id/invitations' },
+  // an address nobody used: zero counts, nothing erased
+  { method: 'POST', path: '/admin/v1/buyer-erasures', body: () => ({ email: 'nobody@example.org' }) },
 ];
 
 before(async () => {

@@ -1,5 +1,5 @@
-// Hoarding through the public path is bounded: tickets held unpaid from one client IP per event
-// (HOLD_LIMIT_TICKETS_PER_IP), and payment prompts per phone number per 10 minutes
+// Hoarding through the public path is bounded: tickets held unpaid or taken free from one client IP
+// per event (HOLD_LIMIT_TICKETS_PER_IP), and payment prompts per phone number per 10 minutes
 // (PROMPT_LIMIT_PER_PHONE), both on the hosted checkout page that publishable-key sessions lead
 // to. Server orders with a bearer token are not counted.
 import assert from 'node:assert/strict';
@@ -138,7 +138,7 @@ function expectHoldLimit(page: Page): number {
   assert.match(page.body, /<div class="error-summary"[^>]*data-error-code="hold_limit_reached"/);
   assert.match(
     page.body,
-    /<li><a href="#f-items">(Too many tickets for this event are being held unpaid|Only \d+ more tickets? can be held)/,
+    /<li><a href="#f-items">(Too many tickets for this event have been taken|Only \d+ more tickets? can be taken)/,
   );
   assert.match(
     page.body,
@@ -161,7 +161,7 @@ after(async () => {
   await h.close();
 });
 
-describe('unpaid holds per client IP and event', () => {
+describe('places per client IP and event: unpaid holds and free places', () => {
   test('ten hosted-page orders of ten tickets from one IP hold at most 20 of 100; a server order still succeeds', async () => {
     const shop = await makeShop(h);
     const ip = '198.51.100.7';
@@ -239,7 +239,7 @@ describe('unpaid holds per client IP and event', () => {
     expectHoldLimit(refused);
     assert.match(
       refused.body,
-      /Only 5 more tickets can be held for this event from your internet connection right now\. Choose 5 or fewer, or try again in about 15 minutes\./,
+      /Only 5 more tickets can be taken for this event from your internet connection right now\. Choose 5 or fewer, or try again in about 15 minutes\./,
     );
     const fits = await postFrom(h, `/checkout/${id}/order`, orderForm(shop, 5, '0770000009'), ip);
     assert.equal(fits.statusCode, 303, fits.body.slice(0, 300));
@@ -263,15 +263,75 @@ describe('unpaid holds per client IP and event', () => {
     assert.equal(await remaining(h, shop), 80);
   });
 
-  test('free orders hold nothing and are not limited', async () => {
+  test('free places count too: one IP takes 20 of them, then more once a hold period has passed', async () => {
     const shop = await makeShop(h, 0);
     const ip = '198.51.100.40';
-    for (let i = 0; i < 3; i++) {
+    const statuses: number[] = [];
+    let refused: Page | null = null;
+    for (let i = 0; i < 5; i++) {
       const id = await publicSession(h, shop, ip);
       const page = await postFrom(h, `/checkout/${id}/order`, orderForm(shop, 10, ''), ip);
-      assert.equal(page.statusCode, 303, page.body.slice(0, 300));
+      statuses.push(page.statusCode);
+      if (page.statusCode === 429) refused = page;
     }
-    assert.equal(await remaining(h, shop), 70);
+    assert.deepEqual(statuses, [303, 303, 429, 429, 429]);
+    const retryAfter = expectHoldLimit(refused!);
+    assert.ok(retryAfter > HOLD_SECONDS - 60, `the first free places count a hold period: ${retryAfter}`);
+    assert.equal(await remaining(h, shop), 80);
+    // Free places mixed with an unpaid hold: the limit covers both.
+    const paid = await makeShop(h);
+    assert.equal(
+      (await postFrom(h, `/checkout/${await publicSession(h, paid, ip)}/order`, orderForm(paid, 10, ''), ip))
+        .statusCode,
+      303,
+      'another event has its own allowance',
+    );
+    // Another connection has its own allowance, and this one gets its own back a hold period later.
+    const other = await publicSession(h, shop, '198.51.100.41');
+    const page = await postFrom(h, `/checkout/${other}/order`, orderForm(shop, 10, ''), '198.51.100.41');
+    assert.equal(page.statusCode, 303, page.body.slice(0, 300));
+    h.clock.advance(retryAfter * 1000);
+    try {
+      const again = await publicSession(h, shop, ip);
+      const later = await postFrom(h, `/checkout/${again}/order`, orderForm(shop, 10, ''), ip);
+      assert.equal(later.statusCode, 303, later.body.slice(0, 300));
+      assert.equal(await remaining(h, shop), 60);
+    } finally {
+      h.clock.offsetMs = 0;
+    }
+  });
+
+  test('free places and unpaid holds from one IP share one limit', async () => {
+    const partner = await makePartner(h, { allowedDomains: [SHOP], returnUrlDomains: [SHOP] });
+    const event = await makeEvent(h, partner, {
+      ticket_types: [
+        { name: 'Fun run', price_minor: 0, capacity: 100, distance_km: 3 },
+        { name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 },
+      ],
+    });
+    const token = await getToken(h, partner);
+    const detail = await h.service.api.inject({
+      method: 'GET',
+      url: `/v1/events/${event.id}`,
+      headers: bearer(token),
+    });
+    const [free, paid] = (detail.json().data.ticket_types as { ticket_type_id: string }[]).map(
+      (t) => t.ticket_type_id,
+    );
+    const base = { token, publishableKey: partner.publishableKey, eventId: event.id };
+    const ip = '198.51.100.45';
+    const place = async (ticket: string, n: number, phone: string) =>
+      postFrom(
+        h,
+        `/checkout/${await publicSession(h, { ...base, ticket }, ip)}/order`,
+        orderForm({ ...base, ticket }, n, phone),
+        ip,
+      );
+    assert.equal((await place(free!, 10, '')).statusCode, 303);
+    // 09: the prompt stays pending, so the hold stays unpaid
+    assert.equal((await place(paid!, 10, '0770000009')).statusCode, 303);
+    expectHoldLimit(await place(free!, 1, ''));
+    expectHoldLimit(await place(paid!, 1, '0770000009'));
   });
 
   test('20 concurrent hosted-page orders of 5 tickets from one IP never hold more than 20 tickets', async () => {
@@ -368,7 +428,10 @@ describe('buyer limit rules', () => {
     const keys = h.service.ctx.keys;
     assert.equal(hashClientIp(keys, '2001:db8:1:2::1'), hashClientIp(keys, '2001:db8:1:2::2'));
     assert.notEqual(hashClientIp(keys, '2001:db8:1:2::1'), hashClientIp(keys, '2001:db8:1:3::1'));
-    assert.doesNotMatch(hashClientIp(keys, '198.51.100.7'), /198|51|100/);
+    // Keyed and one-way: the address is not in what is stored, in any spelling.
+    const hashed = hashClientIp(keys, '198.51.100.7');
+    assert.match(hashed, /^[A-Za-z0-9_-]{16,}$/);
+    assert.doesNotMatch(hashed, /198\.51\.100/);
   });
 
   test('only the simulator exempts its test numbers', () => {
@@ -401,7 +464,7 @@ describe('buyer limit rules', () => {
     assert.equal(formatWait(900), '15 minutes');
     assert.match(
       holdLimitMessage({ held: 19, limit: 20, retryAfterSeconds: 30 }),
-      /Only 1 more ticket can be held .* Choose 1 ticket, or try again in about 30 seconds\./,
+      /Only 1 more ticket can be taken .* Choose 1 ticket, or try again in about 30 seconds\./,
     );
     assert.match(
       holdLimitMessage({ held: 20, limit: 20, retryAfterSeconds: 840 }),

@@ -284,7 +284,7 @@ describe('buyer limits in the request language', () => {
     );
     assert.equal(
       inLocale('en', () => holdLimitMessage({ held: 3, limit: 5, retryAfterSeconds: 1 })),
-      'Only 2 more tickets can be held for this event from your internet connection right now. Choose 2 or fewer, or try again in about 1 second.',
+      'Only 2 more tickets can be taken for this event from your internet connection right now. Choose 2 or fewer, or try again in about 1 second.',
     );
   });
 });

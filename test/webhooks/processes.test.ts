@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { freshPostgresDatabase, TEST_ADMIN_KEY } from '../helpers/harness.ts';
 import { startMain, type Child } from '../helpers/process.ts';
 import { startReceiver, verifyDelivery, type Receiver } from './webhook-helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const DAY = 24 * 3600 * 1000;
 const PG = process.env.TEST_DATABASE_URL;
@@ -159,14 +160,6 @@ async function payFreeOrder(child: Child, shop: Shop): Promise<string> {
   return res.json.data.id;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
   const r = await startReceiver(respond);
   cleanups.push(() => r.close());
@@ -186,7 +179,7 @@ test(`a webhook survives SIGKILL between payment and delivery (${PG ? 'PostgreSQ
   assert.equal(r.requests.length, 0);
 
   const second = await start(childEnv(database, { RUN_JOBS: 'true' }));
-  await waitFor(() => r.requests.length >= 1, 20_000, 'the webhook after restart');
+  await waitFor('the webhook after restart', () => r.requests.length >= 1);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   assert.equal(r.requests.length, 1, 'delivered once');
   const payload = verifyDelivery(shop.secret, r.requests[0]!);
@@ -222,9 +215,9 @@ test(
 
     const ids = () => new Set(r.requests.map((req) => String(req.headers['webhook-id'])));
     await waitFor(
+      'every event delivered',
       () => ids().size === N && [...ids()].every((id) => r.withId(id).length >= 2),
       60_000,
-      'every event delivered',
     );
     await new Promise((resolve) => setTimeout(resolve, 2000)); // anything extra would show by now
     for (const id of ids()) assert.equal(r.withId(id).length, 2, `${id}: one failed attempt, one success`);

@@ -164,16 +164,22 @@ function open(options: OpenOptions): void {
   const fail = (code: string, message: string, status: number) => {
     if (current !== checkout) return;
     clearTimeout(checkout.timer);
-    checkout.modal.fail(message);
+    // Busy (429, 503), failing, unreachable or not loaded in time: the next try may well work, and
+    // nothing reached the buyer's phone before the checkout showed. Else the partner's to fix.
+    checkout.modal.fail(message, (status > 428 || !status) && again);
     report(o, code, message, status);
+  };
+  /** The same open() again, from a modal put away quietly (no callbacks: nothing was closed). */
+  const again = () => {
+    checkout.modal.hide();
+    end(checkout);
+    current = null;
+    open(o);
   };
   const checkout: Checkout = {
     options: o,
     modal: createModal(() => dismiss(checkout)),
-    timer: setTimeout(
-      () => fail('load_timeout', 'The checkout did not load in time. Please close and try again.', 0),
-      LOAD_TIMEOUT_MS,
-    ),
+    timer: setTimeout(() => fail('load_timeout', 'The checkout did not load in time.', 0), LOAD_TIMEOUT_MS),
     onMessage(event) {
       const data = event.data;
       // Only our site, and only our own frame: not another window, not another frame of the site.
@@ -242,12 +248,7 @@ function open(options: OpenOptions): void {
             fail('invalid_session', 'The checkout service did not return a checkout session.', status);
           }
         }),
-    () =>
-      fail(
-        'network_error',
-        'The checkout service could not be reached. Check the connection and try again.',
-        0,
-      ),
+    () => fail('network_error', 'The checkout service could not be reached.', 0),
   );
 }
 

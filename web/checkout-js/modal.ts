@@ -13,8 +13,11 @@ export interface Modal {
   load(url: string): void;
   /** the page said service:ready: the spinner goes, the frame shows */
   ready(): void;
-  /** replaces the frame or spinner with a message for the buyer */
-  fail(message: string): void;
+  /**
+   * replaces the frame or spinner with `message`; with `again`, a failure the next try may not
+   * meet: the buyer's own words instead, and a button that runs it
+   */
+  fail(message: string, again: false | (() => void)): void;
   /** whether a message came from this modal's frame */
   isFrame(source: MessageEventSource | null): boolean;
   /** asks the checkout page to confirm closing (service:confirm-close), focus on the frame */
@@ -28,6 +31,10 @@ export interface Modal {
 }
 
 const BAR_HEIGHT = 48;
+/** A checkout that could not open, and its button, in the browser's language (English or Swahili). */
+const AGAIN = /^sw\b/i.test(navigator.language)
+  ? ['Malipo hayakufunguka. Hakuna kilichotumwa kwenye simu yako.', 'Jaribu tena']
+  : ['The checkout could not open. Nothing was sent to your phone.', 'Try again'];
 const PANEL =
   'position:relative;display:flex;flex-direction:column;background:#fff;overflow:hidden;box-sizing:border-box;';
 const SMALL = 'width:100%;height:100%';
@@ -140,13 +147,24 @@ export function createModal(dismiss: () => void): Modal {
       status.remove();
       frame.style.visibility = 'visible';
     },
-    fail(message) {
+    fail(message, again) {
       shown = false;
       frame.remove();
       spinner.remove();
       status.setAttribute('role', 'alert');
-      text.textContent = message;
+      text.textContent = again ? AGAIN[0]! : message;
       panel.appendChild(status);
+      if (again) {
+        // Outside any form: a plain button, no type needed.
+        const button = make(
+          'button',
+          'font:600 16px sans-serif;padding:14px 24px;border:0;border-radius:6px;background:#1d4ed8;color:#fff',
+          status,
+        );
+        button.textContent = AGAIN[1]!;
+        button.onclick = again;
+        button.focus();
+      }
     },
     isFrame(source) {
       return !!source && source === frame.contentWindow;

@@ -5,7 +5,7 @@
 // A native modal <dialog>: focus moves to "Keep waiting", the page behind is inert, Esc means Keep
 // waiting. Tab is kept between its two buttons: inside a frame it would otherwise leave for the
 // host page.
-import { one } from './dom.ts';
+import { append, one } from './dom.ts';
 import { t } from './messages.ts';
 
 /** The wait screen while the prompt is out (payment-wait.ts polls only then). */
@@ -15,28 +15,17 @@ export function promptOut(): boolean {
 
 let dialog: HTMLDialogElement | null = null;
 
-function make<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  parent: Node,
-  text = '',
-): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  element.textContent = text;
-  parent.appendChild(element);
-  return element;
-}
-
 function build(close: () => void): HTMLDialogElement {
-  const d = make('dialog', document.body);
+  const d = append(document.body, 'dialog');
   d.setAttribute('aria-labelledby', 'close-ask-title');
   d.setAttribute('aria-describedby', 'close-ask-text');
   d.className = 'close-ask';
-  make('h2', d, t('closeAskTitle')).id = 'close-ask-title';
-  make('p', d, t('closeAskText')).id = 'close-ask-text';
-  const actions = make('div', d);
+  append(d, 'h2', t('closeAskTitle')).id = 'close-ask-title';
+  append(d, 'p', t('closeAskText')).id = 'close-ask-text';
+  const actions = append(d, 'div');
   actions.className = 'actions';
-  const keep = make('button', actions, t('keepWaiting'));
-  const leave = make('button', actions, t('closeAnyway'));
+  const keep = append(actions, 'button', t('keepWaiting'));
+  const leave = append(actions, 'button', t('closeAnyway'));
   keep.type = leave.type = 'button';
   keep.className = 'primary';
   keep.autofocus = true;

@@ -7,13 +7,19 @@
 // guessed from the phone prefix (overridable), live fee and total for the chosen network, the
 // review step, one submission per click, the wait screen's status polling with backoff and hold
 // countdown, the auto-continue after success, and the postMessage protocol of embedded sessions.
+// Forms go with fetch, so that a 503 or a lost connection leaves the buyer on their page, told
+// what happened, with "Try again" (send-form.ts).
 import { one } from './dom.ts';
 import { enhanceConfirmation } from './confirmation.ts';
 import { embedMessenger, reportPromptState, wireEmbedControls } from './embed-messages.ts';
 import { enhanceCheckoutForm } from './form-steps.ts';
 import { enhanceWaitScreen } from './payment-wait.ts';
+import { sendFormsInPlace } from './send-form.ts';
+import { reloadOnOtherEntry } from './show-page.ts';
 import { wireOnceForms } from './submit-once.ts';
+import { adoptFramingOrigin } from './unavailable.ts';
 
+adoptFramingOrigin(document.body);
 const post = embedMessenger(document.body);
 wireEmbedControls(post);
 wireOnceForms();
@@ -24,6 +30,9 @@ const wait = one<HTMLElement>('[data-wait]');
 if (wait) enhanceWaitScreen(wait);
 const done = one<HTMLElement>('[data-success]');
 if (done) enhanceConfirmation(done, post);
+// After every other submit handler: it sends what they let through.
+sendFormsInPlace();
+reloadOnOtherEntry();
 reportPromptState(post);
 // The mark scripts/checkout-budget.ts waits for: the page is enhanced and usable from here on.
 document.documentElement.dataset.ready = '1';

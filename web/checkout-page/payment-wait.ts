@@ -1,12 +1,17 @@
 // The wait screen and its outcomes. While the prompt is on the buyer's phone: polls the order's
-// status every 2 s (backing off only after errors, up to 15 s) and reloads once the payment is
-// settled so the server shows the outcome; counts down the time left to approve and the hold;
+// status every 2 s (after a 503 again when its Retry-After says, after no answer backing off up to
+// 15 s, and saying so from the second failure on; it never stops) and once the payment is settled shows the page
+// the server answers with the outcome (a 503 or no answer then is one more error); counts down the
+// time left to approve and the hold;
 // shows "Resend prompt" when the server said it may; asks before cancelling, in a panel. On every
 // load the result heading takes focus, so a screen reader starts there. The retry form guesses
 // the network as the checkout form does.
 import { formatCountdown } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
+import { t } from './messages.ts';
 import { guessNetwork } from './phone-field.ts';
+import { showPage } from './show-page.ts';
+import { every, later, replaced } from './timers.ts';
 
 /** What GET /checkout/<id>/status.json answers (the fields read here). */
 interface StatusOut {
@@ -32,7 +37,7 @@ function countdown(selector: string, seconds: number) {
   const show = () => {
     if (clock) clock.textContent = formatCountdown(Math.max(0, Math.round((deadline - Date.now()) / 1000)));
   };
-  if (clock) window.setInterval(show, 1000);
+  if (clock) every(show, 1000);
   return (next: number) => {
     deadline = Date.now() + next * 1000;
     show();
@@ -67,26 +72,58 @@ export function enhanceWaitScreen(wait: HTMLElement): void {
   const hold = countdown('[data-countdown]', Number(wait.dataset.secondsLeft || 0));
   const prompt = countdown('[data-prompt-countdown]', Number(wait.dataset.promptSecondsLeft || 0));
   let errors = 0;
+  let note: HTMLElement | null = null;
+  /** A check that got no usable answer: try `again` later, and after two in a row say so. */
+  const failed = (again: () => void, retryAfter: string | null) => {
+    errors++;
+    if (errors >= 2 && !note) {
+      note = document.createElement('p');
+      note.className = 'notice bad';
+      note.textContent = t('stillChecking');
+      (one('[role="status"]', wait) || wait).appendChild(note);
+    }
+    // A 503 says when to come back; with no answer at all, back off.
+    const asked = Number(retryAfter) * 1000;
+    const delay = asked > 0 ? Math.max(asked, POLL_MS) : POLL_MS * 2 ** errors;
+    later(again, Math.min(delay, MAX_BACKOFF_MS));
+  };
+  const answered = () => {
+    errors = 0;
+    if (note) note.remove();
+    note = null;
+  };
+  /** The page for the settled payment, shown in place of this one once it comes. */
+  const showOutcome = () => {
+    fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' })
+      .then((res) =>
+        res.text().then((markup) => {
+          if (replaced()) return;
+          if (res.status === 503) return failed(showOutcome, res.headers.get('retry-after'));
+          showPage(markup, res.redirected ? res.url : null);
+        }),
+      )
+      .catch(() => failed(showOutcome, null));
+  };
   const poll = () => {
     fetch(statusUrl, { headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then((res) => (res.ok ? res.json() : Promise.reject(new Error(String(res.status)))))
-      .then((s: StatusOut) => {
-        errors = 0;
-        hold(s.seconds_left);
-        prompt(s.prompt_seconds_left);
-        if (settled(s)) location.reload();
-        else window.setTimeout(poll, POLL_MS);
+      .then((res) => {
+        if (!res.ok) return failed(poll, res.headers.get('retry-after'));
+        return res.json().then((s: StatusOut) => {
+          if (replaced()) return;
+          answered();
+          hold(s.seconds_left);
+          prompt(s.prompt_seconds_left);
+          if (settled(s)) showOutcome();
+          else later(poll, POLL_MS);
+        });
       })
-      .catch(() => {
-        errors++;
-        window.setTimeout(poll, Math.min(POLL_MS * 2 ** errors, MAX_BACKOFF_MS));
-      });
+      .catch(() => failed(poll, null));
   };
-  if (polling) window.setTimeout(poll, POLL_MS);
+  if (polling) later(poll, POLL_MS);
 
   const resend = one<HTMLFormElement>('form[data-resend]');
   if (resend && resend.hidden) {
-    window.setTimeout(() => (resend.hidden = false), Number(resend.dataset.resendIn || 0) * 1000);
+    later(() => (resend.hidden = false), Number(resend.dataset.resendIn || 0) * 1000);
   }
   wireCancelPanel();
 

@@ -996,6 +996,7 @@ export interface paths {
                   /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                   failure_kind: string | null;
                   ticket_count: number;
+                  /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
                   buyer: {
                     name: string;
                     email: string;
@@ -1191,6 +1192,7 @@ export interface paths {
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
+                /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
                 buyer: {
                   name: string;
                   email: string;
@@ -1423,6 +1425,7 @@ export interface paths {
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
+                /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
                 buyer: {
                   name: string;
                   email: string;
@@ -1613,6 +1616,7 @@ export interface paths {
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
+                /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
                 buyer: {
                   name: string;
                   email: string;
@@ -2661,7 +2665,7 @@ export interface paths {
     };
     /**
      * Stream webhook events (server-sent events)
-     * @description Server-sent events (text/event-stream) carrying the webhook events of your organization written after the stream opened, for forwarding to a local server (`ticketing listen`). The first message is `event: ready` with data {secret, organization_id}: the whsec_ signing secret of this API client, the same on every stream it opens. Then one message per event: `event: <type>`, `id: <webhook-id>`, data {id, type, timestamp, headers, body}, where body is the exact string an endpoint gets and headers are its webhook-id, webhook-timestamp and webhook-signature, signed with that secret. A comment line every 15 s keeps the connection open. Reconnect with Last-Event-ID (or ?after=) to resume after an event. At most 5 streams at once per API client.
+     * @description Server-sent events (text/event-stream) carrying the webhook events of your organization written after the stream opened, for forwarding to a local server (`ticketing listen`). The first message is `event: ready` with data {secret, organization_id}: the whsec_ signing secret of this API client, the same on every stream it opens. Then one message per event: `event: <type>`, `id: <webhook-id>`, data {id, type, timestamp, headers, body}, where body is the exact string an endpoint gets and headers are its webhook-id, webhook-timestamp and webhook-signature, signed with that secret. A comment line every 15 s keeps the connection open. Reconnect with Last-Event-ID (or ?after=) to resume after an event. The stream ends, within 5 s and with nothing sent after, when the API client is revoked, loses webhooks:write or the access token expires; its last message is then `event: end` with data {reason, message}, reason one of client_revoked, scope_removed, token_expired. At most 5 streams at once per API client, and a share of the server's streams per organization (50 by default): past either, 429 rate_limited.
      */
     get: {
       parameters: {
@@ -3043,6 +3047,7 @@ export interface webhooks {
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
               failure_kind: string | null;
               ticket_count: number;
+              /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
               buyer: {
                 name: string;
                 email: string;
@@ -3228,6 +3233,7 @@ export interface webhooks {
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
               failure_kind: string | null;
               ticket_count: number;
+              /** @description Each is the text [erased] once the buyer's personal data was erased (on request, or some time after the event); so is each participant_name */
               buyer: {
                 name: string;
                 email: string;

@@ -1,8 +1,9 @@
 // POST /organizations/:id/clients: a new API client of the organization; its secret is shown once.
-import { createApiClient, toClientOut } from '../../auth/clients.ts';
+// 409 client_limit_reached when the organization has API_CLIENTS_PER_ORGANIZATION live ones.
+import { clientLimitMessage, createApiClientWithinLimit, toClientOut } from '../../auth/clients.ts';
 import type { AppContext } from '../../context.ts';
 import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
+import { ApiError, notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
@@ -18,7 +19,10 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
       schema: {
         params: IdParams,
         body: ClientCreateIn,
-        response: { 201: Envelope(ClientCreatedOut, 'Client created'), ...errorResponses(400, 401, 404) },
+        response: {
+          201: Envelope(ClientCreatedOut, 'Client created'),
+          ...errorResponses(400, 401, 404, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -26,15 +30,20 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
       const org = await findOrganization(db, request.params.id);
       if (!org) throw notFound('organization');
       const lists = checkClientLists(request.body);
-      const { client, clientSecret } = await ctx.database.transaction(async (tx) => {
-        const created = await createApiClient(tx, {
-          organizationId: org.id,
-          name: request.body.name,
-          displayName: lists.displayName ?? null,
-          scopes: lists.scopes ?? [],
-          allowedDomains: lists.allowedDomains ?? [],
-          returnUrlDomains: lists.returnUrlDomains ?? [],
-        });
+      const creation = await ctx.database.transaction(async (tx) => {
+        const created = await createApiClientWithinLimit(
+          tx,
+          {
+            organizationId: org.id,
+            name: request.body.name,
+            displayName: lists.displayName ?? null,
+            scopes: lists.scopes ?? [],
+            allowedDomains: lists.allowedDomains ?? [],
+            returnUrlDomains: lists.returnUrlDomains ?? [],
+          },
+          ctx.config.apiClientsPerOrganization,
+        );
+        if (!created.created) return created;
         const { id, name, displayName, scopes, allowedDomains, returnUrlDomains } = created.client;
         const details = {
           name,
@@ -47,6 +56,8 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
         await auditAsOperator(tx, request, org.id, [change], ctx.clock.now());
         return created;
       });
+      if (!creation.created) throw new ApiError('client_limit_reached', clientLimitMessage(creation));
+      const { client, clientSecret } = creation;
       return send(reply, 201, 'Client created', { ...toClientOut(client), client_secret: clientSecret });
     },
   );

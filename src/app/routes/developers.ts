@@ -1,13 +1,13 @@
 // Developer settings: GET /developers (the organization's API clients), GET /developers/clients/new
 // and POST /developers/clients (create, with its audit entry; the secret is shown once, in the
-// answer to the POST).
+// answer to the POST; 409 with the form again when the organization has its most live clients).
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
 import { checkClientLists, checkDisplayName } from '../../auth/client-lists.ts';
-import { createApiClient, listApiClients } from '../../auth/clients.ts';
+import { clientLimitMessage, createApiClientWithinLimit, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { ApiError, ERROR_STATUS } from '../../platform/errors.ts';
 import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
@@ -95,15 +95,20 @@ export function createClient(ctx: AppContext): Handler {
         renderNewClient({ viewer, name, displayName: typed, scopes: checked, errors }),
       );
     }
-    const { client, clientSecret } = await ctx.database.transaction(async (tx) => {
-      const created = await createApiClient(tx, {
-        organizationId: current.organizationId,
-        name,
-        displayName,
-        scopes,
-        allowedDomains: [],
-        returnUrlDomains: [],
-      });
+    const creation = await ctx.database.transaction(async (tx) => {
+      const created = await createApiClientWithinLimit(
+        tx,
+        {
+          organizationId: current.organizationId,
+          name,
+          displayName,
+          scopes,
+          allowedDomains: [],
+          returnUrlDomains: [],
+        },
+        ctx.config.apiClientsPerOrganization,
+      );
+      if (!created.created) return created;
       await recordAudit(
         tx,
         {
@@ -119,6 +124,13 @@ export function createClient(ctx: AppContext): Handler {
       return created;
     });
     const viewer = await viewerOf(ctx, request);
+    if (!creation.created) {
+      const typed = (body.get('display_name') ?? '').slice(0, 1000);
+      const problem = clientLimitMessage(creation);
+      const form = { viewer, name, displayName: typed, scopes, errors: {}, problem };
+      return sendPage(reply, ERROR_STATUS.client_limit_reached, renderNewClient(form));
+    }
+    const { client, clientSecret } = creation;
     return sendPage(reply, 201, renderSecret({ viewer, client, secret: clientSecret, kind: 'created' }));
   };
 }

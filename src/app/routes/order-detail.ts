@@ -1,6 +1,6 @@
 // GET /orders/:orderId: one order of the organization, its registrations, its refunds and its
-// timeline (webhook deliveries included), with the refund actions for owners and admins. An order
-// of another organization, or none, is the same 404 page.
+// timeline (webhook deliveries included), with the refund and erasure actions for owners and
+// admins. An order of another organization, or none, is the same 404 page.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { listApiClients } from '../../auth/clients.ts';
@@ -10,6 +10,7 @@ import { registrationsOf } from '../../orders/order-out.ts';
 import { attemptsOfOrder } from '../../payments/payment-attempts.ts';
 import { refundsOfOrder } from '../../payments/process-refund.ts';
 import { canRefund } from '../../payments/refund-order.ts';
+import { canEraseBuyerData } from '../../privacy/erase-buyer.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
@@ -56,6 +57,7 @@ export async function orderPage(
       mails,
       activity,
       mayRefund: canRefund(role),
+      mayErase: canEraseBuyerData(role),
       notice: requested ? 'The refund was sent to the network. Its status shows below.' : null,
       problem: options.problem,
     }),

@@ -16,6 +16,7 @@ const TARGETS: Record<string, string> = {
   ticket_type: 'Ticket type',
   order: 'Order',
   refund: 'Refund',
+  buyer: 'Buyer data, erasure',
 };
 
 const DETAIL_LABELS: Record<string, string> = {

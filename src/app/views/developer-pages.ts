@@ -117,12 +117,14 @@ export interface NewClientView {
   displayName: string;
   scopes: readonly string[];
   errors: FieldErrors;
+  /** a refusal of the whole form, such as the organization's limit of clients */
+  problem?: string | null;
 }
 
 export function renderNewClient(view: NewClientView): string {
   const main = html`<p><a href="/developers">All API clients</a></p>
     <h1>Create API client</h1>
-    ${errorSummary(view.errors)}
+    ${errorSummary(view.errors, view.problem)}
     <form method="post" action="/developers/clients" novalidate class="panel">
       ${csrfInput(view.viewer.current.session.csrfToken)}
       ${input({ name: 'name', label: 'Name', value: view.name, hint: 'For you: where it is used, such as "Shop website".', errors: view.errors, required: true })}
@@ -138,7 +140,7 @@ export function renderNewClient(view: NewClientView): string {
     main,
     viewer: view.viewer,
     section: 'developers',
-    hasErrors: Object.keys(view.errors).length > 0,
+    hasErrors: Object.keys(view.errors).length > 0 || Boolean(view.problem),
   });
 }
 

@@ -7,6 +7,7 @@ import { formatMoney, nationalPhone } from '../../site/format.ts';
 import type { FieldErrors } from '../form-body.ts';
 import type { OrderFilterValues } from '../order-filters.ts';
 import { filterQuery } from '../order-filters.ts';
+import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';
 import { CHANNEL_LABELS } from './order-pages.ts';
@@ -119,7 +120,13 @@ function orderRow(
     </td>
     <td data-label="Event">${names.events.get(row.eventId) ?? row.eventId}</td>
     <td data-label="Buyer">
-      ${row.buyerName}<br /><span class="muted">${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span>
+      ${
+        buyerErased(row)
+          ? ERASED_BUYER
+          : html`${row.buyerName}<br /><span class="muted"
+                >${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span
+              >`
+      }
     </td>
     <td data-label="Tickets">${row.tickets}</td>
     <td data-label="Total" class="nowrap">${formatMoney(row.total, row.currency)}</td>

@@ -3,6 +3,7 @@
 // the outcome of the last resend.
 import type { OrderMailRow } from '../../confirmations/order-mails.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
+import { isErased } from '../../platform/erased.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { csrfInput } from './layout.ts';
 
@@ -44,7 +45,8 @@ export function orderMailsSection(order: OrderRow, view: OrderMailsView, csrfTok
             minute.
           </p>`
         : '';
-  if (!view.mayResend || order.status !== 'paid') return html`${notice}`;
+  // an erased buyer has no address to send to
+  if (!view.mayResend || order.status !== 'paid' || isErased(order.buyerEmail)) return html`${notice}`;
   return html`<h2>Confirmation email</h2>
     ${notice}
     <form method="post" action="/orders/${order.id}/resend-confirmation" class="actions">

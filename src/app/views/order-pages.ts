@@ -7,6 +7,7 @@ import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { RefundRow } from '../../payments/process-refund.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/format.ts';
+import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
@@ -31,6 +32,8 @@ export interface OrderView {
   activity: OrderActivity;
   /** the member is an owner or an admin */
   mayRefund: boolean;
+  /** the member may erase the buyer's personal data (an owner or an admin) */
+  mayErase: boolean;
   notice: string | null;
   /** why a refund could not be asked */
   problem: string | null;
@@ -183,7 +186,9 @@ export function renderOrder(view: OrderView): string {
         ${formatMoney(order.total, order.currency)}${order.paymentMethod ? ` by ${METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod}` : ''}
       </dd>
       <dt>Buyer</dt>
-      <dd>${order.buyerName}, ${order.buyerEmail}, ${nationalPhone(order.buyerPhone)}</dd>
+      <dd>
+        ${buyerErased(order) ? ERASED_BUYER : html`${order.buyerName}, ${order.buyerEmail}, ${nationalPhone(order.buyerPhone)}`}
+      </dd>
       <dt>Channel</dt>
       <dd>${channel}${view.clientName ? `, ${view.clientName}` : ''}</dd>
       ${
@@ -226,6 +231,15 @@ export function renderOrder(view: OrderView): string {
         (e) => html`<li><time datetime="${e.at.toISOString()}">${formatTime(e.at)}</time>: ${e.text}</li>`,
       )}
     </ol>
-    ${deliveriesNote(view.activity)}`;
+    ${deliveriesNote(view.activity)}
+    ${
+      view.mayErase && !buyerErased(order)
+        ? html`<h2>Personal data</h2>
+            <p>
+              <a class="button" href="/orders/${order.id}/erase-buyer">Erase this buyer's personal data</a>
+            </p>
+            <p class="hint">When the buyer asks: their orders keep amounts and counts, not who they are.</p>`
+        : ''
+    }`;
   return page({ title: `Order ${order.orderCode}`, main, viewer: view.viewer, section: 'orders' });
 }

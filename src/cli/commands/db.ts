@@ -1,21 +1,35 @@
-// `ticketing db migrate` and `ticketing db status`: the release step that applies migrations, run
-// against the service's own database (DATABASE_URL, else the PGlite directory DATA_DIR) rather
-// than over the admin API, so that it runs before the new release starts. Exit codes as cli.ts's.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+// `ticketing db migrate [--dry-run]`, `db status`, `db backup <file>` and `db restore <file>`: the
+// release and recovery steps, run against the service's own database (DATABASE_URL, else the
+// PGlite directory DATA_DIR) rather than over the admin API, so that they work while no release
+// runs. Exit codes as cli.ts's.
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { ConfigError, readVariable } from '../../config.ts';
+import {
+  BackupRefused,
+  backupEmbedded,
+  backupFormatOf,
+  backupPostgres,
+  restoreEmbedded,
+  restorePostgres,
+} from '../../platform/backup.ts';
+import { DataDirBusy, lockDataDir } from '../../platform/data-dir-lock.ts';
 import { openDatabase, type Database } from '../../platform/db.ts';
 import {
   MigrationFailed,
+  lockTimedOut,
   migrate,
   migrationNames,
   migrationStatus,
+  readMigration,
+  type MigrationMode,
+  type MigrationProgress,
   type MigrationStatus,
 } from '../../platform/migrate.ts';
 import { UsageError } from '../command.ts';
-
-export const DB_USAGE = ['db migrate [--json]', 'db status [--json]'];
+import { DB_USAGE } from './db-usage.ts';
 
 export interface DbIo {
   env: NodeJS.ProcessEnv;
@@ -23,68 +37,45 @@ export interface DbIo {
   stderr(text: string): void;
 }
 
-// A release step needs one connection at a time.
+// A release step needs one connection at a time (the migration lock holds one of its own).
 const CONNECTIONS = { reads: 1, transactions: 1 };
 // A migration may take minutes; a PGlite lock held longer than this is reported as stuck.
 const LOCK_WAIT_MS = 600_000;
 
-function parseDbArgs(args: string[]): { action: 'migrate' | 'status'; json: boolean } | null {
+const ACTIONS = ['migrate', 'status', 'backup', 'restore'] as const;
+type DbAction = (typeof ACTIONS)[number];
+
+interface DbArgs {
+  action: DbAction;
+  json: boolean;
+  dryRun: boolean;
+  /** backup and restore: the backup file */
+  file?: string;
+}
+
+function parseDbArgs(args: string[]): DbArgs | null {
   const { values, positionals } = parseArgs({
     args,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
     strict: true,
   });
   if (values.help) return null;
   const [action, ...extra] = positionals;
-  if (action !== 'migrate' && action !== 'status') {
-    throw new UsageError(`unknown db command "${action ?? ''}"`);
+  if (!ACTIONS.includes(action as DbAction)) throw new UsageError(`unknown db command "${action ?? ''}"`);
+  const dryRun = values['dry-run'] === true;
+  if (dryRun && action !== 'migrate') throw new UsageError('--dry-run is for db migrate');
+  const parsed: DbArgs = { action: action as DbAction, json: values.json === true, dryRun };
+  if (action === 'backup' || action === 'restore') {
+    if (extra.length !== 1) throw new UsageError(`db ${action} takes one file, got ${extra.length}`);
+    return { ...parsed, file: extra[0] };
   }
   if (extra.length > 0) throw new UsageError(`db ${action} takes no argument, got "${extra.join(' ')}"`);
-  return { action, json: values.json === true };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pid in a lock file (0 while its owner is still writing it); null once it is gone. */
-function lockOwner(path: string): number | null {
-  try {
-    return Number(readFileSync(path, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-/**
- * PGlite has no lock of its own on its directory and no cross-process advisory locks: runs at once
- * take turns through a lock file holding the owner's pid (left behind by a dead one, taken over).
- */
-async function lockDataDir(dataDir: string): Promise<() => void> {
-  const path = join(dataDir, '.migrate.lock');
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = lockOwner(path);
-    if (owner === null) continue; // released between the two calls
-    // An empty file is one being written; only a recorded, dead owner's lock is stale.
-    if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) rmSync(path, { force: true });
-    else if (Date.now() > deadline) throw new Error(`${path} is held by process ${owner}; is it stuck?`);
-    else await new Promise((r) => setTimeout(r, 100));
-  }
+  return parsed;
 }
 
 function renderStatus(status: MigrationStatus): string {
@@ -101,20 +92,54 @@ function renderStatus(status: MigrationStatus): string {
   return lines.join('\n');
 }
 
-async function runAction(database: Database, action: 'migrate' | 'status', json: boolean): Promise<string> {
-  if (action === 'status') {
-    const status = await migrationStatus(database);
-    return json ? JSON.stringify(status, null, 2) : renderStatus(status);
+const stepNote = (mode: MigrationMode) => (mode === 'steps' ? ' (step by step)' : '');
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+/** One line per step of `db migrate`, as it happens: a long migration is never silent. */
+function progressLine(progress: MigrationProgress): string {
+  switch (progress.kind) {
+    case 'start':
+      return `applying ${progress.name}${stepNote(progress.mode)}`;
+    case 'lock_wait':
+      return `waiting  ${progress.name}: a table it changes is busy; trying again (${progress.attempt})`;
+    case 'applied':
+      return `applied  ${progress.name} in ${seconds(progress.ms)}`;
   }
-  const applied = await migrate(database);
-  if (json) return JSON.stringify({ applied }, null, 2);
-  return applied.length === 0 ? 'up to date' : applied.map((name) => `applied  ${name}`).join('\n');
+}
+
+/** `db status`, or `db migrate --dry-run`: what is applied and what would be; changes nothing. */
+function report(status: MigrationStatus, args: DbArgs, io: DbIo): void {
+  if (args.action === 'status') {
+    io.stdout(`${args.json ? JSON.stringify(status, null, 2) : renderStatus(status)}\n`);
+    return;
+  }
+  const plan = status.pending.map((name) => ({ name, mode: readMigration(name).mode }));
+  if (args.json) io.stdout(`${JSON.stringify({ pending: plan }, null, 2)}\n`);
+  else if (plan.length === 0) io.stdout('up to date\n');
+  else for (const m of plan) io.stdout(`would apply  ${m.name}${stepNote(m.mode)}\n`);
+}
+
+async function runAction(database: Database, args: DbArgs, io: DbIo): Promise<void> {
+  if (args.action === 'status' || args.dryRun) {
+    report(await migrationStatus(database), args, io);
+    return;
+  }
+  const applied = await migrate(database, {
+    onProgress: args.json ? undefined : (progress) => io.stdout(`${progressLine(progress)}\n`),
+  });
+  if (args.json) io.stdout(`${JSON.stringify({ applied }, null, 2)}\n`);
+  else if (applied.length === 0) io.stdout('up to date\n');
+}
+
+interface Target {
+  url: string | undefined;
+  dataDir: string;
 }
 
 /** Runs `db <action>`; resolves to the exit code (0 done, 1 the database refused, 2 usage). */
 export async function runDb(args: string[], io: DbIo): Promise<number> {
   let parsed;
-  let target: { url: string | undefined; dataDir: string };
+  let target: Target;
   try {
     parsed = parseDbArgs(args);
     if (parsed === null) {
@@ -130,25 +155,38 @@ export async function runDb(args: string[], io: DbIo): Promise<number> {
     return 2;
   }
   const embedded = target.url === undefined && !target.dataDir.startsWith('memory://');
-  if (parsed.action === 'status' && embedded && !existsSync(target.dataDir)) {
-    // Status changes nothing: no embedded database is created just to say that none exists.
-    const status = { applied: [], pending: migrationNames() };
-    io.stdout(`${parsed.json ? JSON.stringify(status, null, 2) : renderStatus(status)}\n`);
+  if ((parsed.action === 'status' || parsed.dryRun) && embedded && !existsSync(target.dataDir)) {
+    // Neither changes anything: no embedded database is created just to say that none exists.
+    report({ applied: [], pending: migrationNames() }, parsed, io);
     return 0;
   }
   let release: (() => void) | undefined;
   let database: Database | undefined;
   try {
+    const refusal = backupRefusal(parsed, target, embedded);
+    if (refusal) throw new BackupRefused(refusal);
     if (embedded) {
       mkdirSync(target.dataDir, { recursive: true });
-      release = await lockDataDir(target.dataDir);
+      release = await lockDataDir(target.dataDir, 'cli', LOCK_WAIT_MS);
+    }
+    const started = performance.now();
+    if (parsed.action === 'backup') {
+      if (embedded) await backupEmbedded(target.dataDir, parsed.file!);
+      else await backupPostgres(target.url!, parsed.file!);
+      reportBackup(parsed, performance.now() - started, io);
+      return 0;
+    }
+    if (parsed.action === 'restore') {
+      if (embedded) await restoreEmbedded(parsed.file!, target.dataDir);
+      else await restorePostgres(parsed.file!, target.url!);
     }
     database = await openDatabase({ url: target.url, dataDir: target.dataDir, connections: CONNECTIONS });
-    io.stdout(`${await runAction(database, parsed.action, parsed.json)}\n`);
+    if (parsed.action === 'restore') await reportRestore(database, parsed, performance.now() - started, io);
+    else await runAction(database, parsed, io);
     return 0;
   } catch (error) {
     if (error instanceof MigrationFailed) {
-      io.stderr(`error: ${error.message}\nNothing was applied: the migrations run in one transaction.\n`);
+      io.stderr(`error: ${error.message}\n${afterFailure(error)}\n`);
     } else {
       io.stderr(`error: ${reasonOf(error)}\n`);
     }
@@ -159,11 +197,95 @@ export async function runDb(args: string[], io: DbIo): Promise<number> {
   }
 }
 
+/** Why a backup or restore cannot go ahead against `target`, before anything is touched. */
+function backupRefusal(args: DbArgs, target: Target, embedded: boolean): string | undefined {
+  if (args.action !== 'backup' && args.action !== 'restore') return undefined;
+  if (target.url === undefined && !embedded) {
+    return 'DATA_DIR is memory://: set DATA_DIR to the directory of the database (or DATABASE_URL)';
+  }
+  if (args.action === 'backup') {
+    if (embedded && !existsSync(join(target.dataDir, 'PG_VERSION')))
+      return `no database in ${target.dataDir}`;
+    return undefined;
+  }
+  if (!existsSync(args.file!)) return `${args.file} does not exist`;
+  const format = backupFormatOf(args.file!);
+  if (format === null) return `${args.file} is not a backup made by db backup (nor pg_dump --format=custom)`;
+  if (format === 'pglite' && !embedded) {
+    return `${args.file} is a PGlite backup: restore it with DATA_DIR set and no DATABASE_URL`;
+  }
+  if (format === 'pg_dump' && embedded) {
+    return `${args.file} is a PostgreSQL backup (pg_dump): restore it with DATABASE_URL set`;
+  }
+  return undefined;
+}
+
+function reportBackup(args: DbArgs, ms: number, io: DbIo): void {
+  const bytes = statSync(args.file!).size;
+  if (args.json) io.stdout(`${JSON.stringify({ backup: args.file, bytes, ms: Math.round(ms) }, null, 2)}\n`);
+  else io.stdout(`backed up to ${args.file} (${megabytes(bytes)}) in ${seconds(ms)}\n`);
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
+
+interface Contents {
+  orders: number;
+  paid_orders: number;
+  latest_order_at: string | null;
+  payment_attempts: number;
+  webhook_deliveries_pending: number;
+  outbox_events_queued: number;
+}
+
+/** What a restored database holds, for the operator to check against what was lost. */
+async function contentsOf(database: Database): Promise<Contents> {
+  const [row] = await database.rows<Contents>(sql`
+    SELECT (SELECT count(*)::int FROM orders) AS orders,
+      (SELECT count(*)::int FROM orders WHERE status = 'paid') AS paid_orders,
+      (SELECT max(created_at)::text FROM orders) AS latest_order_at,
+      (SELECT count(*)::int FROM payment_attempts) AS payment_attempts,
+      (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS webhook_deliveries_pending,
+      (SELECT count(*)::int FROM outbox_queue) AS outbox_events_queued`);
+  return row!;
+}
+
+async function reportRestore(database: Database, args: DbArgs, ms: number, io: DbIo): Promise<void> {
+  const contents = await contentsOf(database);
+  const { pending } = await migrationStatus(database);
+  if (args.json) {
+    io.stdout(`${JSON.stringify({ restored: args.file, ms: Math.round(ms), contents, pending }, null, 2)}\n`);
+    return;
+  }
+  io.stdout(
+    [
+      `restored ${args.file} in ${seconds(ms)}`,
+      `  orders              ${contents.orders} (${contents.paid_orders} paid), the latest created ${contents.latest_order_at ?? 'never'}`,
+      `  payment attempts    ${contents.payment_attempts}`,
+      `  webhooks to send    ${contents.webhook_deliveries_pending} deliveries pending, ${contents.outbox_events_queued} events queued`,
+      pending.length === 0
+        ? '  migrations          up to date'
+        : `  migrations          ${pending.length} pending: run "ticketing db migrate" before starting this release`,
+    ].join('\n') + '\n',
+  );
+}
+
+/** What a failed migration left, and what to do next. */
+function afterFailure(error: MigrationFailed): string {
+  const kept = 'The migrations before it stay applied';
+  const again = lockTimedOut(error)
+    ? ' A table it changes stayed busy: look for a long transaction (pg_stat_activity), then run db migrate again.'
+    : '';
+  return readMigration(error.migration).mode === 'steps'
+    ? `${kept}, and so do its steps before the one that failed: db migrate goes on from that step.${again}`
+    : `${kept}; nothing of this one was applied (it runs in one transaction).${again}`;
+}
+
 /**
  * The driver's reason under Drizzle's "Failed query" wrapper; a connection refused at several
  * addresses is an AggregateError without a message, only a code.
  */
 function reasonOf(error: unknown): string {
+  if (error instanceof BackupRefused || error instanceof DataDirBusy) return error.message;
   const inner = (error as { cause?: unknown }).cause ?? error;
   const { message, code } = inner as { message?: string; code?: string };
   return message || code || String(inner);

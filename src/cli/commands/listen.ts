@@ -1,7 +1,9 @@
 // `ticketing listen --forward-to <url>`: the organization's webhook events, read from the API's
 // event stream (the service never reaches the developer's machine), POSTed to a local URL signed
 // as an endpoint would get them, one line printed per event. Reconnects after a drop, resuming
-// after the last event, with a new token when the old one is refused; Ctrl-C stops it (exit 0).
+// after the last event, with a new token when the old one is refused or has expired; Ctrl-C stops
+// it (exit 0). A stream the API ends because the client was revoked or lost webhooks:write stops
+// it (exit 1), saying why and how to resume.
 import { parseArgs } from 'node:util';
 import { ApiFailure, ConfigFailure, NetworkFailure } from '../admin-client.ts';
 import { UsageError } from '../command.ts';
@@ -15,12 +17,25 @@ import {
 } from '../partner-client.ts';
 
 export const LISTEN_USAGE =
-  'listen --forward-to <url> [--events <type,...>] [--client-id <cli_...> --client-secret <sk_...>] [--api-url <url>]';
+  'listen --forward-to <url> [--events <type,...>] [--after <msg_...>] [--client-id <cli_...> --client-secret <sk_...>] [--api-url <url>]';
 
 /** The server sends a comment every 15 s: this long without a byte means the connection is gone. */
 const SILENCE_MS = 45_000;
 const FORWARD_TIMEOUT_MS = 30_000;
 const MAX_BACKOFF_MS = 30_000;
+const MESSAGE_ID = /^msg_[A-Za-z0-9]{8,64}$/;
+
+/** The API ended the stream for a reason a new token cannot mend (its `event: end`). */
+class StreamEnded extends Error {
+  readonly reason: string;
+  /** the last event forwarded, to resume after */
+  readonly lastEventId: string | undefined;
+  constructor(reason: string, message: string, lastEventId: string | undefined) {
+    super(message);
+    this.reason = reason;
+    this.lastEventId = lastEventId;
+  }
+}
 
 export interface ListenIo {
   env: NodeJS.ProcessEnv;
@@ -41,6 +56,7 @@ function parseListenArgs(args: string[]) {
     options: {
       'forward-to': { type: 'string' },
       events: { type: 'string' },
+      after: { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
       'api-url': { type: 'string' },
@@ -62,6 +78,9 @@ function parseListenArgs(args: string[]) {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`--forward-to must use http or https, got "${target}"`);
+  }
+  if (values.after !== undefined && !MESSAGE_ID.test(values.after)) {
+    throw new UsageError(`--after must be an event's webhook-id (msg_...), got "${values.after}"`);
   }
   return { ...values, forwardTo: url.toString() };
 }
@@ -138,7 +157,7 @@ export async function runListen(args: string[], io: ListenIo): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    await listen(credentials, options.forwardTo, options.events, io, stop.signal);
+    await listen(credentials, options, io, stop.signal);
     io.stdout('Stopped.\n');
     return 0;
   } catch (error) {
@@ -157,6 +176,10 @@ export async function runListen(args: string[], io: ListenIo): Promise<number> {
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }
+    if (error instanceof StreamEnded) {
+      io.stderr(`${streamEndedText(error, credentials, options)}\n`);
+      return 1;
+    }
     throw error;
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -164,16 +187,44 @@ export async function runListen(args: string[], io: ListenIo): Promise<number> {
   }
 }
 
+/** Why the API ended the stream, and the command that resumes after the last event forwarded. */
+function streamEndedText(
+  ended: StreamEnded,
+  credentials: PartnerCredentials,
+  options: NonNullable<ReturnType<typeof parseListenArgs>>,
+): string {
+  const fixes: Record<string, string> = {
+    client_revoked:
+      'create an API client with the webhooks:write scope (organizer app, Developer settings), then run with its credentials',
+    scope_removed: `give the API client ${credentials.clientId} the webhooks:write scope again (organizer app, Developer settings), then run`,
+  };
+  const fix = fixes[ended.reason] ?? 'run';
+  const command = [
+    'ticketing listen',
+    `--forward-to ${options.forwardTo}`,
+    ...(options.events ? [`--events ${options.events}`] : []),
+    ...(ended.lastEventId ? [`--after ${ended.lastEventId}`] : []),
+  ].join(' ');
+  const since = ended.lastEventId
+    ? `Events forwarded up to ${ended.lastEventId}. To receive the ones after it,`
+    : 'Nothing was forwarded yet. To listen again,';
+  return [
+    `error: the API ended the event stream (${ended.reason}): ${ended.message}`,
+    `  ${since} ${fix}:`,
+    `  ${command}`,
+  ].join('\n');
+}
+
 /** The connect, read, forward loop; returns when `stop` aborts. */
 async function listen(
   credentials: PartnerCredentials,
-  forwardTo: string,
-  events: string | undefined,
+  options: NonNullable<ReturnType<typeof parseListenArgs>>,
   io: ListenIo,
   stop: AbortSignal,
 ): Promise<void> {
+  const { forwardTo, events } = options;
   let token = await fetchPartnerToken(credentials, stop);
-  let lastEventId: string | undefined;
+  let lastEventId: string | undefined = options.after;
   let announced: string | undefined;
   let backoff = 1000;
   let freshToken = true;
@@ -219,6 +270,7 @@ async function listen(
     backoff = 1000;
 
     let why = 'the stream ended';
+    let expired = false;
     let silence: NodeJS.Timeout | undefined;
     const heard = () => {
       clearTimeout(silence);
@@ -246,6 +298,21 @@ async function listen(
           announced = ready.secret;
           continue;
         }
+        if (message.event === 'end') {
+          // The API's last word before it closes: the token is renewed here; anything else stops.
+          let end: { reason?: unknown; message?: unknown } = {};
+          try {
+            end = JSON.parse(message.data) as typeof end;
+          } catch {
+            // no reason given: stopped all the same, as an unknown one
+          }
+          const reason = String(end.reason ?? 'unknown');
+          if (reason !== 'token_expired') {
+            throw new StreamEnded(reason, String(end.message ?? 'the stream was ended'), lastEventId);
+          }
+          expired = true;
+          continue;
+        }
         let event: StreamedEvent;
         try {
           event = JSON.parse(message.data) as StreamedEvent;
@@ -260,11 +327,22 @@ async function listen(
       }
     } catch (error) {
       if (stop.aborted) return;
+      if (error instanceof StreamEnded) {
+        connection.abort();
+        throw error;
+      }
       if (!connection.signal.aborted) why = reasonOf(error);
     } finally {
       clearTimeout(silence);
     }
     if (stop.aborted) return;
+    if (expired) {
+      // Not a drop: a new token, and at once back to where the stream stopped.
+      io.stdout(`${clock()}  the access token expired; getting a new one\n`);
+      token = await fetchPartnerToken(credentials, stop);
+      freshToken = true;
+      continue;
+    }
     if (connection.signal.aborted) why = `nothing heard for ${SILENCE_MS / 1000} s`;
     io.stderr(`${clock()}  connection to the API lost (${why}); reconnecting in ${backoff / 1000} s\n`);
     await sleep(backoff, stop);

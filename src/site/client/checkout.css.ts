@@ -104,4 +104,9 @@ summary{cursor:pointer;font-weight:600;padding:.5rem 0;min-height:2.75rem}
 @media (min-width:40rem){body{padding:1rem 0}.page{border-radius:.75rem;min-height:0;box-shadow:0 1px 4px rgba(0,0,0,.15)}h1{font-size:1.6rem}}
 .prompt-time strong{font-size:1.5rem}
 .cancel-panel{border:3px solid #b3261e;border-radius:.4rem;padding:.75rem 1rem;margin:0 0 1rem}
+.unavailable h1{margin-bottom:.75rem}
+.unavailable .actions>form{flex:1 1 12rem;display:flex}
+.unavailable .actions .primary{flex:1 1 12rem}
+.unavailable-note h2{font-size:1.1rem}
+.unavailable-note>:last-child{margin-bottom:0}
 `;

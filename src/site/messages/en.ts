@@ -121,11 +121,11 @@ export const en = {
     minutes: (n: number) => plural(n, 'minute', 'minutes'),
     tryAgainIn: (wait: string) => `try again in about ${wait}`,
     onlyMoreHeld: (room: number, choose: string, wait: string) =>
-      `Only ${plural(room, 'more ticket', 'more tickets')} can be held for this event from your internet connection right now. Choose ${choose}, or ${wait}.`,
+      `Only ${plural(room, 'more ticket', 'more tickets')} can be taken for this event from your internet connection right now. Choose ${choose}, or ${wait}.`,
     oneTicket: '1 ticket',
     orFewer: (n: number) => `${n} or fewer`,
     tooManyHeld: (wait: string) =>
-      `Too many tickets for this event are being held unpaid from your internet connection. Finish paying for orders you have already started, or ${wait}.`,
+      `Too many tickets for this event have been taken from your internet connection in the last few minutes, free ones included. Finish paying for orders you have already started, or ${wait}.`,
     tooManyPrompts: (wait: string) =>
       `Too many payment prompts have gone to this number in the last 10 minutes. Use another number, or ${wait}.`,
   },
@@ -168,6 +168,17 @@ export const en = {
       'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
     keepWaiting: 'Keep waiting',
     closeAnyway: 'Close',
+    // A submission that failed in place (send-form.ts): the server's own words when it answered
+    // 503, these when nothing came back.
+    tryAgain: 'Try again',
+    offlineTitle: 'We could not reach the checkout',
+    offlineNothing: 'Nothing was sent to your phone.',
+    offlinePrompt:
+      'We cannot tell whether a payment prompt was sent to your phone. Check your phone before you try again: if a prompt is there, approve it. Trying again does not send a second prompt while one is waiting.',
+    offlineKept: 'What you entered is still here. Check your connection, then try again.',
+    /** the wait screen while its status checks fail */
+    stillChecking:
+      'We cannot reach the checkout just now. We keep checking: if the prompt is on your phone, you can approve it.',
   },
   /** The pages around the form (status.en.ts). */
   status: statusEn,

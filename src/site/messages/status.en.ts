@@ -130,4 +130,24 @@ export const statusEn = {
   ourSide: 'Something went wrong on our side',
   tryInAMoment: 'Please try again in a moment.',
   reference: (id: string) => `Reference for support: ${id}`,
+  // A request the checkout could not answer just now (503; views/unavailable-page.ts): what this
+  // request did on the buyer's phone, and how to send it again.
+  unavailableTitle: 'Sorry, the checkout is unavailable for a moment',
+  unavailablePrompt: {
+    /** opening a page, moving between steps, cancelling: nothing of these reaches a phone */
+    nothing: 'Nothing was sent to your phone.',
+    /** Pay or a retry, refused before any prompt was recorded */
+    none: 'No payment prompt was sent to your phone, and nothing was charged.',
+    /** "Resend prompt" or "Use another number": the earlier prompt stays as it was */
+    noneNew:
+      'No new payment prompt was sent. If the prompt sent before is still on your phone, you can approve it.',
+    sent: 'A payment prompt was sent to your phone: approve it there, then check the payment status.',
+    unknown:
+      'We cannot tell whether a payment prompt was sent to your phone. Check your phone before you try again: if a prompt is there, approve it. Trying again does not send a second prompt while one is waiting.',
+    /** the wait screen itself */
+    waiting:
+      'We could not check your payment just now. If a payment prompt is on your phone, you can still approve it: this page checks again by itself.',
+  },
+  answersKept: 'What you entered is kept.',
+  backToCheckout: 'Back to the checkout',
 };

@@ -111,4 +111,18 @@ export const statusSw: typeof statusEn = {
   ourSide: 'Kuna hitilafu upande wetu',
   tryInAMoment: 'Tafadhali jaribu tena baada ya muda mfupi.',
   reference: (id) => `Namba ya kumbukumbu kwa msaada: ${id}`,
+  unavailableTitle: 'Samahani, huduma ya malipo haipatikani kwa muda mfupi',
+  unavailablePrompt: {
+    nothing: 'Hakuna kilichotumwa kwenye simu yako.',
+    none: 'Hakuna ombi la malipo lililotumwa kwenye simu yako, na hakuna pesa iliyokatwa.',
+    noneNew:
+      'Hakuna ombi jipya la malipo lililotumwa. Ikiwa ombi lililotumwa awali bado liko kwenye simu yako, unaweza kulikubali.',
+    sent: 'Ombi la malipo limetumwa kwenye simu yako: likubali huko, kisha angalia hali ya malipo.',
+    unknown:
+      'Hatuwezi kujua kama ombi la malipo limetumwa kwenye simu yako. Angalia simu yako kabla ya kujaribu tena: ikiwa ombi lipo, likubali. Kujaribu tena hakutumi ombi la pili wakati moja linasubiri.',
+    waiting:
+      'Hatukuweza kuangalia malipo yako sasa hivi. Ikiwa ombi la malipo liko kwenye simu yako, bado unaweza kulikubali: ukurasa huu utaangalia tena wenyewe.',
+  },
+  answersKept: 'Ulichoandika kimehifadhiwa.',
+  backToCheckout: 'Rudi kwenye malipo',
 };

@@ -121,11 +121,11 @@ export const sw: typeof en = {
     minutes: (n) => count(n, 'dakika'),
     tryAgainIn: (wait) => `jaribu tena baada ya takriban ${wait}`,
     onlyMoreHeld: (room, choose, wait) =>
-      `Ni tiketi ${room} tu zaidi zinazoweza kushikiliwa kwa tukio hili kutoka kwenye muunganisho wako wa intaneti kwa sasa. Chagua ${choose}, au ${wait}.`,
+      `Ni tiketi ${room} tu zaidi zinazoweza kuchukuliwa kwa tukio hili kutoka kwenye muunganisho wako wa intaneti kwa sasa. Chagua ${choose}, au ${wait}.`,
     oneTicket: 'tiketi 1',
     orFewer: (n) => `${n} au chache zaidi`,
     tooManyHeld: (wait) =>
-      `Tiketi nyingi mno za tukio hili zimeshikiliwa bila kulipwa kutoka kwenye muunganisho wako wa intaneti. Maliza kulipia oda ulizoanza, au ${wait}.`,
+      `Tiketi nyingi mno za tukio hili zimechukuliwa kutoka kwenye muunganisho wako wa intaneti katika dakika chache zilizopita, zikiwemo za bure. Maliza kulipia oda ulizoanza, au ${wait}.`,
     tooManyPrompts: (wait) =>
       `Maombi mengi mno ya malipo yametumwa kwa namba hii katika dakika 10 zilizopita. Tumia namba nyingine, au ${wait}.`,
   },
@@ -167,6 +167,14 @@ export const sw: typeof en = {
       'Ombi la malipo liko kwenye simu yako. Ukiliidhinisha, bado utatozwa, na dirisha hili litafunguka tena likiwa na namba ya oda yako.',
     keepWaiting: 'Endelea kusubiri',
     closeAnyway: 'Funga',
+    tryAgain: 'Jaribu tena',
+    offlineTitle: 'Hatukuweza kufikia huduma ya malipo',
+    offlineNothing: 'Hakuna kilichotumwa kwenye simu yako.',
+    offlinePrompt:
+      'Hatuwezi kujua kama ombi la malipo limetumwa kwenye simu yako. Angalia simu yako kabla ya kujaribu tena: ikiwa ombi lipo, likubali. Kujaribu tena hakutumi ombi la pili wakati moja linasubiri.',
+    offlineKept: 'Ulichoandika bado kipo. Angalia muunganisho wako wa intaneti, kisha jaribu tena.',
+    stillChecking:
+      'Hatuwezi kufikia huduma ya malipo sasa hivi. Tunaendelea kuangalia: ikiwa ombi liko kwenye simu yako, unaweza kulikubali.',
   },
   /** The pages around the form (status.sw.ts). */
   status: statusSw,

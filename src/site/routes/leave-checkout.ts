@@ -10,13 +10,11 @@ import { cancelCheckout, loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { isOpen, renderCancelConfirmPage } from '../views/status-pages.ts';
 import { renderCancelledPage } from '../views/end-pages.ts';
-import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
+import { seeOther, sendPage, sessionStep, type PageHandler } from './page-replies.ts';
 import { waitView } from './wait-replies.ts';
 
 export function leaveCheckout(ctx: AppContext): PageHandler {
-  return async (request, reply) => {
-    const loaded = await loadSession(ctx, request, reply);
-    if (!loaded) return reply;
+  return sessionStep(ctx, 'checkout cancel', async (loaded, request, reply) => {
     const { session, found } = loaded;
     if (loaded.status === 'complete') return seeOther(reply, checkoutPath(session.id));
     let promptLeft = false;
@@ -46,5 +44,5 @@ export function leaveCheckout(ctx: AppContext): PageHandler {
       return seeOther(reply, session.cancelUrl);
     }
     return sendPage(reply, 200, renderCancelledPage(session, found, promptLeft));
-  };
+  });
 }

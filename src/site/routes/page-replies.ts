@@ -9,6 +9,7 @@ import { clientDisplayName } from '../../auth/clients.ts';
 import { firstHoldEnds } from '../../orders/hold-limits.ts';
 import { loadOrderOut, type OrderRow } from '../../orders/order-out.ts';
 import type { FieldError } from '../../platform/errors.ts';
+import { continueStoredTrace } from '../../platform/tracing.ts';
 import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';
@@ -59,6 +60,25 @@ export async function loadSession(
   const now = ctx.clock.now();
   const partnerName = await clientDisplayName(db, session.apiClientId);
   return { session: { ...session, partnerName }, found, status: sessionStatus(session, now), now };
+}
+
+/**
+ * A handler that works on the session's order (places it, sends or closes its prompt, cancels it):
+ * once the session is loaded (a 404 page when there is none), `handle` runs in the trace of the
+ * partner's request that created the session (checkout_sessions.trace_context), in a span `name`
+ * linked to this request's own, so that the order is followed in one trace whichever browser
+ * takes its steps (platform/tracing.ts continueStoredTrace). Tracing off, `handle` runs as it is.
+ */
+export function sessionStep(
+  ctx: AppContext,
+  name: string,
+  handle: (loaded: Loaded, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): PageHandler {
+  return async (request, reply) => {
+    const loaded = await loadSession(ctx, request, reply);
+    if (!loaded) return reply;
+    return continueStoredTrace(loaded.session.traceContext, name, () => handle(loaded, request, reply));
+  };
 }
 
 /** Whether the event still takes registrations (open, not over, public, within its dates). */

@@ -1,14 +1,16 @@
 // What every route of a checkout scope shares: the buyer's language, the per-IP rate limit,
-// compression of pages, and HTML pages for errors and unknown paths (never the API's JSON envelope).
+// compression of pages, and HTML pages for errors and unknown paths (never the API's JSON envelope;
+// a 503 gets the page of routes/unavailable-reply.ts, the status poll its errors in JSON).
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { AppContext } from '../../context.ts';
-import { logRequestError, toApiError, type Host } from '../../platform/http.ts';
+import { logRequestError, sendError, toApiError, type Host } from '../../platform/http.ts';
 import { enforceRateLimit } from '../../platform/rate-limit.ts';
 import { chooseEncoding } from '../../platform/static-assets.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
 import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderErrorPage } from '../views/end-pages.ts';
 import { sendPage } from './page-replies.ts';
+import { sendUnavailable } from './unavailable-reply.ts';
 
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
@@ -43,6 +45,12 @@ export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => stri
   scope.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     logRequestError(ctx, request, error, apiError, 'checkout page failed');
+    // The wait screen's status poll reads JSON (and the Retry-After of a 503).
+    if (request.routeOptions.url?.endsWith('/status.json')) {
+      setPageHeaders(reply, NO_FRAMING);
+      return sendError(request, reply, apiError);
+    }
+    if (apiError.status === 503) return sendUnavailable(ctx, request, reply, apiError);
     for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
     setPageHeaders(reply, NO_FRAMING);
     const page =

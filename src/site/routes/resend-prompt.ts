@@ -8,16 +8,15 @@ import { startPayment } from '../../payments/start-payment.ts';
 import { toApiError } from '../../platform/http.ts';
 import { claimPromptSlot, promptLimitMessage } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
+import { startPromptFor } from '../prompt-state.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { isOpen, renderWaitPage } from '../views/status-pages.ts';
 import { renderExpiredPage } from '../views/end-pages.ts';
-import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
+import { seeOther, sendPage, sessionStep, type PageHandler } from './page-replies.ts';
 import { refuse, waitView } from './wait-replies.ts';
 
 export function resendPrompt(ctx: AppContext): PageHandler {
-  return async (request, reply) => {
-    const loaded = await loadSession(ctx, request, reply);
-    if (!loaded) return reply;
+  return sessionStep(ctx, 'checkout resend', async (loaded, request, reply) => {
     const { session, found } = loaded;
     const payPage = checkoutPath(session.id, '/pay');
     const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
@@ -44,17 +43,19 @@ export function resendPrompt(ctx: AppContext): PageHandler {
       reason: 'closed by the buyer to send the prompt again',
     });
     try {
-      await startPayment(ctx, {
-        organizationId: order.organizationId,
-        orderId: order.id,
-        method: attempt.method as PaymentMethod,
-        phone: attempt.msisdn,
-      });
+      await startPromptFor(request, () =>
+        startPayment(ctx, {
+          organizationId: order.organizationId,
+          orderId: order.id,
+          method: attempt.method as PaymentMethod,
+          phone: attempt.msisdn,
+        }),
+      );
       return seeOther(reply, payPage);
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) request.log.error({ err: error }, 'payment resend failed');
       return seeOther(reply, checkoutPath(session.id, `/pay?error=${apiError.code}`));
     }
-  };
+  });
 }

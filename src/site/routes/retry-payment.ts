@@ -11,10 +11,11 @@ import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
+import { startPromptFor } from '../prompt-state.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { renderWaitPage } from '../views/status-pages.ts';
 import { renderExpiredPage } from '../views/end-pages.ts';
-import { loadSession, seeOther, sendPage, type Loaded, type PageHandler } from './page-replies.ts';
+import { seeOther, sendPage, sessionStep, type Loaded, type PageHandler } from './page-replies.ts';
 import { sendPromptRefused, waitView } from './wait-replies.ts';
 
 interface Retry {
@@ -42,7 +43,9 @@ async function startRetry(
       return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: retry.typed });
   }
   try {
-    await startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...choice });
+    await startPromptFor(request, () =>
+      startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...choice }),
+    );
     return seeOther(reply, checkoutPath(sessionId, '/pay'));
   } catch (error) {
     const apiError = toApiError(error);
@@ -58,9 +61,7 @@ async function startRetry(
 }
 
 export function retryPayment(ctx: AppContext): PageHandler {
-  return async (request, reply) => {
-    const loaded = await loadSession(ctx, request, reply);
-    if (!loaded) return reply;
+  return sessionStep(ctx, 'checkout retry', async (loaded, request, reply) => {
     const { session, found } = loaded;
     const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
     if (order?.status === 'paid') return seeOther(reply, checkoutPath(session.id, '/pay'));
@@ -86,5 +87,5 @@ export function retryPayment(ctx: AppContext): PageHandler {
       errors = started;
     }
     return sendPage(reply, 400, renderWaitPage(await waitView(ctx, { loaded, order, errors, retry: typed })));
-  };
+  });
 }

@@ -7,6 +7,7 @@ import type { OrderRow } from '../../orders/order-out.ts';
 import { startPayment } from '../../payments/start-payment.ts';
 import { ERROR_STATUS, type FieldError } from '../../platform/errors.ts';
 import { toApiError } from '../../platform/http.ts';
+import { countRefusal } from '../../metrics/rate-limit-refusals.ts';
 import { claimPromptSlot, holdLimitMessage } from '../buyer-limits.ts';
 import {
   itemsMatch,
@@ -19,16 +20,17 @@ import {
   type Stage,
 } from '../checkout-form.ts';
 import { isDeadlock, placeOrder, type PlaceOutcome } from '../place-order.ts';
+import { startPromptFor } from '../prompt-state.ts';
 import { msg } from '../messages/current.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
 import { renderClosedPage, renderExpiredPage } from '../views/end-pages.ts';
 import {
-  loadSession,
   saleOpen,
   seeOther,
   sendFormPage,
   sendPage,
+  sessionStep,
   type Loaded,
   type PageHandler,
 } from './page-replies.ts';
@@ -67,11 +69,14 @@ export function errorsBefore(errors: FieldError[], target: Stage | 'pay'): Field
 /** Sends the prompt; returns the error code when it could not be started. */
 async function tryStartPayment(
   ctx: AppContext,
+  request: FastifyRequest,
   order: OrderRow,
   payment: PaymentChoice,
 ): Promise<string | null> {
   try {
-    await startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...payment });
+    await startPromptFor(request, () =>
+      startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...payment }),
+    );
     return null;
   } catch (error) {
     // A simultaneous submission of the same form replaced this order (order_not_payable), or
@@ -98,7 +103,7 @@ async function sendPrompt(
   // The order stays held: the wait page lets the buyer send the prompt to another number.
   const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone)!);
   if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
-  const code = await tryStartPayment(ctx, order, payment);
+  const code = await tryStartPayment(ctx, request, order, payment);
   return seeOther(reply, checkoutPath(sessionId, code ? `/pay?error=${code}` : '/pay'));
 }
 
@@ -147,6 +152,7 @@ async function answerOutcome(
         retryAfterSeconds,
       });
       refuse(request, reply, { code: outcome.kind, retryAfterSeconds, message });
+      countRefusal(ctx, 'holds_per_ip');
       return sendFormPage(ctx, reply, loaded, {
         values,
         status: 429,
@@ -166,9 +172,7 @@ async function answerOutcome(
 }
 
 export function submitOrder(ctx: AppContext): PageHandler {
-  return async (request, reply) => {
-    const loaded = await loadSession(ctx, request, reply);
-    if (!loaded) return reply;
+  return sessionStep(ctx, 'checkout order', async (loaded, request, reply) => {
     const { session, found } = loaded;
     if (loaded.status === 'complete') return seeOther(reply, checkoutPath(session.id));
     if (loaded.status !== 'open') return sendPage(reply, 410, renderExpiredPage(session, found));
@@ -198,5 +202,5 @@ export function submitOrder(ctx: AppContext): PageHandler {
       clientIp: request.ip,
     });
     return answerOutcome(ctx, request, reply, { loaded, values, target, from, outcome });
-  };
+  });
 }

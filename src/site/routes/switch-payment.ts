@@ -6,12 +6,10 @@ import { closePaymentAttempt } from '../../payments/close-attempt.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { renderExpiredPage } from '../views/end-pages.ts';
-import { loadSession, seeOther, sendPage, type PageHandler } from './page-replies.ts';
+import { seeOther, sendPage, sessionStep, type PageHandler } from './page-replies.ts';
 
 export function switchPayment(ctx: AppContext): PageHandler {
-  return async (request, reply) => {
-    const loaded = await loadSession(ctx, request, reply);
-    if (!loaded) return reply;
+  return sessionStep(ctx, 'checkout switch', async (loaded, request, reply) => {
     const { session, found } = loaded;
     const { order } = await loadSessionPayment(ctx.database.db, session);
     if (order?.status !== 'paid' && loaded.status !== 'open') {
@@ -25,5 +23,5 @@ export function switchPayment(ctx: AppContext): PageHandler {
       });
     }
     return seeOther(reply, checkoutPath(session.id, '/pay'));
-  };
+  });
 }

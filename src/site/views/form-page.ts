@@ -47,7 +47,8 @@ export interface FormView extends FormContent {
 
 interface Bar {
   total: string;
-  primary: { action: string; label: string; busy?: string };
+  /** prompt: the button may send a payment prompt (the script's words when its answer is lost) */
+  primary: { action: string; label: string; busy?: string; prompt?: boolean };
   back?: Stage;
 }
 
@@ -66,7 +67,7 @@ function bar({ total, primary, back }: Bar): Html {
         value="${primary.action}"
         class="primary"
         data-primary
-        ${attr('data-busy', primary.busy)}
+        ${attr('data-prompt', primary.prompt)}${attr('data-busy', primary.busy)}
       >
         ${primary.label}
       </button>
@@ -153,7 +154,7 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
         html`${paymentStep(values, found, errors)}
         ${bar({
           total: total.text,
-          primary: { action: 'pay', label: payLabel, busy: m.sendingPrompt },
+          primary: { action: 'pay', label: payLabel, busy: m.sendingPrompt, prompt: true },
           back: 'details',
         })}`,
       ),

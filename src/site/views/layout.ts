@@ -4,6 +4,7 @@
 import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
 import type { EventWithTickets } from '../../events/events.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
+import { CHECKOUT_CSS } from '../client/checkout.css.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
 import { locale, msg } from '../messages/current.ts';
@@ -22,7 +23,15 @@ export interface LayoutOptions {
   page?: string;
   /** above the event header: the organizer app's preview says there that nothing is sold */
   banner?: Html;
+  /**
+   * the stylesheet in the page, not linked: the 503 page's (a shedding service refuses the
+   * stylesheet's request too, and a buyer new to the checkout has none cached)
+   */
+  inlineStyles?: boolean;
 }
+
+/** The stylesheet as the page carries it inline (its CSP allows exactly this text). */
+export const INLINE_STYLES = CHECKOUT_CSS.trim();
 
 /** Only https covers are shown (the CSP allows https: images); anything else is left out. */
 export function coverUrl(cover: string): string | null {
@@ -83,7 +92,12 @@ export function layout(options: LayoutOptions): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>${options.title}</title>
-        <link rel="stylesheet" href="${CHECKOUT_STYLES.path}" />
+        ${
+          options.inlineStyles
+            ? // A plain string: the CSP allows exactly this text, and no formatter may touch it.
+              raw(`<style>${INLINE_STYLES}</style>`)
+            : html`<link rel="stylesheet" href="${CHECKOUT_STYLES.path}" />`
+        }
         <script src="${CHECKOUT_SCRIPT.path}" defer></script>
         ${scriptMessages()} ${options.head ?? ''}
       </head>

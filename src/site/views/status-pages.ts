@@ -145,7 +145,7 @@ function retryForm(view: WaitView, heading: string): Html {
       extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
     })}
     <div class="actions">
-      <button type="submit" class="primary" data-busy="${m.sending}">${m.sendPrompt}</button>
+      <button type="submit" class="primary" data-prompt data-busy="${m.sending}">${m.sendPrompt}</button>
     </div>
   </form>`;
 }
@@ -227,7 +227,7 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
               data-resend-in="${resendIn}"
               ${resendIn > 0 ? html`hidden` : ''}
             >
-              <button type="submit" data-busy="${m.sending}">${m.resendPrompt}</button>
+              <button type="submit" data-prompt data-busy="${m.sending}">${m.resendPrompt}</button>
             </form>`
       }
       <form method="post" action="${checkoutPath(sid, '/switch')}" data-once>
