@@ -1,4 +1,4 @@
-// npm run budget: the hosted checkout's first load as a slow phone gets it (issue 19's audit
+// npm run budget: the hosted checkout's first load as a slow phone gets it (the
 // profile: slow 3G at 400 kbps each way with a 400 ms round trip, the CPU slowed 4x, 360x740, cold
 // cache), in Debian's Chromium driven over the DevTools protocol. Budgets: at most 15 KB on the
 // wire (every response of the load as served, compressed, headers included) and usable within

@@ -359,7 +359,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     overload: overloadSettings(env),
     rateLimits: {
-      // SPEC.md section 8: about 10 requests per minute per client id from one IP.
+      // The contract's limit: about 10 requests a minute per client id from one IP
+      // (docs/contract.md#rate-limits).
       tokenEndpoint: limit(env.RATE_LIMIT_TOKEN_RATE, env.RATE_LIMIT_TOKEN_BURST),
       bearer: limit(env.RATE_LIMIT_BEARER_RATE, env.RATE_LIMIT_BEARER_BURST),
       publishableKey: limit(env.RATE_LIMIT_PUBLISHABLE_RATE, env.RATE_LIMIT_PUBLISHABLE_BURST),

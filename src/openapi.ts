@@ -25,7 +25,7 @@ function WebhookBody(type: string, happened: string, data: TSchema) {
 
 /** data of order.paid: the Order exactly as GET /v1/orders/{orderId} returns it. */
 export const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid', OrderOut);
-/** The refund an order.refunded event carries (DESIGN.md section 7). */
+/** The refund an order.refunded event carries (docs/partners/webhooks.md, "What your endpoint receives"). */
 export const OrderRefundOut = Type.Object(
   {
     amount_minor: Type.Integer({

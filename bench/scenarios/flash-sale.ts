@@ -41,7 +41,7 @@ import { percentile, round } from '../lib/stats.ts';
 const BUYERS = 1000;
 const CAPACITY = 100;
 const PRICE_MINOR = 30_000;
-/** the simulator's "success after ~2 s" number (DESIGN.md section 3) */
+/** the simulator's "success after ~2 s" number (docs/partners/testing.md) */
 const PAY_PHONE = '0770000001';
 /** prompt window, polling schedule and simulator delays twenty times faster */
 const TIME_SCALE = 0.05;

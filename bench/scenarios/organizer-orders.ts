@@ -1,4 +1,4 @@
-// PostgreSQL only: the organizer app at scale (issue 20). 100,000 orders with their registrations
+// PostgreSQL only: the organizer app at scale. 100,000 orders with their registrations
 // across 20 events of one organization are written straight into the bench database by SQL (the
 // domain functions would take minutes): the first event gets 10,000 paid orders of two runners
 // each (20,000 runners), the rest share the others. A member signs in through the app's own form,

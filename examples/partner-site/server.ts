@@ -7,8 +7,8 @@
 //     which comes back to /thanks;
 //   - fulfilment: only ever from the server's own read of the session (status complete and order
 //     paid) or from a verified order.paid webhook; the browser's onSuccess is never proof.
-// The page sends a strict Content-Security-Policy with exactly what SPEC.md section 4 item 6
-// asks for the service, plus 'self' for the page's own script, styles and calls.
+// The page sends a strict Content-Security-Policy with exactly what the service asks for
+// (docs/partners/embedded-checkout.md), plus 'self' for the page's own script, styles and calls.
 // It is also the fixture of the browser tests (test/embed/).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -107,7 +107,7 @@ export async function startPartnerSite(options: PartnerSiteOptions): Promise<Par
     ]),
   );
 
-  // SPEC.md section 4 item 6: script-src and frame-src (child-src for older browsers) for the
+  // What the service asks for: script-src and frame-src (child-src for older browsers) for the
   // site, connect-src for the API (only the publishable-key flow calls it from the browser).
   const csp = [
     "default-src 'none'",

@@ -1,6 +1,6 @@
-// The admin API on APP_URL under /admin/v1 (DESIGN.md section 5): organizations, events and
-// ticket types, API clients, buyer erasures. Every route needs the admin key; envelopes as the
-// partner API.
+// The admin API on APP_URL under /admin/v1 (docs/architecture.md#admin-api): organizations, events
+// and ticket types, API clients, webhook endpoints, invitations, payments needing a refund, buyer
+// erasures. Every route needs the admin key; envelopes as the partner API.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/http.ts';
 import { requireAdmin } from './admin-auth.ts';

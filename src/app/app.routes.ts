@@ -1,7 +1,10 @@
-// The organizer app on the APP host: sign-in, invitations, password reset, account, developer
-// settings, members, the audit log and the development mailbox. Server-rendered pages in a scope
-// of their own (forms, cookies, CSRF, security headers: app-scope.ts); each route says who may use
-// it (app-access.ts).
+// The organizer app on the APP host: the sales overview and organization switch; orders (list,
+// CSV, detail, refunds, confirmation resends, buyer erasure); sign-in, invitations, password reset
+// and account; the development mailbox; developer settings (API clients, webhook endpoints, request
+// log, integration checker); members; the audit log; and events with their checkout preview, start
+// list and bib numbers. Server-rendered pages in a scope of their own (forms, cookies, CSRF,
+// security headers: app-scope.ts). Each route says who may use it (app-access.ts); the writes only
+// owners and admins may make are checked by their handlers (docs/architecture.md#organizer-roles).
 // One handler per file group in routes/; this file only wires them.
 import { showOrder } from './routes/order-detail.ts';
 import { confirmRefund, submitRefund } from './routes/order-refund.ts';

@@ -76,10 +76,11 @@ type Presented =
   | { kind: 'publishable'; key: string; origin: string | undefined };
 
 /**
- * The credential a request presents, checked without the database; throws the right 401.
- * A bearer token wins over a publishable key (SPEC.md 5.5); a route that takes only bearer tokens
- * treats a publishable key as no credential. A request given as `logged` is marked for the request
- * log as soon as its credential names a client, so that the refusals after that are logged too.
+ * The credential a request presents, checked without the database; throws the right 401. A bearer
+ * token wins over a publishable key (docs/contract.md#authentication-and-scopes); a route that
+ * takes only bearer tokens treats a publishable key as no credential. A request given as `logged`
+ * is marked for the request log as soon as its credential names a client, so that the refusals
+ * after that are logged too.
  */
 function presentedCredential(
   ctx: AppContext,

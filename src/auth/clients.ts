@@ -341,7 +341,10 @@ export async function regeneratePublishableKey(
   return row;
 }
 
-/** True when some active client lists this origin: the CORS preflight gate (SPEC.md 5.4). */
+/**
+ * True when some active client lists this origin: the CORS preflight gate
+ * (docs/contract.md#publishable-keys).
+ */
 export async function isOriginAllowlisted(db: Executor, origin: string): Promise<boolean> {
   const rows = await db
     .select({ id: apiClients.id })

@@ -1,6 +1,7 @@
-// CORS for the routes a publishable key may call (SPEC.md 5.4, DESIGN.md section 3). A preflight
-// is answered only for an origin that some active key allowlists, read from the database on each
-// preflight so a newly added domain passes at once. No cookies, ever.
+// CORS for the routes a publishable key may call (docs/contract.md#publishable-keys;
+// docs/decisions.md, "CORS answers"). A preflight is answered only for an origin that some active
+// key allowlists, read from the database on each preflight so a newly added domain passes at once.
+// No cookies, ever.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';

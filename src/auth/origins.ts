@@ -4,7 +4,8 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 
 /**
  * Parses an origin string strictly. https origins are accepted for any host; http only for
- * localhost and 127.0.0.1 with an explicit port (SPEC.md 5.4: local dev origins include the port).
+ * localhost and 127.0.0.1 with an explicit port (local development origins include their port:
+ * docs/contract.md#publishable-keys).
  * Returns the canonical form, or null.
  */
 export function parseOrigin(value: string): string | null {

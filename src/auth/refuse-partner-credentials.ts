@@ -1,5 +1,6 @@
 // SITE and APP hosts refuse partner credentials outright, valid or not, on every path before
-// routing (SPEC.md 5.3): a partner token or key sent there is a mistake that must fail loudly.
+// routing (docs/contract.md#authentication-and-scopes): a partner token or key sent there is a
+// mistake that must fail loudly.
 // What counts as one is decided by the API's own parser (credentials.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/errors.ts';

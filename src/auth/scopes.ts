@@ -1,4 +1,5 @@
-// The scopes a client may hold, and the cap that applies to publishable keys (SPEC.md 5.4).
+// The scopes a client may hold (docs/contract.md#scopes), and the cap that applies to publishable
+// keys (docs/contract.md#publishable-keys).
 
 export const ALL_SCOPES = [
   'events:read',

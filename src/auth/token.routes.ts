@@ -1,5 +1,5 @@
 // POST /v1/oauth/token: the OAuth 2.0 client credentials grant (RFC 6749 section 4.4), with the
-// rules of SPEC.md sections 4, 5 and 8. Errors use the OAuth shape, never the envelope.
+// rules of docs/contract.md#the-token-endpoint. Errors use the OAuth shape, never the envelope.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';

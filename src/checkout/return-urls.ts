@@ -1,4 +1,5 @@
-// Return URL and embed origin rules for checkout sessions (SPEC.md section 4). Pure functions.
+// Return URL and embed origin rules for checkout sessions (docs/contract.md#return-urls and
+// #embed-origin). Pure functions.
 import { parseOrigin } from '../auth/origins.ts';
 import type { FieldError } from '../platform/errors.ts';
 
@@ -9,7 +10,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 
 /**
  * Checks a return URL: absolute https (http only for localhost/127.0.0.1 with a port), at most
- * 2048 characters as the partner sent it (SPEC.md's limit is on the field; the stored form may be
+ * 2048 characters as the partner sent it (the contract's limit is on the field; the stored form may be
  * longer once percent-encoded), origin exactly one of the registered return URL domains. Returns
  * the problem, or null when the URL is acceptable.
  */

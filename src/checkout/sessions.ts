@@ -1,4 +1,5 @@
-// Checkout sessions: creation with every rule of SPEC.md section 4, and the read shape of DESIGN.md.
+// Checkout sessions: creation with every rule of docs/contract.md#creating-a-session, and the read
+// shape of docs/contract.md#reading-a-session.
 // The wire schemas are the routes' validation and OpenAPI and, through Static, the types here.
 import { and, eq, ne } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';

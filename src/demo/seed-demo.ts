@@ -1,6 +1,7 @@
-// The demo organization seeded on first start of an empty embedded database (DESIGN.md section 5):
-// paid and free events, an API client with every scope, a publishable key for localhost:5173, and
-// a webhook endpoint when DEMO_WEBHOOK_URL is set, and an invitation of its owner to the organizer app.
+// The demo organization seeded on first start of an empty embedded database
+// (docs/architecture.md#demo-organization): paid and free events, an API client with every scope, a
+// publishable key for localhost:5173, and a webhook endpoint when DEMO_WEBHOOK_URL is set, and an
+// invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-// Builds checkout.js (web/checkout-js, DESIGN.md section 2 "Browser") with esbuild: one minified
+// Builds checkout.js (web/checkout-js; docs/architecture.md#browser-code) with esbuild: one minified
 // IIFE with two placeholders for the SITE and API origins, which the SITE host fills in when it
 // serves the file (checkout-js.routes.ts). `npm run build:checkout-js` writes it to
 // dist/checkout-js/checkout.js; the SITE host builds it in memory at start when that file is

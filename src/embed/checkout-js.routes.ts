@@ -1,4 +1,4 @@
-// GET {site_url}/v1/checkout.js (SPEC.md section 4 "Browser checkout script" and section 9).
+// GET {site_url}/v1/checkout.js (docs/contract.md#loading-the-script, #hosts-and-versioning).
 // The bytes are made once at start: the bundle with this deployment's SITE and API origins
 // written in, which is how the script knows where it belongs and which API to call.
 //
@@ -13,7 +13,7 @@ import type { Host } from '../platform/http.ts';
 import { fillCheckoutJsOrigins, loadCheckoutJsBundle } from './build-checkout-js.ts';
 
 export const CHECKOUT_JS_PATH = '/v1/checkout.js';
-/** DESIGN.md section 3: the served script's raw bytes stay under 6,144. */
+/** The contract's "under 6 KB" (docs/contract.md#limits): the served script's raw bytes stay under 6,144. */
 export const CHECKOUT_JS_MAX_BYTES = 6144;
 export const CHECKOUT_JS_CACHE_CONTROL = 'public, max-age=300';
 

@@ -1,5 +1,6 @@
-// The Event wire shapes (SPEC.md section 2) and the mapping from rows to them. Each schema is the
-// route's validation and serialization, its OpenAPI entry and, through Static, the TypeScript type.
+// The Event wire shapes (docs/contract.md#events-and-ticket-types) and the mapping from rows to
+// them. Each schema is the route's validation and serialization, its OpenAPI entry and, through
+// Static, the TypeScript type.
 import { Type, type Static } from 'typebox';
 import type { OrganizationRow } from '../organizations/organizations.ts';
 import { Timestamp } from '../platform/schemas.ts';

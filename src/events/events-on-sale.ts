@@ -212,7 +212,10 @@ export function readBodyEvent<T extends OwnedEvent>(
   };
 }
 
-/** Every event id has this shape (DESIGN.md section 3); it also keeps a NUL byte from a query. */
+/**
+ * Every event id has this shape (docs/architecture.md#identifiers); it also keeps a NUL byte from a
+ * query.
+ */
 const BODY_EVENT_ID = /^evt_[A-Za-z0-9]+$/;
 
 /** The event readBodyEvent read, if it is the caller's organization's. */

@@ -34,8 +34,9 @@ export function clampLimit(limit: number | undefined): number {
 }
 
 /**
- * Every event id has this shape (DESIGN.md section 3), so anything else names nothing. Checking it
- * first also keeps a NUL byte away from PostgreSQL, which fails such a query instead of matching none.
+ * Every event id has this shape (docs/architecture.md#identifiers), so anything else names nothing.
+ * Checking it first also keeps a NUL byte away from PostgreSQL, which fails such a query instead of
+ * matching none.
  */
 const EVENT_ID = /^evt_[A-Za-z0-9]+$/;
 

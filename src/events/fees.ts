@@ -1,4 +1,4 @@
-// Fee arithmetic (DESIGN.md section 3): fee = round_half_up(price * percent) + fixed, per method.
+// Fee arithmetic (docs/contract.md#fees): fee = round_half_up(price * percent) + fixed, per method.
 import type { FeeSchedule, MethodFee } from '../organizations/organizations.ts';
 import type { MethodPriceOut } from './event-out.ts';
 

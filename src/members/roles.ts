@@ -1,5 +1,8 @@
-// What each member role may do in the organizer app (DESIGN.md section 7): one table, asked
-// through can(), so that pages and tests agree.
+// The organizer app's roles and the permissions its access check asks about through can()
+// (app/app-access.ts): every role reads; owners, admins and developers change developer settings;
+// owners and admins manage members and read the audit log. Writes to the organization's business
+// (events and bib numbers, refunds, confirmation resends, buyer erasures) are for owners and admins,
+// decided by the module that owns each write (docs/architecture.md#organizer-roles).
 import type { MemberRole } from './members.schema.ts';
 
 // For other modules, which may not import this module's schema file.
@@ -14,11 +17,12 @@ const PERMISSIONS: Record<MemberRole, readonly Permission[]> = {
   viewer: ['read'],
 };
 
-/** owner: all; admin: all (but may not remove or demote an owner); developer: read + developer_settings; viewer: read */
+/** Whether `role` holds `permission`. Who may touch an owner is canChangeMember's question. */
 export function can(role: MemberRole, permission: Permission): boolean {
   return PERMISSIONS[role]?.includes(permission) ?? false;
 }
 
+/** Each role in a sentence, as members read it (members page, invitation, overview). */
 export const ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   owner: 'Everything, including members, owners and refunds.',
   admin: 'Everything except removing or demoting an owner.',

@@ -192,7 +192,7 @@ export async function expireLapsedHolds(db: Executor, ticketTypeId: string, now:
   return expired;
 }
 
-/** The `refund` object of an order.refunded event (DESIGN.md section 7). */
+/** The `refund` object of an order.refunded event (docs/partners/webhooks.md, "What your endpoint receives"). */
 export interface OrderRefundOut {
   amount_minor: number;
   currency: string;

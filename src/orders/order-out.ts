@@ -1,4 +1,4 @@
-// The Order wire shape (SPEC.md section 2) and loading orders with their registrations. The schema
+// The Order wire shape (docs/contract.md#order) and loading orders with their registrations. The schema
 // is the routes' validation and serialization, their OpenAPI entry and, through Static, the type.
 import { asc, inArray } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';

@@ -1,5 +1,5 @@
-// The order state machine (DESIGN.md section 3) as one pure function. Every status change in the
-// service goes through `transition`, so the table test of it covers every path.
+// The order state machine (docs/architecture.md#order-states) as one pure function. Every status
+// change in the service goes through `transition`, so the table test of it covers every path.
 
 export const ORDER_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];

@@ -1,5 +1,5 @@
-// Organizations: create, read, update, and their wire shape. Fee schedules default to DESIGN.md's
-// 3.5% per method.
+// Organizations: create, read, update, and their wire shape. Fee schedules default to 3.5 % per
+// method (docs/contract.md#fees).
 import { eq, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';

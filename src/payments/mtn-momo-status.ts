@@ -14,7 +14,8 @@ export interface Failure {
 
 /**
  * MTN's request-to-pay failure reasons. Payer-side refusals are payment_declined with a message
- * saying why (DESIGN.md: simulator outcomes 03, 06, 07, 08); the merchant's own set-up and MTN's
+ * saying why (the simulator's outcomes 03, 06, 07, 08 in docs/partners/testing.md); the merchant's
+ * own set-up and MTN's
  * trouble are provider_error, which the buyer may retry.
  */
 export const MTN_REASONS: Readonly<Record<string, Failure>> = {

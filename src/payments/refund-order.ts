@@ -42,7 +42,7 @@ export interface RefundPaymentOptions {
   ip: string | null;
 }
 
-/** Owners and admins may refund (DESIGN.md section 7); developers and viewers may not. */
+/** Owners and admins may refund; developers and viewers may not (docs/architecture.md#organizer-roles). */
 export function canRefund(role: MemberRole): boolean {
   return role === 'owner' || role === 'admin';
 }

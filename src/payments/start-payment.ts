@@ -60,7 +60,8 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
 }
 
 /**
- * The payer's number, normalized; refused (validation_failed, DESIGN.md section 3) when it is not
+ * The payer's number, normalized; refused (validation_failed; docs/decisions.md, "Network and phone
+ * checks") when it is not
  * a Ugandan number, when it cannot receive mobile money (a landline, a network we do not take),
  * or when it is on the other method's network. Every prompt goes through here: the partner API's
  * pay route and the hosted checkout alike.

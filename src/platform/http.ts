@@ -58,7 +58,7 @@ declare module 'fastify' {
   }
 }
 
-/** The success envelope of SPEC.md section 1. */
+/** The success envelope (docs/contract.md#envelopes-timestamps-and-money). */
 export function envelope<T>(
   code: number,
   message: string,

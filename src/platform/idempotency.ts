@@ -1,5 +1,5 @@
-// Idempotency-Key for POST routes (DESIGN.md section 3): the same client and key within 24 hours
-// replays the first response; the same key with another body is 422 idempotency_key_reused; a
+// Idempotency-Key for POST routes (docs/contract.md#idempotency): the same client and key within 24
+// hours replays the first response; the same key with another body is 422 idempotency_key_reused; a
 // duplicate while the first is still running is 409 idempotency_key_in_use. The key is claimed in
 // the same transaction as the insert it protects, so a failure stores nothing.
 import { createHash } from 'node:crypto';

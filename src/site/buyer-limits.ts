@@ -68,7 +68,7 @@ export function hashClientIp(keys: ServiceKeys, ip: string): string {
   return keyedHash(keys, 'client network', clientNetwork(ip));
 }
 
-/** True for the simulator's scenario numbers (DESIGN.md section 3), and only with the simulator. */
+/** True for the simulator's scenario numbers (docs/partners/testing.md), and only with the simulator. */
 export function isExemptTestNumber(ctx: AppContext, msisdn: string): boolean {
   return ctx.config.payments.provider === 'simulator' && scenarioFor(msisdn) !== DEFAULT_SCENARIO;
 }

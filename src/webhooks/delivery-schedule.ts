@@ -6,7 +6,10 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** DESIGN.md: after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (~3.1 days). */
+/**
+ * After the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (~3.1 days), as
+ * docs/partners/webhooks.md#retries-and-disabling promises partners.
+ */
 export const RETRY_SCHEDULE_MS = [
   5 * SECOND,
   5 * MINUTE,

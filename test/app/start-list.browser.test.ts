@@ -1,4 +1,4 @@
-// The proof in Chromium: an owner opens the events list, goes to the start list, gets a
+// Start lists in Chromium: an owner opens the events list, goes to the start list, gets a
 // range error next to its field, saves the ranges, assigns bib numbers and downloads the start
 // list as CSV. Every page: axe with no violations, no horizontal overflow, screenshots at 360 px
 // and 1280 px.

@@ -57,7 +57,7 @@ const READ_KEYS = [
 ];
 
 describe('GET /v1/checkout-sessions/{id}', () => {
-  test('reads a redirect session in the DESIGN.md shape, success URL filled in and cancel URL as given', async () => {
+  test('reads a redirect session in its documented shape, success URL filled in and cancel URL as given', async () => {
     const t0 = h.clock.now().getTime();
     const created = await create(
       redirectBody(eventId, {

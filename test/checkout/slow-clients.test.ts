@@ -1,6 +1,6 @@
 // Slow clients cannot starve the creation routes: a connection that sends a request's headers and
 // then its body a byte at a time holds no write-admission place, with or without a credential,
-// so legitimate creations still answer at once (issue 15 item 1). Raw sockets on a real port.
+// so legitimate creations still answer at once. Raw sockets on a real port.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';

@@ -234,7 +234,8 @@ export async function createEmbeddedSession(
 
 /**
  * Fills the hosted checkout in `frame` step by step as a buyer would (one 10 km ticket) and
- * presses Pay. Phone 0770000001 is the simulator's "success after ~2 s" number (DESIGN.md).
+ * presses Pay. Phone 0770000001 is the simulator's "success after ~2 s" number
+ * (docs/partners/testing.md).
  */
 export async function payInFrame(frame: Frame, options: { phone?: string; participant?: string } = {}) {
   for (let i = 0; i < 6; i++) {

@@ -169,7 +169,7 @@ describe('embedded checkout, end to end', { skip: NO_BROWSER ?? false }, () => {
     await context.close();
   });
 
-  test('a host page whose CSP allows only what SPEC.md section 4 item 6 lists still works', async () => {
+  test('a host page whose CSP allows only what the contract lists still works', async () => {
     // A page on another origin, with an embedded session for that origin: sessionId flow, so the
     // policy needs only script-src and frame-src (child-src) for the site. No style-src at all.
     const origin = w.stranger.url;

@@ -1,4 +1,4 @@
-// The embedded modal never loses a paid order (issue 19): while a payment prompt is out, closing
+// The embedded modal never loses a paid order: while a payment prompt is out, closing
 // asks first (a confirm inside the checkout page); a checkout closed anyway stays hidden and keeps
 // watching, and when the payment completes onSuccess fires once and the buyer sees the order code
 // on the confirmation, whose Done fires onClose again. Also: no prompt, no question; the partner's

@@ -1,5 +1,6 @@
-// load_timeout: the checkout frame never says service:ready within 25 seconds (SPEC.md sections
-// 7 and 8). Both causes SPEC.md names, side by side so the suite waits the real 25 s once: a page
+// load_timeout: the checkout frame never says service:ready within 25 seconds
+// (docs/contract.md#script-error-codes). Both causes the contract names, side by side so the suite
+// waits the real 25 s once: a page
 // whose origin is not the session's embed origin (the checkout's frame-ancestors refuses it), and
 // a page whose own Content-Security-Policy has no frame-src for the site.
 import { after, before, describe, test } from 'node:test';

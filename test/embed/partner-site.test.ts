@@ -81,7 +81,7 @@ describe('example partner site', () => {
     assert.equal(site.eventId, paidEventId);
   });
 
-  test('its page loads checkout.js from the site under a CSP with exactly what SPEC.md item 6 asks', async () => {
+  test('its page loads checkout.js from the site under a CSP with exactly what the contract asks', async () => {
     const res = await fetch(site.url);
     assert.equal(res.status, 200);
     const csp = res.headers.get('content-security-policy')!;

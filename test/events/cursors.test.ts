@@ -88,7 +88,7 @@ describe('GET /v1/events cursors', () => {
   });
 
   test('accepts a cursor from another client of the same organization (same list)', async () => {
-    // Cursors are bound to the organization, not the client (DESIGN.md section 3, Lists).
+    // Cursors are bound to the organization, not the client (docs/contract.md#pagination).
     const { client, clientSecret } = await createApiClient(h.service.ctx.database.db, {
       organizationId: partner.organizationId,
       name: 'Second client',

@@ -29,7 +29,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 type FieldType = 'string' | 'timestamp' | 'boolean' | 'integer' | 'number' | 'array' | 'object|null' | 'null';
 
-/** Event detail fields of SPEC.md section 2 (list item fields plus the detail ones). */
+/** Event detail fields of the contract: list item fields plus the detail ones (docs/contract.md). */
 const DETAIL_TYPES: Record<string, FieldType> = {
   event_id: 'string',
   name: 'string',
@@ -57,7 +57,7 @@ const DETAIL_TYPES: Record<string, FieldType> = {
   waiver_version: 'string',
 };
 
-/** TicketType fields of SPEC.md section 2. card is null while cards are not offered. */
+/** TicketType fields of the contract (docs/contract.md). card is null while cards are not offered. */
 const TICKET_TYPE_TYPES: Record<string, FieldType> = {
   ticket_type_id: 'string',
   name: 'string',
@@ -146,7 +146,7 @@ async function ticketsAt(partner: TestPartner, prices: number[]) {
 }
 
 describe('GET /v1/events/{eventId}', () => {
-  test('gives every Event detail and TicketType field of SPEC.md with its value and type', async () => {
+  test('gives every Event detail and TicketType field of the contract with its value and type', async () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
     const now = h.clock.now().getTime();
@@ -310,7 +310,7 @@ describe('GET /v1/events/{eventId}', () => {
     );
   });
 
-  describe('fees (DESIGN.md section 3: round_half_up(price * percent) + fixed)', () => {
+  describe('fees (docs/contract.md#fees: round_half_up(price * percent) + fixed)', () => {
     test('charges the default 3.5 % rounded half up, and nothing on free tickets', async () => {
       const partner = await makePartner(h);
       // price -> fee, worked by hand: price * 0.035 rounded half up.

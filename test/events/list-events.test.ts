@@ -25,7 +25,7 @@ const HOUR = 3600 * 1000;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ORIGIN = 'https://shop.example.org';
 
-/** The Event list item fields of SPEC.md section 2, with their JSON types. */
+/** The Event list item fields of the contract (docs/contract.md#event), with their JSON types. */
 const LIST_ITEM_TYPES: Record<string, 'string' | 'timestamp' | 'boolean'> = {
   event_id: 'string',
   name: 'string',
@@ -110,7 +110,7 @@ describe('GET /v1/events', () => {
     assert.equal(body.data.next_cursor, null);
   });
 
-  test('gives every Event list item field of SPEC.md with its type and no other field', async () => {
+  test('gives every Event list item field of the contract with its type and no other field', async () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
     const input = eventInput(h, {
@@ -245,7 +245,7 @@ describe('GET /v1/events', () => {
     }
   });
 
-  test("lists an on-sale event outside its registration window (DESIGN.md 'Registration open')", async () => {
+  test('lists an on-sale event outside its registration window (on sale is not registration open)', async () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
     const now = h.clock.now().getTime();

@@ -30,7 +30,7 @@ interface Operation {
   [key: string]: unknown;
 }
 
-/** The /v1 operations partners must find in the document (SPEC.md section 4, as built so far). */
+/** /v1 operations partners must find in the document, at the least (docs/contract.md). */
 const REQUIRED_OPERATIONS = ['POST /v1/oauth/token', 'GET /v1/events', 'GET /v1/events/{eventId}'];
 /** Registered /v1 routes that are deliberately not operations of the API: the document itself and the providers' payment callbacks. */
 const UNDOCUMENTED = new Set([
@@ -129,7 +129,7 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual([...(error.required ?? [])].sort(), ['code', 'error_code', 'message', 'request_id']);
     let checked = 0;
     for (const [name, op] of operations(doc)) {
-      if (name === 'POST /v1/oauth/token') continue; // bare OAuth error shape (SPEC.md section 7)
+      if (name === 'POST /v1/oauth/token') continue; // bare OAuth error shape (docs/contract.md)
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
         assert.deepEqual(

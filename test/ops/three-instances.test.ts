@@ -1,4 +1,4 @@
-// Issue 21: three instances of the service on one PostgreSQL database and one Redis, behind a
+// Three instances of the service on one PostgreSQL database and one Redis, behind a
 // round-robin proxy started here (round-robin-proxy.ts): a flash sale sells exactly its capacity
 // and each order.paid is delivered once; the token endpoint's limit holds across instances; and a
 // rolling restart under load fails no request of a client that retries with its Idempotency-Key

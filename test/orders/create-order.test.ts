@@ -69,7 +69,7 @@ function addDays(date: string, days: number): string {
 }
 
 describe('POST /v1/orders creates an order', () => {
-  test('answers 201 with the envelope and an Order with exactly the SPEC.md fields', async () => {
+  test("answers 201 with the envelope and an Order with exactly the contract's fields", async () => {
     const t0 = Date.now();
     const res = await postOrder(
       h,

@@ -11,7 +11,7 @@ export const DAY_MS = 24 * 3600 * 1000;
 export const ORDER_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{8}$/;
 export const BUYER = { name: 'Ada Runner', email: 'ada@example.org', phone: '0772123456' };
 
-/** Every Order field of SPEC.md section 2, and nothing else. */
+/** Every Order field of the contract (docs/contract.md#order), and nothing else. */
 export const ORDER_KEYS = [
   'attribution',
   'buyer',

@@ -165,8 +165,8 @@ describe('POST /v1/orders/{id}/pay', () => {
   });
 
   test('refuses a landline or another network for the prompt, changing nothing; the buyer phone may be one', async () => {
-    // The buyer's contact number is any Ugandan number (SPEC buyer.phone): only the payer's must
-    // take mobile money.
+    // The buyer's contact number (the contract's buyer.phone) is any Ugandan number: only the
+    // payer's must take mobile money.
     const res = await h.service.api.inject({
       method: 'POST',
       url: '/v1/orders',

@@ -1,5 +1,5 @@
 // The pure parts of the provider layer as tables: MTN reasons and statuses, Airtel codes and
-// statuses, submit answers, callback hints, amounts, and the DESIGN.md outcome -> failure_kind map.
+// statuses, submit answers, callback hints, amounts, and the simulator's outcome -> failure_kind map.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -160,7 +160,7 @@ describe('Airtel response codes', () => {
       }
     });
   }
-  test('the table covers the codes DESIGN.md relies on', () => {
+  test('the Airtel code table holds the 13 codes mapped above', () => {
     assert.equal(Object.keys(AIRTEL_RESPONSE_CODES).length, 13);
   });
 });
@@ -314,9 +314,9 @@ describe('Airtel payment answer -> SubmitResult', () => {
   }
 });
 
-describe('simulator outcomes map to the failure kinds DESIGN.md names', () => {
-  // DESIGN.md: 03 and 06 payment_declined, 04 payment_timeout, 05 insufficient_funds, 07 and 08
-  // payment_declined with a message saying why, 12 provider_error.
+describe('simulator outcomes map to the failure kinds the sandbox numbers document', () => {
+  // docs/partners/testing.md#sandbox-numbers: 03 and 06 payment_declined, 04 payment_timeout, 05
+  // insufficient_funds, 07 and 08 payment_declined with a message saying why, 12 provider_error.
   const EXPECTED: Record<string, [ProviderFailureKind, RegExp]> = {
     '03': ['payment_declined', /declined/],
     '04': ['payment_timeout', /./],

@@ -4,7 +4,7 @@
 // job, the order paid and its order.paid delivery share one trace, each span a child of the one
 // that caused it, from contexts stored with the session, order, job and outbox event. Database
 // statements are spans with their text and never their values. With tracing off nothing is stored.
-// The span tree is printed (and written to TRACE_TREE_FILE) for the closing note of issue 32.
+// The span tree is printed (and written to TRACE_TREE_FILE), for reading one order's trace.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Time zones as the checkout names them (issue 19): the zone's city and its abbreviation at the
+// Time zones as the checkout names them: the zone's city and its abbreviation at the
 // event's instant, never a bare offset where the zone has a name.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

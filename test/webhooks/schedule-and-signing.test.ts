@@ -20,7 +20,7 @@ const H = 60 * M;
 const DAY = 24 * H;
 
 describe('retry schedule', () => {
-  test("is DESIGN.md's: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h after the first attempt", () => {
+  test('is the documented one: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h after the first attempt', () => {
     const noJitter = () => 0;
     const delays = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) =>
       retryDelayMs(i + 1, { random: noJitter }),

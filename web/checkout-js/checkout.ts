@@ -1,9 +1,9 @@
-// checkout.js: the embeddable checkout (SPEC.md section 4 "Browser checkout script", section 6
-// "Browser messages", section 7 "Script-side error codes"). Defines one global, ServiceCheckout,
-// with open(options) and close().
+// checkout.js: the embeddable checkout (docs/contract.md#embedded-checkout-script, with its browser
+// messages and #script-error-codes). Defines one global, ServiceCheckout, with open(options) and
+// close().
 //
 // Where it talks to: the SITE host fills in its own origin and the API origin when it serves this
-// file (src/embed/checkout-js.ts). The script then checks that it really was loaded from
+// file (src/embed/checkout-js.routes.ts). The script then checks that it really was loaded from
 // {site}/v1/checkout.js, since it trusts messages only from the site it came from; a copy served
 // from anywhere else, or bundled into another file, reports misconfigured and opens nothing.
 import { createModal, type Modal } from './modal.ts';
@@ -50,9 +50,9 @@ declare global {
 const SITE = __SITE_ORIGIN__;
 const API = __API_ORIGIN__;
 const SCRIPT_URL = SITE + '/v1/checkout.js';
-/** DESIGN.md section 3: what a checkout session id looks like. */
+/** What a checkout session id looks like (docs/architecture.md#identifiers). */
 const SESSION_ID = /^cs_[A-Za-z0-9]{16,}$/;
-/** SPEC.md section 8: embedded checkout load time-out. */
+/** The embedded checkout load time-out (docs/contract.md#limits). */
 const LOAD_TIMEOUT_MS = 25000;
 const CALLBACKS = ['onSuccess', 'onCancel', 'onClose', 'onError'] as const;
 
@@ -216,7 +216,8 @@ function open(options: OpenOptions): void {
   const load = (id: string) => checkout.modal.load(`${SITE}/checkout/${id}`);
   if (!byKey) return load(sessionId);
 
-  // SPEC.md section 4 item 1: with a publishable key the script creates the embedded session.
+  // With a publishable key the script creates the embedded session itself
+  // (docs/contract.md#opening-a-checkout).
   fetch(API + '/v1/checkout-sessions', {
     method: 'POST',
     credentials: 'omit',

@@ -1,5 +1,5 @@
-// The overlay of checkout.js: a modal dialog around the checkout iframe (SPEC.md section 4,
-// "Browser checkout script", item 5). It keeps focus inside, blocks page scroll, returns focus on
+// The overlay of checkout.js: a modal dialog around the checkout iframe
+// (docs/contract.md#behaviour-of-the-modal). It keeps focus inside, blocks page scroll, returns focus on
 // close, fills the viewport on small screens and is a centred panel on larger ones. A checkout
 // closed while a payment prompt is out is only hidden: its frame keeps running and can show again.
 //

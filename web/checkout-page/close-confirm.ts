@@ -1,4 +1,4 @@
-// The confirm before an embedded checkout closes while a payment prompt is out (issue 19): closing
+// The confirm before an embedded checkout closes while a payment prompt is out: closing
 // the modal does not stop the payment, so the buyer is told so and asked. It lives in the checkout
 // page, not in checkout.js, so its copy sits with the page's and checkout.js stays small.
 //

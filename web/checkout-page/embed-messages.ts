@@ -1,8 +1,8 @@
-// What an embedded checkout tells the page that frames it (SPEC.md section 6): ready on every
-// load, cancel and close from the buyer, success from the confirmation, and (an addition)
-// service:state {prompt} whenever a payment prompt goes out or ends. Redirect pages send nothing.
-// The one message the other way: checkout.js sends service:confirm-close when the buyer presses its
-// × or Esc while a prompt is out, and this page asks the buyer before it says close.
+// What an embedded checkout tells the page that frames it (docs/contract.md#browser-messages):
+// ready on every load, cancel and close from the buyer, success from the confirmation, and (an
+// addition) service:state {prompt} whenever a payment prompt goes out or ends. Redirect pages send
+// nothing. The one message the other way: checkout.js sends service:confirm-close when the buyer
+// presses its × or Esc while a prompt is out, and this page asks the buyer before it says close.
 import { confirmClose, dropConfirm, promptOut } from './close-confirm.ts';
 import { all } from './dom.ts';
 

@@ -1,5 +1,6 @@
-// The admin event routes' wire types (DESIGN.md "Admin API inputs": SPEC.md field names): what
-// each route takes, and the partner's Event detail plus what only an operator sees.
+// The admin event routes' wire types, named as the contract's Event fields
+// (docs/architecture.md#admin-api): what each route takes, and the partner's Event detail plus what
+// only an operator sees.
 import { Type, type Static } from 'typebox';
 import {
   EventDetailOut,

@@ -1,5 +1,6 @@
-// Admin routes for invitations to an organization (DESIGN.md section 7): create (the link is
-// shown once) and list the pending ones. One file per route in this folder; this one registers them.
+// Admin routes for invitations to an organization (docs/architecture.md#admin-api): create (the
+// link is shown once) and list the pending ones. One file per route in this folder; this one
+// registers them.
 import type { AppContext } from '../../context.ts';
 import type { Host } from '../../platform/http.ts';
 import { createInvitationRoute } from './create-invitation.ts';

@@ -1,7 +1,7 @@
-// Admin routes for webhook endpoints (DESIGN.md section 5), relative to /admin/v1 with the admin
-// key already required by the caller's scope: create (the secret is shown once), list, read,
-// change URL and event types, disable, enable, rotate the secret, delete, send a test event, and
-// the delivery log with replay. One file per route in this folder; this one registers them.
+// Admin routes for webhook endpoints (docs/architecture.md#admin-api), relative to /admin/v1 with
+// the admin key already required by the caller's scope: create (the secret is shown once), list,
+// read, change URL and event types, disable, enable, rotate the secret, delete, send a test event,
+// and the delivery log with replay. One file per route in this folder; this one registers them.
 import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';

@@ -1,5 +1,6 @@
 // The signed-out pages: sign in, an invitation, asking for a password reset and setting the new
-// password. Labels are the ones DESIGN.md section 7 gives, so outside tests can find them.
+// password. Labels stay as docs/architecture.md#organizer-app-labels lists them, so outside tests
+// can find them.
 import { INVITATION_DAYS } from '../../members/invitations.ts';
 import { RESET_MINUTES } from '../../members/password-resets.ts';
 import { html, type Html } from '../../platform/html.ts';

@@ -1,5 +1,6 @@
-// The simulator's test numbers (DESIGN.md section 3): the last two digits of a test number choose
-// the outcome, the same on both networks. MTN test numbers are 07700000NN, Airtel 07000000NN.
+// The simulator's test numbers (docs/partners/testing.md#sandbox-numbers): the last two digits of a
+// test number choose the outcome, the same on both networks. MTN test numbers are 07700000NN,
+// Airtel 07000000NN.
 
 /** MTN's approval window for a prompt; scenario 04 fails at its end. */
 export const PROMPT_WINDOW_MS = 5 * 60_000;

@@ -97,7 +97,10 @@ export function errorSummary(items: ErrorSummaryItem[], code?: string): Html {
   </div>`;
 }
 
-/** Card among the payment methods, shown but not selectable (SPEC.md: not yet available). */
+/**
+ * Card among the payment methods, shown but not selectable: the contract announces it as not yet
+ * enabled (docs/contract.md#what-the-service-does).
+ */
 export function cardNotYetAvailable(boxId: string): Html {
   return html`<div class="check disabled">
     <input
