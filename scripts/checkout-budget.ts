@@ -2,7 +2,7 @@
 // profile: slow 3G at 400 kbps each way with a 400 ms round trip, the CPU slowed 4x, 360x740, cold
 // cache), in Debian's Chromium driven over the DevTools protocol. Budgets: at most 15 KB on the
 // wire (every response of the load as served, compressed, headers included) and usable within
-// 1.5 s of navigation start (what "usable" means: docs/decisions.md, hosted checkout page). Each
+// 1.5 s of navigation start ("usable": docs/decisions/checkout-usable-measured-in-page.md). Each
 // of N runs (`--runs N`, default 5) loads the page with the script and without it; the medians
 // decide, for both. Exits 1 when a median is over a budget, 2 when the load could not be measured.
 import { parseArgs } from 'node:util';

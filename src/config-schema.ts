@@ -156,7 +156,7 @@ export const EnvSchema = Type.Object({
     description: 'worker processes on this machine (node:cluster); above 1 needs DATABASE_URL and REDIS_URL',
   }),
   // Load shedding (platform/overload.ts), never when NODE_ENV=development; defaults and why in
-  // docs/decisions.md, "Overload".
+  // docs/decisions/load-shedding.md and the records it links.
   OVERLOAD_MAX_QUEUED: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
@@ -228,7 +228,8 @@ export const EnvSchema = Type.Object({
     Type.Number({ exclusiveMinimum: 0, description: "the simulator's time scale; 1 is real time" }),
   ),
   PAYMENT_HTTP_TIMEOUT_MS: positive(15_000, 'time-out of each call to a payment provider'),
-  // Both networks cap one Ugandan merchant payment at UGX 5,000,000 (docs/decisions.md).
+  // Both networks cap one Ugandan merchant payment at UGX 5,000,000
+  // (docs/decisions/maximum-per-provider.md).
   MOMO_MAX_AMOUNT: Type.Integer({
     minimum: 1,
     default: 5_000_000,
@@ -307,7 +308,7 @@ export const EnvSchema = Type.Object({
     description:
       'event streams (GET /v1/webhook-events/stream) this process holds open at once; the next is 503',
   }),
-  // Slots, not a percentage: docs/decisions.md, "An organization's share of a process's streams".
+  // Slots, not a percentage: docs/decisions/organization-share-of-streams.md.
   EVENT_STREAMS_PER_ORGANIZATION: Type.Integer({
     minimum: 1,
     maximum: 100_000,

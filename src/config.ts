@@ -293,7 +293,7 @@ function paymentsConfig(env: Env): PaymentsConfig {
   };
 }
 
-/** When this process sheds; docs/decisions.md, "Overload". */
+/** When this process sheds; docs/decisions/shedding-signals.md. */
 function overloadSettings(env: Env): OverloadSettings {
   const retryAfterSeconds = env.OVERLOAD_RETRY_AFTER_SECONDS;
   // A developer's machine is loaded by their builds and tests, not by the service's own work.

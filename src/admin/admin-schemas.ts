@@ -14,7 +14,7 @@ import { ErrorOut } from '../platform/schemas.ts';
 /** The largest value a PostgreSQL integer column holds. */
 export const MAX_INT = 2_147_483_647;
 
-/** A ticket price: whole minor units up to the price ceiling (docs/decisions.md "Amount ceilings"). */
+/** A ticket price: whole minor units up to the ceiling (docs/decisions/amount-ceilings.md). */
 export const PriceMinor = Type.Integer({
   minimum: 0,
   maximum: MAX_PRICE_MINOR,

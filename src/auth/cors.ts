@@ -1,5 +1,5 @@
 // CORS for the routes a publishable key may call (docs/contract.md#publishable-keys;
-// docs/decisions.md, "CORS answers"). A preflight is answered only for an origin that some active
+// docs/decisions/cors-answers.md). A preflight is answered only for an origin that some active
 // key allowlists, read from the database on each preflight so a newly added domain passes at once.
 // No cookies, ever.
 import type { FastifyReply, FastifyRequest } from 'fastify';

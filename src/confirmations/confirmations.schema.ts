@@ -9,7 +9,7 @@
 //   that runs again finds it and sends nothing.
 // - The organizer app's order page lists these rows in its timeline, and owners and admins resend
 //   the mail from there (resend-confirmation.ts): at most once a minute per order, audited.
-// - Content: confirmation-message.ts (English; see docs/decisions.md for the language).
+// - Content: confirmation-message.ts (English: docs/decisions/confirmation-english-only.md).
 import { sql } from 'drizzle-orm';
 import { bigserial, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { members } from '../members/members.schema.ts';

@@ -5,7 +5,7 @@ import type { MethodPriceOut } from './event-out.ts';
 export const PAYMENT_METHODS = ['momo', 'airtel'] as const;
 
 /**
- * The highest ticket price, in minor units (docs/decisions.md "Amount ceilings"). With a fee of at
+ * The highest ticket price, in minor units (docs/decisions/amount-ceilings.md). With a fee of at
  * most 100 % plus MAX_FIXED_FEE_MINOR, a ticket's total stays far inside PostgreSQL's integer.
  */
 export const MAX_PRICE_MINOR = 100_000_000;

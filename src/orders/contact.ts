@@ -1,5 +1,5 @@
-// Buyer contact rules: e-mail shape and Ugandan mobile numbers (docs/decisions.md, "Network and phone
-// checks").
+// Buyer contact rules: e-mail shape and Ugandan mobile numbers
+// (docs/decisions/network-and-phone-checks.md).
 // The hosted checkout's page script bundles this file too (web/checkout-page), so the browser checks
 // what the server checks: it stays free of imports and of anything but plain JavaScript.
 

@@ -11,8 +11,9 @@ import type { CreateOrderInput, OrderItemInput } from './order-in.ts';
 import { checkInput, unstorableText } from './order-rules.ts';
 
 /**
- * The highest order total, in minor units, under any payment method (docs/decisions.md "Amount
- * ceilings"): far inside PostgreSQL's integer, whatever method the buyer then pays with.
+ * The highest order total, in minor units, under any payment method
+ * (docs/decisions/amount-ceilings.md): far inside PostgreSQL's integer, whatever method the buyer
+ * then pays with.
  */
 export const MAX_ORDER_TOTAL_MINOR = 1_000_000_000;
 

@@ -60,10 +60,10 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
 }
 
 /**
- * The payer's number, normalized; refused (validation_failed; docs/decisions.md, "Network and phone
- * checks") when it is not
- * a Ugandan number, when it cannot receive mobile money (a landline, a network we do not take),
- * or when it is on the other method's network. Every prompt goes through here: the partner API's
+ * The payer's number, normalized; refused (validation_failed;
+ * docs/decisions/network-and-phone-checks.md) when it is not a Ugandan number, when it cannot
+ * receive mobile money (a landline, a network we do not take), or when it is on the other method's
+ * network. Every prompt goes through here: the partner API's
  * pay route and the hosted checkout alike.
  */
 function checkPayerPhone(input: StartPaymentInput): string {

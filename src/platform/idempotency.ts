@@ -130,7 +130,8 @@ interface IdempotencyOptions {
 /**
  * Runs `work` in a transaction under the Idempotency-Key, if one was sent. The claim, the lookup
  * and the stored response are written out as SQL: they run on every keyed request, and building
- * them with the query builder cost several times more CPU (docs/decisions.md).
+ * them with the query builder cost several times more CPU
+ * (docs/decisions/keyed-session-creation-one-statement.md).
  */
 export async function runIdempotent<T>(
   ctx: AppContext,

@@ -101,8 +101,8 @@ export interface MigrateOptions {
   onProgress?: (progress: MigrationProgress) => void;
   /**
    * How long one statement may wait for a lock. A DDL statement waiting in a table's lock queue
-   * holds up every request behind it, so it gives up soon and tries again (docs/decisions.md,
-   * "Migrations run online").
+   * holds up every request behind it, so it gives up soon and tries again
+   * (docs/decisions/migrations-run-online.md).
    */
   lockTimeoutMs?: number;
   /** tries per transaction or step before the migration fails on a lock */

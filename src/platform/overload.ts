@@ -3,7 +3,8 @@
 // says unready so that a load balancer drains the instance. Requests already taken in are never
 // shed. What counts is the service's own work: the requests in hand, and how long those of a new
 // request's route have waited for their turn; the event loop's delay (which another process on the
-// machine raises too) only when its setting is given. Settings and why: docs/decisions.md, "Overload".
+// machine raises too) only when its setting is given. Settings and why:
+// docs/decisions/load-shedding.md.
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
 import type { Logger } from 'pino';

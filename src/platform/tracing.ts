@@ -3,9 +3,9 @@
 // database statement (each call out sending W3C traceparent and tracestate), and a span per job.
 // Work that a request causes later (a job, a webhook delivery, the buyer's steps on the checkout
 // page) continues the request's trace from a context stored with its row (trace_context). Spans
-// are made by hand through the public API, not by import hooks (docs/decisions.md). Off, nothing
-// is registered: every helper here runs its work directly, makes no span and stores no context,
-// and the API keeps its no-op tracer.
+// are made by hand through the public API, not by import hooks (docs/decisions/spans-by-hand.md).
+// Off, nothing is registered: every helper here runs its work directly, makes no span and stores
+// no context, and the API keeps its no-op tracer.
 import {
   context,
   propagation,

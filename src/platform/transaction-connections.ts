@@ -1,9 +1,9 @@
 // The connections transactions run on (PostgreSQL): one postgres.js client of one connection
 // each, handed to one transaction at a time (through Drizzle's own transaction()), or to one
-// statement that is a transaction by itself, first come first served. A client carries nothing but its transaction's statements, so BEGIN never
-// shares a connection with other requests' statements (porsager/postgres#1189), and a client
-// whose connection was lost is replaced rather than reconnected (docs/decisions.md "Transactions
-// on PostgreSQL run on clients of their own").
+// statement that is a transaction by itself, first come first served. A client carries nothing
+// but its transaction's statements, so BEGIN never shares a connection with other requests'
+// statements (porsager/postgres#1189), and a client whose connection was lost is replaced rather
+// than reconnected (docs/decisions/transactions-on-clients-of-their-own.md).
 import { connect, type Socket } from 'node:net';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';

@@ -1,6 +1,6 @@
 // The organization's webhook events as a server-sent event stream, the server side of
-// `ticketing listen` (docs/decisions.md, "`listen` gets events over a stream the developer
-// opens"): the developer's machine opens it to us, so we never have to reach theirs. Each stream
+// `ticketing listen` (docs/decisions/listen-event-stream.md): the developer's machine opens it to
+// us, so we never have to reach theirs. Each stream
 // reads outbox_events itself (no in-process pub/sub), so any process may serve it; one write on
 // shutdown ends every open stream so none holds the close up. A stream lives no longer than its
 // credential: it reads the client again before each send and every few seconds, and ends, saying
@@ -27,8 +27,9 @@ export const STREAMS_PER_CLIENT = 5;
 const HEARTBEAT_MS = 15_000;
 /**
  * How often an idle stream reads its credential again. A stream ends within 5 s of its client's
- * revocation, the loss of webhooks:write or its token's expiry (docs/decisions.md, "Event streams
- * follow their credentials"); a stream with events to send reads it before each send anyway.
+ * revocation, the loss of webhooks:write or its token's expiry
+ * (docs/decisions/event-streams-follow-credentials.md); a stream with events to send reads it
+ * before each send anyway.
  */
 const CREDENTIAL_CHECK_MS = 2_000;
 /** The last message of a stream ended by its credential: why, and what to do. */

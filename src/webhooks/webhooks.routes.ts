@@ -1,8 +1,8 @@
-// The partner webhook API (docs/decisions.md, "Partners manage their own webhook endpoints"): a
-// partner registers and manages its own organization's receivers with a bearer token holding
-// webhooks:write. List, create (the secret is shown once), read, change URL, event types or status,
-// delete, send a test event. Another organization's endpoint is the same 404 as a missing one. Each
-// change is in the organization's audit log, by the API client that made it.
+// The partner webhook API (docs/decisions/partner-webhook-endpoints.md): a partner registers and
+// manages its own organization's receivers with a bearer token holding webhooks:write. List, create
+// (the secret is shown once), read, change URL, event types or status, delete, send a test event.
+// Another organization's endpoint is the same 404 as a missing one. Each change is in the
+// organization's audit log, by the API client that made it.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { recordAudit, type AuditAction } from '../audit/audit-log.ts';

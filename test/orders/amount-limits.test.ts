@@ -1,4 +1,4 @@
-// Amount ceilings (docs/decisions.md "Amount ceilings"): prices at most MAX_PRICE_MINOR through the
+// Amount ceilings (docs/decisions/amount-ceilings.md): prices at most MAX_PRICE_MINOR through the
 // admin API and createEvent, donations at most MAX_DONATION_MINOR, order totals under every payment
 // method at most MAX_ORDER_TOTAL_MINOR. Nothing above them is written, no amount reaches a 500, and
 // a property over price x quantity x fee x donation finds no computed value past a ceiling.

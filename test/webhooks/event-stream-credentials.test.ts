@@ -1,6 +1,6 @@
-// An event stream lives no longer than its credential (docs/decisions.md, "Event streams follow
-// their credentials"): revoking the client,
-// removing webhooks:write from it or the token's expiry ends an open stream within 5 s, with a
+// An event stream lives no longer than its credential
+// (docs/decisions/event-streams-follow-credentials.md): revoking the client, removing
+// webhooks:write from it or the token's expiry ends an open stream within 5 s, with a
 // last `end` message saying why, and no event written after the change is sent on it. And one
 // organization holds at most its share of the process's streams while others still get theirs.
 import { after, before, describe, test } from 'node:test';

@@ -2,7 +2,7 @@
 // database out of reach, or the request shed under load): views/unavailable-page.ts in the buyer's
 // language, with the error's Retry-After, a frame policy any page may frame (the session's own
 // embed origin cannot be read), and its inline style and script allowed by their hashes
-// (docs/decisions.md, "A 503 is never a dead end").
+// (docs/decisions/a-503-is-never-a-dead-end.md, unavailable-page-in-any-frame.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { ApiError } from '../../platform/errors.ts';
