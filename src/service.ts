@@ -61,6 +61,8 @@ export interface CreateServiceOptions {
   clock?: Clock;
   logger?: Logger;
   database?: Database;
+  /** PGlite only: the data to start from (tests start from an already migrated database) */
+  embeddedData?: Blob;
   limiter?: RateLimiter;
   /** where spans go instead of OTEL_EXPORTER_OTLP_ENDPOINT; turns tracing on (tests: in memory) */
   spanExporter?: SpanExporter;
@@ -87,6 +89,7 @@ export async function createService(config: Config, options: CreateServiceOption
       url: config.databaseUrl,
       dataDir: config.dataDir,
       lockDataDir: true,
+      ...(options.embeddedData && { load: options.embeddedData }),
       connections: config.databaseConnections,
       observer: metrics?.database,
     }));

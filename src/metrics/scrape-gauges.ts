@@ -15,6 +15,13 @@ import type { Metrics } from './metrics.ts';
 export const SCRAPE_READ_INTERVAL_MS = 1000;
 
 /**
+ * How long a scrape waits for the database read: past it (the one embedded connection held by a
+ * long transaction, a database slow to answer) the scrape is answered without those gauges, and
+ * the read goes on for the scrapes after it.
+ */
+export const SCRAPE_READ_DEADLINE_MS = 2000;
+
+/**
  * The most rows a scrape-time count looks at, so that its cost is bounded in a backlog (about
  * 50 ms for the job queue's 10 000 on PostgreSQL): past it, the counts are lower bounds.
  */
@@ -113,7 +120,7 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
     registers,
     // Waits for this scrape's read, so that a failure shows in the scrape it spoiled.
     async collect() {
-      await snapshot().catch(() => {});
+      await inTime().catch(() => {});
     },
   });
   const snapshot = cachedRead(async (): Promise<Snapshot> => {
@@ -137,6 +144,13 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
       throw error;
     }
   }, SCRAPE_READ_INTERVAL_MS);
+  const inTime = () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the database read is late')), SCRAPE_READ_DEADLINE_MS);
+    });
+    return Promise.race([snapshot(), late]).finally(() => clearTimeout(timer));
+  };
   // Each gauge's collect awaits the same read; when it fails the gauge has no series this time.
   const gauge = (
     name: string,
@@ -154,7 +168,7 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
         this.reset();
         let snap: Snapshot;
         try {
-          snap = await snapshot();
+          snap = await inTime();
         } catch {
           // reset() leaves a gauge without labels at 0, which would read as a true value
           if (labelNames.length === 0) this.remove();

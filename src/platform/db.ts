@@ -100,6 +100,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** hold the PGlite directory's lock while open (the service), so that no db command opens it too */
   lockDataDir?: boolean;
+  /** PGlite only: the data to start from (a dumpDataDir of another; tests start from a migrated one) */
+  load?: Blob;
   /** PostgreSQL connections, required with `url` (the service's come from config.ts); PGlite has one */
   connections?: DatabaseConnections;
   /** told the duration of every call of rows, statement, write and transaction */
@@ -124,9 +126,10 @@ const RECONNECT = {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     // Two pools: statements outside transactions are pipelined onto busy connections, and a
-    // transaction waits for a connection with nothing in flight; sharing one pool, a burst of
-    // reads keeps every connection busy and starves the transactions behind it. Few read
-    // connections, so that the reads of many requests go out in few writes (docs/decisions.md).
+    // transaction waits for a connection with nothing in flight; sharing one pool, a burst of reads
+    // keeps every connection busy and starves the transactions behind it. Few read connections, so
+    // that the reads of many requests go out in few writes
+    // (docs/decisions/two-connection-pools.md).
     const sizes = options.connections;
     if (!sizes)
       throw new Error('openDatabase: connections (reads, transactions) are required for PostgreSQL');
@@ -186,7 +189,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const unlock = onDisk && options.lockDataDir ? await lockDataDir(dataDir, 'service', 0) : () => {};
   let client: PGlite;
   try {
-    client = await openEmbedded(dataDir);
+    client = await openEmbedded(dataDir, options.load);
   } catch (error) {
     unlock();
     throw error;

@@ -55,7 +55,19 @@ async function payAndConfirm(page: Page): Promise<{ code: string; sessionId: str
   const frame = await checkoutFrame(page, w.site);
   const sessionId = frame.url().split('/checkout/')[1]!.split(/[/?#]/)[0]!;
   await payInFrame(frame);
-  await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: 20_000 });
+  // Generous: on a machine busy with other test files the first payment of a browser is slow.
+  await page
+    .locator('#log li', { hasText: /^success / })
+    .waitFor({ timeout: 45_000 })
+    .catch(async (error: Error) => {
+      const shown = await frame
+        .locator('body')
+        .innerText()
+        .catch(() => '(the frame is gone)');
+      throw new Error(
+        `${error.message}\nthe checkout shows: ${shown}\nthe page's log: ${await pageLog(page)}`,
+      );
+    });
   const code = (await pageLog(page)).find((line) => line.startsWith('success '))!.slice('success '.length);
   await page.locator('#fulfilment', { hasText: 'Confirmed by our server' }).waitFor({ timeout: 20_000 });
   assert.equal(

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { openDatabase } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
+import { migratedPostgresTemplate, migratedTemplate } from './db-templates.ts';
 import { createService, type CreateServiceOptions, type Service } from '../../src/service.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { createApiClient } from '../../src/auth/clients.ts';
@@ -33,12 +34,15 @@ export function testRedisKeyPrefix(): string {
   return `test-${randomBytes(6).toString('hex')}:`;
 }
 
+/** A new database on the server at `baseUrl`: empty, or with every migration applied. */
 export async function freshPostgresDatabase(
   baseUrl: string,
+  { migrated = false } = {},
 ): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const template = migrated ? await migratedPostgresTemplate(baseUrl) : null;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
@@ -60,7 +64,7 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const base = process.env.TEST_DATABASE_URL;
-  const pg = base ? await freshPostgresDatabase(base) : null;
+  const pg = base ? await freshPostgresDatabase(base, { migrated: true }) : null;
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -80,7 +84,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // A production service on PostgreSQL only checks its migrations: apply them first, as a release does.
   if (pg && config.env === 'production') await migrateDatabase(pg.url);
   const clock = new OffsetClock();
-  const service = await createService(config, { ...options.service, clock });
+  const embeddedData =
+    !config.databaseUrl && config.dataDir.startsWith('memory://') ? await migratedTemplate() : undefined;
+  const service = await createService(config, {
+    ...options.service,
+    clock,
+    ...(embeddedData && { embeddedData }),
+  });
   return {
     service,
     clock,

@@ -13,8 +13,6 @@ export interface Exchange {
   responses: RawResponse[];
   /** the server closed the connection before the wait was over */
   closed: boolean;
-  /** milliseconds from the first write until the connection closed (or the wait ended) */
-  ms: number;
   raw: string;
 }
 
@@ -41,12 +39,11 @@ export function exchange(
   return new Promise((resolve, reject) => {
     const socket = connect(to.port, to.host);
     const chunks: Buffer[] = [];
-    let started = 0;
     let closed = false;
     const finish = (byServer: boolean) => {
       clearTimeout(timer);
       const raw = Buffer.concat(chunks).toString('latin1');
-      resolve({ responses: parseResponses(raw), closed: byServer, ms: Date.now() - started, raw });
+      resolve({ responses: parseResponses(raw), closed: byServer, raw });
     };
     const timer = setTimeout(() => {
       socket.removeAllListeners('close');
@@ -61,7 +58,6 @@ export function exchange(
       finish(true);
     });
     socket.on('connect', async () => {
-      started = Date.now();
       try {
         for (const step of steps) {
           if (closed) break;

@@ -29,16 +29,21 @@ after(async () => {
 });
 
 const HEAD = 'Host: example.org\r\n';
+/** How long an exchange waits for the server to close: several times each limit, and under the defaults. */
+const CUT_OFF_MS = 4000;
 
 describe('request time limits', () => {
   test('a body that stalls gets 408 request_timeout in the envelope, then the connection closes', async () => {
     for (const path of ['/v1/checkout-sessions', '/v1/orders']) {
-      const result = await exchange(api, [
-        `POST ${path} HTTP/1.1\r\n${HEAD}Authorization: ${bearer(token).authorization}\r\n` +
-          'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{',
-      ]);
-      assert.ok(result.closed, `${path}: the connection closes`);
-      assert.ok(result.ms < 4000, `${path}: answered within 4 s (took ${result.ms} ms)`);
+      const result = await exchange(
+        api,
+        [
+          `POST ${path} HTTP/1.1\r\n${HEAD}Authorization: ${bearer(token).authorization}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{',
+        ],
+        CUT_OFF_MS,
+      );
+      assert.ok(result.closed, `${path}: the connection closes within ${CUT_OFF_MS} ms`);
       assert.equal(result.responses.length, 1, result.raw);
       assertEnvelope(result.responses[0], 408, 'request_timeout', path);
       assert.equal(result.responses[0]!.headers.connection, 'close');
@@ -51,9 +56,8 @@ describe('request time limits', () => {
         'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n',
       ...Array.from({ length: 40 }, () => [{ pause: 100 }, ' ']).flat(),
     ];
-    const result = await exchange(api, steps);
-    assert.ok(result.closed);
-    assert.ok(result.ms < 4000, `answered within 4 s (took ${result.ms} ms)`);
+    const result = await exchange(api, steps, CUT_OFF_MS);
+    assert.ok(result.closed, `closed within ${CUT_OFF_MS} ms`);
     assertEnvelope(result.responses[0], 408, 'request_timeout', 'trickled body');
   });
 
@@ -84,24 +88,21 @@ describe('request time limits', () => {
         `GET /healthz HTTP/1.1\r\n${HEAD}`,
         ...Array.from({ length: 40 }, (_, i) => [{ pause: 100 }, `X-Slow-${i}: a\r\n`]).flat(),
       ];
-      const result = await exchange(to, steps);
-      assert.ok(result.closed, `${name}: the connection closes`);
-      assert.ok(result.ms < 4000, `${name}: cut off within 4 s (took ${result.ms} ms)`);
+      const result = await exchange(to, steps, CUT_OFF_MS);
+      assert.ok(result.closed, `${name}: the connection closes within ${CUT_OFF_MS} ms`);
       assertEnvelope(result.responses[0], 408, 'request_timeout', `${name}: slow headers`);
     }
   });
 
   test('a connection that sends nothing is closed', async () => {
-    const result = await exchange(api, [], 5000);
-    assert.ok(result.closed, 'closed by the server');
-    assert.ok(result.ms < 4000, `within 4 s (took ${result.ms} ms)`);
+    const result = await exchange(api, [], CUT_OFF_MS);
+    assert.ok(result.closed, `closed by the server within ${CUT_OFF_MS} ms`);
     if (result.responses.length > 0) assertEnvelope(result.responses[0], 408, 'request_timeout', 'silent');
   });
 
   test('an idle kept-alive connection is closed after its request was answered', async () => {
-    const result = await exchange(api, [`GET /healthz HTTP/1.1\r\n${HEAD}\r\n`], 6000);
-    assert.ok(result.closed, 'closed by the server');
-    assert.ok(result.ms < 5000, `within 5 s (took ${result.ms} ms)`);
+    const result = await exchange(api, [`GET /healthz HTTP/1.1\r\n${HEAD}\r\n`], CUT_OFF_MS);
+    assert.ok(result.closed, `closed by the server within ${CUT_OFF_MS} ms`);
     assert.equal(result.responses.length, 1);
     assert.equal(result.responses[0]!.status, 200);
   });

@@ -170,7 +170,6 @@ describe('retries', () => {
     const [done] = await deliveriesOf(h, endpoint.id);
     assert.equal(done!.attempts[0].status, null);
     assert.match(done!.attempts[0].error, /no answer within 2000 ms/);
-    assert.ok(done!.attempts[0].latency_ms >= 1900, String(done!.attempts[0].latency_ms));
     assert.equal(done!.attempts[1].status, 202);
     assert.equal(r.requests[0]!.headers['webhook-id'], r.requests[1]!.headers['webhook-id']);
     verify(endpoint.secret, r.requests[1]!);
@@ -235,7 +234,8 @@ describe('retries', () => {
       const [delivery] = await deliveriesOf(h, endpoint.id);
       assert.equal(delivery!.attempts.length, 1);
       assert.equal(delivery!.attempts[0].response_excerpt, 'z'.repeat(1024));
-      assert.ok(delivery!.attempts[0].latency_ms < 2000, 'stopped reading well before the deadline');
+      // Read to the deadline, the attempt would have failed with "no answer within".
+      assert.equal(delivery!.attempts[0].error, null, 'stopped reading at the cap');
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server!.close(r));

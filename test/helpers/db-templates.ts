@@ -1,0 +1,120 @@
+// Migrated databases that each test's service starts from, built once per set of migrations (keyed
+// by what could change them). A fresh embedded database spends seconds in initdb and the
+// migrations; loading a dump of a migrated one takes under one (kept in node_modules/.cache). On
+// PostgreSQL, a database created from a migrated template skips the migrations' second or so.
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  openAsBlob,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import postgres from 'postgres';
+import { join } from 'node:path';
+import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
+import { migrate } from '../../src/platform/migrate.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const CACHE = join(ROOT, 'node_modules/.cache/ticketing-tests');
+
+/** The migrations, the code that applies them and PGlite's version: the template's whole recipe. */
+function recipe(): string {
+  const hash = createHash('sha256');
+  const drizzle = join(ROOT, 'drizzle');
+  for (const name of readdirSync(drizzle)
+    .filter((n) => n.endsWith('.sql'))
+    .sort()) {
+    hash.update(name).update(readFileSync(join(drizzle, name)));
+  }
+  hash.update(readFileSync(join(drizzle, 'meta/_journal.json')));
+  hash.update(readFileSync(join(ROOT, 'src/platform/migrate.ts')));
+  hash.update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function build(): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'pglite-template-'));
+  try {
+    const database = await openDatabase({ dataDir: dir });
+    try {
+      await migrate(database);
+    } finally {
+      await database.close();
+    }
+    const client = await openEmbedded(dir);
+    try {
+      return Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer());
+    } finally {
+      await client.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let template: Promise<Blob> | undefined;
+
+/** The migrated database's data directory, for CreateServiceOptions.embeddedData. */
+export function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const file = join(CACHE, `pglite-${recipe()}.tar`);
+    if (!existsSync(file)) {
+      const data = await build();
+      // Files side by side may build it at once: each writes its own, the rename is atomic.
+      mkdirSync(CACHE, { recursive: true });
+      const partial = `${file}.${process.pid}`;
+      writeFileSync(partial, data);
+      renameSync(partial, file);
+      for (const old of readdirSync(CACHE)) {
+        if (/^pglite-[0-9a-f]{16}\.tar$/.test(old) && join(CACHE, old) !== file)
+          rmSync(join(CACHE, old), { force: true });
+      }
+    }
+    return openAsBlob(file);
+  })();
+  return template;
+}
+
+/**
+ * The name of a migrated database on the server at `baseUrl` to create test databases from
+ * (CREATE DATABASE … TEMPLATE). Files side by side take turns under an advisory lock: the first
+ * builds it, and drops the templates of older migrations.
+ */
+export async function migratedPostgresTemplate(baseUrl: string): Promise<string> {
+  const name = `t_template_${recipe()}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin`SELECT pg_advisory_lock(hashtext('ticketing test template'))`;
+    const [found] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
+    if (!found) {
+      const building = `${name}_building`;
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await admin.unsafe(`CREATE DATABASE ${building}`);
+      const url = new URL(baseUrl);
+      url.pathname = `/${building}`;
+      const database = await openDatabase({
+        url: url.toString(),
+        connections: { reads: 1, transactions: 1 },
+      });
+      try {
+        await migrate(database);
+      } finally {
+        await database.close();
+      }
+      // Renamed once whole, so that a build cut short is never taken for a template.
+      await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      const old = await admin<{ datname: string }[]>`
+        SELECT datname FROM pg_database WHERE datname LIKE 't\_template\_%' AND datname <> ${name}`;
+      for (const { datname } of old) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
