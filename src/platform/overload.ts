@@ -73,7 +73,7 @@ export type ShedReason = 'queued' | 'queue time' | 'event loop delay';
 /** The requests of one route in hand whose work has not started, and the pace at which they stop waiting. */
 class Waiting {
   /** by when each arrived: the oldest first */
-  readonly since = new Map<object, number>();
+  readonly since = new Map<InHand, number>();
   /** requests that stopped waiting (their work started, or they were answered) this window */
   left = 0;
   /** how long some request was waiting this window, in ms; and since when one is, if one is */
@@ -82,12 +82,12 @@ class Waiting {
   /** requests per ms that stopped waiting while some waited, over the last window; null if too few */
   pace: number | null = null;
 
-  add(request: object, now: number): void {
+  add(request: InHand, now: number): void {
     this.busySince ??= now;
     this.since.set(request, now);
   }
 
-  remove(request: object, now: () => number): void {
+  remove(request: InHand, now: () => number): void {
     if (!this.since.delete(request)) return;
     this.left++;
     if (this.since.size > 0 || this.busySince === null) return;
@@ -96,6 +96,7 @@ class Waiting {
   }
 
   oldestMs(now: number): number {
+    if (this.since.size === 0) return 0;
     for (const since of this.since.values()) return now - since;
     return 0;
   }
@@ -127,6 +128,17 @@ class Waiting {
   }
 }
 
+/** A request in hand, from OverloadMonitor.begin until end: what the monitor knows of it. */
+export class InHand {
+  /** until its work starts: the route's requests it waits with */
+  waiting: Waiting | null;
+  ended = false;
+
+  constructor(waiting: Waiting) {
+    this.waiting = waiting;
+  }
+}
+
 /**
  * One per service, shared by its hosts. Each new request is refused while a signal is over its
  * threshold: requests in hand at OVERLOAD_MAX_QUEUED; a request of the same route waiting longer
@@ -149,7 +161,6 @@ export class OverloadMonitor {
   #queued = 0;
   /** by route (method and pattern); the request's own, while it waits */
   readonly #routes = new Map<string, Waiting>();
-  readonly #waitingIn = new WeakMap<object, Waiting>();
   #lastDelayMs = 0;
   /** the delay went over its threshold and has not been calm since for OVERLOAD_CALM_MS */
   #delayOver = false;
@@ -209,26 +220,31 @@ export class OverloadMonitor {
     return false;
   }
 
-  /** A request of `route` is in hand (it has arrived, its body all here); `end` when it is answered. */
-  begin(request: object, route = ''): void {
+  /** A request of `route` is in hand (it has arrived, its body all here); `end` it when it is answered. */
+  begin(route = ''): InHand {
     this.#queued++;
     let waiting = this.#routes.get(route);
     if (waiting === undefined) {
       waiting = new Waiting();
       this.#routes.set(route, waiting);
     }
+    const request = new InHand(waiting);
     waiting.add(request, this.#now());
-    this.#waitingIn.set(request, waiting);
+    return request;
   }
 
   /** Its work starts: it no longer waits. */
-  started(request: object): void {
-    this.#waitingIn.get(request)?.remove(request, this.#now);
+  started(request: InHand): void {
+    request.waiting?.remove(request, this.#now);
+    request.waiting = null;
   }
 
-  end(request: object): void {
+  /** It is answered (or its client is gone); a second call changes nothing. */
+  end(request: InHand): void {
+    if (request.ended) return;
+    request.ended = true;
     this.#queued--;
-    this.#waitingIn.get(request)?.remove(request, this.#now);
+    this.started(request);
   }
 
   /** One window: reads the delay (when on) and each route's pace, and starts or ends an episode. */
@@ -372,8 +388,12 @@ export function onShed(app: Host, listener: () => void): void {
   shedListeners.set(app, listener);
 }
 
-/** true while a request is counted in hand, false once its answer has started */
-const inHand = new WeakMap<FastifyRequest, boolean>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the overload monitor's record of this request, once it is counted in hand */
+    overload: InHand | null;
+  }
+}
 
 /**
  * A public host: each new request is shed while a signal is over for it (except /healthz and /readyz,
@@ -385,18 +405,14 @@ const inHand = new WeakMap<FastifyRequest, boolean>();
  */
 export function shedUnderOverload(app: Host, monitor: OverloadMonitor): void {
   if (!monitor.enabled) return;
+  app.decorateRequest('overload', null);
   const begin = (request: FastifyRequest, reply: FastifyReply, route = routeOf(request)) => {
     const response = reply.raw;
-    if (inHand.has(request) || response.writableEnded || response.closed) return;
-    inHand.set(request, true);
-    monitor.begin(request, route);
+    if (request.overload !== null || response.writableEnded || response.closed) return;
+    const counted = monitor.begin(route);
+    request.overload = counted;
     // A response may never be sent (a client gone while it waits for admission): its close ends it.
-    response.once('close', () => finish(request));
-  };
-  const finish = (request: FastifyRequest) => {
-    if (inHand.get(request) !== true) return;
-    inHand.set(request, false);
-    monitor.end(request);
+    response.once('close', () => monitor.end(counted));
   };
   app.addHook('onRequest', (request, reply, done) => {
     const path = request.routeOptions.url;
@@ -429,11 +445,11 @@ export function shedUnderOverload(app: Host, monitor: OverloadMonitor): void {
     route.preValidation = [bodyIn, ...hooks(route.preValidation)];
   });
   app.addHook('preHandler', (request, _reply, done) => {
-    monitor.started(request);
+    if (request.overload !== null) monitor.started(request.overload);
     done();
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
-    finish(request);
+    if (request.overload !== null) monitor.end(request.overload);
     done(null, payload);
   });
 }

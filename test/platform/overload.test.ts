@@ -61,19 +61,21 @@ describe('overload monitor', () => {
   test('requests in hand: the one that finds the limit reached is shed, the next taken once one is answered', () => {
     let now = 0;
     const monitor = new OverloadMonitor({ ...OFF, maxQueued: 4 }, { now: () => now });
-    const requests = Array.from({ length: 4 }, () => ({}));
-    for (const [i, request] of requests.entries()) {
+    const requests = Array.from({ length: 4 }, (_, i) => {
       assert.equal(monitor.accepts(), true, `request ${i + 1}`);
-      monitor.begin(request);
+      const request = monitor.begin();
       // Waiting for its turn or worked on, it is in hand all the same.
       if (i < 2) monitor.started(request);
-    }
+      return request;
+    });
     assert.equal(monitor.accepts(), false, 'the fifth is shed');
     assert.equal(monitor.overloaded, true);
     assert.equal(monitor.queued, 4, 'a shed request is not counted');
     monitor.end(requests[0]!);
+    monitor.end(requests[0]!);
+    assert.equal(monitor.queued, 3, 'an answer is counted once, however often it is told');
     assert.equal(monitor.accepts(), true, 'one answered: room for the next at once');
-    monitor.begin({});
+    monitor.begin();
     assert.equal(monitor.accepts(), false);
     for (const request of requests.slice(1)) monitor.end(request);
     now += OVERLOAD_CALM_MS - 1;
@@ -96,11 +98,10 @@ describe('overload monitor', () => {
   test('a request waiting past the queue-time budget makes new requests shed at once, until its work starts', () => {
     let now = 0;
     const monitor = new OverloadMonitor({ ...OFF, maxQueueTimeMs: 2000 }, { now: () => now });
-    const [worked, waiting] = [{}, {}];
-    monitor.begin(worked);
+    const worked = monitor.begin();
     monitor.started(worked);
     now = 500;
-    monitor.begin(waiting);
+    const waiting = monitor.begin();
     now = 2500;
     assert.equal(monitor.oldestWaitMs(), 2000);
     assert.equal(monitor.accepts(), true, 'at the budget, not past it');
@@ -118,11 +119,10 @@ describe('overload monitor', () => {
   test('a crowd is taken whole; once it has waited half the budget, one expected to wait past it is shed', () => {
     let now = 0;
     const monitor = new OverloadMonitor({ ...OFF, maxQueueTimeMs: 1000 }, { now: () => now });
-    const crowd = Array.from({ length: 100 }, () => ({}));
-    for (const request of crowd) {
+    const crowd = Array.from({ length: 100 }, () => {
       assert.equal(monitor.accepts(), true, 'no pace is known yet: a burst is taken whole');
-      monitor.begin(request);
-    }
+      return monitor.begin();
+    });
     monitor.sample();
     now = 400;
     for (const request of crowd.slice(0, 20)) monitor.started(request);
@@ -148,7 +148,7 @@ describe('overload monitor', () => {
     let now = 0;
     const monitor = new OverloadMonitor({ ...OFF, maxQueueTimeMs: 2000 }, { now: () => now });
     const create = 'POST /v1/checkout-sessions';
-    monitor.begin({}, create);
+    monitor.begin(create);
     now = 2001;
     assert.equal(monitor.accepts('GET /v1/events'), true, 'a read waits behind no creation');
     assert.equal(monitor.overloaded, false);
@@ -207,8 +207,7 @@ describe('overload monitor', () => {
       { ...OFF, maxQueued: 1 },
       { now: () => now, log: createLogger('info', logSink(lines)) },
     );
-    const held = {};
-    monitor.begin(held);
+    const held = monitor.begin();
     for (let i = 0; i < 50; i++) assert.equal(monitor.accepts(), false);
     monitor.sample();
     monitor.end(held);
@@ -231,7 +230,7 @@ describe('overload monitor', () => {
     const sampler = scriptedSampler([60_000, 60_000]);
     let now = 0;
     const monitor = new OverloadMonitor(OFF, { sampler, now: () => now });
-    for (let i = 0; i < 10_000; i++) monitor.begin({});
+    for (let i = 0; i < 10_000; i++) monitor.begin();
     now += 3_600_000;
     monitor.sample();
     assert.equal(monitor.enabled, false);
