@@ -15,8 +15,8 @@ import {
   mkdirSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import postgres from 'postgres';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 
