@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   apiCall,
@@ -44,16 +45,7 @@ before(
       waiver_required: true,
       waiver_version: '2026-05',
       waiver_text: 'I take part at my own risk and I am fit to run.',
-      additional_questions: [
-        {
-          key: 'tshirt',
-          label: 'T-shirt size',
-          type: 'select',
-          required: true,
-          options: ['S', 'M', 'L'],
-          help: '',
-        },
-      ],
+      additional_questions: [TSHIRT_QUESTION],
       ticket_types: [{ name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 }],
     });
     eventId = event.id;

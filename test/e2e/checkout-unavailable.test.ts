@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { shedRequests, SHEDDING_SETTINGS } from '../helpers/overload-fault.ts';
-import { attemptsOf } from '../site/site-helpers.ts';
+import { attemptsOf, TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import {
   apiCall,
   expectAccessible,
@@ -64,16 +64,7 @@ before(
       waiver_required: true,
       waiver_version: '2026-07',
       waiver_text: 'I run at my own risk.',
-      additional_questions: [
-        {
-          key: 'tshirt',
-          label: 'T-shirt size',
-          type: 'select',
-          required: true,
-          options: ['S', 'M', 'L'],
-          help: '',
-        },
-      ],
+      additional_questions: [TSHIRT_QUESTION],
       ticket_types: [{ name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 }],
     });
     eventId = event.id;

@@ -23,8 +23,11 @@ import { migrate } from '../../src/platform/migrate.ts';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/ticketing-tests');
 
+let recipeHash: string | undefined;
+
 /** The migrations, the code that applies them and PGlite's version: the template's whole recipe. */
 function recipe(): string {
+  if (recipeHash !== undefined) return recipeHash;
   const hash = createHash('sha256');
   const drizzle = join(ROOT, 'drizzle');
   for (const name of readdirSync(drizzle)
@@ -35,7 +38,8 @@ function recipe(): string {
   hash.update(readFileSync(join(drizzle, 'meta/_journal.json')));
   hash.update(readFileSync(join(ROOT, 'src/platform/migrate.ts')));
   hash.update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
-  return hash.digest('hex').slice(0, 16);
+  recipeHash = hash.digest('hex').slice(0, 16);
+  return recipeHash;
 }
 
 async function build(): Promise<Buffer> {
@@ -81,12 +85,24 @@ export function migratedTemplate(): Promise<Blob> {
   return template;
 }
 
+/** Checked once per process and server: the template stays while its migrations do. */
+const postgresTemplates = new Map<string, Promise<string>>();
+
 /**
  * The name of a migrated database on the server at `baseUrl` to create test databases from
  * (CREATE DATABASE … TEMPLATE). Files side by side take turns under an advisory lock: the first
  * builds it, and drops the templates of older migrations.
  */
-export async function migratedPostgresTemplate(baseUrl: string): Promise<string> {
+export function migratedPostgresTemplate(baseUrl: string): Promise<string> {
+  let template = postgresTemplates.get(baseUrl);
+  if (template === undefined) {
+    template = ensurePostgresTemplate(baseUrl);
+    postgresTemplates.set(baseUrl, template);
+  }
+  return template;
+}
+
+async function ensurePostgresTemplate(baseUrl: string): Promise<string> {
   const name = `t_template_${recipe()}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   try {

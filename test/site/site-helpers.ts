@@ -12,7 +12,17 @@ import {
   type Harness,
   type TestPartner,
 } from '../helpers/harness.ts';
-import type { EventInput } from '../../src/events/events.ts';
+import type { AdditionalQuestion, EventInput } from '../../src/events/events.ts';
+
+/** The required select most races ask, which a buyer must answer before Pay. */
+export const TSHIRT_QUESTION: AdditionalQuestion = {
+  key: 'tshirt',
+  label: 'T-shirt size',
+  type: 'select',
+  required: true,
+  options: ['S', 'M', 'L'],
+  help: '',
+};
 
 export const SHOP = 'https://shop.example.org';
 export const EMBED = 'https://club.example.org';
@@ -37,16 +47,7 @@ export async function makeRace(h: Harness, overrides: Partial<EventInput> = {}):
     waiver_required: true,
     waiver_version: '2026-03-01',
     waiver_text: 'I run at my own risk.',
-    additional_questions: [
-      {
-        key: 'tshirt',
-        label: 'T-shirt size',
-        type: 'select',
-        required: true,
-        options: ['S', 'M', 'L'],
-        help: '',
-      },
-    ],
+    additional_questions: [TSHIRT_QUESTION],
     ticket_types: [
       { name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10, min_age: 16 },
       { name: '5 km fun run', price_minor: 0, capacity: 5, distance_km: 5 },
