@@ -8,12 +8,15 @@ import type { Database } from './db.ts';
 /** Retry-After of a 503 while the database is unreachable. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-// postgres.js's codes for a connection closed, ended or never made.
+/** The code of a request refused at once while an outage is on (OutageWatch.refusal). */
+const OUTAGE_ON = 'DATABASE_OUTAGE_ON';
+// postgres.js's codes for a connection closed, ended or never made, and our own.
 const DRIVER_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_DESTROYED',
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
+  OUTAGE_ON,
 ]);
 // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, disk_full
 // (class 08, connection exceptions, is matched by its prefix). A full disk refuses every write
@@ -34,6 +37,7 @@ const NETWORK_ERRNOS = new Set([
   // PGlite's own files, on a full disk
   'ENOSPC',
 ]);
+const WRITE_AFTER_END = 'This socket has been ended by the other party';
 // PGlite runs in this process: it is only unreachable once it is being closed.
 const PGLITE_CLOSED = new Set(['PGlite is closed', 'PGlite is closing']);
 
@@ -55,6 +59,8 @@ export function databaseUnavailable(error: unknown): boolean {
     if (typeof code === 'string') {
       if (DRIVER_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
       if (typeof syscall === 'string' && NETWORK_ERRNOS.has(code)) return true;
+      // Node's write to a socket the database closed carries no syscall.
+      if (code === 'EPIPE' && message === WRITE_AFTER_END) return true;
     }
     if (typeof message === 'string' && PGLITE_CLOSED.has(message)) return true;
     e = cause;
@@ -95,8 +101,9 @@ function describe(error: unknown): { code?: string; reason: string } {
 }
 
 /**
- * One per database: knows whether an outage is on, and while it is, asks the database every
- * second whether it answers again, so that the end is logged even before a request succeeds.
+ * One per database: knows whether an outage is on, and while it is, asks the database four times a
+ * second whether it answers again. Requests meanwhile get their 503 at once (http.ts), so the
+ * watch's question is what ends the outage, and the end is logged even before a request succeeds.
  */
 export class OutageWatch {
   readonly #database: Database;
@@ -106,7 +113,7 @@ export class OutageWatch {
   #probing = false;
   #closed = false;
 
-  constructor(database: Database, log: Logger, probeMs = 1000) {
+  constructor(database: Database, log: Logger, probeMs = 250) {
     this.#database = database;
     this.#log = log;
     this.#probeMs = probeMs;
@@ -116,6 +123,11 @@ export class OutageWatch {
   get down(): boolean {
     return this.#probe !== null;
   }
+
+  /** The cause of a request refused because an outage is on, before it asked the database. */
+  static readonly refusal = Object.assign(new Error('the database is out of reach: an outage is on'), {
+    code: OUTAGE_ON,
+  });
 
   /** A request failed because the database is unreachable: logged only if it is the first. */
   failed(error: unknown): void {

@@ -27,7 +27,12 @@ import {
   serverTimeouts,
   trackResponse,
 } from './client-errors.ts';
-import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
+import {
+  databaseUnavailable,
+  OutageWatch,
+  outageWatch,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from './db-errors.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
 import { newId } from './ids.ts';
 import { isShedError, shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
@@ -264,7 +269,7 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   app.server.on('connect', refuseConnect.bind(app));
 
   traceRequests(app);
-  startEachRequest(app);
+  startEachRequest(app, outageWatch(ctx.database, ctx.log));
   const overload = watchOverload(app, ctx);
   // The organizer app and admin API are not shed: the operator needs them most during an overload.
   if (options.name !== 'app') shedUnderOverload(app, overload);
@@ -314,12 +319,16 @@ function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
 /** An Expect Node takes for 100-continue (its own test): every other one is refused with 417. */
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 
-/**
- * Every request: its X-Request-Id, its response tracked, and a Host header if HTTP/1.1. A callback
- * hook (no promise): this runs on every request.
- */
+/** Answer without the database: the health routes, which say themselves whether it is there. */
+const WITHOUT_DATABASE = new Set(['/healthz', '/readyz']);
 
-function startEachRequest(app: Host): void {
+/**
+ * Every request: its X-Request-Id, its response tracked, and a Host header if HTTP/1.1; while the
+ * database is known to be out of reach, 503 at once rather than a wait for a connection that
+ * queues behind others' connect time-outs. A callback hook (no promise): this runs on every
+ * request.
+ */
+function startEachRequest(app: Host, outage: OutageWatch): void {
   // Node answers an Expect other than 100-continue with a bare 417 of its own, before any route:
   // the request comes here instead, to be refused in the envelope with its request id.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
@@ -343,6 +352,10 @@ function startEachRequest(app: Host): void {
           { headers: { Connection: 'close' } },
         ),
       );
+      return;
+    }
+    if (outage.down && !WITHOUT_DATABASE.has(request.url)) {
+      done(Object.assign(databaseUnavailableError(), { cause: OutageWatch.refusal }));
       return;
     }
     done();
