@@ -7,7 +7,7 @@
 // decide, for both. Exits 1 when a median is over a budget, 2 when the load could not be measured.
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type CDPSession } from 'playwright-core';
-import { createEvent } from '../src/events/events.ts';
+import { insertEvent } from '../src/events/events.ts';
 import type { Clock } from '../src/platform/clock.ts';
 import type { Service } from '../src/service.ts';
 import { createRedirectSession, makeScriptPartner, startScriptService } from './script-service.ts';
@@ -41,7 +41,7 @@ export async function makeTypicalCheckout(service: Service, clock: Clock): Promi
     client: 'Budget check',
   });
   const now = clock.now().getTime();
-  const event = await createEvent(service.ctx.database.db, organizationId, {
+  const event = await insertEvent(service.ctx.database.db, organizationId, {
     name: 'Kampala City 10K 2026',
     description: 'A morning run through the city.',
     venue: 'Kololo Independence Grounds, Kampala',

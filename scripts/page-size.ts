@@ -5,7 +5,7 @@
 // Exits 1 when any page is over budget.
 import type { LightMyRequestResponse } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { createEvent } from '../src/events/events.ts';
+import { insertEvent } from '../src/events/events.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../src/site/assets.ts';
 import { createRedirectSession, makeScriptPartner, startScriptService } from './script-service.ts';
 
@@ -31,7 +31,7 @@ try {
     client: 'Size check',
   });
   const now = clock.now().getTime();
-  const event = await createEvent(db, organizationId, {
+  const event = await insertEvent(db, organizationId, {
     name: 'Kampala City Marathon and Half Marathon 2026',
     description: 'A morning of road running through the city.',
     venue: 'Kololo Independence Grounds, Kampala',

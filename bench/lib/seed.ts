@@ -72,7 +72,7 @@ export async function seedBenchData(
   );
   const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
-  const { createEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
+  const { insertEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
   const database = await openDatabase({
     url: open.url,
@@ -91,7 +91,7 @@ export async function seedBenchData(
       const eventIds: string[] = [];
       for (let i = 0; i < EVENT_COUNT; i++) {
         const startsAt = now + (i + 7) * DAY;
-        const event = await createEvent(
+        const event = await insertEvent(
           tx,
           org.id,
           raceEventInput(startsAt, {
@@ -108,7 +108,7 @@ export async function seedBenchData(
       const holdEvents: HoldEvent[] = [];
       for (let i = 0; i < (options.holdEvents ?? 0); i++) {
         const startsAt = now + (EVENT_COUNT + i + 30) * DAY;
-        const event = await createEvent(
+        const event = await insertEvent(
           tx,
           org.id,
           raceEventInput(startsAt, {

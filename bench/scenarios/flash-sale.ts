@@ -460,12 +460,12 @@ interface Stage {
   service: RunningService;
   databaseEnv: Record<string, string>;
   token: string;
-  createEvent(label: string): Promise<{ eventId: string; ticketTypeId: string }>;
+  insertEvent(label: string): Promise<{ eventId: string; ticketTypeId: string }>;
 }
 
 async function runRound(stage: Stage, label: string, kill: KillPlan | null): Promise<RoundResult> {
   const { ctx, sql } = stage;
-  const { eventId, ticketTypeId } = await stage.createEvent(label);
+  const { eventId, ticketTypeId } = await stage.insertEvent(label);
   const apiUrl = stage.service.apiUrl;
   const agent = new Agent({ keepAlive: true, maxSockets: BUYERS });
   const tally = new Tally();
@@ -854,7 +854,7 @@ export const flashSale: Scenario = {
       'organizations/organizations.js',
     );
     const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
-    const { createEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
+    const { insertEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
     // A database of its own on the same server: the bench's main service runs the job runner on
     // the main bench database with its own in-process simulator, and would otherwise claim this
@@ -889,7 +889,7 @@ export const flashSale: Scenario = {
       const createFlashEvent = async (label: string) => {
         const now = Date.now();
         const startsAt = now + 30 * DAY;
-        const event = await createEvent(
+        const event = await insertEvent(
           db,
           organizationId,
           raceEventInput(startsAt, {
@@ -923,7 +923,7 @@ export const flashSale: Scenario = {
         service,
         databaseEnv: own.serviceEnv,
         token: await fetchToken(service.apiUrl, { clientId, clientSecret }),
-        createEvent: createFlashEvent,
+        insertEvent: createFlashEvent,
       };
       const rounds: RoundResult[] = [];
       for (const { label, kill } of ROUNDS) {

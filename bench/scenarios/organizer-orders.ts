@@ -44,7 +44,7 @@ async function seed(url: string): Promise<Seeded> {
   const { createOrganization } = await importDist<typeof OrganizationsModule>(
     'organizations/organizations.js',
   );
-  const { createEvent } = await importDist<typeof EventsModule>('events/events.js');
+  const { insertEvent } = await importDist<typeof EventsModule>('events/events.js');
   const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { createInvitation, acceptInvitation } =
     await importDist<typeof InvitationsModule>('members/invitations.js');
@@ -63,7 +63,7 @@ async function seed(url: string): Promise<Seeded> {
     });
     organizationId = org.id;
     for (let i = 0; i < EVENTS; i++) {
-      const event = await createEvent(
+      const event = await insertEvent(
         database.db,
         org.id,
         raceEventInput(now + (i + 7) * DAY, {

@@ -2,12 +2,17 @@
 // it, act as "operator" with the request's client IP; each entry is written in the change's
 // transaction.
 import type { FastifyRequest } from 'fastify';
-import { OPERATOR_LABEL, recordAudit, type AuditEntry } from '../audit/audit-log.ts';
+import { OPERATOR_LABEL, recordAudit, type Actor, type AuditEntry } from '../audit/audit-log.ts';
 import type { ApiClientRow } from '../auth/clients.ts';
 import type { AppContext } from '../context.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 
 export type Change = Omit<AuditEntry, 'organizationId' | 'actor'>;
+
+/** The operator as the actor of a request's change. */
+export function operatorOf(request: FastifyRequest): Actor {
+  return { memberId: null, label: OPERATOR_LABEL, ip: request.ip };
+}
 
 export async function auditAsOperator(
   db: Executor,
@@ -16,7 +21,7 @@ export async function auditAsOperator(
   changes: Change[],
   now: Date,
 ): Promise<void> {
-  const actor = { memberId: null, label: OPERATOR_LABEL, ip: request.ip };
+  const actor = operatorOf(request);
   for (const change of changes) await recordAudit(db, { ...change, organizationId, actor }, now);
 }
 

@@ -136,17 +136,6 @@ export function impossibleDates(values: object, fields: string[], prefix = ''): 
   return errors;
 }
 
-/** The same field error reported twice by two checks is reported once. */
-export function uniqueErrors(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => {
-    const key = `${e.field}|${e.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 /** True when a database error (possibly wrapped by Drizzle) is a unique violation of `constraint`. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   return violates(error, '23505', constraint);

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { createApiClient } from '../auth/clients.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
-import { createEvent, type EventInput } from '../events/events.ts';
+import { insertEvent, type EventInput } from '../events/events.ts';
 import { createInvitation, invitationUrl } from '../members/invitations.ts';
 import { createOrganization } from '../organizations/organizations.ts';
 import { ConfigError } from '../config.ts';
@@ -138,7 +138,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       supportEmail: 'support@demo-running.example',
     });
     const eventIds: string[] = [];
-    for (const input of demoEvents(now)) eventIds.push((await createEvent(tx, org.id, input)).id);
+    for (const input of demoEvents(now)) eventIds.push((await insertEvent(tx, org.id, input)).id);
     const { client, clientSecret } = await createApiClient(tx, {
       organizationId: org.id,
       name: 'Demo partner',

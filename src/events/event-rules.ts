@@ -62,15 +62,11 @@ export function checkEventRules(
   return errors;
 }
 
-/**
- * A ticket type's price must be whole minor units up to MAX_PRICE_MINOR. The admin schema says so
- * too; this is for every other caller (the demo seed, tests), so that no stored price can make a
- * total that an order cannot carry. Throws validation_failed before anything is written.
- */
-export function checkTicketPrices(
+/** Prices outside whole minor units from 0 to MAX_PRICE_MINOR, each named by `field(i)`. */
+export function ticketPriceErrors(
   types: ReadonlyArray<Partial<TicketTypeInput>>,
   field: (i: number) => string,
-): void {
+): FieldError[] {
   const errors: FieldError[] = [];
   types.forEach((tt, i) => {
     const price = tt.price_minor;
@@ -78,5 +74,43 @@ export function checkTicketPrices(
       errors.push({ field: field(i), message: `must be a whole number from 0 to ${MAX_PRICE_MINOR}` });
     }
   });
+  return errors;
+}
+
+/**
+ * A ticket type's price must be whole minor units up to MAX_PRICE_MINOR. The actions check it
+ * first; this is for the writes that seed without an action (the demo seed, tests), so that no
+ * stored price can make a total that an order cannot carry. Throws validation_failed.
+ */
+export function checkTicketPrices(
+  types: ReadonlyArray<Partial<TicketTypeInput>>,
+  field: (i: number) => string,
+): void {
+  const errors = ticketPriceErrors(types, field);
   if (errors.length > 0) throw validationError(errors);
+}
+
+/**
+ * A ticket type's sales window, with the sides not given taken from `current` (the event's
+ * registration window for a new ticket type, the stored window for an update), must not be empty.
+ */
+export function salesWindowErrors(
+  tt: { sales_start?: string | undefined; sales_end?: string | undefined },
+  current: { start: Date; end: Date },
+  prefix = '',
+): FieldError[] {
+  const start = tt.sales_start !== undefined ? Date.parse(tt.sales_start) : current.start.getTime();
+  const end = tt.sales_end !== undefined ? Date.parse(tt.sales_end) : current.end.getTime();
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end > start) return [];
+  if (tt.sales_start !== undefined && tt.sales_end !== undefined) {
+    return [{ field: `${prefix}sales_end`, message: 'must be after sales_start' }];
+  }
+  if (tt.sales_end !== undefined) {
+    return [
+      { field: `${prefix}sales_end`, message: `must be after sales_start (${current.start.toISOString()})` },
+    ];
+  }
+  return [
+    { field: `${prefix}sales_start`, message: `must be before sales_end (${current.end.toISOString()})` },
+  ];
 }

@@ -1,5 +1,7 @@
-// Events and ticket types: their rows, and creating, reading and updating them (admin). Partner
-// reads are in events-on-sale.ts, the wire shapes in event-out.ts, the rules in event-rules.ts.
+// Events and ticket types: their rows, and the writes and reads under the actions (actions/: what
+// the organizer app and the admin API call). Every write marks the organization's catalog changed.
+// Partner reads are in events-on-sale.ts, the wire shapes in event-out.ts, the rules in
+// event-rules.ts.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../platform/db.ts';
 import { newId, randomString } from '../platform/ids.ts';
@@ -25,12 +27,10 @@ export function remainingOf(tt: Pick<TicketTypeRow, 'capacity' | 'paidCount' | '
   return Math.max(0, tt.capacity - tt.paidCount - tt.heldCount);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Admin writes and reads
-
 /**
- * What createEvent takes: the admin body with its questions filled in (admin/events/), also
- * built by the demo seed and tests, so a domain input rather than a wire type.
+ * What insertEvent takes: the admin body with its questions filled in (admin/events/), also
+ * built by the organizer app's form, the demo seed and tests, so a domain input rather than a
+ * wire type.
  */
 export interface TicketTypeInput {
   name: string;
@@ -101,8 +101,14 @@ function ticketTypeValues(
   };
 }
 
-/** Inserts an event and its ticket types; the caller wraps it in a transaction. */
-export async function createEvent(
+/** The unique index that keeps an event's handle unique within its organization. */
+export const EVENT_HANDLE_KEY = 'events_org_handle_key';
+
+/**
+ * Inserts an event and its ticket types; the caller wraps it in a transaction. Business writes go
+ * through actions/create-event.ts; this is also the demo seed's and the tests' way in.
+ */
+export async function insertEvent(
   db: Executor,
   organizationId: string,
   input: EventInput,
@@ -143,7 +149,7 @@ export async function createEvent(
   return event!;
 }
 
-export async function addTicketType(
+export async function insertTicketType(
   db: Executor,
   event: EventRow,
   input: TicketTypeInput,
@@ -157,6 +163,7 @@ export async function addTicketType(
     .insert(ticketTypes)
     .values(ticketTypeValues(input, n, event))
     .returning();
+  await bumpCatalogVersion(db, event.organizationId);
   return row!;
 }
 
@@ -189,7 +196,7 @@ export async function ticketTypesOf(db: Executor, eventIds: string[]): Promise<T
 
 export type EventPatch = Partial<Omit<EventInput, 'ticket_types'>>;
 
-export async function updateEvent(
+export async function patchEvent(
   db: Executor,
   eventId: string,
   patch: EventPatch,
@@ -240,7 +247,7 @@ export type TicketTypePatch = Partial<TicketTypeInput>;
  * Updates a ticket type. Capacity may not drop below what is already paid or held; that case
  * returns 'capacity_below_sold' and changes nothing.
  */
-export async function updateTicketType(
+export async function patchTicketType(
   db: Executor,
   ticketTypeId: string,
   patch: TicketTypePatch,
@@ -270,7 +277,10 @@ export async function updateTicketType(
     .set(set)
     .where(and(eq(ticketTypes.id, ticketTypeId), guard))
     .returning();
-  if (row) return row;
+  if (row) {
+    await bumpCatalogVersion(db, row.organizationId);
+    return row;
+  }
   const [exists] = await db
     .select({ id: ticketTypes.id })
     .from(ticketTypes)

@@ -73,3 +73,14 @@ export function validationError(errors: FieldError[], message?: string): ApiErro
 export function notFound(what = 'resource'): ApiError {
   return new ApiError('not_found', `No such ${what}.`);
 }
+
+/** The same field error reported twice by two checks is reported once. */
+export function uniqueErrors(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.field}|${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

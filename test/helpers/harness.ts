@@ -12,7 +12,7 @@ import { createService, type CreateServiceOptions, type Service } from '../../sr
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { createApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
-import { createEvent, type EventInput, type TicketTypeInput } from '../../src/events/events.ts';
+import { insertEvent, type EventInput, type TicketTypeInput } from '../../src/events/events.ts';
 import type { FeeSchedule } from '../../src/organizations/organizations.schema.ts';
 import { TEST_DATABASE_CONNECTIONS } from './process.ts';
 
@@ -167,7 +167,7 @@ export function eventInput(h: Harness, overrides: Partial<EventInput> = {}): Eve
 }
 
 export async function makeEvent(h: Harness, partner: TestPartner, overrides: Partial<EventInput> = {}) {
-  return createEvent(h.service.ctx.database.db, partner.organizationId, eventInput(h, overrides));
+  return insertEvent(h.service.ctx.database.db, partner.organizationId, eventInput(h, overrides));
 }
 
 export async function getToken(h: Harness, partner: TestPartner, scope?: string): Promise<string> {

@@ -1,5 +1,5 @@
 // Amount ceilings (docs/decisions/amount-ceilings.md): prices at most MAX_PRICE_MINOR through the
-// admin API and createEvent, donations at most MAX_DONATION_MINOR, order totals under every payment
+// admin API and insertEvent, donations at most MAX_DONATION_MINOR, order totals under every payment
 // method at most MAX_ORDER_TOTAL_MINOR. Nothing above them is written, no amount reaches a 500, and
 // a property over price x quantity x fee x donation finds no computed value past a ceiling.
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { feeFor, MAX_FIXED_FEE_MINOR, MAX_PRICE_MINOR } from '../../src/events/fees.ts';
-import { addTicketType, createEvent, updateTicketType } from '../../src/events/events.ts';
+import { insertTicketType, insertEvent, patchTicketType } from '../../src/events/events.ts';
 import { MAX_DONATION_MINOR } from '../../src/orders/order-rules.ts';
 import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/plan-order.ts';
 import { ApiError } from '../../src/platform/errors.ts';
@@ -157,7 +157,7 @@ describe('the price ceiling', () => {
     expectTotalsWithinCeilings(detail);
   });
 
-  test('createEvent, addTicketType and updateTicketType refuse a price above the ceiling before writing', async () => {
+  test('insertEvent, insertTicketType and patchTicketType refuse a price above the ceiling before writing', async () => {
     const db = h.service.ctx.database.db;
     const count = async () =>
       Number(
@@ -165,7 +165,7 @@ describe('the price ceiling', () => {
       );
     const before = await count();
     await assert.rejects(
-      createEvent(db, partner.organizationId, {
+      insertEvent(db, partner.organizationId, {
         ...eventInput(h),
         ticket_types: [
           { name: 'Fine', price_minor: 1000, capacity: 1 },
@@ -184,11 +184,11 @@ describe('the price ceiling', () => {
     const refusedOn = (field: string) => (error: unknown) =>
       error instanceof ApiError && error.code === 'validation_failed' && error.errors?.[0]?.field === field;
     await assert.rejects(
-      addTicketType(db, event, { name: 'Too dear', price_minor: MAX_PRICE_MINOR + 1, capacity: 1 }),
+      insertTicketType(db, event, { name: 'Too dear', price_minor: MAX_PRICE_MINOR + 1, capacity: 1 }),
       refusedOn('price_minor'),
     );
     await assert.rejects(
-      updateTicketType(db, ticketTypeId!, { price_minor: INT4_MAX }),
+      patchTicketType(db, ticketTypeId!, { price_minor: INT4_MAX }),
       refusedOn('price_minor'),
     );
     assert.equal((await ticketTypeIds(h, event.id)).length, 2, 'no ticket type added');

@@ -1,16 +1,16 @@
 // POST /events/:id/ticket-types: adds a ticket type; its sales window defaults to the event's
 // registration window and must not be empty.
 import type { AppContext } from '../../context.ts';
-import { addTicketType, findEvent } from '../../events/events.ts';
-import { notFound } from '../../platform/errors.ts';
+import { addTicketType } from '../../events/actions/add-ticket-type.ts';
 import { send, type Host } from '../../platform/http.ts';
+import { refusalError } from '../../platform/outcome.ts';
 import { Envelope } from '../../platform/schemas.ts';
+import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
-import { salesWindowErrors, SALES_DATES, throwIfAny } from './event-admin-checks.ts';
+import { SALES_DATES, throwIfAny } from './event-admin-checks.ts';
 import { AdminTicketTypeOut, TicketTypeIn, toAdminTicketType } from './event-admin.schema.ts';
 
 export function addTicketTypeRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.post(
     '/events/:id/ticket-types',
     {
@@ -25,15 +25,20 @@ export function addTicketTypeRoute(admin: Host, ctx: AppContext): void {
     },
     async (request, reply) => {
       assertId(request.params.id, 'evt', 'event');
-      const found = await findEvent(db, request.params.id);
-      if (!found) throw notFound('event');
-      const body = request.body;
-      throwIfAny([
-        ...impossibleDates(body, SALES_DATES),
-        ...salesWindowErrors(body, { start: found.event.regOpensAt, end: found.event.regClosesAt }),
-      ]);
-      const row = await addTicketType(db, found.event, body);
-      return send(reply, 201, 'Ticket type created', toAdminTicketType(row, found.event, found.organization));
+      throwIfAny(impossibleDates(request.body, SALES_DATES));
+      const outcome = await addTicketType(ctx, {
+        actor: operatorOf(request),
+        eventId: request.params.id,
+        input: request.body,
+      });
+      if (!('done' in outcome)) throw refusalError(outcome, 'event');
+      const { ticketType, found } = outcome.done;
+      return send(
+        reply,
+        201,
+        'Ticket type created',
+        toAdminTicketType(ticketType, found.event, found.organization),
+      );
     },
   );
 }

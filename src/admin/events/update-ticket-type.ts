@@ -1,16 +1,17 @@
 // PATCH /ticket-types/:id: changes a ticket type; its capacity cannot go below the tickets
 // already paid or held (a conflict).
 import type { AppContext } from '../../context.ts';
-import { findEvent, findTicketType, updateTicketType } from '../../events/events.ts';
-import { ApiError, notFound } from '../../platform/errors.ts';
+import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
+import { ApiError } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
+import { refusalError } from '../../platform/outcome.ts';
 import { Envelope } from '../../platform/schemas.ts';
+import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
-import { salesWindowErrors, SALES_DATES, throwIfAny } from './event-admin-checks.ts';
+import { SALES_DATES, throwIfAny } from './event-admin-checks.ts';
 import { AdminTicketTypeOut, TicketTypePatchIn, toAdminTicketType } from './event-admin.schema.ts';
 
 export function updateTicketTypeRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.patch(
     '/ticket-types/:id',
     {
@@ -25,25 +26,25 @@ export function updateTicketTypeRoute(admin: Host, ctx: AppContext): void {
     },
     async (request) => {
       assertId(request.params.id, 'tt', 'ticket type');
-      const current = await findTicketType(db, request.params.id);
-      if (!current) throw notFound('ticket type');
-      const body = request.body;
-      throwIfAny([
-        ...impossibleDates(body, SALES_DATES),
-        ...salesWindowErrors(body, { start: current.salesStart, end: current.salesEnd }),
-      ]);
-      const row = await updateTicketType(db, current.id, body);
-      if (row === undefined) throw notFound('ticket type');
-      if (row === 'capacity_below_sold') {
-        const latest = (await findTicketType(db, current.id)) ?? current;
+      throwIfAny(impossibleDates(request.body, SALES_DATES));
+      const outcome = await updateTicketType(ctx, {
+        actor: operatorOf(request),
+        ticketTypeId: request.params.id,
+        patch: request.body,
+      });
+      if (!('done' in outcome)) {
+        if (outcome.refused !== 'capacity_below_taken') throw refusalError(outcome, 'ticket type');
         throw new ApiError(
           'conflict',
-          `capacity cannot be lower than the ${latest.paidCount + latest.heldCount} tickets already paid or held.`,
+          `capacity cannot be lower than the ${outcome.taken} tickets already paid or held.`,
         );
       }
-      const found = await findEvent(db, row.eventId);
-      if (!found) throw notFound('ticket type');
-      return envelope(200, 'Ticket type updated', toAdminTicketType(row, found.event, found.organization));
+      const { ticketType, found } = outcome.done;
+      return envelope(
+        200,
+        'Ticket type updated',
+        toAdminTicketType(ticketType, found.event, found.organization),
+      );
     },
   );
 }

@@ -6,15 +6,13 @@ import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
-import {
-  addTicketType,
-  createEvent,
-  updateEvent,
-  findEvent,
-  updateTicketType,
-  type EventRow,
-} from '../../events/events.ts';
-import { bumpCatalogVersion } from '../../organizations/organizations.ts';
+import { addTicketType } from '../../events/actions/add-ticket-type.ts';
+import { createEvent } from '../../events/actions/create-event.ts';
+import { updateEvent } from '../../events/actions/update-event.ts';
+import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
+import { findEvent, patchEvent } from '../../events/events.ts';
+import type { FieldError } from '../../platform/errors.ts';
+import type { Refusal } from '../../platform/outcome.ts';
 import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf } from '../form-body.ts';
@@ -93,24 +91,17 @@ export function createEventRoute(ctx: AppContext): Handler {
       const viewer = await viewerOf(ctx, request);
       return sendPage(reply, 422, renderEventForm({ viewer, event: null, form: { values, errors } }));
     }
-    const organizationId = memberOf(request).organizationId;
-    const now = ctx.clock.now();
-    const event = await ctx.database.transaction(async (tx) => {
-      const row = await createEvent(tx, organizationId, { ...input, ticket_types: [] });
-      await recordAudit(
-        tx,
-        {
-          organizationId,
-          actor: actorOf(request),
-          action: 'event.created',
-          targetType: 'event',
-          targetId: row.id,
-          details: { name: row.name, starts_at: row.startsAt.toISOString() },
-        },
-        now,
-      );
-      return row;
+    const outcome = await createEvent(ctx, {
+      actor: actorOf(request),
+      organizationId: memberOf(request).organizationId,
+      input: { ...input, ticket_types: [] },
     });
+    if (!('done' in outcome)) {
+      const viewer = await viewerOf(ctx, request);
+      const form = { values, errors: { ...errors, ...formErrors(outcome) } };
+      return sendPage(reply, 422, renderEventForm({ viewer, event: null, form }));
+    }
+    const event = outcome.done.event;
     return seeOther(reply, `/events/${event.id}?done=created`);
   };
 }
@@ -125,13 +116,24 @@ export function showEditEvent(ctx: AppContext): Handler {
   };
 }
 
-/** The fields whose stored value differs, by their admin API names (startsAt: starts_at). */
-function changedFields(before: EventRow, after: EventRow): string[] {
-  const a = before as unknown as Record<string, unknown>;
-  const b = after as unknown as Record<string, unknown>;
-  return Object.keys(a)
-    .filter((k) => k !== 'updatedAt' && JSON.stringify(a[k]) !== JSON.stringify(b[k]))
-    .map((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+/**
+ * A refusal of an event action as the form's field errors, by the form's field names (which are
+ * the API's); a refusal that names no field is said at the form's first field.
+ */
+function formErrors(refusal: Refusal, prefix = ''): Record<string, string> {
+  if (refusal.refused === 'not_found') throw new PageError('not_found', 'event');
+  const errors: FieldError[] =
+    refusal.refused === 'invalid'
+      ? refusal.errors
+      : [{ field: refusal.field ?? 'name', message: refusal.message }];
+  return Object.fromEntries(errors.map((e) => [`${prefix}${e.field}`, sentence(e.message, e.field)]));
+}
+
+/** An action's message ("must be after starts_at") as the sentence a form shows. */
+function sentence(message: string, field: string): string {
+  return /^[A-Z]/.test(message)
+    ? message
+    : `${field.replace(/_/g, ' ')} ${message}.`.replace(/^./, (c) => c.toUpperCase());
 }
 
 export function updateEventRoute(ctx: AppContext): Handler {
@@ -143,22 +145,17 @@ export function updateEventRoute(ctx: AppContext): Handler {
       const viewer = await viewerOf(ctx, request);
       return sendPage(reply, 422, renderEventForm({ viewer, event: race.event, form: { values, errors } }));
     }
-    const now = ctx.clock.now();
-    await ctx.database.transaction(async (tx) => {
-      const row = await updateEvent(tx, race.event.id, input, now);
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'event.updated',
-          targetType: 'event',
-          targetId: race.event.id,
-          details: { changed: row ? changedFields(race.event, row) : [] },
-        },
-        now,
-      );
+    const outcome = await updateEvent(ctx, {
+      actor: actorOf(request),
+      organizationId: race.event.organizationId,
+      eventId: race.event.id,
+      patch: input,
     });
+    if (!('done' in outcome)) {
+      const viewer = await viewerOf(ctx, request);
+      const form = { values, errors: { ...errors, ...formErrors(outcome) } };
+      return sendPage(reply, 422, renderEventForm({ viewer, event: race.event, form }));
+    }
     return seeOther(reply, `/events/${race.event.id}?done=updated`);
   };
 }
@@ -171,29 +168,20 @@ export function addTicketTypeRoute(ctx: AppContext): Handler {
     if (!state.input) {
       return sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: null, ...state });
     }
-    const input = state.input;
-    const now = ctx.clock.now();
-    await ctx.database.transaction(async (tx) => {
-      const row = await addTicketType(tx, race.event, input);
-      await bumpCatalogVersion(tx, race.event.organizationId);
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'ticket_type.created',
-          targetType: 'ticket_type',
-          targetId: row.id,
-          details: {
-            event_id: race.event.id,
-            name: row.name,
-            price_minor: row.priceMinor,
-            capacity: row.capacity,
-          },
-        },
-        now,
-      );
+    const outcome = await addTicketType(ctx, {
+      actor: actorOf(request),
+      organizationId: race.event.organizationId,
+      eventId: race.event.id,
+      input: state.input,
     });
+    if (!('done' in outcome)) {
+      const errors = { ...state.errors, ...formErrors(outcome, 'new_') };
+      return sendEventPage(ctx, request, reply, race, 422, {
+        ticketTypeId: null,
+        values: state.values,
+        errors,
+      });
+    }
     return seeOther(reply, `/events/${race.event.id}?done=ticket_type_added`);
   };
 }
@@ -210,38 +198,21 @@ export function updateTicketTypeRoute(ctx: AppContext): Handler {
     const again = (s: FormState) =>
       sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: current.id, ...s });
     if (!state.input) return again(state);
-    const input = state.input;
-    const now = ctx.clock.now();
-    const result = await ctx.database.transaction(async (tx) => {
-      const row = await updateTicketType(tx, current.id, input);
-      if (row === undefined || row === 'capacity_below_sold') return row;
-      await bumpCatalogVersion(tx, race.event.organizationId);
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'ticket_type.updated',
-          targetType: 'ticket_type',
-          targetId: row.id,
-          details: {
-            event_id: race.event.id,
-            name: row.name,
-            price_minor: row.priceMinor,
-            capacity: row.capacity,
-          },
-        },
-        now,
-      );
-      return row;
+    const outcome = await updateTicketType(ctx, {
+      actor: actorOf(request),
+      organizationId: race.event.organizationId,
+      ticketTypeId: current.id,
+      patch: state.input,
     });
-    if (result === undefined) throw new PageError('not_found', 'ticket type');
-    if (result === 'capacity_below_sold') {
-      const taken = current.paidCount + current.heldCount;
+    if (!('done' in outcome)) {
+      if (outcome.refused !== 'capacity_below_taken') {
+        if (outcome.refused === 'not_found') throw new PageError('not_found', 'ticket type');
+        return again({ values: state.values, errors: formErrors(outcome, prefix) });
+      }
       return again({
         values: state.values,
         errors: {
-          [`${prefix}capacity`]: `Enter at least ${taken}: that many places are already paid for or held.`,
+          [`${prefix}capacity`]: `Enter at least ${outcome.taken}: that many places are already paid for or held.`,
         },
       });
     }
@@ -279,7 +250,7 @@ export function changeStatus(ctx: AppContext, action: StatusAction): Handler {
       const from = locked?.event.status ?? race.event.status;
       const refusal = refusalOf(action, from);
       if (refusal) return { refusal, from };
-      await updateEvent(tx, race.event.id, { status: rule.to }, now);
+      await patchEvent(tx, race.event.id, { status: rule.to }, now);
       await recordAudit(
         tx,
         {
