@@ -53,14 +53,14 @@ const deliveries = backlogSize();
 buildService(settings.skipBuild, console.log);
 const { openDatabase } = await importDist<typeof DbModule>('platform/db.js');
 const { writeOutboxEvents } = await importDist<typeof OutboxModule>('webhooks/outbox.js');
-const { createWebhookEndpoint } = await importDist<typeof EndpointsModule>('webhooks/webhook-endpoints.js');
+const { insertWebhookEndpoint } = await importDist<typeof EndpointsModule>('webhooks/webhook-endpoints.js');
 const own = await createBenchDatabase(base);
 const partner = await seedBenchData(own.open);
 const database = await openDatabase({ url: own.open.url!, connections: { reads: 1, transactions: 1 } });
 const sql = postgres(own.open.url!, { max: 1, onnotice: () => {} });
 try {
   await sql`CREATE EXTENSION IF NOT EXISTS pg_walinspect`;
-  const { endpoint, secret } = await createWebhookEndpoint(database.db, {
+  const { endpoint, secret } = await insertWebhookEndpoint(database.db, {
     organizationId: partner.organizationId,
     url: 'http://127.0.0.1:1/hooks', // replaced once the receiver listens
     eventTypes: ['order.paid'],

@@ -242,7 +242,7 @@ export const webhookBacklog: Scenario = {
     const baselineSeconds = Math.min(90, Math.max(5, Math.round(count / sendRate)));
     const { openDatabase } = await importDist<typeof DbModule>('platform/db.js');
     const outbox = await importDist<typeof OutboxModule>('webhooks/outbox.js');
-    const { createWebhookEndpoint } = await importDist<typeof EndpointsModule>(
+    const { insertWebhookEndpoint } = await importDist<typeof EndpointsModule>(
       'webhooks/webhook-endpoints.js',
     );
     const own = await createBenchDatabase(ctx.database.open.url);
@@ -254,7 +254,7 @@ export const webhookBacklog: Scenario = {
       const partner = await seedBenchData(own.open);
       database = await openDatabase({ url: own.open.url!, connections: { reads: 1, transactions: 1 } });
       sql = postgres(own.open.url!, { max: 2, onnotice: () => {} });
-      const { endpoint, secret } = await createWebhookEndpoint(database.db, {
+      const { endpoint, secret } = await insertWebhookEndpoint(database.db, {
         organizationId: partner.organizationId,
         url: 'http://127.0.0.1:1/hooks', // replaced once the receiver listens
         eventTypes: ['order.paid'],

@@ -67,6 +67,17 @@ export interface Actor {
 
 export const OPERATOR_LABEL = 'operator';
 
+/**
+ * Who a business action (a module's actions/) acts for, and where: a member within their
+ * organization, an API client within its own, or the operator (admin API, CLI) in any.
+ * Another organization's object is not found.
+ */
+export interface ActingOn {
+  actor: Actor;
+  /** the member's or client's organization; absent for the operator */
+  organizationId?: string | undefined;
+}
+
 export interface AuditEntry {
   organizationId: string;
   actor: Actor;

@@ -12,7 +12,7 @@ import { insertEvent, type EventInput } from '../events/events.ts';
 import { createInvitation, invitationUrl } from '../members/invitations.ts';
 import { createOrganization } from '../organizations/organizations.ts';
 import { ConfigError } from '../config.ts';
-import { checkEndpointUrl, createWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
+import { checkEndpointUrl, insertWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
 import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
 
 const DAY = 24 * 3600 * 1000;
@@ -147,7 +147,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       returnUrlDomains: DEMO_PARTNER_ORIGINS,
     });
     const webhook = webhookUrl
-      ? await createWebhookEndpoint(tx, {
+      ? await insertWebhookEndpoint(tx, {
           organizationId: org.id,
           url: webhookUrl,
           eventTypes: ['order.paid'],

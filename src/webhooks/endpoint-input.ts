@@ -1,16 +1,9 @@
 // What the admin API and the partner API take to create or change a webhook endpoint, and what
-// they answer with a new secret: the wire types, and the checks that answer 400 with the field.
+// they answer with a new secret: the wire types (the checks are the actions', in actions/).
 import { Type } from 'typebox';
-import type { AppContext } from '../context.ts';
-import { ApiError, validationError } from '../platform/errors.ts';
+import { ApiError } from '../platform/errors.ts';
 import { MAX_URL_LENGTH } from './address-policy.ts';
-import {
-  checkEndpointUrl,
-  checkEventTypes,
-  WEBHOOK_EVENT_TYPES,
-  WebhookEndpointOut,
-} from './webhook-endpoints.ts';
-import { webhookRuntime } from './webhook-runtime.ts';
+import { WEBHOOK_EVENT_TYPES, WebhookEndpointOut } from './webhook-endpoints.ts';
 
 export const UrlIn = Type.String({
   maxLength: MAX_URL_LENGTH,
@@ -39,28 +32,6 @@ export const EndpointCreatedOut = Type.Object({
   secret: Type.String({ description: 'whsec_...: shown once; store it now' }),
 });
 export const DeletedOut = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
-
-export function eventTypesOr400(events: string[] | undefined): string[] | undefined {
-  if (events === undefined) return undefined;
-  const { types, problems } = checkEventTypes(events);
-  if (problems.length > 0) {
-    throw validationError(
-      problems.map(({ index }) => ({
-        field: `events[${index}]`,
-        message: `is not an event type; use any of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
-      })),
-    );
-  }
-  return types;
-}
-
-export async function urlOr400(ctx: AppContext, raw: string | undefined): Promise<string | undefined> {
-  if (raw === undefined) return undefined;
-  const checked = await checkEndpointUrl(webhookRuntime(ctx), raw);
-  if (!checked.ok)
-    throw validationError([{ field: 'url', message: checked.message }], `url ${checked.message}`);
-  return checked.url;
-}
 
 export function disabledConflict(): ApiError {
   return new ApiError('conflict', 'This webhook endpoint is disabled; enable it first.');

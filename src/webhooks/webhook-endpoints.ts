@@ -97,7 +97,7 @@ export async function checkEndpointUrl(runtime: WebhookRuntime, raw: string): Pr
   return { ok: true, url: checked.url.toString() };
 }
 
-export async function createWebhookEndpoint(
+export async function insertWebhookEndpoint(
   db: Executor,
   input: { organizationId: string; url: string; eventTypes: string[]; now: Date },
 ): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
@@ -134,7 +134,7 @@ export async function listWebhookEndpoints(
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-export async function updateWebhookEndpoint(
+export async function patchWebhookEndpoint(
   db: Executor,
   id: string,
   input: { url?: string | undefined; eventTypes?: string[] | undefined },
@@ -192,7 +192,7 @@ export async function enableWebhookEndpoint(
  * A new secret; the current one becomes the previous and keeps signing for 24 hours, so a receiver
  * can switch without losing a delivery. A second rotation inside the 24 hours drops the oldest.
  */
-export async function rotateWebhookSecret(
+export async function replaceWebhookSecret(
   db: Executor,
   id: string,
   now: Date,
@@ -213,7 +213,7 @@ export async function rotateWebhookSecret(
 }
 
 /** Deletes an endpoint with its deliveries and their attempts. */
-export async function deleteWebhookEndpoint(db: Executor, id: string): Promise<boolean> {
+export async function removeWebhookEndpoint(db: Executor, id: string): Promise<boolean> {
   const rows = await db
     .delete(webhookEndpoints)
     .where(eq(webhookEndpoints.id, id))

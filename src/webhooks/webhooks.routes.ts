@@ -5,32 +5,28 @@
 // organization's audit log, by the API client that made it.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { recordAudit, type AuditAction } from '../audit/audit-log.ts';
+import type { ActingOn } from '../audit/audit-log.ts';
 import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
-import type { Executor } from '../platform/db.ts';
 import { notFound } from '../platform/errors.ts';
 import { envelope, send, type Host } from '../platform/http.ts';
+import { refusalError } from '../platform/outcome.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
+import { createWebhookEndpoint } from './actions/create-webhook-endpoint.ts';
+import { deleteWebhookEndpoint } from './actions/delete-webhook-endpoint.ts';
+import { updateWebhookEndpoint } from './actions/update-webhook-endpoint.ts';
 import {
   DeletedOut,
   disabledConflict,
   EndpointCreatedOut,
   EndpointCreateIn,
   EndpointPatchIn,
-  eventTypesOr400,
-  urlOr400,
 } from './endpoint-input.ts';
 import { createTestDelivery, toDeliveryOut, WebhookDeliveryOut } from './webhook-deliveries.ts';
 import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  disableWebhookEndpoint,
-  enableWebhookEndpoint,
   findWebhookEndpoint,
   listWebhookEndpoints,
   toWebhookEndpointOut,
-  updateWebhookEndpoint,
   WebhookEndpointOut,
   type WebhookEndpointRow,
 } from './webhook-endpoints.ts';
@@ -53,28 +49,27 @@ const ListOut = Type.Object({ webhook_endpoints: Type.Array(WebhookEndpointOut) 
 
 /** The endpoint named in the path, if it belongs to the caller's organization. */
 async function endpointOf(ctx: AppContext, request: FastifyRequest): Promise<WebhookEndpointRow> {
-  const { endpointId } = request.params as { endpointId: string };
-  const endpoint = ENDPOINT_ID.test(endpointId)
-    ? await findWebhookEndpoint(ctx.database.db, endpointId)
-    : undefined;
+  const endpoint = await findWebhookEndpoint(ctx.database.db, endpointIdOf(request));
   if (!endpoint || endpoint.organizationId !== request.auth!.organizationId) {
     throw notFound('webhook endpoint');
   }
   return endpoint;
 }
 
-function audit(
-  db: Executor,
-  request: FastifyRequest,
-  endpointId: string,
-  action: AuditAction,
-  details: Record<string, unknown>,
-  now: Date,
-) {
+/** The API client as the actor of its organization's changes. */
+function clientActing(request: FastifyRequest): ActingOn & { organizationId: string } {
   const auth = request.auth!;
-  const actor = { memberId: null, label: `API client ${auth.clientId}`, ip: request.ip };
-  const entry = { organizationId: auth.organizationId, actor, action, details };
-  return recordAudit(db, { ...entry, targetType: 'webhook_endpoint', targetId: endpointId }, now);
+  return {
+    actor: { memberId: null, label: `API client ${auth.clientId}`, ip: request.ip },
+    organizationId: auth.organizationId,
+  };
+}
+
+/** The endpoint id of the path, or 404 before any query when it cannot be one. */
+function endpointIdOf(request: FastifyRequest): string {
+  const { endpointId } = request.params as { endpointId: string };
+  if (!ENDPOINT_ID.test(endpointId)) throw notFound('webhook endpoint');
+  return endpointId;
 }
 
 export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
@@ -124,16 +119,14 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
       },
     },
     async (request, reply) => {
-      const organizationId = request.auth!.organizationId;
-      const eventTypes = eventTypesOr400(request.body.events) ?? ['order.paid'];
-      const url = (await urlOr400(ctx, request.body.url))!;
-      const now = ctx.clock.now();
-      const { endpoint, secret } = await ctx.database.transaction(async (tx) => {
-        const created = await createWebhookEndpoint(tx, { organizationId, url, eventTypes, now });
-        const details = { url, events: eventTypes };
-        await audit(tx, request, created.endpoint.id, 'webhook_endpoint.created', details, now);
-        return created;
+      const outcome = await createWebhookEndpoint(ctx, {
+        ...clientActing(request),
+        url: request.body.url,
+        events: request.body.events,
       });
+      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      const { endpoint, secret } = outcome.done;
+      const now = ctx.clock.now();
       return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });
     },
   );
@@ -178,31 +171,14 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
       },
     },
     async (request) => {
-      const endpoint = await endpointOf(ctx, request);
-      const eventTypes = eventTypesOr400(request.body.events);
-      const url = await urlOr400(ctx, request.body.url);
-      const { status } = request.body;
-      const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        if (url !== undefined || eventTypes !== undefined) {
-          await updateWebhookEndpoint(tx, endpoint.id, { url, eventTypes }, now);
-          const details = {
-            ...(url !== undefined && { url }),
-            ...(eventTypes !== undefined && { events: eventTypes }),
-          };
-          await audit(tx, request, endpoint.id, 'webhook_endpoint.updated', details, now);
-        }
-        if (status === 'disabled' && endpoint.status === 'enabled') {
-          await disableWebhookEndpoint(tx, endpoint.id, 'manual', now);
-          await audit(tx, request, endpoint.id, 'webhook_endpoint.disabled', { reason: 'manual' }, now);
-        } else if (status === 'enabled' && endpoint.status === 'disabled') {
-          await enableWebhookEndpoint(tx, endpoint.id, now);
-          const details = { previous_reason: endpoint.disabledReason };
-          await audit(tx, request, endpoint.id, 'webhook_endpoint.enabled', details, now);
-        }
-        return findWebhookEndpoint(tx, endpoint.id);
+      const outcome = await updateWebhookEndpoint(ctx, {
+        ...clientActing(request),
+        endpointId: endpointIdOf(request),
+        ...request.body,
       });
-      if (!row) throw notFound('webhook endpoint');
+      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      const row = outcome.done;
+      const now = ctx.clock.now();
       return envelope(200, 'Webhook endpoint updated', toWebhookEndpointOut(row, now));
     },
   );
@@ -224,15 +200,12 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
       },
     },
     async (request) => {
-      const endpoint = await endpointOf(ctx, request);
-      const now = ctx.clock.now();
-      const deleted = await ctx.database.transaction(async (tx) => {
-        const done = await deleteWebhookEndpoint(tx, endpoint.id);
-        if (done)
-          await audit(tx, request, endpoint.id, 'webhook_endpoint.deleted', { url: endpoint.url }, now);
-        return done;
+      const outcome = await deleteWebhookEndpoint(ctx, {
+        ...clientActing(request),
+        endpointId: endpointIdOf(request),
       });
-      if (!deleted) throw notFound('webhook endpoint');
+      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      const endpoint = outcome.done;
       return envelope(200, 'Webhook endpoint deleted', { id: endpoint.id, deleted: true });
     },
   );

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { orders } from '../../src/orders/orders.schema.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { newDeliveryId } from '../../src/webhooks/webhook-deliveries.ts';
-import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
+import { insertWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
 import { launchBrowser, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
@@ -39,7 +39,7 @@ async function deliveriesAbout(organizationId: string, orderId: string) {
   const db = h.service.ctx.database.db;
   const now = h.clock.now();
   // Subscribed to order.refunded only, so the sender sends the real order.paid nowhere.
-  const { endpoint } = await createWebhookEndpoint(db, {
+  const { endpoint } = await insertWebhookEndpoint(db, {
     organizationId,
     url: LONG_URL,
     eventTypes: ['order.refunded'],

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { createTestDelivery, listDeliveries } from '../../src/webhooks/webhook-deliveries.ts';
-import { createWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
+import { insertWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
 import { webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
 import { refunds } from '../../src/payments/payments.schema.ts';
 import { createInvitation, listPendingInvitations } from '../../src/members/invitations.ts';
@@ -246,7 +246,7 @@ before(async () => {
     ['mine', mine],
     ['theirs', theirs],
   ] as const) {
-    const { endpoint } = await createWebhookEndpoint(db, {
+    const { endpoint } = await insertWebhookEndpoint(db, {
       organizationId: partner.organizationId,
       url: 'https://hooks.example.org/in',
       eventTypes: ['order.paid'],

@@ -3,7 +3,7 @@
 // walk every admin route. No webhook is ever sent: the endpoint's host is under .invalid, the
 // service's resolver answers no name, and the harness runs no background jobs.
 import assert from 'node:assert/strict';
-import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
+import { insertWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
 import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import {
   admin,
@@ -79,7 +79,7 @@ export async function makeAdminObjects(h: Harness): Promise<AdminObjects> {
   const org = await createOrg(h, { payments_enabled: true });
   const event = await createEventFor(h, org.id!);
   const client = await createClientFor(h, org.id!);
-  const { endpoint } = await createWebhookEndpoint(h.service.ctx.database.db, {
+  const { endpoint } = await insertWebhookEndpoint(h.service.ctx.database.db, {
     organizationId: org.id!,
     url: 'https://hooks.example.invalid/in',
     eventTypes: ['order.paid'],

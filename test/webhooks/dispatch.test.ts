@@ -8,7 +8,7 @@ import { takeFreshDeliveries } from '../../src/webhooks/deliver-webhook.ts';
 import { recordAttempts } from '../../src/webhooks/record-attempts.ts';
 import { writeOutboxEvents } from '../../src/webhooks/outbox.ts';
 import { readPendingDeliveries } from '../../src/webhooks/webhook-backlog.ts';
-import { createWebhookEndpoint, disableWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
+import { insertWebhookEndpoint, disableWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
 import { outboxEvents, outboxQueue, webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 import { enqueueJob } from '../../src/platform/jobs.ts';
@@ -27,7 +27,7 @@ test('an intake takes events in order, one first attempt per subscribed, enabled
   const now = h.clock.now();
   const [a, b, c] = [await makePartner(h), await makePartner(h), await makePartner(h)];
   const endpoint = async (organizationId: string, eventTypes: string[]) =>
-    (await createWebhookEndpoint(db, { organizationId, url: 'https://hooks.example/x', eventTypes, now }))
+    (await insertWebhookEndpoint(db, { organizationId, url: 'https://hooks.example/x', eventTypes, now }))
       .endpoint.id;
   const paidA = await endpoint(a.organizationId, ['order.paid']);
   const refundedA = await endpoint(a.organizationId, ['order.refunded']);
@@ -121,7 +121,7 @@ test('the recurring webhook.dispatch job of an earlier release is removed; the s
   const db = h.service.ctx.database.db;
   const now = h.clock.now();
   const partner = await makePartner(h);
-  const { endpoint } = await createWebhookEndpoint(db, {
+  const { endpoint } = await insertWebhookEndpoint(db, {
     organizationId: partner.organizationId,
     url: 'https://hooks.example/x',
     eventTypes: ['order.paid'],

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
+import { insertWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
 import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import type { ResolvedAddress } from '../../src/webhooks/address-policy.ts';
 import { admin, dataOf, errorOf } from '../admin/admin-helpers.ts';
@@ -129,7 +129,7 @@ describe('delivering with development mode off', () => {
 
   test('an endpoint stored when private URLs were allowed is refused at delivery once they are not', async () => {
     // As if registered in development and the database then used with development mode off.
-    const { endpoint } = await createWebhookEndpoint(h.service.ctx.database.db, {
+    const { endpoint } = await insertWebhookEndpoint(h.service.ctx.database.db, {
       organizationId: orgId,
       url: `http://127.0.0.1:${port}/hooks`,
       eventTypes: ['order.paid'],

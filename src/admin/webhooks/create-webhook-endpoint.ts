@@ -1,19 +1,16 @@
 // POST /organizations/:id/webhook-endpoints: registers a receiver URL for some event types (default
 // order.paid); the answer carries the signing secret, shown this once.
-import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
 import { findOrganization } from '../../organizations/organizations.ts';
 import { notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
+import { refusalError } from '../../platform/outcome.ts';
 import { Envelope } from '../../platform/schemas.ts';
-import { createWebhookEndpoint, toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
-import {
-  EndpointCreatedOut,
-  EndpointCreateIn,
-  eventTypesOr400,
-  urlOr400,
-} from '../../webhooks/endpoint-input.ts';
-import { auditAsOperator } from '../admin-audit.ts';
+import { createWebhookEndpoint } from '../../webhooks/actions/create-webhook-endpoint.ts';
+import { EndpointCreatedOut, EndpointCreateIn } from '../../webhooks/endpoint-input.ts';
+import { toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { operatorOf } from '../admin-audit.ts';
+import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 
 export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -33,20 +30,15 @@ export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
       assertId(request.params.id, 'org', 'organization');
       const org = await findOrganization(db, request.params.id);
       if (!org) throw notFound('organization');
-      const eventTypes = eventTypesOr400(request.body.events) ?? ['order.paid'];
-      const url = (await urlOr400(ctx, request.body.url))!;
-      const now = ctx.clock.now();
-      const { endpoint, secret } = await ctx.database.transaction(async (tx) => {
-        const created = await createWebhookEndpoint(tx, { organizationId: org.id, url, eventTypes, now });
-        const change = {
-          action: 'webhook_endpoint.created',
-          targetType: 'webhook_endpoint',
-          targetId: created.endpoint.id,
-          details: { url, events: eventTypes },
-        } as const;
-        await auditAsOperator(tx, request, org.id, [change], now);
-        return created;
+      const outcome = await createWebhookEndpoint(ctx, {
+        actor: operatorOf(request),
+        organizationId: org.id,
+        url: request.body.url,
+        events: request.body.events,
       });
+      if (!('done' in outcome)) throw refusalError(outcome, 'organization');
+      const { endpoint, secret } = outcome.done;
+      const now = ctx.clock.now();
       return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });
     },
   );

@@ -1,13 +1,12 @@
 // DELETE /webhook-endpoints/:id: removes the endpoint (an action: no body).
-import { errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
+import { refusalError } from '../../platform/outcome.ts';
 import { Envelope } from '../../platform/schemas.ts';
-import { deleteWebhookEndpoint } from '../../webhooks/webhook-endpoints.ts';
-import { endpointOr404 } from './webhook-admin-checks.ts';
+import { deleteWebhookEndpoint } from '../../webhooks/actions/delete-webhook-endpoint.ts';
 import { DeletedOut } from '../../webhooks/endpoint-input.ts';
-import { auditedAsOperator, changeOf } from '../admin-audit.ts';
+import { operatorOf } from '../admin-audit.ts';
+import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 
 export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
   actions.delete(
@@ -23,14 +22,13 @@ export function deleteWebhookEndpointRoute(actions: Host, ctx: AppContext): void
       },
     },
     async (request) => {
-      const endpoint = await endpointOr404(ctx, request.params.id);
-      const at = { organizationId: endpoint.organizationId, now: ctx.clock.now() };
-      const target = { type: 'webhook_endpoint', id: endpoint.id } as const;
-      const change = changeOf('webhook_endpoint.deleted', target, { url: endpoint.url });
-      const deleted = await auditedAsOperator(ctx, request, at, [change], (tx) =>
-        deleteWebhookEndpoint(tx, endpoint.id),
-      );
-      if (!deleted) throw notFound('webhook endpoint');
+      assertId(request.params.id, 'whe', 'webhook endpoint');
+      const outcome = await deleteWebhookEndpoint(ctx, {
+        actor: operatorOf(request),
+        endpointId: request.params.id,
+      });
+      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      const endpoint = outcome.done;
       return envelope(200, 'Webhook endpoint deleted', { id: endpoint.id, deleted: true });
     },
   );

@@ -1,16 +1,12 @@
 // POST /webhook-endpoints/:id/enable: resumes deliveries to the endpoint.
-import { errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
+import { refusalError } from '../../platform/outcome.ts';
 import { Envelope } from '../../platform/schemas.ts';
-import {
-  enableWebhookEndpoint,
-  toWebhookEndpointOut,
-  WebhookEndpointOut,
-} from '../../webhooks/webhook-endpoints.ts';
-import { endpointOr404 } from './webhook-admin-checks.ts';
-import { auditedAsOperator, changeOf } from '../admin-audit.ts';
+import { updateWebhookEndpoint } from '../../webhooks/actions/update-webhook-endpoint.ts';
+import { toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { operatorOf } from '../admin-audit.ts';
+import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 
 export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void {
   actions.post(
@@ -26,19 +22,14 @@ export function enableWebhookEndpointRoute(actions: Host, ctx: AppContext): void
       },
     },
     async (request) => {
-      const endpoint = await endpointOr404(ctx, request.params.id);
-      const now = ctx.clock.now();
-      const target = { type: 'webhook_endpoint', id: endpoint.id } as const;
-      const changes = endpoint.status === 'disabled' ? [changeOf('webhook_endpoint.enabled', target)] : [];
-      const row = await auditedAsOperator(
-        ctx,
-        request,
-        { organizationId: endpoint.organizationId, now },
-        changes,
-        (tx) => enableWebhookEndpoint(tx, endpoint.id, now),
-      );
-      if (!row) throw notFound('webhook endpoint');
-      return envelope(200, 'Webhook endpoint enabled', toWebhookEndpointOut(row, now));
+      assertId(request.params.id, 'whe', 'webhook endpoint');
+      const outcome = await updateWebhookEndpoint(ctx, {
+        actor: operatorOf(request),
+        endpointId: request.params.id,
+        status: 'enabled',
+      });
+      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      return envelope(200, 'Webhook endpoint enabled', toWebhookEndpointOut(outcome.done, ctx.clock.now()));
     },
   );
 }

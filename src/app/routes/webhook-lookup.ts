@@ -1,16 +1,16 @@
 // What the webhook pages share: the endpoint named in the path (only the member's current
-// organization's; any other is the same 404 as a missing one), the form's URL and event types
-// checked as the admin API checks them, and the one send made right away in the request.
+// organization's; any other is the same 404 as a missing one), the form's URL and event types (the
+// address rules are the actions' own, in webhooks/actions/), and the one send made right away in
+// the request.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { attemptDelivery } from '../../webhooks/deliver-webhook.ts';
+import type { Refusal } from '../../platform/outcome.ts';
 import {
-  checkEndpointUrl,
   checkEventTypes,
   findWebhookEndpoint,
   type WebhookEndpointRow,
 } from '../../webhooks/webhook-endpoints.ts';
-import { webhookRuntime } from '../../webhooks/webhook-runtime.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
 
@@ -37,29 +37,31 @@ export interface EndpointForm {
   events: string[];
 }
 
-/** The URL (resolved and checked like the admin API does) and the event types of a form. */
-export async function readEndpointForm(
-  ctx: AppContext,
-  body: FormBody,
-  errors: FieldErrors,
-): Promise<EndpointForm> {
-  const typed = readField(
+/** The form's URL and event types, as typed; what is missing or not on the list is an error. */
+export function readEndpointForm(body: FormBody, errors: FieldErrors): EndpointForm {
+  const url = readField(
     body,
     'url',
     { label: 'Endpoint URL', max: URL_FIELD_MAX, trim: true, missing: 'Enter the endpoint URL.' },
     errors,
   );
-  let url = typed;
-  if (!errors.url) {
-    const checked = await checkEndpointUrl(webhookRuntime(ctx), typed);
-    if (checked.ok) url = checked.url;
-    else errors.url = `The endpoint URL ${checked.message}.`;
-  }
   const given = [...body.all('events')].slice(0, 20);
   const { types, problems } = checkEventTypes(given);
   if (given.length === 0) errors.events = 'Choose at least one event type.';
   else if (problems.length > 0) errors.events = 'Choose event types from the list.';
   return { url, events: types };
+}
+
+/** An endpoint action's refusal of the form, in the form's words. */
+export function endpointFormErrors(refusal: Refusal): FieldErrors {
+  if (refusal.refused === 'not_found') throw new PageError('not_found', 'webhook endpoint');
+  if (refusal.refused === 'conflict') return { url: refusal.message };
+  const errors: FieldErrors = {};
+  for (const error of refusal.errors) {
+    if (error.field === 'url') errors.url = `The endpoint URL ${error.message}.`;
+    else errors.events = 'Choose event types from the list.';
+  }
+  return errors;
 }
 
 /**

@@ -1,0 +1,35 @@
+// Registers a receiver URL for some event types (order.paid when none are named), audited. The
+// answer carries the signing secret, which is shown this once.
+import { recordAudit, type Actor } from '../../audit/audit-log.ts';
+import type { AppContext } from '../../context.ts';
+import { invalid, type Outcome } from '../../platform/outcome.ts';
+import { insertWebhookEndpoint, type WebhookEndpointRow } from '../webhook-endpoints.ts';
+import { checkEndpointInput, endpointAudit } from './endpoint-checks.ts';
+
+export interface CreateWebhookEndpointOptions {
+  actor: Actor;
+  organizationId: string;
+  url: string;
+  events?: string[] | undefined;
+}
+
+export async function createWebhookEndpoint(
+  ctx: AppContext,
+  { actor, organizationId, ...input }: CreateWebhookEndpointOptions,
+): Promise<Outcome<{ endpoint: WebhookEndpointRow; secret: string }>> {
+  const checked = await checkEndpointInput(ctx, input);
+  if (checked.errors.length > 0) return invalid(checked.errors);
+  const url = checked.url!;
+  const eventTypes = checked.events ?? ['order.paid'];
+  const now = ctx.clock.now();
+  const created = await ctx.database.transaction(async (tx) => {
+    const made = await insertWebhookEndpoint(tx, { organizationId, url, eventTypes, now });
+    const entry = endpointAudit({ actor }, made.endpoint, 'webhook_endpoint.created', {
+      url,
+      events: eventTypes,
+    });
+    await recordAudit(tx, entry, now);
+    return made;
+  });
+  return { done: created };
+}

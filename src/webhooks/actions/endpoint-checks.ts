@@ -1,0 +1,80 @@
+// What every webhook endpoint action checks of its input, and the endpoint it acts on, found within
+// the actor's organization.
+import type { ActingOn } from '../../audit/audit-log.ts';
+import type { AppContext } from '../../context.ts';
+import type { FieldError } from '../../platform/errors.ts';
+import {
+  checkEndpointUrl,
+  checkEventTypes,
+  findWebhookEndpoint,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEndpointRow,
+} from '../webhook-endpoints.ts';
+import { webhookRuntime } from '../webhook-runtime.ts';
+
+export interface EndpointInput {
+  url?: string | undefined;
+  events?: string[] | undefined;
+}
+
+/** The URL as it will be stored and the event types without duplicates, or the fields' errors. */
+export async function checkEndpointInput(
+  ctx: AppContext,
+  input: EndpointInput,
+): Promise<{ url?: string; events?: string[]; errors: FieldError[] }> {
+  const errors: FieldError[] = [];
+  let url: string | undefined;
+  if (input.url !== undefined) {
+    const checked = await checkEndpointUrl(webhookRuntime(ctx), input.url);
+    if (checked.ok) url = checked.url;
+    else errors.push({ field: 'url', message: checked.message });
+  }
+  let events: string[] | undefined;
+  if (input.events !== undefined) {
+    const { types, problems } = checkEventTypes(input.events);
+    if (input.events.length === 0)
+      errors.push({ field: 'events', message: 'must name at least one event type' });
+    for (const { index } of problems) {
+      errors.push({
+        field: `events[${index}]`,
+        message: `is not an event type; use any of: ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      });
+    }
+    events = types;
+  }
+  return { ...(url !== undefined && { url }), ...(events !== undefined && { events }), errors };
+}
+
+export async function findEndpointFor(
+  ctx: AppContext,
+  on: ActingOn,
+  endpointId: string,
+): Promise<WebhookEndpointRow | undefined> {
+  const endpoint = await findWebhookEndpoint(ctx.database.db, endpointId);
+  if (!endpoint) return undefined;
+  if (on.organizationId !== undefined && endpoint.organizationId !== on.organizationId) return undefined;
+  return endpoint;
+}
+
+/** An audit entry of a change to the endpoint. */
+export function endpointAudit(
+  on: ActingOn,
+  endpoint: WebhookEndpointRow,
+  action:
+    | 'webhook_endpoint.created'
+    | 'webhook_endpoint.updated'
+    | 'webhook_endpoint.enabled'
+    | 'webhook_endpoint.disabled'
+    | 'webhook_endpoint.secret_rotated'
+    | 'webhook_endpoint.deleted',
+  details: Record<string, unknown>,
+) {
+  return {
+    organizationId: endpoint.organizationId,
+    actor: on.actor,
+    action,
+    targetType: 'webhook_endpoint' as const,
+    targetId: endpoint.id,
+    details,
+  };
+}
