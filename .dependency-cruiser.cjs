@@ -33,6 +33,15 @@ module.exports = {
       from: { path: '^src/([^/]+)', pathNot: '([.]schema[.]ts|^src/db-schema[.]ts)$' },
       to: { path: '^src/[^/]+/.+[.]schema[.]ts$', pathNot: '^src/$1/' },
     },
+    {
+      name: 'no-db-schema-imports',
+      comment:
+        'src/db-schema.ts gathers every table for drizzle-kit and the migrations; a module that ' +
+        "imported it would reach every other module's tables around their functions.",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/db-schema[.]ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,13 +1,18 @@
-// Module boundaries, the last step of `npm run lint`: the rules of .dependency-cruiser.cjs, and no
-// import cycle between modules (moduleOf). A module is a folder directly under src/ with its
-// subfolders. Type-only imports count: they couple too.
+// Module boundaries, the last step of `npm run lint`: the rules of .dependency-cruiser.cjs, no
+// import cycle between modules (moduleOf), and two rules read from the source, which imports do
+// not show: no file but a schema file re-exports a table, and no SQL text names another module's
+// table. A module is a folder directly under src/ with its subfolders. Type-only imports count:
+// they couple too.
 // Exits 1 on any violation. `node scripts/check-boundaries.ts [dir]` checks dir/src (default .).
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
 
 export const MODULE_CYCLE_RULE = 'no-module-cycles';
+export const TABLE_REEXPORT_RULE = 'no-table-reexports';
+export const FOREIGN_SQL_RULE = 'no-foreign-table-sql';
 
 export interface BoundaryViolation {
   rule: string;
@@ -47,7 +52,80 @@ export async function checkBoundaries(baseDir: string): Promise<BoundaryViolatio
   const violations: BoundaryViolation[] = result.summary.violations
     .filter((v) => v.rule.severity !== 'ignore')
     .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }));
-  return [...violations, ...moduleCycles(result)];
+  return [...violations, ...moduleCycles(result), ...(await sourceViolations(resolve(baseDir)))];
+}
+
+/** src/ files of `baseDir`, relative to it, with their text. */
+async function sourceFiles(baseDir: string): Promise<Map<string, string>> {
+  const entries = await readdir(join(baseDir, 'src'), { recursive: true, withFileTypes: true });
+  const files = new Map<string, string>();
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(baseDir, path).split('\\').join('/'), await readFile(path, 'utf8'));
+  }
+  return files;
+}
+
+const TABLE = /export\s+const\s+(\w+)\s*=\s*pgTable\(\s*['"](\w+)['"]/g;
+const FROM_SCHEMA = /(import|export)\s+(?:type\s+)?(\*|\{([^}]*)\})\s*from\s*['"]([^'"]+[.]schema[.]ts)['"]/g;
+const LOCAL_EXPORT = /export\s*\{([^}]*)\}\s*;/g;
+// The text of sql`...` templates and of .unsafe(`...`) / .unsafe('...') statements.
+const SQL_TEXT = /\bsql`([^`]*)`|[.]unsafe\(\s*(?:`([^`]*)`|'([^']*)')/g;
+const TABLE_NAMED = /\b(?:from|join|update|into|table)\s+"?(\w+)"?/gi;
+
+/** The names in `{ a, type b, c as d }`, as imported or exported (the first name of each). */
+const namesIn = (list: string) =>
+  list
+    .split(',')
+    .map(
+      (part) =>
+        part
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)[0]!,
+    )
+    .filter(Boolean);
+
+/** Table re-exports from non-schema files, and SQL text naming another module's tables. */
+async function sourceViolations(baseDir: string): Promise<BoundaryViolation[]> {
+  const files = await sourceFiles(baseDir);
+  const tablesOf = new Map<string, Set<string>>(); // schema file -> its tables' constants
+  const ownerOf = new Map<string, string>(); // SQL table name -> module
+  for (const [path, text] of files) {
+    if (!isSchema(path)) continue;
+    const names = new Set<string>();
+    for (const [, name, table] of text.matchAll(TABLE)) {
+      names.add(name!);
+      ownerOf.set(table!, moduleOf(path));
+    }
+    tablesOf.set(path, names);
+  }
+  const violations: BoundaryViolation[] = [];
+  for (const [path, text] of files) {
+    if (isSchema(path) || path === 'src/db-schema.ts') continue;
+    const imported = new Set<string>();
+    for (const [, kind, all, list, target] of text.matchAll(FROM_SCHEMA)) {
+      const schema = join(dirname(path), target!).split('\\').join('/');
+      const tables = tablesOf.get(schema) ?? new Set<string>();
+      const named = all === '*' ? [...tables] : namesIn(list ?? '').filter((n) => tables.has(n));
+      if (kind === 'import') named.forEach((n) => imported.add(n));
+      else if (named.length > 0) violations.push({ rule: TABLE_REEXPORT_RULE, from: path, to: schema });
+    }
+    for (const [, list] of text.matchAll(LOCAL_EXPORT)) {
+      for (const name of namesIn(list!).filter((n) => imported.has(n)))
+        violations.push({ rule: TABLE_REEXPORT_RULE, from: path, to: name });
+    }
+    for (const match of text.matchAll(SQL_TEXT)) {
+      const statement = match[1] ?? match[2] ?? match[3] ?? '';
+      for (const [, table] of statement.matchAll(TABLE_NAMED)) {
+        const owner = ownerOf.get(table!);
+        if (owner && owner !== moduleOf(path))
+          violations.push({ rule: FOREIGN_SQL_RULE, from: path, to: `${table} (${owner})` });
+      }
+    }
+  }
+  return violations;
 }
 
 /** One violation per group of modules that reach each other, with one cycle through it. */

@@ -4,13 +4,12 @@
 // invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { createApiClient } from '../auth/clients.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { insertEvent, type EventInput } from '../events/events.ts';
 import { createInvitation, invitationUrl } from '../members/invitations.ts';
-import { createOrganization } from '../organizations/organizations.ts';
+import { countOrganizations, createOrganization } from '../organizations/organizations.ts';
 import { ConfigError } from '../config.ts';
 import { checkEndpointUrl, insertWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
 import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
@@ -116,10 +115,7 @@ function demoEvents(now: Date): EventInput[] {
 
 /** Seeds once: only when the database has no organization yet. Returns null when it did nothing. */
 export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Promise<DemoCredentials | null> {
-  const [{ n }] = (await ctx.database.rows<{ n: number }>(
-    sql`SELECT count(*)::int AS n FROM organizations`,
-  )) as [{ n: number }];
-  if (n > 0) return null;
+  if ((await countOrganizations(ctx.database.db)) > 0) return null;
   const now = ctx.clock.now();
   let webhookUrl: string | undefined;
   if (ctx.config.demoWebhookUrl) {

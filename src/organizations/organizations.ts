@@ -57,6 +57,12 @@ export async function createOrganization(
   return row!;
 }
 
+/** How many organizations there are (the demo seed runs only on an empty database). */
+export async function countOrganizations(db: Executor): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(organizations);
+  return row?.n ?? 0;
+}
+
 export async function findOrganization(db: Executor, id: string): Promise<OrganizationRow | undefined> {
   const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
   return row;

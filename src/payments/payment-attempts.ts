@@ -1,11 +1,11 @@
 // Payment attempt rows: reading them, marking one failed or timed out for the buyer, and counting
 // how attempts end (payment_attempts_total).
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { metricsOf } from '../metrics/metrics.ts';
 import { showPaymentFailure } from '../orders/order-payment.ts';
 import type { FailureKind } from '../orders/order-state.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import type { Database, Executor, Tx } from '../platform/db.ts';
 import { paymentAttempts } from './payments.schema.ts';
 
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;
@@ -117,4 +117,10 @@ export function countAttemptEnd(
   outcome: 'successful' | FailureKind,
 ): void {
   metricsOf(ctx)?.paymentAttempts.inc({ provider: attempt.method, outcome });
+}
+
+/** Payment attempts in all organizations (cli db restore's check of what a backup held). */
+export async function countPaymentAttempts(database: Database): Promise<number> {
+  const [row] = await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${paymentAttempts}`);
+  return row!.n;
 }

@@ -45,3 +45,14 @@ export async function readPendingDeliveries(
     oldestDueAt: oldest !== null && oldest <= now.getTime() ? new Date(Math.round(oldest)) : null,
   };
 }
+
+/** Deliveries still pending and events still queued, all counted (cli db restore's check). */
+export async function countWebhookBacklog(
+  database: Database,
+): Promise<{ webhook_deliveries_pending: number; outbox_events_queued: number }> {
+  const [row] = await database.rows<{ webhook_deliveries_pending: number; outbox_events_queued: number }>(sql`
+    SELECT (SELECT count(*)::int FROM ${webhookDeliveries} WHERE ${webhookDeliveries.status} = 'pending')
+        AS webhook_deliveries_pending,
+      (SELECT count(*)::int FROM ${outboxQueue}) AS outbox_events_queued`);
+  return row!;
+}

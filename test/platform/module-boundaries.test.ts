@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   checkBoundaries,
+  FOREIGN_SQL_RULE,
   formatViolation,
   MODULE_CYCLE_RULE,
+  TABLE_REEXPORT_RULE,
   type BoundaryViolation,
 } from '../../scripts/check-boundaries.ts';
 
@@ -47,6 +49,27 @@ describe('a tree with one violation of each rule', async () => {
     );
   });
 
+  test('importing db-schema.ts, which gathers every table for the migrations, is refused', () => {
+    assert.ok(
+      found.includes('no-db-schema-imports: src/site/all-tables.ts -> src/db-schema.ts'),
+      found.join('\n'),
+    );
+  });
+
+  test('a table re-exported by a file that is not a schema file is refused', () => {
+    assert.deepEqual(
+      found.filter((v) => v.startsWith(TABLE_REEXPORT_RULE)),
+      [`${TABLE_REEXPORT_RULE}: src/races/race-tables.ts -> src/races/races.schema.ts`],
+    );
+  });
+
+  test("SQL text naming another module's table is refused; naming its own is not", () => {
+    assert.deepEqual(
+      found.filter((v) => v.startsWith(FOREIGN_SQL_RULE)),
+      [`${FOREIGN_SQL_RULE}: src/site/race-count.ts -> races (src/races)`],
+    );
+  });
+
   test('a cycle between modules through files that form no file cycle is refused', () => {
     const cycle = violations.find((v) => v.rule === MODULE_CYCLE_RULE && v.from === 'src/checkout');
     assert.ok(cycle, found.join('\n'));
@@ -63,9 +86,12 @@ describe('a tree with one violation of each rule', async () => {
 
   test('these and nothing else: neither a module importing its own subfolder nor a foreign key makes a cycle', () => {
     assert.deepEqual(found, [
+      'no-db-schema-imports: src/site/all-tables.ts -> src/db-schema.ts',
       'no-foreign-schema-imports: src/payments/refunds.ts -> src/orders/orders.schema.ts',
+      `${FOREIGN_SQL_RULE}: src/site/race-count.ts -> races (src/races)`,
       `${MODULE_CYCLE_RULE}: src/admin -> src/events`,
       `${MODULE_CYCLE_RULE}: src/checkout -> src/orders`,
+      `${TABLE_REEXPORT_RULE}: src/races/race-tables.ts -> src/races/races.schema.ts`,
       'platform-imports-no-module: src/context.ts -> src/payments/gateway.ts',
       'platform-imports-no-module: src/platform/db.ts -> src/orders/order-code.ts',
     ]);

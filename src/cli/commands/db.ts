@@ -5,7 +5,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'drizzle-orm';
 import { ConfigError, readVariable } from '../../config.ts';
 import {
   BackupRefused,
@@ -15,6 +14,8 @@ import {
   restoreEmbedded,
   restorePostgres,
 } from '../../platform/backup.ts';
+import { countOrders, type OrderCounts } from '../../orders/count-orders.ts';
+import { countPaymentAttempts } from '../../payments/payment-attempts.ts';
 import { DataDirBusy, lockDataDir } from '../../platform/data-dir-lock.ts';
 import { openDatabase, type Database } from '../../platform/db.ts';
 import {
@@ -29,6 +30,7 @@ import {
   type MigrationStatus,
 } from '../../platform/migrate.ts';
 import { UsageError } from '../command.ts';
+import { countWebhookBacklog } from '../../webhooks/webhook-backlog.ts';
 import { DB_USAGE } from './db-usage.ts';
 
 export interface DbIo {
@@ -228,25 +230,15 @@ function reportBackup(args: DbArgs, ms: number, io: DbIo): void {
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
 
-interface Contents {
-  orders: number;
-  paid_orders: number;
-  latest_order_at: string | null;
-  payment_attempts: number;
-  webhook_deliveries_pending: number;
-  outbox_events_queued: number;
-}
+type Contents = OrderCounts & { payment_attempts: number } & Awaited<ReturnType<typeof countWebhookBacklog>>;
 
 /** What a restored database holds, for the operator to check against what was lost. */
 async function contentsOf(database: Database): Promise<Contents> {
-  const [row] = await database.rows<Contents>(sql`
-    SELECT (SELECT count(*)::int FROM orders) AS orders,
-      (SELECT count(*)::int FROM orders WHERE status = 'paid') AS paid_orders,
-      (SELECT max(created_at)::text FROM orders) AS latest_order_at,
-      (SELECT count(*)::int FROM payment_attempts) AS payment_attempts,
-      (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS webhook_deliveries_pending,
-      (SELECT count(*)::int FROM outbox_queue) AS outbox_events_queued`);
-  return row!;
+  return {
+    ...(await countOrders(database)),
+    payment_attempts: await countPaymentAttempts(database),
+    ...(await countWebhookBacklog(database)),
+  };
 }
 
 async function reportRestore(database: Database, args: DbArgs, ms: number, io: DbIo): Promise<void> {
