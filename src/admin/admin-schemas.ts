@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { MAX_PRICE_MINOR } from '../events/fees.ts';
 import { violates } from '../platform/db.ts';
 import { notFound, validationError, type FieldError } from '../platform/errors.ts';
-import { fieldErrors } from '../platform/http.ts';
+import { fieldErrors } from '../platform/validation.ts';
 import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
 import { ErrorOut } from '../platform/schemas.ts';
 

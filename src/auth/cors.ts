@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../platform/errors.ts';
-import { sendError, type Host } from '../platform/http.ts';
+import { type Host } from '../platform/http.ts';
+import { sendError } from '../platform/error-replies.ts';
 import { isOriginAllowlisted } from './clients.ts';
 
 export const CORS_ALLOW_HEADERS =

@@ -4,7 +4,8 @@
 // What counts as one is decided by the API's own parser (credentials.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/errors.ts';
-import { sendError, type Host } from '../platform/http.ts';
+import { type Host } from '../platform/http.ts';
+import { sendError } from '../platform/error-replies.ts';
 import { carriesPartnerCredential, readRequestCredentials } from './credentials.ts';
 
 export function refusePartnerCredentials(app: Host): void {

@@ -3,7 +3,7 @@
 // the series stay bounded whatever paths clients send.
 import type { AppContext } from '../context.ts';
 import type { Host, HostName } from '../platform/http.ts';
-import { onShed } from '../platform/overload.ts';
+import { onShed } from '../platform/shed-requests.ts';
 import { metricsOf } from './metrics.ts';
 
 /**

@@ -84,3 +84,6 @@ export function uniqueErrors(errors: FieldError[]): FieldError[] {
     return true;
   });
 }
+
+/** The largest request body a host reads; past it, 413 payload_too_large. */
+export const BODY_LIMIT_BYTES = 64 * 1024;

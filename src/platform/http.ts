@@ -1,20 +1,17 @@
-// The HTTP plumbing every host shares: request ids, the success and error envelopes, validation
-// with field errors, 404/413/415 and malformed JSON in the envelope, health routes.
+// The HTTP plumbing every host shares: building a host, request ids, the success envelope, the
+// hooks every request passes (Host, Expect, an outage, body deadlines, unstorable text), health
+// routes. Validation is validation.ts's, the error answers error-replies.ts's.
 import Fastify, {
   type FastifyBaseLogger,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
-  type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  type FastifySchemaCompiler,
   type preParsingHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -33,10 +30,19 @@ import {
   outageWatch,
   SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
 } from './db-errors.ts';
-import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from './errors.ts';
+import { ApiError, BODY_LIMIT_BYTES } from './errors.ts';
+import {
+  databaseUnavailableError,
+  logRequestError,
+  OAUTH_ERRORS,
+  sendError,
+  sendOAuthError,
+  toApiError,
+} from './error-replies.ts';
+import { validatorCompiler } from './validation.ts';
 import { newId } from './ids.ts';
-import { isShedError, shedUnderOverload, watchOverload, type OverloadMonitor } from './overload.ts';
-import type { ErrorOut } from './schemas.ts';
+import type { OverloadMonitor } from './overload.ts';
+import { shedUnderOverload, watchOverload } from './shed-requests.ts';
 import { LazyChildLogger, QUERY_NAMES_ONLY } from './logger.ts';
 import { requestLogController, traceRequests } from './tracing.ts';
 import { unstorableField } from './unstorable-text.ts';
@@ -49,8 +55,6 @@ export type Host = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
-
-export const BODY_LIMIT_BYTES = 64 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -79,177 +83,6 @@ export function sendSerialized(reply: FastifyReply, body: Buffer) {
 
 export function send<T>(reply: FastifyReply, code: number, message: string, data: T) {
   return reply.code(code).send(envelope(code, message, data));
-}
-
-// ajv-formats is published as CommonJS with a default export.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: true,
-    removeAdditional: false,
-    strict: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
-// Bodies are taken as typed JSON (a "5" is not a number); query strings and paths are text, so coerce.
-const bodyAjv = makeAjv(false);
-const queryAjv = makeAjv(true);
-
-const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
-};
-
-/** ajv errors -> [{field, message}] with dotted field paths a person can read. */
-export function fieldErrors(errors: ErrorObject[], part?: string): FieldError[] {
-  const out: FieldError[] = [];
-  const seen = new Set<string>();
-  for (const e of errors) {
-    let path = e.instancePath
-      .replace(/^\//, '')
-      .replace(/\//g, '.')
-      .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
-    let message = e.message ?? 'is not valid';
-    if (e.keyword === 'required') {
-      const missing = (e.params as { missingProperty: string }).missingProperty;
-      path = path ? `${path}.${missing}` : missing;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      path = path ? `${path}.${extra}` : extra;
-      message = 'is not a recognised field';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
-      continue; // the branch errors say more
-    }
-    if (!path) path = part === 'querystring' ? 'query' : part === 'body' ? 'body' : (part ?? 'request');
-    const key = `${path}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ field: path, message });
-  }
-  return out;
-}
-
-/** Maps anything thrown to an ApiError; the only place error bodies are decided. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (databaseUnavailable(error)) return databaseUnavailableError();
-  const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
-  if (e && Array.isArray(e.validation)) {
-    const errors = fieldErrors(e.validation, e.validationContext);
-    const first = errors[0];
-    return new ApiError(
-      'validation_failed',
-      first ? `${first.field} ${first.message}` : 'The request is not valid.',
-      {
-        errors,
-      },
-    );
-  }
-  switch (e?.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('validation_failed', 'The request body is empty; send a JSON object.', {
-        errors: [{ field: 'body', message: 'is empty' }],
-      });
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('validation_failed', 'The request body is not valid JSON.', {
-        errors: [{ field: 'body', message: 'is not valid JSON' }],
-      });
-    case 'FST_ERR_BAD_URL':
-    case 'FST_ERR_MAX_PARAM_LENGTH': // a path parameter too long for the router names nothing
-    case 'FST_ERR_ASYNC_CONSTRAINT':
-      return new ApiError('not_found', 'No such route.');
-  }
-  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
-  if (e instanceof SyntaxError && status === 400) {
-    return new ApiError('validation_failed', 'The request body is not valid JSON.', {
-      errors: [{ field: 'body', message: 'is not valid JSON' }],
-    });
-  }
-  if (status === 404) return new ApiError('not_found', 'No such route.');
-  if (status === 405) return new ApiError('method_not_allowed', 'Method not allowed on this route.');
-  if (status === 413)
-    return new ApiError('payload_too_large', `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`);
-  if (status === 415)
-    return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
-  if (status >= 400 && status < 500) return new ApiError('validation_failed', 'The request is not valid.');
-  return new ApiError('internal_error', 'Something went wrong on our side. Quote the request id to support.');
-}
-
-/** 503 while the database cannot be reached: the request may be retried as it is. */
-function databaseUnavailableError(): ApiError {
-  return new ApiError('service_unavailable', 'The service is briefly unavailable; retry in a few seconds.', {
-    headers: { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
-  });
-}
-
-const REALM = 'Bearer realm="service-partner"';
-
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  reply.header('X-Request-Id', request.id);
-  reply.errorCode = error.code;
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', REALM);
-  const body: ErrorOut = {
-    code: error.status,
-    message: error.message,
-    error_code: error.code,
-    request_id: request.id,
-  };
-  if (error.errors) body.errors = error.errors;
-  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
-}
-
-/** OAuth 2.0 error response (RFC 6749 section 5.2), used by the token endpoint. */
-export function sendOAuthError(
-  reply: FastifyReply,
-  status: number,
-  error: string,
-  description: string,
-  headers: Record<string, string> = {},
-) {
-  reply.errorCode = error;
-  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-  return reply
-    .code(status)
-    .header('Cache-Control', 'no-store')
-    .header('Pragma', 'no-cache')
-    .type('application/json; charset=utf-8')
-    .send({ error, error_description: description });
-}
-
-const OAUTH_ERRORS: Record<number, [number, string]> = {
-  429: [429, 'rate_limited'],
-  500: [500, 'server_error'],
-  503: [503, 'temporarily_unavailable'],
-};
-
-/**
- * How a failed request is logged, on every host: an unreachable database once per outage (its
- * watch), a shed request not at all (the overload monitor logs each episode), another 5xx with
- * its error, a 4xx as one info line.
- */
-export function logRequestError(
-  ctx: AppContext,
-  request: FastifyRequest,
-  error: unknown,
-  apiError: ApiError,
-  message: string,
-): void {
-  if (isShedError(error)) return;
-  if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
-  else if (apiError.status >= 500) request.log.error({ err: error }, message);
-  else request.log.info({ error_code: apiError.code }, apiError.message);
 }
 
 export interface CreateHostOptions {
@@ -468,8 +301,4 @@ function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor):
       );
     }
   });
-}
-
-export function isErrorCode(code: string): code is ErrorCode {
-  return code in ERROR_STATUS;
 }

@@ -10,7 +10,8 @@ import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { databaseUnavailable } from '../../src/platform/db-errors.ts';
-import { createHost, toApiError, type Host } from '../../src/platform/http.ts';
+import { toApiError } from '../../src/platform/error-replies.ts';
+import { createHost, type Host } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createService } from '../../src/service.ts';
 import {

@@ -19,10 +19,10 @@ import {
   OVERLOAD_CALM_MS,
   OVERLOAD_WINDOW_MS,
   OverloadMonitor,
-  overloadMonitor,
   type DelaySampler,
   type OverloadSettings,
 } from '../../src/platform/overload.ts';
+import { overloadMonitor } from '../../src/platform/shed-requests.ts';
 import { parseMetrics } from '../metrics/parse-metrics.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';

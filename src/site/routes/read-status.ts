@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import { findCheckoutSessionById } from '../../checkout/sessions.ts';
 import { notFound } from '../../platform/errors.ts';
-import { sendError } from '../../platform/http.ts';
+import { sendError } from '../../platform/error-replies.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { promptSecondsLeft, secondsLeft } from '../views/status-pages.ts';

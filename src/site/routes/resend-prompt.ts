@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.ts';
 import type { PaymentMethod } from '../../events/fees.ts';
 import { closePaymentAttempt, resendOpensAt } from '../../payments/close-attempt.ts';
 import { startPayment } from '../../payments/start-payment.ts';
-import { toApiError } from '../../platform/http.ts';
+import { toApiError } from '../../platform/error-replies.ts';
 import { claimPromptSlot, promptLimitMessage } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';

@@ -6,7 +6,7 @@ import { normalizePhone } from '../../orders/contact.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
 import { startPayment } from '../../payments/start-payment.ts';
 import type { FieldError } from '../../platform/errors.ts';
-import { toApiError } from '../../platform/http.ts';
+import { toApiError } from '../../platform/error-replies.ts';
 import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';

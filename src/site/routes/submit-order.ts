@@ -6,7 +6,7 @@ import { normalizePhone } from '../../orders/contact.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
 import { startPayment } from '../../payments/start-payment.ts';
 import { ERROR_STATUS, type FieldError } from '../../platform/errors.ts';
-import { toApiError } from '../../platform/http.ts';
+import { toApiError } from '../../platform/error-replies.ts';
 import { countRefusal } from '../../metrics/rate-limit-refusals.ts';
 import { claimPromptSlot, holdLimitMessage } from '../buyer-limits.ts';
 import {

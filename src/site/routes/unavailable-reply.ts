@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import type { ApiError } from '../../platform/errors.ts';
-import { BODY_LIMIT_BYTES } from '../../platform/http.ts';
+import { BODY_LIMIT_BYTES } from '../../platform/errors.ts';
 import { parseUrlEncoded, type FormBody } from '../checkout-form.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
 import { promptStateOf } from '../prompt-state.ts';

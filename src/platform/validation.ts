@@ -1,0 +1,61 @@
+// Validation of every host's requests: bodies as typed JSON, query strings and paths coerced from
+// text, and ajv's errors as field errors a person can read.
+import type { FastifySchemaCompiler } from 'fastify';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FieldError } from './errors.ts';
+
+// ajv-formats is published as CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+// Bodies are taken as typed JSON (a "5" is not a number); query strings and paths are text, so coerce.
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+  return ajv.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+};
+
+/** ajv errors -> [{field, message}] with dotted field paths a person can read. */
+export function fieldErrors(errors: ErrorObject[], part?: string): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let path = e.instancePath
+      .replace(/^\//, '')
+      .replace(/\//g, '.')
+      .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+    let message = e.message ?? 'is not valid';
+    if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      path = path ? `${path}.${missing}` : missing;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty;
+      path = path ? `${path}.${extra}` : extra;
+      message = 'is not a recognised field';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      continue; // the branch errors say more
+    }
+    if (!path) path = part === 'querystring' ? 'query' : part === 'body' ? 'body' : (part ?? 'request');
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: path, message });
+  }
+  return out;
+}
