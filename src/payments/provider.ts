@@ -4,7 +4,7 @@
 // database: callers record attempts and decide what an answer means for an order.
 import type { FailureKind } from '../orders/order-state.ts';
 
-export type PaymentMethod = 'momo' | 'airtel';
+export type { PaymentMethod } from './methods/catalogue.ts';
 
 /** Why a payment failed, in the order's own words (order-state.ts); provider_error is retryable. */
 export type ProviderFailureKind = Exclude<FailureKind, 'hold_expired'>;
@@ -90,7 +90,8 @@ export type RefundStatusResult =
   | { status: 'not_found' };
 
 export interface PaymentProvider {
-  readonly method: PaymentMethod;
+  /** the key of the method it serves (methods/registry.ts) */
+  readonly method: string;
   /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
   requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
   /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */
@@ -110,10 +111,10 @@ export type ProviderErrorKind = 'auth_failed' | 'unreachable' | 'timeout' | 'ser
 /** The provider could not be asked. Messages never contain credentials or tokens. */
 export class PaymentProviderError extends Error {
   readonly kind: ProviderErrorKind;
-  readonly method: PaymentMethod;
+  readonly method: string;
   readonly httpStatus: number | undefined;
 
-  constructor(method: PaymentMethod, kind: ProviderErrorKind, message: string, httpStatus?: number) {
+  constructor(method: string, kind: ProviderErrorKind, message: string, httpStatus?: number) {
     super(message);
     this.name = 'PaymentProviderError';
     this.method = method;

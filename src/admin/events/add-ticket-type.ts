@@ -1,6 +1,7 @@
 // POST /events/:id/ticket-types: adds a ticket type; its sales window defaults to the event's
 // registration window and must not be empty.
 import type { AppContext } from '../../context.ts';
+import { pricedMethodsOf } from '../../events/fees.ts';
 import { addTicketType, findEvent } from '../../events/events.ts';
 import { notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
@@ -33,7 +34,12 @@ export function addTicketTypeRoute(admin: Host, ctx: AppContext): void {
         ...salesWindowErrors(body, { start: found.event.regOpensAt, end: found.event.regClosesAt }),
       ]);
       const row = await addTicketType(db, found.event, body);
-      return send(reply, 201, 'Ticket type created', toAdminTicketType(row, found.event, found.organization));
+      return send(
+        reply,
+        201,
+        'Ticket type created',
+        toAdminTicketType(row, found.event, found.organization, pricedMethodsOf(ctx)),
+      );
     },
   );
 }

@@ -1,6 +1,7 @@
 // POST /organizations/:id/events: creates an event and its ticket types in one transaction, after
 // the field and cross-field checks; a handle the organization already uses is a conflict.
 import type { AppContext } from '../../context.ts';
+import { pricedMethodsOf } from '../../events/fees.ts';
 import { checkEventRules } from '../../events/event-rules.ts';
 import { createEvent, findEvent, type EventInput, type EventWithTickets } from '../../events/events.ts';
 import { findOrganization } from '../../organizations/organizations.ts';
@@ -63,7 +64,7 @@ export function createEventRoute(admin: Host, ctx: AppContext): void {
         if (isUniqueViolation(error, 'events_org_handle_key')) throw handleTaken(input.handle);
         throw error;
       }
-      return send(reply, 201, 'Event created', toAdminEvent(found!));
+      return send(reply, 201, 'Event created', toAdminEvent(found!, pricedMethodsOf(ctx)));
     },
   );
 }

@@ -1,6 +1,7 @@
 // PATCH /events/:id: changes any event field; the cross-field rules run on the fields sent merged
 // over the stored event. Ticket types change through their own routes.
 import type { AppContext } from '../../context.ts';
+import { pricedMethodsOf } from '../../events/fees.ts';
 import { checkEventRules } from '../../events/event-rules.ts';
 import { findEvent, updateEvent, type EventPatch, type EventWithTickets } from '../../events/events.ts';
 import { notFound } from '../../platform/errors.ts';
@@ -52,7 +53,7 @@ export function updateEventRoute(admin: Host, ctx: AppContext): void {
         throw error;
       }
       if (!found) throw notFound('event');
-      return envelope(200, 'Event updated', toAdminEvent(found));
+      return envelope(200, 'Event updated', toAdminEvent(found, pricedMethodsOf(ctx)));
     },
   );
 }

@@ -1,6 +1,7 @@
 // PATCH /ticket-types/:id: changes a ticket type; its capacity cannot go below the tickets
 // already paid or held (a conflict).
 import type { AppContext } from '../../context.ts';
+import { pricedMethodsOf } from '../../events/fees.ts';
 import { findEvent, findTicketType, updateTicketType } from '../../events/events.ts';
 import { ApiError, notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
@@ -43,7 +44,11 @@ export function updateTicketTypeRoute(admin: Host, ctx: AppContext): void {
       }
       const found = await findEvent(db, row.eventId);
       if (!found) throw notFound('ticket type');
-      return envelope(200, 'Ticket type updated', toAdminTicketType(row, found.event, found.organization));
+      return envelope(
+        200,
+        'Ticket type updated',
+        toAdminTicketType(row, found.event, found.organization, pricedMethodsOf(ctx)),
+      );
     },
   );
 }

@@ -3,7 +3,7 @@
 // (GET /standard/v1/payments/{id}). Airtel's callback URL is registered with Airtel, not sent.
 // Refunds: POST /standard/v1/payments/refund naming the payment's airtel_money_id, followed by the
 // same transaction enquiry under the refund's own id (see src/payments/README.md, "Refunds").
-import { systemClock } from '../platform/clock.ts';
+import { systemClock } from '../../../platform/clock.ts';
 import {
   mapAirtelEnquiry,
   mapAirtelRefundEnquiry,
@@ -24,7 +24,7 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
-} from './provider.ts';
+} from '../../provider.ts';
 import {
   createTokenCache,
   describeBody,
@@ -33,7 +33,7 @@ import {
   readIssuedToken,
   type AdapterOptions,
   type HttpOutcome,
-} from './provider-http.ts';
+} from '../../provider-http.ts';
 
 export interface AirtelConfig {
   /** e.g. https://openapi.airtel.africa, or the simulator's http://127.0.0.1:PORT/airtel */

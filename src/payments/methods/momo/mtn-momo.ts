@@ -2,7 +2,7 @@
 // UUID as X-Reference-Id, status query. MTN calls back with PUT to the X-Callback-Url we send.
 // Refunds go through the Disbursement product (its own subscription key and token):
 // POST /disbursement/v1_0/refund with referenceIdToRefund, GET /disbursement/v1_0/refund/{id}.
-import { systemClock } from '../platform/clock.ts';
+import { systemClock } from '../../../platform/clock.ts';
 import { MTN_REASONS, mapMtnReason, mapMtnRefundStatus, mapMtnStatus } from './mtn-momo-status.ts';
 import {
   CURRENCY_EXPONENT,
@@ -18,7 +18,7 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
-} from './provider.ts';
+} from '../../provider.ts';
 import {
   createTokenCache,
   describeBody,
@@ -27,7 +27,7 @@ import {
   readIssuedToken,
   type AdapterOptions,
   type HttpOutcome,
-} from './provider-http.ts';
+} from '../../provider-http.ts';
 
 export interface MtnConfig {
   /** e.g. https://proxy.momoapi.mtn.com, or the simulator's http://127.0.0.1:PORT/mtn */
