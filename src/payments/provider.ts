@@ -3,6 +3,7 @@
 // the same contracts, so both are always exercised over real HTTP. Nothing here touches the
 // database: callers record attempts and decide what an answer means for an order.
 import type { FailureKind } from '../orders/order-state.ts';
+import { currencyExponent } from '../platform/currency.ts';
 
 export type { PaymentMethod } from './methods/catalogue.ts';
 
@@ -129,8 +130,10 @@ export class PaymentProviderError extends Error {
  */
 export const MIN_AMOUNT: Readonly<Record<string, number>> = Object.freeze({ UGX: 500 });
 
-/** ISO 4217 exponents of the currencies we submit: minor units = major units x 10^exponent. */
-export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze({ UGX: 0 });
+/** The currencies we submit, with their exponents (platform/currency.ts): minor = major x 10^exponent. */
+export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze(
+  Object.fromEntries(Object.keys(MIN_AMOUNT).map((currency) => [currency, currencyExponent(currency)])),
+);
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,8 @@
 // Display formatting for the checkout pages: money in minor units, dates in the event's zone,
 // phone numbers and payment method names. Pure functions that import only plain data (the payment
-// methods' catalogue): the page script (web/checkout-page) bundles them too.
+// methods' catalogue) and the currency exponent: the page script (web/checkout-page) bundles them too.
 import { PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
+import { currencyExponent } from '../platform/currency.ts';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
@@ -14,10 +15,7 @@ function moneyFormat(currency: string): Intl.NumberFormat {
   return format;
 }
 
-/** The ISO 4217 exponent Intl knows for the currency (UGX: 0). */
-export function currencyExponent(currency: string): number {
-  return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 0;
-}
+export { currencyExponent };
 
 /** 30000 UGX (exponent 0) -> "UGX 30,000" (with a no-break space after the code). */
 export function formatMoney(minor: number, currency: string): string {

@@ -118,7 +118,7 @@ describe('a method registered with the service alone', () => {
     assert.equal(res.json().data.total, 31500);
 
     const attempt = await settle(placed.id);
-    assert.equal(attempt?.status, 'successful');
+    assert.equal(attempt?.status, 'successful', `${attempt?.failureKind}: ${attempt?.failureMessage}`);
     assert.equal(attempt?.method, TEST_METHOD_KEY);
     const paid = await readOrder(s, placed.id);
     assert.equal(paid.status, 'paid');
