@@ -28,11 +28,17 @@ import { orderJobHandlers } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
 import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
+import {
+  checkPaymentMethods,
+  PAYMENT_METHOD_REGISTRY,
+  type PaymentMethodDefinition,
+} from './payments/methods/registry.ts';
 import { attachMailer, createMailer } from './mail/mailer.ts';
 import { startRequestLog } from './auth/request-log.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
+import { attachPricedMethods } from './events/fees.ts';
 import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
 
 export interface Service {
@@ -66,6 +72,11 @@ export interface CreateServiceOptions {
   limiter?: RateLimiter;
   /** where spans go instead of OTEL_EXPORTER_OTLP_ENDPOINT; turns tracing on (tests: in memory) */
   spanExporter?: SpanExporter;
+  /**
+   * The payment methods this service takes, the default first: the registry's
+   * (payments/methods/registry.ts) unless given (docs/decisions/payment-method-registry.md).
+   */
+  paymentMethods?: readonly PaymentMethodDefinition[];
 }
 
 /**
@@ -99,7 +110,8 @@ export async function createService(config: Config, options: CreateServiceOption
     if (!options.database) await database.close();
     throw error;
   }
-  const payments = await createPaymentGateway(config, log);
+  const paymentMethods = checkPaymentMethods(options.paymentMethods ?? PAYMENT_METHOD_REGISTRY);
+  const payments = await createPaymentGateway(config, log, paymentMethods);
   const limiter =
     options.limiter ??
     createRateLimiter(config.redisUrl, {
@@ -118,6 +130,7 @@ export async function createService(config: Config, options: CreateServiceOption
     keys: await loadServiceKeys(database),
   };
   attachPaymentGateway(ctx, payments.gateway);
+  attachPricedMethods(ctx, paymentMethods);
   // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
   if (metrics) attachMetrics(ctx, metrics);
   const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });

@@ -21,7 +21,7 @@ import postgres from 'postgres';
 import type * as ClientsModule from '../../src/auth/clients.ts';
 import type * as EventsModule from '../../src/events/events.ts';
 import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
-import type * as MtnModule from '../../src/payments/mtn-momo.ts';
+import type * as MtnModule from '../../src/payments/methods/momo/mtn-momo.ts';
 import type * as SimulatorModule from '../../src/payments/simulator/simulator.ts';
 import type * as DbModule from '../../src/platform/db.ts';
 import type * as MigrateModule from '../../src/platform/migrate.ts';
@@ -277,7 +277,7 @@ async function reconcile(options: {
   since: number;
 }): Promise<Reconciliation> {
   const { sql, simulator, eventId } = options;
-  const { createMtnMomoProvider } = await importDist<typeof MtnModule>('payments/mtn-momo.js');
+  const { createMtnMomoProvider } = await importDist<typeof MtnModule>('payments/methods/momo/mtn-momo.js');
   const { SIMULATOR_CREDENTIALS } = await importDist<typeof SimulatorModule>(
     'payments/simulator/simulator.js',
   );

@@ -41,8 +41,7 @@ export function renderOrganization(org: Data): string {
     ['name', org.name],
     ['payments_enabled', org.payments_enabled],
     ['support_email', org.support_email],
-    ['fee momo', fee('momo')],
-    ['fee airtel', fee('airtel')],
+    ...Object.keys(fees).map((m): [string, unknown] => [`fee ${m}`, fee(m)]),
     ['created_at', org.created_at],
     ['updated_at', org.updated_at],
   ]);

@@ -19,7 +19,7 @@ export interface ConfirmationFacts {
   /** minor units; 0 for a free order */
   total: number;
   currency: string;
-  /** momo | airtel; null for a free order */
+  /** the payment method key; null for a free order */
   paymentMethod: string | null;
   organizerName: string;
   /** '' when neither the event nor the organization gives one */

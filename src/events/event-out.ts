@@ -6,7 +6,7 @@ import type { OrganizationRow } from '../organizations/organizations.ts';
 import { Timestamp } from '../platform/schemas.ts';
 import type { EventListRow } from './events-on-sale.ts';
 import { type EventRow, remainingOf, type TicketTypeRow } from './events.ts';
-import { PAYMENT_METHODS, priceByMethod } from './fees.ts';
+import { priceByMethod, type PricedMethod } from './fees.ts';
 
 export const MethodPriceOut = Type.Object({ laces_fee_minor: Type.Integer(), total_minor: Type.Integer() });
 export type MethodPriceOut = Static<typeof MethodPriceOut>;
@@ -100,18 +100,28 @@ export function toEventListItem(row: EventListRow, paymentsEnabled: boolean): Ev
   };
 }
 
-export function toTicketTypeOut(tt: TicketTypeRow, currency: string, org: OrganizationRow): TicketTypeOut {
-  const prices = priceByMethod(tt.priceMinor, org.fees);
+/** The one method besides the default that a ticket type prices by name on the wire (docs/contract.md). */
+const PRICED_BY_NAME = 'airtel';
+
+export function toTicketTypeOut(
+  tt: TicketTypeRow,
+  currency: string,
+  org: OrganizationRow,
+  methods: readonly PricedMethod[],
+): TicketTypeOut {
+  const prices = priceByMethod(tt.priceMinor, org.fees, methods);
+  // The default method's prices are the ticket type's own; later methods are in payment_methods only.
+  const primary = prices[methods[0]!.key]!;
   return {
     ticket_type_id: tt.id,
     name: tt.name,
     description: tt.description,
     currency,
     price_minor: tt.priceMinor,
-    laces_fee_minor: prices.momo.laces_fee_minor,
-    total_minor: prices.momo.total_minor,
+    laces_fee_minor: primary.laces_fee_minor,
+    total_minor: primary.total_minor,
     card: null,
-    airtel: prices.airtel,
+    airtel: prices[PRICED_BY_NAME] ?? null,
     is_free: tt.priceMinor === 0,
     capacity: tt.capacity,
     distance_km: tt.distanceKm,
@@ -122,13 +132,18 @@ export function toTicketTypeOut(tt: TicketTypeRow, currency: string, org: Organi
   };
 }
 
-export function toEventDetail(row: EventRow, tts: TicketTypeRow[], org: OrganizationRow): EventDetailOut {
+export function toEventDetail(
+  row: EventRow,
+  tts: TicketTypeRow[],
+  org: OrganizationRow,
+  methods: readonly PricedMethod[],
+): EventDetailOut {
   return {
     ...toEventListItem(row, org.paymentsEnabled),
     organizer_name: row.organizerName || org.name,
     support_email: row.supportEmail || org.supportEmail,
-    payment_methods: org.paymentsEnabled ? [...PAYMENT_METHODS] : [],
-    ticket_types: tts.map((tt) => toTicketTypeOut(tt, row.currency, org)),
+    payment_methods: org.paymentsEnabled ? methods.map((m) => m.key) : [],
+    ticket_types: tts.map((tt) => toTicketTypeOut(tt, row.currency, org, methods)),
     additional_questions: row.additionalQuestions,
     waiver_required: row.waiverRequired,
     waiver_version: row.waiverVersion,

@@ -1,8 +1,16 @@
 // Fee arithmetic (docs/contract.md#fees): fee = round_half_up(price * percent) + fixed, per method.
+// The methods themselves are the payments registry's (payments/methods/registry.ts); events/ and
+// orders/ sit below payments/, so the composition root hands each service's methods over here
+// (attachPricedMethods) and pricing never names one.
+import type { AppContext } from '../context.ts';
 import type { FeeSchedule, MethodFee } from '../organizations/organizations.ts';
 import type { MethodPriceOut } from './event-out.ts';
 
-export const PAYMENT_METHODS = ['momo', 'airtel'] as const;
+/** A payment method as pricing sees it: its key and the fee when a schedule names none. */
+export interface PricedMethod {
+  readonly key: string;
+  readonly defaultFee: MethodFee;
+}
 
 /**
  * The highest ticket price, in minor units (docs/decisions/amount-ceilings.md). With a fee of at
@@ -11,7 +19,31 @@ export const PAYMENT_METHODS = ['momo', 'airtel'] as const;
 export const MAX_PRICE_MINOR = 100_000_000;
 /** The highest fixed part of a fee a schedule should hold: a ticket's total stays below 3 x 10^8. */
 export const MAX_FIXED_FEE_MINOR = 100_000_000;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** Each service's methods, in the registry's order (the first is the default). */
+const pricedMethods = new WeakMap<AppContext, readonly PricedMethod[]>();
+
+export function attachPricedMethods(ctx: AppContext, methods: readonly PricedMethod[]): void {
+  if (methods.length === 0) throw new Error('a service takes at least one payment method');
+  pricedMethods.set(ctx, methods);
+}
+
+/** The service's payment methods, the default first. */
+export function pricedMethodsOf(ctx: AppContext): readonly PricedMethod[] {
+  const methods = pricedMethods.get(ctx);
+  if (!methods) throw new Error('payment methods are not configured');
+  return methods;
+}
+
+/** The method of `key` the service takes; undefined for any other key. */
+export function findPricedMethod(ctx: AppContext, key: string): PricedMethod | undefined {
+  return pricedMethodsOf(ctx).find((m) => m.key === key);
+}
+
+/** The organization's fee for a method: its schedule's, else the method's default. */
+export function methodFee(fees: FeeSchedule, method: PricedMethod): MethodFee {
+  return (Object.hasOwn(fees, method.key) ? fees[method.key] : undefined) ?? method.defaultFee;
+}
 
 /** Fee in minor units for one ticket at `priceMinor`. Free tickets carry no fee. */
 export function feeFor(priceMinor: number, fee: MethodFee): number {
@@ -29,6 +61,11 @@ export function priceFor(priceMinor: number, fee: MethodFee): MethodPrice {
   return { laces_fee_minor, total_minor: priceMinor + laces_fee_minor };
 }
 
-export function priceByMethod(priceMinor: number, fees: FeeSchedule): Record<PaymentMethod, MethodPrice> {
-  return { momo: priceFor(priceMinor, fees.momo), airtel: priceFor(priceMinor, fees.airtel) };
+/** The price on each method, by key. */
+export function priceByMethod(
+  priceMinor: number,
+  fees: FeeSchedule,
+  methods: readonly PricedMethod[],
+): Record<string, MethodPrice | undefined> {
+  return Object.fromEntries(methods.map((m) => [m.key, priceFor(priceMinor, methodFee(fees, m))]));
 }

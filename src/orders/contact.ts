@@ -13,7 +13,7 @@ export function isEmail(value: string): boolean {
  * starting with 7 get 256; 256 + 9 digits is kept, and so is 00256 + 9 digits (the international
  * call prefix written out, as "+" is on a keypad). Anything else is null (invalid_phone_number).
  * Any Ugandan number passes, landlines included: a buyer's contact number need not take mobile
- * money (isMobileMoneyNumber says whether it does).
+ * money (payments/methods/catalogue.ts isMobileMoneyNumber says whether it does).
  */
 export function normalizePhone(value: string): string | null {
   if (value.length > 32) return null;
@@ -23,22 +23,4 @@ export function normalizePhone(value: string): string | null {
   if (/^256\d{9}$/.test(digits)) return digits;
   if (/^00256\d{9}$/.test(digits)) return digits.slice(2);
   return null;
-}
-
-export type MobileNetwork = 'momo' | 'airtel';
-
-/** MTN 76/77/78/79, Airtel 70/74/75, from a normalised number; null when neither. */
-export function networkOf(normalized: string): MobileNetwork | null {
-  const prefix = normalized.slice(3, 5);
-  if (['76', '77', '78', '79'].includes(prefix)) return 'momo';
-  if (['70', '74', '75'].includes(prefix)) return 'airtel';
-  return null;
-}
-
-/**
- * True when a normalised number can receive a mobile money prompt from us: a mobile number of a
- * network we take. Landlines (03x, 04x) and other networks' mobiles (071, 072, 073) cannot.
- */
-export function isMobileMoneyNumber(normalized: string): boolean {
-  return networkOf(normalized) !== null;
 }

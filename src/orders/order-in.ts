@@ -1,7 +1,6 @@
 // The order a partner or the hosted checkout submits: the wire schema of POST /v1/orders and the
 // input type createOrder takes, derived from it.
 import { Type, type Static } from 'typebox';
-import type { PaymentMethod } from '../events/fees.ts';
 
 export const OrderIn = Type.Object(
   {
@@ -38,6 +37,6 @@ export const OrderIn = Type.Object(
 export type OrderItemInput = Static<typeof OrderIn>['items'][number];
 
 export type CreateOrderInput = Static<typeof OrderIn> & {
-  /** the method whose fee applies; momo when not chosen yet */
-  payment_method?: PaymentMethod;
+  /** the key of the method whose fee applies; the service's default method when not chosen yet */
+  payment_method?: string;
 };

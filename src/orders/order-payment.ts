@@ -1,7 +1,7 @@
 // What paying changes on an order, for the payments module (payments/start-payment.ts): the price for
 // the chosen method, the hold stretched over a prompt, a failed attempt shown to the buyer.
 import { asc, eq, sql } from 'drizzle-orm';
-import { feeFor, type PaymentMethod } from '../events/fees.ts';
+import { feeFor, methodFee, type PricedMethod } from '../events/fees.ts';
 import { findOrganization } from '../organizations/organizations.ts';
 import type { Executor, Tx } from '../platform/db.ts';
 import { lockOrder } from './order-lifecycle.ts';
@@ -13,7 +13,7 @@ import { orders, registrations } from './orders.schema.ts';
 export async function repriceOrder(
   tx: Tx,
   order: OrderRow,
-  method: PaymentMethod,
+  method: PricedMethod,
   now: Date,
 ): Promise<OrderRow> {
   const organization = await findOrganization(tx, order.organizationId);
@@ -24,7 +24,7 @@ export async function repriceOrder(
     .orderBy(asc(registrations.position));
   let lacesFee = 0;
   for (const reg of regs) {
-    const fee = feeFor(reg.priceMinor, organization!.fees[method]);
+    const fee = feeFor(reg.priceMinor, methodFee(organization!.fees, method));
     lacesFee += fee;
     if (fee !== reg.feeMinor)
       await tx.update(registrations).set({ feeMinor: fee }).where(eq(registrations.id, reg.id));
@@ -32,7 +32,7 @@ export async function repriceOrder(
   const total = order.subtotal - order.discountTotal + order.donationTotal + lacesFee;
   const [row] = await tx
     .update(orders)
-    .set({ paymentMethod: method, lacesFee, total, updatedAt: now })
+    .set({ paymentMethod: method.key, lacesFee, total, updatedAt: now })
     .where(eq(orders.id, order.id))
     .returning();
   return row!;

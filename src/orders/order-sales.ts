@@ -44,7 +44,7 @@ export async function paidTicketsPerDay(
 }
 
 export interface PaidTotal {
-  /** momo | airtel, or null for a free order */
+  /** the payment method key, or null for a free order */
   paymentMethod: string | null;
   channel: string;
   apiClientId: string | null;

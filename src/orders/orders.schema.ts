@@ -43,7 +43,7 @@ export const orders = pgTable(
     donationTotal: integer('donation_total').notNull().default(0),
     lacesFee: integer('laces_fee').notNull(),
     total: integer('total').notNull(),
-    /** momo | airtel; null until chosen, and for free orders */
+    /** the payment method key (payments/methods/registry.ts); null until chosen, and for free orders */
     paymentMethod: text('payment_method'),
     buyerName: text('buyer_name').notNull(),
     buyerEmail: text('buyer_email').notNull(),

@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import { isRegistrationOpen } from '../events/event-rules.ts';
 import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../events/fees.ts';
+import { feeFor, findPricedMethod, methodFee, pricedMethodsOf } from '../events/fees.ts';
 import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { currentTraceContext } from '../platform/tracing.ts';
 import { quantitiesOf, type Quantities } from '../events/inventory.ts';
@@ -92,19 +92,20 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
       throw new ApiError('sale_closed', `Sales for ${tt.name} are not open.`);
     }
   }
-  const method: PaymentMethod = input.payment_method ?? 'momo';
+  const methods = pricedMethodsOf(ctx);
+  const method = (input.payment_method && findPricedMethod(ctx, input.payment_method)) || methods[0]!;
   const lines = input.items.map((item, i) => {
     const tt = chosen.get(i)!;
-    return { item, tt, fee: feeFor(tt.priceMinor, organization.fees[method]) };
+    return { item, tt, fee: feeFor(tt.priceMinor, methodFee(organization.fees, method)) };
   });
   const subtotal = lines.reduce((sum, l) => sum + l.tt.priceMinor, 0);
   const lacesFee = lines.reduce((sum, l) => sum + l.fee, 0);
   const donation = input.donation_minor ?? 0;
   const total = subtotal + donation + lacesFee;
   // Paying re-prices with the chosen method's fee, so every method's total must fit.
-  const feesOf = (m: PaymentMethod) =>
-    lines.reduce((sum, l) => sum + feeFor(l.tt.priceMinor, organization.fees[m]), 0);
-  const largest = Math.max(total, ...PAYMENT_METHODS.map((m) => subtotal + donation + feesOf(m)));
+  const feesOf = (m: (typeof methods)[number]) =>
+    lines.reduce((sum, l) => sum + feeFor(l.tt.priceMinor, methodFee(organization.fees, m)), 0);
+  const largest = Math.max(total, ...methods.map((m) => subtotal + donation + feesOf(m)));
   if (largest > MAX_ORDER_TOTAL_MINOR) {
     throw new ApiError(
       'amount_too_large',

@@ -6,10 +6,11 @@ export interface MethodFee {
   percent_bp: number;
   fixed_minor: number;
 }
-export interface FeeSchedule {
-  momo: MethodFee;
-  airtel: MethodFee;
-}
+/**
+ * Fees by payment method key ({momo: {...}, airtel: {...}}); a method the schedule does not name
+ * takes its default fee from the payments registry (events/fees.ts methodFee).
+ */
+export type FeeSchedule = Readonly<Record<string, MethodFee | undefined>>;
 
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),

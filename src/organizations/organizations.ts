@@ -1,44 +1,12 @@
-// Organizations: create, read, update, and their wire shape. Fee schedules default to 3.5 % per
-// method (docs/contract.md#fees).
+// Organizations: create, read and update. A fee schedule names a fee per payment method; one it
+// does not name takes the method's default (docs/contract.md#fees).
 import { eq, sql } from 'drizzle-orm';
-import { Type, type Static } from 'typebox';
 import type { Executor } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
-import { Timestamp } from '../platform/schemas.ts';
 import { type FeeSchedule, organizations } from './organizations.schema.ts';
 
 export type { FeeSchedule, MethodFee } from './organizations.schema.ts';
 export type OrganizationRow = typeof organizations.$inferSelect;
-
-export const DEFAULT_FEES: FeeSchedule = {
-  momo: { percent_bp: 350, fixed_minor: 0 },
-  airtel: { percent_bp: 350, fixed_minor: 0 },
-};
-
-const MethodFeeOut = Type.Object({ percent_bp: Type.Integer(), fixed_minor: Type.Integer() });
-
-export const OrganizationOut = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  payments_enabled: Type.Boolean(),
-  support_email: Type.String(),
-  fees: Type.Object({ momo: MethodFeeOut, airtel: MethodFeeOut }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-export type OrganizationOut = Static<typeof OrganizationOut>;
-
-export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
-  return {
-    id: row.id,
-    name: row.name,
-    payments_enabled: row.paymentsEnabled,
-    support_email: row.supportEmail,
-    fees: row.fees,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 export async function createOrganization(
   db: Executor,
@@ -51,7 +19,7 @@ export async function createOrganization(
       name: input.name,
       paymentsEnabled: input.paymentsEnabled ?? false,
       supportEmail: input.supportEmail ?? '',
-      fees: input.fees ?? DEFAULT_FEES,
+      fees: input.fees ?? {},
     })
     .returning();
   return row!;

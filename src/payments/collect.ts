@@ -8,10 +8,9 @@
 // This file holds the attempt's job (reconcileAttempt); starting a payment is start-payment.ts,
 // settling it settle-payment.ts, callbacks note-callback.ts, the schedule payment-schedule.ts.
 import type { AppContext } from '../context.ts';
-import type { PaymentMethod } from '../events/fees.ts';
 import type { OutsideJobHandler } from '../platform/jobs.ts';
 import { findAttempt, isUnsettled, timeOutAttempt } from './payment-attempts.ts';
-import { gatewayOf } from './payment-gateway.ts';
+import { gatewayOf, providerOf } from './payment-gateway.ts';
 import { nextQueryAt, PAYMENT_JOB } from './payment-schedule.ts';
 import { refundJobHandlers } from './process-refund.ts';
 import type { StatusResult } from './provider.ts';
@@ -35,7 +34,7 @@ export async function reconcileAttempt(ctx: AppContext, reference: string): Prom
   if (!attempt || !isUnsettled(attempt.status)) return null;
   let status: StatusResult;
   try {
-    status = await gateway.providers[attempt.method as PaymentMethod].getStatus(reference);
+    status = await providerOf(gateway, attempt.method).getStatus(reference);
   } catch (error) {
     // The provider cannot be asked (the runner retries with backoff); the buyer still hears of
     // the timeout when the prompt window is over.

@@ -3,37 +3,34 @@
 // already running at SIMULATOR_URL.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { createAirtelProvider } from './airtel.ts';
+import { PAYMENT_METHOD_REGISTRY, type PaymentMethodDefinition } from './methods/registry.ts';
 import type { PaymentGateway } from './payment-gateway.ts';
-import { createMtnMomoProvider } from './mtn-momo.ts';
+import type { PaymentProvider } from './provider.ts';
 import { SIMULATOR_CREDENTIALS, startSimulator, type Simulator } from './simulator/simulator.ts';
 
+/** The gateway over `methods` (the registry's by default), each with its adapter. */
 export async function createPaymentGateway(
   config: Config,
   log: Logger,
+  methods: readonly PaymentMethodDefinition[] = PAYMENT_METHOD_REGISTRY,
 ): Promise<{ gateway: PaymentGateway; close: () => Promise<void> }> {
   const payments = config.payments;
-  const callbackBase = callbackBaseOf(config);
   const adapterLog = log.child({ component: 'payments' });
-  const options = { log: adapterLog };
+  const setting = { config, timeoutMs: payments.httpTimeoutMs, options: { log: adapterLog } };
+  // Keyed by every method given; the registry's own are all there (createService checks the list).
+  const gatewayOver = (provide: (method: PaymentMethodDefinition) => PaymentProvider): PaymentGateway => ({
+    methods,
+    providers: Object.fromEntries(methods.map((m) => [m.key, provide(m)])) as PaymentGateway['providers'],
+    timeScale: payments.timeScale,
+    callbackBase: callbackBaseOf(config),
+    maxAmount: Object.fromEntries(
+      methods.map((m) => [m.key, m.maxAmount(config)]),
+    ) as PaymentGateway['maxAmount'],
+    inflight: new Set(),
+    hinted: new Map(),
+  });
   if (payments.provider === 'live') {
-    return {
-      gateway: {
-        providers: {
-          momo: createMtnMomoProvider({ ...payments.mtn!, timeoutMs: payments.httpTimeoutMs }, options),
-          airtel: createAirtelProvider(
-            { ...payments.airtel!, country: 'UG', currency: 'UGX', timeoutMs: payments.httpTimeoutMs },
-            options,
-          ),
-        },
-        timeScale: payments.timeScale,
-        callbackBase,
-        maxAmount: payments.maxAmount,
-        inflight: new Set(),
-        hinted: new Map(),
-      },
-      close: async () => {},
-    };
+    return { gateway: gatewayOver((m) => m.createLiveProvider(setting)), close: async () => {} };
   }
   // SIMULATOR_URL: a simulator running elsewhere (it outlives this process), with the fixed test
   // credentials; it sends Airtel callbacks where its own SIMULATOR_AIRTEL_CALLBACK_URL says.
@@ -45,17 +42,7 @@ export async function createPaymentGateway(
     payments.simulatorUrl ? 'using the payment simulator at SIMULATOR_URL' : 'payment simulator started',
   );
   return {
-    gateway: {
-      providers: {
-        momo: createMtnMomoProvider({ ...simulator.mtn, timeoutMs: payments.httpTimeoutMs }, options),
-        airtel: createAirtelProvider({ ...simulator.airtel, timeoutMs: payments.httpTimeoutMs }, options),
-      },
-      timeScale: payments.timeScale,
-      callbackBase,
-      maxAmount: payments.maxAmount,
-      inflight: new Set(),
-      hinted: new Map(),
-    },
+    gateway: gatewayOver((m) => m.createSimulatedProvider(setting, simulator)),
     close: () => simulator.close(),
   };
 }

@@ -2,10 +2,9 @@
 // final answer only is applied; it never moves or ends the attempt's job.
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import type { PaymentMethod } from '../events/fees.ts';
 import { warnUnlessUnreachable } from '../platform/db-errors.ts';
 import { findAttempt, isUnsettled, UNSETTLED } from './payment-attempts.ts';
-import { findPaymentGateway, gatewayOf } from './payment-gateway.ts';
+import { findPaymentGateway, gatewayOf, providerOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import { isPaymentReference } from './provider.ts';
 import { applyFinalStatus } from './settle-payment.ts';
@@ -27,7 +26,7 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
   if (!gateway || !Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
   // At most one in flight per reference in this process, and a bounded number in all.
   if (gateway.hinted.has(reference) || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
-  const query: Promise<void> = queryAfterCallback(ctx, method as PaymentMethod, reference)
+  const query: Promise<void> = queryAfterCallback(ctx, method, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
         ctx.database,
@@ -45,7 +44,7 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
   gateway.inflight.add(query);
 }
 
-async function queryAfterCallback(ctx: AppContext, method: PaymentMethod, reference: string): Promise<void> {
+async function queryAfterCallback(ctx: AppContext, method: string, reference: string): Promise<void> {
   const gateway = gatewayOf(ctx);
   const now = ctx.clock.now();
   const spacedFrom = new Date(now.getTime() - CALLBACK_QUERY_SPACING_MS * gateway.timeScale);
@@ -66,7 +65,7 @@ async function queryAfterCallback(ctx: AppContext, method: PaymentMethod, refere
     )
     .returning({ id: paymentAttempts.id });
   if (!claimed) return;
-  const status = await gateway.providers[method].getStatus(reference);
+  const status = await providerOf(gateway, method).getStatus(reference);
   if (status.status !== 'successful' && status.status !== 'failed') return;
   await ctx.database.transaction(async (tx) => {
     const locked = await findAttempt(tx, reference, true);

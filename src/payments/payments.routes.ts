@@ -6,7 +6,9 @@ import { loadOrderOut, OrderOut } from '../orders/order-out.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
+import { PAYMENT_METHOD_REGISTRY } from './methods/registry.ts';
 import { noteCallback } from './note-callback.ts';
+import { findPaymentGateway } from './payment-gateway.ts';
 import { startPayment } from './start-payment.ts';
 
 const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
@@ -18,6 +20,11 @@ const PendingOrderOut = Type.Object({
 });
 
 export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
+  const methods = findPaymentGateway(ctx)?.methods ?? PAYMENT_METHOD_REGISTRY;
+  // "momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075"
+  const networks = methods
+    .map((m) => `${m.key}: ${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')}`)
+    .join('; ');
   app.post(
     '/v1/orders/:orderId/pay',
     {
@@ -31,12 +38,11 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         params: Type.Object({ orderId: Type.String() }),
         body: Type.Object(
           {
-            payment_method: Type.Union([Type.Literal('momo'), Type.Literal('airtel')]),
+            payment_method: Type.Union(methods.map((m) => Type.Literal(m.key))),
             phone: Type.String({
               maxLength: 32,
               examples: ['0772123456'],
-              description:
-                "The number the prompt goes to: a Ugandan mobile money number of the payment method's network (momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075), written 07…, 7…, 256…, +256… or 00256…, spaces and dashes ignored. Landlines and other networks are 400 validation_failed.",
+              description: `The number the prompt goes to: a Ugandan mobile money number of the payment method's network (${networks}), written 07…, 7…, 256…, +256… or 00256…, spaces and dashes ignored. Landlines and other networks are 400 validation_failed.`,
             }),
           },
           { additionalProperties: false },

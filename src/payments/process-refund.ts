@@ -9,17 +9,15 @@ import type { AppContext } from '../context.ts';
 import { markOrderRefunded } from '../orders/order-lifecycle.ts';
 import type { Executor } from '../platform/db.ts';
 import type { OutsideJobHandler } from '../platform/jobs.ts';
-import { gatewayOf } from './payment-gateway.ts';
+import { gatewayOf, providerOf } from './payment-gateway.ts';
 import { nextPollDelayMs, RECONCILE_FOR_MS } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
-import type { PaymentMethod, RefundRequest } from './provider.ts';
+import type { RefundRequest } from './provider.ts';
 
 export type RefundRow = typeof refunds.$inferSelect;
 
 /** One job per refund: sends it if it was never sent, then asks until it is final. */
 export const REFUND_JOB = 'payment.refund';
-
-const PROVIDER_LABEL: Record<PaymentMethod, string> = { momo: 'MTN MoMo', airtel: 'Airtel Money' };
 
 /**
  * Sends the refund if it was never sent, then asks the provider once. Returns when to ask next,
@@ -30,7 +28,7 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
   const [refund] = await db.select().from(refunds).where(eq(refunds.id, refundId));
   if (!refund || refund.status !== 'pending') return null;
   const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.id, refund.attemptId));
-  const provider = gatewayOf(ctx).providers[refund.method as PaymentMethod];
+  const provider = providerOf(gatewayOf(ctx), refund.method);
   const request: RefundRequest = {
     reference: refund.reference,
     paymentReference: attempt!.reference,
@@ -120,7 +118,7 @@ async function finish(
         organizationId: refund.organizationId,
         actor: {
           memberId: null,
-          label: PROVIDER_LABEL[refund.method as PaymentMethod] ?? refund.method,
+          label: gatewayOf(ctx).methods.find((m) => m.key === refund.method)?.provider ?? refund.method,
           ip: null,
         },
         action: succeeded ? 'refund.succeeded' : 'refund.failed',

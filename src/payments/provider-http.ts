@@ -2,7 +2,7 @@
 // access token refreshed before it expires (or once after a 401).
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { traceCallOut } from '../platform/tracing.ts';
-import { PaymentProviderError, type PaymentMethod } from './provider.ts';
+import { PaymentProviderError } from './provider.ts';
 
 export type HttpOutcome =
   | { ok: true; status: number; body: unknown; text: string }
@@ -132,7 +132,7 @@ export function createTokenCache(options: {
 
 /** Reads a token endpoint's answer (both providers use the OAuth field names); throws when unusable. */
 export function readIssuedToken(
-  method: PaymentMethod,
+  method: string,
   name: string,
   outcome: HttpOutcome,
   log: ProviderLog,
@@ -150,7 +150,7 @@ export function readIssuedToken(
 }
 
 /** Turns a failed token request into a PaymentProviderError with a message fit for logs. */
-export function tokenError(method: PaymentMethod, name: string, outcome: HttpOutcome): PaymentProviderError {
+export function tokenError(method: string, name: string, outcome: HttpOutcome): PaymentProviderError {
   if (!outcome.ok) {
     return new PaymentProviderError(
       method,
@@ -192,4 +192,84 @@ export function describeBody(body: unknown): string {
     .filter((part) => typeof part === 'string' && part !== '')
     .map((part) => String(part).slice(0, 120));
   return parts.length ? ` (${parts.join(': ')})` : '';
+}
+
+/** Sends with a cached token and the provider's headers; after a 401, a new token and one more try. */
+export function authorizedSender(
+  tokens: TokenCache,
+  timeoutMs: number,
+  headersFor: (token: string) => Record<string, string>,
+): (url: string, init: RequestInit) => Promise<HttpOutcome> {
+  return async (url, init) => {
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.get();
+      const headers = { ...(init.headers as Record<string, string>), ...headersFor(token) };
+      const outcome = await sendRequest(url, { ...init, headers }, timeoutMs);
+      if (outcome.ok && outcome.status === 401 && attempt === 0) {
+        tokens.invalidate(token);
+        continue;
+      }
+      return outcome;
+    }
+  };
+}
+
+export type HttpAnswer = Extract<HttpOutcome, { ok: true }>;
+
+/** What sending a payment or a refund came to, before the provider's answer is read. */
+export type Submission =
+  | { answer: HttpAnswer }
+  /** no token could be had, so nothing was sent */
+  | { notSent: string }
+  /** no answer: it may have been taken, so ask (never send it anew under another reference) */
+  | { unknown: string };
+
+/** Sends a payment or a refund (`action`: "request to pay", "refund") and sorts what came back. */
+export async function submit(
+  send: () => Promise<HttpOutcome>,
+  about: { method: string; name: string; action: string; reference: string; log: ProviderLog },
+): Promise<Submission> {
+  let outcome: HttpOutcome;
+  try {
+    outcome = await send();
+  } catch (error) {
+    return { notSent: error instanceof Error ? error.message : String(error) };
+  }
+  if (outcome.ok) return { answer: outcome };
+  about.log.warn(
+    { provider: about.method, reference: about.reference, detail: outcome.message },
+    `${about.action}: no answer`,
+  );
+  return { unknown: `${about.name} did not answer the ${about.action}: ${outcome.message}` };
+}
+
+/** A status query's answer; rejects with PaymentProviderError when none came (`label`: "MTN MoMo status query"). */
+export async function query(
+  send: () => Promise<HttpOutcome>,
+  method: string,
+  label: string,
+): Promise<HttpAnswer> {
+  const outcome = await send();
+  if (!outcome.ok) {
+    throw new PaymentProviderError(
+      method,
+      outcome.timedOut ? 'timeout' : 'unreachable',
+      `${label}: ${outcome.message}`,
+    );
+  }
+  return outcome;
+}
+
+/** A query answered with no word on the payment: refused credentials, a server error, or unreadable. */
+export function queryFailure(method: string, label: string, answer: HttpAnswer): PaymentProviderError {
+  const { status, body } = answer;
+  const kind =
+    status === 401 || status === 403 ? 'auth_failed' : status >= 500 ? 'server_error' : 'bad_response';
+  const hint = kind === 'auth_failed' ? '; check the credentials' : '';
+  return new PaymentProviderError(
+    method,
+    kind,
+    `${label} answered ${status}${describeBody(body)}${hint}`,
+    status,
+  );
 }

@@ -3,8 +3,9 @@
 // the same contracts, so both are always exercised over real HTTP. Nothing here touches the
 // database: callers record attempts and decide what an answer means for an order.
 import type { FailureKind } from '../orders/order-state.ts';
+import { currencyExponent } from '../platform/currency.ts';
 
-export type PaymentMethod = 'momo' | 'airtel';
+export type { PaymentMethod } from './methods/catalogue.ts';
 
 /** Why a payment failed, in the order's own words (order-state.ts); provider_error is retryable. */
 export type ProviderFailureKind = Exclude<FailureKind, 'hold_expired'>;
@@ -90,7 +91,8 @@ export type RefundStatusResult =
   | { status: 'not_found' };
 
 export interface PaymentProvider {
-  readonly method: PaymentMethod;
+  /** the key of the method it serves (methods/registry.ts) */
+  readonly method: string;
   /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
   requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
   /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */
@@ -110,10 +112,10 @@ export type ProviderErrorKind = 'auth_failed' | 'unreachable' | 'timeout' | 'ser
 /** The provider could not be asked. Messages never contain credentials or tokens. */
 export class PaymentProviderError extends Error {
   readonly kind: ProviderErrorKind;
-  readonly method: PaymentMethod;
+  readonly method: string;
   readonly httpStatus: number | undefined;
 
-  constructor(method: PaymentMethod, kind: ProviderErrorKind, message: string, httpStatus?: number) {
+  constructor(method: string, kind: ProviderErrorKind, message: string, httpStatus?: number) {
     super(message);
     this.name = 'PaymentProviderError';
     this.method = method;
@@ -128,8 +130,10 @@ export class PaymentProviderError extends Error {
  */
 export const MIN_AMOUNT: Readonly<Record<string, number>> = Object.freeze({ UGX: 500 });
 
-/** ISO 4217 exponents of the currencies we submit: minor units = major units x 10^exponent. */
-export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze({ UGX: 0 });
+/** The currencies we submit, with their exponents (platform/currency.ts): minor = major x 10^exponent. */
+export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze(
+  Object.fromEntries(Object.keys(MIN_AMOUNT).map((currency) => [currency, currencyExponent(currency)])),
+);
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

@@ -150,6 +150,9 @@ async function createRefund(
   now: Date,
 ): Promise<RefundRow> {
   const { order, attempt, actor } = options;
+  if (gatewayOf(ctx).methods.find((m) => m.key === attempt.method)?.supportsRefunds !== true) {
+    throw refused(`${attempt.method} payments cannot be refunded through the network`);
+  }
   const [refund] = await tx
     .insert(refunds)
     .values({

@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import type { PaymentMethod } from '../events/fees.ts';
-import { networkOf, normalizePhone } from '../orders/contact.ts';
+import { normalizePhone } from '../orders/contact.ts';
 import { expireOrderHold, lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import { extendHold, repriceOrder } from '../orders/order-payment.ts';
@@ -21,23 +20,25 @@ import {
   openAttempt,
   type PaymentAttemptRow,
 } from './payment-attempts.ts';
-import { gatewayOf, type PaymentGateway } from './payment-gateway.ts';
+import { networkOf } from './methods/catalogue.ts';
+import type { PaymentMethodDefinition } from './methods/registry.ts';
+import { gatewayOf, methodOf, providerOf, type PaymentGateway } from './payment-gateway.ts';
 import { nextPollDelayMs, PAYMENT_JOB, PROMPT_WINDOW_MS } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import { MIN_AMOUNT } from './provider.ts';
 
-const METHOD_NAMES: Record<PaymentMethod, string> = {
-  momo: 'MTN Mobile Money',
-  airtel: 'Airtel Money',
-};
-
-/** The numbers a prompt can go to (orders/contact.ts networkOf), as a developer reads them. */
-const MOBILE_MONEY_PREFIXES = 'MTN 076, 077, 078, 079 or Airtel 070, 074, 075';
+/** The numbers a prompt can go to (methods' prefixes), as a developer reads them: "MTN 076, 077 or Airtel 070". */
+function mobileMoneyPrefixes(methods: readonly PaymentMethodDefinition[]): string {
+  return methods
+    .map((m) => `${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')}`)
+    .join(' or ');
+}
 
 export interface StartPaymentInput {
   organizationId: string;
   orderId: string;
-  method: PaymentMethod;
+  /** a method key; one the service does not take is validation_failed */
+  method: string;
   phone: string;
 }
 
@@ -48,9 +49,10 @@ export interface StartPaymentInput {
  */
 export async function startPayment(ctx: AppContext, input: StartPaymentInput): Promise<OrderRow> {
   const gateway = gatewayOf(ctx);
-  const msisdn = checkPayerPhone(input);
+  const method = methodOf(gateway, input.method);
+  const msisdn = checkPayerPhone(gateway, method, input.phone);
   const started = await ctx.database.transaction((tx) =>
-    openPaymentAttempt(ctx, tx, { gateway, input, msisdn }),
+    openPaymentAttempt(ctx, tx, { gateway, method, input, msisdn }),
   );
   if (started.lapsed) {
     throw new ApiError('order_not_payable', 'The hold on this order has expired; start a new order.');
@@ -66,25 +68,27 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
  * network. Every prompt goes through here: the partner API's
  * pay route and the hosted checkout alike.
  */
-function checkPayerPhone(input: StartPaymentInput): string {
-  const msisdn = normalizePhone(input.phone);
+function checkPayerPhone(gateway: PaymentGateway, method: PaymentMethodDefinition, phone: string): string {
+  const msisdn = normalizePhone(phone);
   if (msisdn === null) {
     throw new ApiError('validation_failed', 'phone must be a Ugandan mobile number such as 0772 123456.', {
       errors: [{ field: 'phone', message: 'must be a Ugandan mobile number such as 0772 123456' }],
     });
   }
-  const network = networkOf(msisdn);
+  const network = networkOf(msisdn, gateway.methods);
   if (network === null) {
+    const prefixes = mobileMoneyPrefixes(gateway.methods);
     throw new ApiError(
       'validation_failed',
-      `phone must be a mobile money number: ${MOBILE_MONEY_PREFIXES}. Landlines and other networks cannot receive the prompt.`,
-      { errors: [{ field: 'phone', message: `must be a mobile money number: ${MOBILE_MONEY_PREFIXES}` }] },
+      `phone must be a mobile money number: ${prefixes}. Landlines and other networks cannot receive the prompt.`,
+      { errors: [{ field: 'phone', message: `must be a mobile money number: ${prefixes}` }] },
     );
   }
-  if (network !== input.method) {
-    const name = network === 'momo' ? 'MTN Mobile Money (momo)' : 'Airtel Money (airtel)';
+  if (network !== method.key) {
+    const owner = methodOf(gateway, network);
+    const name = `${owner.labels.en.name} (${owner.key})`;
     throw new ApiError('validation_failed', `This number is on ${name}; choose that payment method.`, {
-      errors: [{ field: 'phone', message: `is a ${name} number, not ${input.method}` }],
+      errors: [{ field: 'phone', message: `is a ${name} number, not ${method.key}` }],
     });
   }
   return msisdn;
@@ -92,6 +96,7 @@ function checkPayerPhone(input: StartPaymentInput): string {
 
 interface OpenPaymentAttempt {
   gateway: PaymentGateway;
+  method: PaymentMethodDefinition;
   input: StartPaymentInput;
   msisdn: string;
 }
@@ -103,7 +108,7 @@ interface OpenPaymentAttempt {
 async function openPaymentAttempt(
   ctx: AppContext,
   tx: Tx,
-  { gateway, input, msisdn }: OpenPaymentAttempt,
+  { gateway, method, input, msisdn }: OpenPaymentAttempt,
 ): Promise<{ order: OrderRow; attempt: PaymentAttemptRow | null; lapsed: boolean }> {
   const now = ctx.clock.now();
   const order = await lockOrder(tx, input.orderId);
@@ -118,8 +123,8 @@ async function openPaymentAttempt(
   if (order.status !== 'pending') {
     throw new ApiError('order_not_payable', `This order is ${order.status} and cannot be paid.`);
   }
-  const repriced = await repriceOrder(tx, order, input.method, now);
-  checkAmount(gateway, input.method, repriced);
+  const repriced = await repriceOrder(tx, order, method, now);
+  checkAmount(gateway, method, repriced);
   const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
   // The hold covers the whole approval window (plus a margin), so a success never finds its seats released.
   const holdUntil = new Date(promptExpiresAt.getTime() + 60_000 * gateway.timeScale);
@@ -131,7 +136,7 @@ async function openPaymentAttempt(
       reference: randomUUID(),
       orderId: order.id,
       organizationId: order.organizationId,
-      method: input.method,
+      method: method.key,
       msisdn,
       amount: repriced.total,
       currency: repriced.currency,
@@ -156,7 +161,7 @@ async function openPaymentAttempt(
 /** Refuses a re-priced total below mobile money's minimum or above the method's per-payment maximum. */
 function checkAmount(
   gateway: PaymentGateway,
-  method: PaymentMethod,
+  method: PaymentMethodDefinition,
   repriced: { total: number; currency: string },
 ): void {
   const minimum = MIN_AMOUNT[repriced.currency] ?? 0;
@@ -167,11 +172,11 @@ function checkAmount(
     );
   }
   // Refused before any prompt: the provider would refuse it only after the buyer approved.
-  const maximum = gateway.maxAmount[method];
+  const maximum = gateway.maxAmount[method.key] ?? 0;
   if (repriced.total > maximum) {
     throw new ApiError(
       'amount_too_large',
-      `${METHOD_NAMES[method]} takes at most ${maximum} ${repriced.currency} in one payment; this order totals ${repriced.total}.`,
+      `${method.labels.en.name} takes at most ${maximum} ${repriced.currency} in one payment; this order totals ${repriced.total}.`,
     );
   }
 }
@@ -200,7 +205,7 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
   const gateway = gatewayOf(ctx);
   const attempt = await findAttempt(ctx.database.db, reference);
   if (!attempt || attempt.status !== 'submitting') return;
-  const provider = gateway.providers[attempt.method as PaymentMethod];
+  const provider = providerOf(gateway, attempt.method);
   const result = await provider.requestPayment({
     reference,
     amount: attempt.amount,

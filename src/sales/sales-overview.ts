@@ -3,6 +3,7 @@
 // and per channel or partner; for the whole organization, the payments needing attention. Every
 // figure is an SQL aggregate of the owning module (orders, events, payments, auth); this module
 // only puts them together.
+import { PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
 import { findOrders } from '../orders/list-orders.ts';
 import { listFailedRefunds } from '../payments/process-refund.ts';
 import { listApiClients } from '../auth/clients.ts';
@@ -60,7 +61,10 @@ export interface SalesOverview {
   attention: { items: AttentionItem[]; more: boolean };
 }
 
-const METHOD_LABELS: Record<string, string> = { momo: 'MTN MoMo', airtel: 'Airtel Money', free: 'Free' };
+const METHOD_LABELS: Record<string, string> = {
+  ...Object.fromEntries(PAYMENT_METHOD_CATALOGUE.map((m) => [m.key, m.provider])),
+  free: 'Free',
+};
 const CHANNEL_LABELS: Record<string, string> = { partner_api: 'Partner API' };
 
 /**

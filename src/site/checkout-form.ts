@@ -4,13 +4,20 @@
 // 'buyer.email', 'waiver_accepted'), so an error lands next to its input without a mapping table.
 import type { CheckoutSessionRow } from '../checkout/sessions.ts';
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { feeFor, type PaymentMethod } from '../events/fees.ts';
+import { feeFor, methodFee } from '../events/fees.ts';
 import type { CreateOrderInput } from '../orders/order-in.ts';
 import { MAX_TICKETS_PER_ORDER } from '../orders/order-rules.ts';
-import { isMobileMoneyNumber, normalizePhone } from '../orders/contact.ts';
+import { normalizePhone } from '../orders/contact.ts';
+import {
+  catalogueEntry,
+  isMobileMoneyNumber,
+  isPaymentMethod,
+  networkNames,
+  type PaymentMethod,
+} from '../payments/methods/catalogue.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { msg } from './messages/current.ts';
-import { wrongNetworkMessage } from './payment-phone.ts';
+import { locale, msg } from './messages/current.ts';
+import { phoneWordsOf, wrongNetworkMessage } from './payment-phone.ts';
 
 export type FormBody = Record<string, string>;
 
@@ -152,9 +159,7 @@ export function parseDonation(raw: string): number | null {
   return /^\d{1,12}$/.test(digits) ? Number(digits) : null;
 }
 
-export function isPaymentMethod(value: string): value is PaymentMethod {
-  return value === 'momo' || value === 'airtel';
-}
+export { isPaymentMethod };
 
 /** The total the server will compute, for deciding whether payment details are needed. */
 export function estimateTotal(values: FormValues, found: EventWithTickets, method: PaymentMethod): number {
@@ -162,7 +167,9 @@ export function estimateTotal(values: FormValues, found: EventWithTickets, metho
   let total = parseDonation(values.donation) ?? 0;
   for (const item of values.items) {
     const tt = byId.get(item.ticket_type_id);
-    if (tt) total += tt.priceMinor + feeFor(tt.priceMinor, found.organization.fees[method]);
+    if (tt)
+      total +=
+        tt.priceMinor + feeFor(tt.priceMinor, methodFee(found.organization.fees, catalogueEntry(method)));
   }
   return total;
 }
@@ -212,7 +219,7 @@ export function checkPayment(
   fallbackPhone: string,
 ): { choice: PaymentChoice | null; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const words = msg().phone;
+  const words = phoneWordsOf(msg().phone, networkNames(locale()));
   const phoneField = phoneValue.trim() !== '' ? 'payment_phone' : 'buyer.phone';
   const phone = phoneValue.trim() !== '' ? phoneValue : fallbackPhone;
   const msisdn = normalizePhone(phone);

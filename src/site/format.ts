@@ -1,6 +1,8 @@
 // Display formatting for the checkout pages: money in minor units, dates in the event's zone,
-// phone numbers and payment method names. Pure functions, free of imports: the page script
-// (web/checkout-page) bundles them too.
+// phone numbers and payment method names. Pure functions that import only plain data (the payment
+// methods' catalogue) and the currency exponent: the page script (web/checkout-page) bundles them too.
+import { PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
+import { currencyExponent } from '../platform/currency.ts';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
@@ -13,10 +15,7 @@ function moneyFormat(currency: string): Intl.NumberFormat {
   return format;
 }
 
-/** The ISO 4217 exponent Intl knows for the currency (UGX: 0). */
-export function currencyExponent(currency: string): number {
-  return moneyFormat(currency).resolvedOptions().maximumFractionDigits ?? 0;
-}
+export { currencyExponent };
 
 /** 30000 UGX (exponent 0) -> "UGX 30,000" (with a no-break space after the code). */
 export function formatMoney(minor: number, currency: string): string {
@@ -113,10 +112,10 @@ export function nationalPhone(msisdn: string): string {
   return /^256\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
 }
 
-export const METHOD_NAMES: Record<string, string> = {
-  momo: 'MTN Mobile Money',
-  airtel: 'Airtel Money',
-};
+/** Each payment method's name (English: the organizer app's and the e-mails' language). */
+export const METHOD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  PAYMENT_METHOD_CATALOGUE.map((m) => [m.key, m.labels.en.name]),
+);
 
 export function methodName(method: string | null | undefined): string {
   return (method && METHOD_NAMES[method]) || 'mobile money';

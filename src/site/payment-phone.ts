@@ -2,8 +2,9 @@
 // (checkout-form.ts) and the page script (web/checkout-page), so both say the same thing in the
 // buyer's language: the words come from the catalog (the server's msg().phone, the script's t()).
 // Imports only modules the browser bundle may hold: pure functions, no server code, no catalog.
-import { networkOf } from '../orders/contact.ts';
+import { networkOf } from '../payments/methods/catalogue.ts';
 import { METHOD_NAMES } from './format.ts';
+import { fill } from './messages/fill.ts';
 
 export interface PhoneWords {
   invalid: string;
@@ -12,6 +13,15 @@ export interface PhoneWords {
   /** the same, when the payment number was left empty and the buyer's own phone is used */
   ownNotMobileMoney: string;
   wrongNetwork: (name: string) => string;
+}
+
+/** The catalog's phone words with the networks we take filled in ({networks}: "MTN or Airtel"). */
+export function phoneWordsOf(words: PhoneWords, networks: string): PhoneWords {
+  return {
+    ...words,
+    notMobileMoney: fill(words.notMobileMoney, { networks }),
+    ownNotMobileMoney: fill(words.ownNotMobileMoney, { networks }),
+  };
 }
 
 /** The problem with paying `method` from a normalised number of the other network; else null. */
@@ -23,7 +33,7 @@ export function wrongNetworkMessage(msisdn: string, method: string, words: Phone
 
 /**
  * Why a normalised number cannot receive the prompt for `method` (null: no method chosen yet),
- * or null when it can: it must be MTN or Airtel, and of the chosen method's network.
+ * or null when it can: it must be of a network we take, and of the chosen method's.
  */
 export function paymentNumberProblem(
   msisdn: string,

@@ -2,6 +2,7 @@
 // place (or dry-run) the session's order, read its payment state, and cancel. At most one order
 // of a session is pending, and an order whose payment prompt is out is never replaced or
 // cancelled: the session row is locked first, then the pending order, then its attempts are read.
+import { DEFAULT_METHOD } from '../payments/methods/catalogue.ts';
 import {
   completeCheckoutSessions,
   lockCheckoutSession,
@@ -121,7 +122,7 @@ export async function placeOrder(
   if (parseDonation(values.donation) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
-  const method = isPaymentMethod(values.payment_method) ? values.payment_method : 'momo';
+  const method = isPaymentMethod(values.payment_method) ? values.payment_method : DEFAULT_METHOD;
   let payment: PaymentChoice | null = null;
   // A free order is paid at once and takes no payment; its places still count toward the limit.
   const holds = estimateTotal(values, found, method) > 0;

@@ -9,7 +9,7 @@ import {
   priceFor,
 } from '../../src/events/fees.ts';
 import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/plan-order.ts';
-import { DEFAULT_FEES } from '../../src/organizations/organizations.ts';
+import { PAYMENT_METHOD_CATALOGUE } from '../../src/payments/methods/catalogue.ts';
 
 describe('feeFor', () => {
   test('rounds price * percent half up, then adds the fixed part (table)', () => {
@@ -55,19 +55,30 @@ describe('feeFor', () => {
     });
   });
 
-  test('priceByMethod gives each method its own fee and total', () => {
-    assert.deepEqual(priceByMethod(30000, DEFAULT_FEES), {
+  test('priceByMethod gives each method its own fee and total, a method left out its default', () => {
+    assert.deepEqual(priceByMethod(30000, {}, PAYMENT_METHOD_CATALOGUE), {
       momo: { laces_fee_minor: 1050, total_minor: 31050 },
       airtel: { laces_fee_minor: 1050, total_minor: 31050 },
     });
     assert.deepEqual(
-      priceByMethod(30000, {
-        momo: { percent_bp: 200, fixed_minor: 0 },
-        airtel: { percent_bp: 500, fixed_minor: 100 },
-      }),
+      priceByMethod(
+        30000,
+        {
+          momo: { percent_bp: 200, fixed_minor: 0 },
+          airtel: { percent_bp: 500, fixed_minor: 100 },
+        },
+        PAYMENT_METHOD_CATALOGUE,
+      ),
       {
         momo: { laces_fee_minor: 600, total_minor: 30600 },
         airtel: { laces_fee_minor: 1600, total_minor: 31600 },
+      },
+    );
+    assert.deepEqual(
+      priceByMethod(30000, { airtel: { percent_bp: 0, fixed_minor: 7 } }, PAYMENT_METHOD_CATALOGUE),
+      {
+        momo: { laces_fee_minor: 1050, total_minor: 31050 },
+        airtel: { laces_fee_minor: 7, total_minor: 30007 },
       },
     );
   });

@@ -3,7 +3,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { isEmail, isMobileMoneyNumber, networkOf, normalizePhone } from '../../src/orders/contact.ts';
+import { isEmail, normalizePhone } from '../../src/orders/contact.ts';
+import { isMobileMoneyNumber, networkOf } from '../../src/payments/methods/catalogue.ts';
 
 describe('normalizePhone', () => {
   const cases: [string, string | null][] = [

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAirtelProvider, type AirtelConfig } from '../../src/payments/airtel.ts';
-import { createMtnMomoProvider, type MtnConfig } from '../../src/payments/mtn-momo.ts';
+import { createAirtelProvider, type AirtelConfig } from '../../src/payments/methods/airtel/airtel.ts';
+import { createMtnMomoProvider, type MtnConfig } from '../../src/payments/methods/momo/mtn-momo.ts';
 import {
   MIN_AMOUNT,
   PaymentProviderError,

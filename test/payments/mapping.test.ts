@@ -7,10 +7,11 @@ import {
   mapAirtelEnquiry,
   mapAirtelResponseCode,
   mapAirtelSubmit,
-} from '../../src/payments/airtel-status.ts';
-import { airtelMsisdn } from '../../src/payments/airtel.ts';
-import { parseAirtelCallback, parseMtnCallback } from '../../src/payments/callbacks.ts';
-import { MTN_REASONS, mapMtnReason, mapMtnStatus } from '../../src/payments/mtn-momo-status.ts';
+} from '../../src/payments/methods/airtel/airtel-status.ts';
+import { airtelMsisdn } from '../../src/payments/methods/airtel/airtel.ts';
+import { parseAirtelCallback } from '../../src/payments/methods/airtel/airtel-provider.ts';
+import { parseMtnCallback } from '../../src/payments/methods/momo/momo-provider.ts';
+import { MTN_REASONS, mapMtnReason, mapMtnStatus } from '../../src/payments/methods/momo/mtn-momo-status.ts';
 import {
   MIN_AMOUNT,
   PROVIDER_FAILURE_KINDS,
@@ -23,7 +24,8 @@ import {
 } from '../../src/payments/provider.ts';
 import { SCENARIOS, scenarioFor, testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { FAILURE_KINDS } from '../../src/orders/order-state.ts';
-import { normalizePhone, networkOf } from '../../src/orders/contact.ts';
+import { normalizePhone } from '../../src/orders/contact.ts';
+import { networkOf } from '../../src/payments/methods/catalogue.ts';
 import { paymentRequest } from './payments-helpers.ts';
 
 const REF = '3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e';

@@ -9,11 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.ts';
-import { mapAirtelRefundEnquiry, mapAirtelRefundSubmit } from '../../src/payments/airtel-status.ts';
-import { createAirtelProvider } from '../../src/payments/airtel.ts';
-import { mapMtnRefundStatus } from '../../src/payments/mtn-momo-status.ts';
+import {
+  mapAirtelRefundEnquiry,
+  mapAirtelRefundSubmit,
+} from '../../src/payments/methods/airtel/airtel-status.ts';
+import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.ts';
+import { mapMtnRefundStatus } from '../../src/payments/methods/momo/mtn-momo-status.ts';
 import { createPaymentGateway } from '../../src/payments/gateway.ts';
-import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
+import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
 import type { PaymentMethod, PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';

@@ -4,9 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createAirtelProvider } from '../../src/payments/airtel.ts';
-import { parseAirtelCallback, parseMtnCallback } from '../../src/payments/callbacks.ts';
-import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
+import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.ts';
+import { parseAirtelCallback } from '../../src/payments/methods/airtel/airtel-provider.ts';
+import { parseMtnCallback } from '../../src/payments/methods/momo/momo-provider.ts';
+import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
 import type { PaymentMethod, PaymentProvider, ProviderFailureKind } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import {

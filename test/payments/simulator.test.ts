@@ -11,8 +11,8 @@ import {
   timeScaleFrom,
   type Simulator,
 } from '../../src/payments/simulator/simulator.ts';
-import { createAirtelProvider } from '../../src/payments/airtel.ts';
-import { createMtnMomoProvider } from '../../src/payments/mtn-momo.ts';
+import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.ts';
+import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
 import { msisdnFor, paymentRequest, sleep } from './payments-helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/payments/simulator/main.ts', import.meta.url));

@@ -20,6 +20,10 @@ const ROOT = projectRoot();
 // No catalog: the script's words come with the page (its JSON block), only fill() is bundled.
 const SHARED = [
   'src/orders/contact.ts',
+  'src/payments/methods/catalogue.ts',
+  'src/payments/methods/momo/momo-method.ts',
+  'src/payments/methods/airtel/airtel-method.ts',
+  'src/platform/currency.ts',
   'src/site/format.ts',
   'src/site/payment-phone.ts',
   'src/site/messages/fill.ts',
@@ -62,7 +66,7 @@ describe('page script bundle', () => {
       ['guessedNetwork', 'web/checkout-page/payment-step.ts'],
       ['[data-countdown]', 'web/checkout-page/payment-wait.ts'],
       ['service:success', 'web/checkout-page/confirmation.ts'],
-      ['Airtel Money', 'src/site/format.ts'],
+      ['Airtel Money', 'src/payments/methods/airtel/airtel-method.ts'],
       ['/^7\\d{8}$/', 'src/orders/contact.ts'],
     ];
     for (const [needle, file] of needles) {

@@ -8,11 +8,12 @@ import { checkPayment, fieldId, parseDonation, parseUrlEncoded } from '../../src
 import { formatCountdown, formatMoney, maskPhone } from '../../src/site/format.ts';
 import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
 import { en } from '../../src/site/messages/en.ts';
-import { paymentNumberProblem, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
+import { paymentNumberProblem, phoneWordsOf, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { paymentPhoneProblem } from '../../web/checkout-page/phone-field.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 
-const words = en.phone;
+// The networks the payment methods' catalogue takes, as the English pages name them.
+const words = phoneWordsOf(en.phone, 'MTN or Airtel');
 const NOT_MOBILE_MONEY_MESSAGE = words.notMobileMoney;
 const OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE = words.ownNotMobileMoney;
 const PHONE_MESSAGE = words.invalid;

@@ -1,6 +1,7 @@
 // The checkout form's parts the script works with, found once, and its live totals: what the
 // chosen tickets, fees and donation come to for the chosen network, from the data-* attributes
 // the server rendered on each quantity (price and fee per network in minor units).
+import { DEFAULT_METHOD } from '../../src/payments/methods/catalogue.ts';
 import { formatMoney } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { t as say } from './messages.ts';
@@ -30,10 +31,10 @@ export function findFormParts(form: HTMLFormElement): FormParts {
   };
 }
 
-/** The checked network, else MTN (the prices the page shows before a choice). */
+/** The checked network, else the default method (the prices the page shows before a choice). */
 export function chosenMethod(parts: FormParts): string {
   const checked = parts.methodRadios.filter((r) => r.checked)[0];
-  return checked ? checked.value : 'momo';
+  return checked ? checked.value : DEFAULT_METHOD;
 }
 
 export interface Totals {
@@ -54,12 +55,13 @@ export function orderTotals(parts: FormParts): Totals {
   let count = 0;
   let subtotal = 0;
   let fee = 0;
-  const feeKey = chosenMethod(parts) === 'airtel' ? 'feeAirtel' : 'feeMomo';
+  // Each quantity carries every method's fee per ticket as data-fee-<method key>.
+  const feeAttribute = `data-fee-${chosenMethod(parts)}`;
   parts.selects.forEach((s) => {
     const n = Number(s.value) || 0;
     count += n;
     subtotal += n * Number(s.dataset.price);
-    fee += n * Number(s.dataset[feeKey]);
+    fee += n * (Number(s.getAttribute(feeAttribute)) || 0);
   });
   const donation = donationMinor(parts);
   return { count, subtotal, fee, donation, total: subtotal + fee + donation };
@@ -71,10 +73,10 @@ export function money(parts: FormParts, minor: number): string {
 
 /** Prices for the chosen network, the total in every step's bar, and the Pay button's amount. */
 export function refreshPrices(parts: FormParts): void {
-  const airtel = chosenMethod(parts) === 'airtel';
+  const priceAttribute = `data-${chosenMethod(parts)}`;
   all<HTMLElement>('[data-method-price]', parts.form).forEach((e) => {
-    const text = airtel ? e.dataset.airtel : e.dataset.momo;
-    if (text !== undefined) e.textContent = text;
+    const text = e.getAttribute(priceAttribute);
+    if (text !== null) e.textContent = text;
   });
   const t = orderTotals(parts);
   const total = t.count === 0 ? say('noTicketsYet') : t.total > 0 ? money(parts, t.total) : say('free');

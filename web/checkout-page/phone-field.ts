@@ -1,7 +1,9 @@
-// The mobile money number and its network, by the server's own rules (orders/contact.ts,
+// The mobile money number and its network, by the server's own rules (orders/contact.ts, the
+// payment methods' catalogue,
 // site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
 // prefix until the buyer picks one.
-import { networkOf, normalizePhone, type MobileNetwork } from '../../src/orders/contact.ts';
+import { normalizePhone } from '../../src/orders/contact.ts';
+import { networkOf, type PaymentMethod } from '../../src/payments/methods/catalogue.ts';
 import { paymentNumberProblem, type PhoneWords } from '../../src/site/payment-phone.ts';
 import { t } from './messages.ts';
 
@@ -15,8 +17,8 @@ export function phoneWords(): PhoneWords {
   };
 }
 
-/** The network of a typed number; null unless it is an MTN or Airtel mobile money number. */
-function networkOfInput(value: string): MobileNetwork | null {
+/** The network of a typed number; null unless it is a mobile money number of a method we take. */
+function networkOfInput(value: string): PaymentMethod | null {
   const msisdn = normalizePhone(value);
   return msisdn ? networkOf(msisdn) : null;
 }
@@ -48,7 +50,7 @@ export interface NetworkGuess {
   /** a radio is already checked by the buyer's earlier choice */
   chosen: boolean;
   /** after the radios were set from the number */
-  onGuess?: (network: MobileNetwork) => void;
+  onGuess?: (network: PaymentMethod) => void;
   /** after the buyer picked a radio */
   onChoose?: () => void;
 }

@@ -2,6 +2,7 @@
 // (docs/architecture.md#admin-api): what each route takes, and the partner's Event detail plus what
 // only an operator sees.
 import { Type, type Static } from 'typebox';
+import type { PricedMethod } from '../../events/fees.ts';
 import {
   EventDetailOut,
   EventListItemOut,
@@ -173,22 +174,27 @@ export const AdminEventListItemOut = Type.Object({
   updated_at: Timestamp,
 });
 
-export function toAdminTicketType(tt: TicketTypeRow, event: EventRow, org: OrganizationRow) {
+export function toAdminTicketType(
+  tt: TicketTypeRow,
+  event: EventRow,
+  org: OrganizationRow,
+  methods: readonly PricedMethod[],
+) {
   return {
-    ...toTicketTypeOut(tt, event.currency, org),
+    ...toTicketTypeOut(tt, event.currency, org, methods),
     event_id: tt.eventId,
     paid_count: tt.paidCount,
     held_count: tt.heldCount,
   };
 }
 
-export function toAdminEvent(found: EventWithTickets) {
+export function toAdminEvent(found: EventWithTickets, methods: readonly PricedMethod[]) {
   const { event, ticketTypes, organization } = found;
   return {
-    ...toEventDetail(event, ticketTypes, organization),
+    ...toEventDetail(event, ticketTypes, organization, methods),
     organization_id: event.organizationId,
     waiver_text: event.waiverText,
-    ticket_types: ticketTypes.map((tt) => toAdminTicketType(tt, event, organization)),
+    ticket_types: ticketTypes.map((tt) => toAdminTicketType(tt, event, organization, methods)),
     created_at: event.createdAt.toISOString(),
     updated_at: event.updatedAt.toISOString(),
   };

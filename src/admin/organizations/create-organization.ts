@@ -1,15 +1,16 @@
 // POST /organizations: a new organization, with the default fees for any method left out.
 import type { AppContext } from '../../context.ts';
-import {
-  createOrganization,
-  DEFAULT_FEES,
-  OrganizationOut,
-  toOrganizationOut,
-} from '../../organizations/organizations.ts';
+import { createOrganization } from '../../organizations/organizations.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { errorResponses } from '../admin-schemas.ts';
-import { mergeFees, OrganizationCreateIn } from './organization-admin.schema.ts';
+import {
+  mergeFees,
+  OrganizationCreateIn,
+  OrganizationOut,
+  resolvedFees,
+  toOrganizationOut,
+} from './organization-admin.schema.ts';
 
 export function createOrganizationRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;
@@ -27,7 +28,7 @@ export function createOrganizationRoute(admin: Host, ctx: AppContext): void {
         name: body.name,
         paymentsEnabled: body.payments_enabled ?? false,
         supportEmail: body.support_email ?? '',
-        fees: mergeFees(DEFAULT_FEES, body.fees) ?? DEFAULT_FEES,
+        fees: mergeFees(resolvedFees({}), body.fees) ?? resolvedFees({}),
       });
       return send(reply, 201, 'Organization created', toOrganizationOut(row));
     },

@@ -1,6 +1,7 @@
 // GET /organizations/:id: one organization.
 import type { AppContext } from '../../context.ts';
-import { findOrganization, OrganizationOut, toOrganizationOut } from '../../organizations/organizations.ts';
+import { findOrganization } from '../../organizations/organizations.ts';
+import { OrganizationOut, toOrganizationOut } from './organization-admin.schema.ts';
 import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';

@@ -1,7 +1,8 @@
 // GET /organizations: every organization.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listOrganizations, OrganizationOut, toOrganizationOut } from '../../organizations/organizations.ts';
+import { listOrganizations } from '../../organizations/organizations.ts';
+import { OrganizationOut, toOrganizationOut } from './organization-admin.schema.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { errorResponses } from '../admin-schemas.ts';

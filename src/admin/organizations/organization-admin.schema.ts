@@ -1,8 +1,16 @@
 // The admin organization routes' wire types, and how a fees patch merges into the stored schedule.
-import { Type, type Static } from 'typebox';
+// Fees are keyed by the payment methods of the registry (payments/methods/catalogue.ts).
+import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_FIXED_FEE_MINOR } from '../../events/fees.ts';
-import type { FeeSchedule } from '../../organizations/organizations.ts';
+import type { FeeSchedule, MethodFee, OrganizationRow } from '../../organizations/organizations.ts';
+import { PAYMENT_METHOD_CATALOGUE } from '../../payments/methods/catalogue.ts';
+import { Timestamp } from '../../platform/schemas.ts';
 import { EmailOrEmpty, Name } from '../admin-schemas.ts';
+
+/** One property per method of the registry, in its order. */
+function byMethod<T extends TSchema>(schema: T): Record<string, T> {
+  return Object.fromEntries(PAYMENT_METHOD_CATALOGUE.map((m) => [m.key, schema]));
+}
 
 const MethodFeeIn = Type.Object(
   {
@@ -12,10 +20,10 @@ const MethodFeeIn = Type.Object(
   { additionalProperties: false },
 );
 
-const FeesIn = Type.Object(
-  { momo: Type.Optional(MethodFeeIn), airtel: Type.Optional(MethodFeeIn) },
-  { additionalProperties: false, description: 'A method left out keeps its current (or default) fee' },
-);
+const FeesIn = Type.Object(byMethod(Type.Optional(MethodFeeIn)), {
+  additionalProperties: false,
+  description: 'A method left out keeps its current (or default) fee',
+});
 
 export const OrganizationCreateIn = Type.Object(
   {
@@ -37,10 +45,44 @@ export const OrganizationPatchIn = Type.Object(
   { additionalProperties: false },
 );
 
-export function mergeFees(
-  current: FeeSchedule,
-  patch: Static<typeof FeesIn> | undefined,
-): FeeSchedule | undefined {
+type FeesPatch = Partial<Record<string, MethodFee>>;
+
+export function mergeFees(current: FeeSchedule, patch: FeesPatch | undefined): FeeSchedule | undefined {
   if (!patch) return undefined;
-  return { momo: patch.momo ?? current.momo, airtel: patch.airtel ?? current.airtel };
+  return { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, fee]) => fee !== undefined)) };
+}
+
+/** Every method's fee: the schedule's, else the method's default (what a new organization stores). */
+export function resolvedFees(fees: FeeSchedule): Record<string, MethodFee> {
+  return Object.fromEntries(
+    PAYMENT_METHOD_CATALOGUE.map((m) => [
+      m.key,
+      (Object.hasOwn(fees, m.key) ? fees[m.key] : undefined) ?? m.defaultFee,
+    ]),
+  );
+}
+
+const MethodFeeOut = Type.Object({ percent_bp: Type.Integer(), fixed_minor: Type.Integer() });
+
+export const OrganizationOut = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  payments_enabled: Type.Boolean(),
+  support_email: Type.String(),
+  fees: Type.Object(byMethod(MethodFeeOut)),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type OrganizationOut = Static<typeof OrganizationOut>;
+
+export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
+  return {
+    id: row.id,
+    name: row.name,
+    payments_enabled: row.paymentsEnabled,
+    support_email: row.supportEmail,
+    fees: resolvedFees(row.fees),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }

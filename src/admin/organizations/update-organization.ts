@@ -1,17 +1,17 @@
 // PATCH /organizations/:id: name, payments, support email and fees; a fee method left out keeps its
 // current fee.
 import type { AppContext } from '../../context.ts';
-import {
-  findOrganization,
-  OrganizationOut,
-  toOrganizationOut,
-  updateOrganization,
-} from '../../organizations/organizations.ts';
+import { findOrganization, updateOrganization } from '../../organizations/organizations.ts';
 import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
-import { mergeFees, OrganizationPatchIn } from './organization-admin.schema.ts';
+import {
+  mergeFees,
+  OrganizationOut,
+  OrganizationPatchIn,
+  toOrganizationOut,
+} from './organization-admin.schema.ts';
 
 export function updateOrganizationRoute(admin: Host, ctx: AppContext): void {
   admin.patch(

@@ -2,6 +2,7 @@
 // the collection payment and its enquiry, each call checked for the bearer token and the
 // country and currency headers. Airtel's callback URL is registered, not sent per request. A refund
 // names the payment's airtel_money_id and is enquired like a payment, under its own id.
+import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
 import { scenarioFor } from './scenarios.ts';
@@ -30,6 +31,7 @@ const airtelBad = (message: string, resultCode = 'ESB000008') =>
   new HttpError(400, airtelEnvelope('400', message, resultCode));
 
 export const airtelRules: NetworkRules = {
+  newTransactionId: () => `SIM${randomInt(1e9, 1e10 - 1)}`,
   duplicateError: () =>
     new HttpError(200, {
       data: {},
@@ -184,7 +186,13 @@ async function refundAirtelPayment(state: SimulatorState, { req, res }: SimCall)
       airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00800001025' }),
     );
   }
-  const refund = createRefund(state, { network: 'airtel', reference: id, payment, amount: payment.amount });
+  const refund = createRefund(state, {
+    network: 'airtel',
+    reference: id,
+    payment,
+    amount: payment.amount,
+    providerId: `RSIM${randomInt(1e9, 1e10 - 1)}`,
+  });
   if (refund === 'duplicate') {
     return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
   }

@@ -2,6 +2,7 @@
 // request-to-pay and its status, each call checked for the subscription key, the bearer token
 // and the target environment as MTN checks them. The Disbursement product's refund and its status
 // live under /disbursement with their own subscription key and token.
+import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isPaymentReference } from '../provider.ts';
 import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
@@ -35,6 +36,7 @@ export const mtnRules: NetworkRules = {
     }),
   outageError: () =>
     new HttpError(503, { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable, try again later.' }),
+  newTransactionId: () => String(randomInt(1_000_000_000, 9_999_999_999)),
   // MTN calls back where the request-to-pay asked, with the final status body.
   callbackFor: (_state, txn) => ({ url: txn.callbackUrl, method: 'PUT', body: mtnView(txn, true) }),
 };
@@ -199,7 +201,13 @@ async function requestRefund(state: SimulatorState, { req, res }: SimCall): Prom
   if (Number(amount) > Number(payment.amount) || currency !== payment.currency) {
     throw mtnBad('The refund may not exceed the payment, in its currency.');
   }
-  const refund = createRefund(state, { network: 'momo', reference, payment, amount });
+  const refund = createRefund(state, {
+    network: 'momo',
+    reference,
+    payment,
+    amount,
+    providerId: String(randomInt(1e9, 1e10 - 1)),
+  });
   if (refund === 'duplicate') {
     throw new HttpError(409, { code: 'RESOURCE_ALREADY_EXIST', message: 'Duplicated reference id.' });
   }

@@ -1,6 +1,8 @@
 // The simulator's test numbers (docs/partners/testing.md#sandbox-numbers): the last two digits of a
-// test number choose the outcome, the same on both networks. MTN test numbers are 07700000NN,
-// Airtel 07000000NN.
+// test number choose the outcome, the same on both networks. Each method's definition gives its
+// numbers (methods/registry.ts testNumber): MTN 07700000NN, Airtel 07000000NN.
+import { PAYMENT_METHOD_REGISTRY } from '../methods/registry.ts';
+import type { PaymentMethod } from '../provider.ts';
 
 /** MTN's approval window for a prompt; scenario 04 fails at its end. */
 export const PROMPT_WINDOW_MS = 5 * 60_000;
@@ -134,8 +136,8 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
 
 export const DEFAULT_SCENARIO: Scenario = success('other', 'any other number: success after ~3 s', 3_000);
 
-/** Test numbers: national (0) + MTN 77 / Airtel 70, five zeros, then NN. */
-const TEST_NUMBER = /^(?:256|0)?7[07]00000(\d\d)$/;
+/** Test numbers: national (0) + a network's 7X (MTN 77, Airtel 70), five zeros, then NN. */
+const TEST_NUMBER = /^(?:256|0)?7\d00000(\d\d)$/;
 
 /** The scenario a phone number (256…, national 0…, or Airtel's 9 digits) selects. */
 export function scenarioFor(msisdn: string): Scenario {
@@ -144,9 +146,9 @@ export function scenarioFor(msisdn: string): Scenario {
 }
 
 /** A test number in national format: testPhoneNumber('momo', '01') = '0770000001'. */
-export function testPhoneNumber(method: 'momo' | 'airtel', code: string): string {
+export function testPhoneNumber(method: PaymentMethod, code: string): string {
   if (!/^\d\d$/.test(code)) throw new TypeError('scenario code must be two digits');
-  return `0${method === 'momo' ? '77' : '70'}00000${code}`;
+  return PAYMENT_METHOD_REGISTRY.find((m) => m.key === method)!.testNumber(code);
 }
 
 /**

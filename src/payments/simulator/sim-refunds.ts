@@ -2,7 +2,6 @@
 // or refused as the payment's refund scenario says (the payer number's last two digits), and
 // settles after the scenario's delay. Each network's routes (mtn-momo.ts, airtel.ts) speak their
 // own wire format around it.
-import { randomInt } from 'node:crypto';
 import type { PaymentMethod } from '../provider.ts';
 import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
 import { later, scaled, type SimulatorState, type Transaction } from './sim-state.ts';
@@ -23,7 +22,14 @@ export interface SimRefund {
 /** Why a refund is refused at once, or the refund created (settling on its own as its scenario says). */
 export function createRefund(
   state: SimulatorState,
-  options: { network: PaymentMethod; reference: string; payment: Transaction; amount: string | number },
+  options: {
+    network: PaymentMethod;
+    reference: string;
+    payment: Transaction;
+    amount: string | number;
+    /** the network's own id of the refund, in its shape */
+    providerId: string;
+  },
 ): SimRefund | 'duplicate' | 'already_refunded' {
   const key = `${options.network}:${options.reference}`;
   if (state.refunds.has(key)) return 'duplicate';
@@ -41,8 +47,7 @@ export function createRefund(
     currency: payment.currency,
     scenario,
     state: 'pending',
-    providerId:
-      options.network === 'momo' ? String(randomInt(1e9, 1e10 - 1)) : `RSIM${randomInt(1e9, 1e10 - 1)}`,
+    providerId: options.providerId,
     at: new Date(),
   };
   state.refunds.set(key, refund);

@@ -1,7 +1,6 @@
 // A simulated payment's life, the same on both networks: created by a submit (or refused as a
 // duplicate or an outage, as its scenario says), settled when its scenario's delay runs out, and
 // announced by zero, one or two callbacks. What differs per network comes in as NetworkRules.
-import { randomInt } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { HttpError } from './sim-http.ts';
 import {
@@ -16,6 +15,8 @@ import {
 export interface NetworkRules {
   duplicateError(): HttpError;
   outageError(): HttpError;
+  /** the network's own id for a new payment, in its shape */
+  newTransactionId(): string;
   /** the callback announcing a final transaction; a null url sends none */
   callbackFor(state: SimulatorState, txn: Transaction): { url: string | null; method: string; body: unknown };
 }
@@ -48,10 +49,7 @@ export function createTransaction(
     record('outage');
     throw rules.outageError();
   }
-  const providerId =
-    txn.network === 'momo'
-      ? String(randomInt(1_000_000_000, 9_999_999_999))
-      : `SIM${randomInt(1e9, 1e10 - 1)}`;
+  const providerId = rules.newTransactionId();
   const full: Transaction = { ...txn, state: 'pending', providerId };
   state.transactions.set(key, full);
   if (txn.scenario.settleAfterMs !== null) {

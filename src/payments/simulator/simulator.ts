@@ -5,8 +5,8 @@
 // in about a second. This file starts the server and gives tests their view of it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AirtelConfig } from '../airtel.ts';
-import type { MtnConfig } from '../mtn-momo.ts';
+import type { AirtelConfig } from '../methods/airtel/airtel.ts';
+import type { MtnConfig } from '../methods/momo/mtn-momo.ts';
 import { silentLog, type ProviderLog } from '../provider-http.ts';
 import { airtelRules, handleAirtelRequest } from './airtel.ts';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';

@@ -1,5 +1,12 @@
 // The checkout pages' one stylesheet, served from the SITE host as /assets/checkout.<hash>.css.
 // Mobile first (readable at 320 px), system fonts, colours chosen for at least 4.5:1 contrast.
+import { PAYMENT_METHOD_CATALOGUE } from '../../payments/methods/catalogue.ts';
+
+/** Each payment method's badge in its brand colours (.brand-momo, .brand-airtel). */
+const BRAND_CSS = PAYMENT_METHOD_CATALOGUE.map(
+  (m) => `.brand-${m.key}{background:${m.brand.background};color:${m.brand.text}}`,
+).join('\n');
+
 export const CHECKOUT_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 [hidden]{display:none!important}
@@ -94,8 +101,7 @@ a{color:#1d4ed8}
 .tiles .check:not(.disabled) label{flex:1;display:flex;align-items:center;gap:.5rem;min-height:2rem;font-weight:600}
 .tiles .check:has(input:checked){border-color:#1d4ed8;background:#eef2fb}
 .brand{flex:none;min-width:3rem;padding:.1rem .3rem;border-radius:.3rem;font-size:.85rem;font-weight:800;text-align:center}
-.brand-momo{background:#ffcb05;color:#000}
-.brand-airtel{background:#e40000;color:#fff}
+${BRAND_CSS}
 details{margin:0 0 1rem}
 summary{cursor:pointer;font-weight:600;padding:.5rem 0;min-height:2.75rem}
 .order-summary{border:1px solid #c4c4c4;border-radius:.5rem;padding:0 .75rem}

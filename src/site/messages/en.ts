@@ -111,10 +111,9 @@ export const en = {
   },
   phone: {
     invalid: 'Enter a Ugandan mobile number such as 0772 123456',
-    notMobileMoney:
-      'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
+    notMobileMoney: 'This number cannot receive mobile money: enter an {networks} number such as 0772 123456',
     ownNotMobileMoney:
-      'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
+      'Your phone number cannot receive mobile money: enter an {networks} number to pay from',
     wrongNetwork: (name: string) => `This is an ${name} number: choose ${name} or enter another number`,
   },
   limits: {
@@ -159,9 +158,9 @@ export const en = {
     buyer: 'Buyer',
     phoneInvalid: 'Enter a Ugandan mobile number such as 0772 123456',
     phoneNotMobileMoney:
-      'This number cannot receive mobile money: enter an MTN or Airtel number such as 0772 123456',
+      'This number cannot receive mobile money: enter an {networks} number such as 0772 123456',
     phoneOwnNotMobileMoney:
-      'Your phone number cannot receive mobile money: enter an MTN or Airtel number to pay from',
+      'Your phone number cannot receive mobile money: enter an {networks} number to pay from',
     phoneWrongNetwork: 'This is an {name} number: choose {name} or enter another number',
     closeAskTitle: 'Close while your payment is waiting?',
     closeAskText:

@@ -56,7 +56,7 @@ export const statusEn = {
   mobileMoney: 'mobile money',
   timeToApprove: 'Time left to approve: {time}',
   noPrompt:
-    'No prompt? Open your mobile money menu (MTN *165#, Airtel *185#) and look for approvals waiting. This page updates by itself.',
+    'No prompt? Open your mobile money menu ({menus}) and look for approvals waiting. This page updates by itself.',
   resendPrompt: 'Resend prompt',
   useAnother: 'Use another number or network',
   checkStatus: 'Check the payment status',

@@ -48,7 +48,7 @@ export const statusSw: typeof statusEn = {
   mobileMoney: 'pesa kwa simu',
   timeToApprove: 'Muda uliobaki wa kukubali: {time}',
   noPrompt:
-    'Ombi halijafika? Fungua menyu ya pesa kwa simu (MTN *165#, Airtel *185#) na utafute malipo yanayosubiri idhini. Ukurasa huu hujisasisha wenyewe.',
+    'Ombi halijafika? Fungua menyu ya pesa kwa simu ({menus}) na utafute malipo yanayosubiri idhini. Ukurasa huu hujisasisha wenyewe.',
   resendPrompt: 'Tuma ombi tena',
   useAnother: 'Tumia namba au mtandao mwingine',
   checkStatus: 'Angalia hali ya malipo',

@@ -111,10 +111,9 @@ export const sw: typeof en = {
   },
   phone: {
     invalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
-    notMobileMoney:
-      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
+    notMobileMoney: 'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama 0772 123456',
     ownNotMobileMoney:
-      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
+      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya {networks} ya kulipia',
     wrongNetwork: (name) => `Hii ni namba ya ${name}: chagua ${name} au andika namba nyingine`,
   },
   limits: {
@@ -158,9 +157,9 @@ export const sw: typeof en = {
     buyer: 'Mnunuzi',
     phoneInvalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
     phoneNotMobileMoney:
-      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel, kama 0772 123456',
+      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama 0772 123456',
     phoneOwnNotMobileMoney:
-      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya MTN au Airtel ya kulipia',
+      'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya {networks} ya kulipia',
     phoneWrongNetwork: 'Hii ni namba ya {name}: chagua {name} au andika namba nyingine',
     closeAskTitle: 'Ufunge wakati malipo yako yanasubiri?',
     closeAskText:

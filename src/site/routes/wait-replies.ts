@@ -2,9 +2,10 @@
 // with the message on its field), for the handlers that send payment prompts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { feeFor, PAYMENT_METHODS, type PaymentMethod } from '../../events/fees.ts';
+import { feeFor, methodFee } from '../../events/fees.ts';
 import { registrationsOf, type OrderRow } from '../../orders/order-out.ts';
 import { resendOpensAt } from '../../payments/close-attempt.ts';
+import { PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../../payments/methods/catalogue.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';
@@ -20,7 +21,10 @@ export async function waitView(
   const fees = loaded.found.organization.fees;
   const base = order.subtotal - order.discountTotal + order.donationTotal;
   const totals = Object.fromEntries(
-    PAYMENT_METHODS.map((m) => [m, base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, fees[m]), 0)]),
+    PAYMENT_METHOD_CATALOGUE.map((m) => [
+      m.key,
+      base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, methodFee(fees, m)), 0),
+    ]),
   ) as Record<PaymentMethod, number>;
   const { attempt } = await loadSessionPayment(db, loaded.session);
   return {

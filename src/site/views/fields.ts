@@ -1,6 +1,6 @@
 // Form field markup shared by the checkout pages: label, hint and error tied to the control with
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
-import type { PaymentMethod } from '../../events/fees.ts';
+import type { PaymentMethod } from '../../payments/methods/catalogue.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
 import { msg } from '../messages/current.ts';
 

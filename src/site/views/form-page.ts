@@ -6,6 +6,7 @@
 import type { EventWithTickets } from '../../events/events.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/order-rules.ts';
 import type { FieldError } from '../../platform/errors.ts';
+import { DEFAULT_METHOD } from '../../payments/methods/catalogue.ts';
 import type { FormValues, Stage } from '../checkout-form.ts';
 import { formatMoney } from '../format.ts';
 import { attr, html, type Html } from '../../platform/html.ts';
@@ -96,10 +97,10 @@ function stepSection(
   </section>`;
 }
 
-/** The total shown in the bar: the chosen network's (or the number's, or MTN's) fees included. */
+/** The total shown in the bar: the chosen network's (or the number's, or the default method's) fees included. */
 function totalText(view: FormContent): { text: string; amount: number } {
   const { values, found } = view;
-  const t = orderTotals(values, found, paymentMethod(values) ?? 'momo');
+  const t = orderTotals(values, found, paymentMethod(values) ?? DEFAULT_METHOD);
   const m = msg().form;
   if (t.count === 0) return { text: m.noTicketsYet, amount: 0 };
   return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : m.free, amount: t.total };

@@ -7,7 +7,9 @@ import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
 import { CHECKOUT_CSS } from '../client/checkout.css.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
+import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
+import { networkNames } from '../../payments/methods/catalogue.ts';
 import { attr, html, raw, type Html } from '../../platform/html.ts';
 
 export interface LayoutOptions {
@@ -74,9 +76,19 @@ function footer(found: EventWithTickets | null | undefined, switcher: Html | '')
   </footer>`;
 }
 
-/** The page script's words, as data (a JSON block runs nothing, so the CSP allows it). */
+/**
+ * The page script's words, as data (a JSON block runs nothing, so the CSP allows it), with the
+ * networks we take filled in ({networks}), so the script need not list them.
+ */
 function scriptMessages(): Html {
-  const json = JSON.stringify(msg().script).replace(/</g, '\\u003c');
+  const networks = networkNames(locale());
+  const words = Object.fromEntries(
+    Object.entries(msg().script).map(([key, text]) => [
+      key,
+      typeof text === 'string' ? fill(text, { networks }) : text,
+    ]),
+  );
+  const json = JSON.stringify(words).replace(/</g, '\\u003c');
   return html`<script type="application/json" id="checkout-messages">
     ${raw(json)}
   </script>`;

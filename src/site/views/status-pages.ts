@@ -1,13 +1,18 @@
 // The payment pages after the form: the wait screen, its outcomes with the retry form, and the
 // question before cancelling while a prompt is out (the confirmation and dead ends: end-pages.ts).
 import type { EventWithTickets } from '../../events/events.ts';
-import type { PaymentMethod } from '../../events/fees.ts';
+import {
+  methodMenus,
+  PAYMENT_METHOD_CATALOGUE,
+  type PaymentMethod,
+} from '../../payments/methods/catalogue.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
 import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../format.ts';
-import { msg } from '../messages/current.ts';
+import { fill } from '../messages/fill.ts';
+import { locale, msg } from '../messages/current.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
@@ -131,7 +136,7 @@ function retryForm(view: WaitView, heading: string): Html {
     <h3>${heading}</h3>
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.network}</legend>
-      ${errorNote(boxId, methodError)} ${radio('momo', true)} ${radio('airtel', false)}
+      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => radio(pm.key, i === 0))}
       ${cardNotYetAvailable(boxId)}
     </fieldset>
     ${textField({
@@ -214,7 +219,7 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
         time: html`<strong data-prompt-countdown>${formatCountdown(promptLeft)}</strong>`,
       })}
     </p>
-    <p class="muted">${m.noPrompt}</p>
+    <p class="muted">${fill(m.noPrompt, { menus: methodMenus(locale()) })}</p>
     <div class="actions">
       ${
         resendIn === null

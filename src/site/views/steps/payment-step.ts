@@ -2,8 +2,15 @@
 // yet available), and the number the prompt goes to, which starts as the buyer's own. The network
 // starts as the one the number belongs to; the page script keeps it following the number.
 import type { EventWithTickets } from '../../../events/events.ts';
-import { feeFor, type PaymentMethod } from '../../../events/fees.ts';
-import { networkOf, normalizePhone } from '../../../orders/contact.ts';
+import { feeFor, methodFee } from '../../../events/fees.ts';
+import { normalizePhone } from '../../../orders/contact.ts';
+import {
+  catalogueEntry,
+  DEFAULT_METHOD,
+  networkOf,
+  PAYMENT_METHOD_CATALOGUE,
+  type PaymentMethod,
+} from '../../../payments/methods/catalogue.ts';
 import {
   fieldId,
   isPaymentMethod,
@@ -14,7 +21,7 @@ import {
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
-import { msg } from '../../messages/current.ts';
+import { locale, msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
 export function paymentPhone(values: FormValues): string {
@@ -43,7 +50,7 @@ export function orderTotals(values: FormValues, found: EventWithTickets, method:
   for (const item of values.items) {
     const price = byId.get(item.ticket_type_id)?.priceMinor ?? 0;
     subtotal += price;
-    fee += feeFor(price, found.organization.fees[method]);
+    fee += feeFor(price, methodFee(found.organization.fees, catalogueEntry(method)));
   }
   const donation = parseDonation(values.donation) ?? 0;
   return { count: values.items.length, fee, donation, total: subtotal + fee + donation };
@@ -102,14 +109,14 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
       checked: chosen === method,
       error: methodError,
       label: html`<span class="brand brand-${method}" aria-hidden="true"
-          >${method === 'momo' ? 'MTN' : 'airtel'}</span
+          >${catalogueEntry(method).labels[locale()].badge}</span
         >
         ${METHOD_NAMES[method]}`,
     });
-  return html`${orderSummary(values, found, chosen ?? 'momo')}
+  return html`${orderSummary(values, found, chosen ?? DEFAULT_METHOD)}
     <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.payWith}</legend>
-      ${errorNote(boxId, methodError)} ${tile('momo', true)} ${tile('airtel', false)}
+      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
       ${cardNotYetAvailable(boxId)}
       <p class="hint" data-guess aria-live="polite"></p>
     </fieldset>

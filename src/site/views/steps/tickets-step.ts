@@ -1,8 +1,13 @@
 // The tickets list of the first step: each ticket type with its price for the chosen network, what
 // is known about it (distance, sale dates, minimum age, how many are left) and a quantity.
 import { remainingOf, type EventWithTickets, type TicketTypeRow } from '../../../events/events.ts';
-import { priceByMethod, type PaymentMethod } from '../../../events/fees.ts';
+import { priceByMethod } from '../../../events/fees.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../../orders/order-rules.ts';
+import {
+  DEFAULT_METHOD,
+  PAYMENT_METHOD_CATALOGUE,
+  type PaymentMethod,
+} from '../../../payments/methods/catalogue.ts';
 import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
 import { formatDate, formatMoney, formatTime, methodName } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/html.ts';
@@ -37,33 +42,32 @@ export function isOnSale(tt: TicketTypeRow, now: Date): boolean {
 /** The price a buyer pays on `method`, and the fee it includes, as the page writes them. */
 function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod) {
   const currency = found.event.currency;
-  const p = priceByMethod(tt.priceMinor, found.organization.fees)[method];
+  const p = priceByMethod(tt.priceMinor, found.organization.fees, PAYMENT_METHOD_CATALOGUE)[method]!;
   return {
     total: formatMoney(p.total_minor, currency),
     fee: p.laces_fee_minor > 0 ? msg().form.feeIncluded(formatMoney(p.laces_fee_minor, currency)) : '',
   };
 }
 
-/** A text that follows the chosen network: the page script swaps in data-momo or data-airtel. */
-function byMethod(texts: Record<PaymentMethod, string>): Html {
-  return html`data-method-price data-momo="${texts.momo}" data-airtel="${texts.airtel}"`;
+/** A text that follows the chosen network: the page script swaps in data-<method key> (data-momo). */
+function byMethod(text: (method: PaymentMethod) => string): Html {
+  const each = PAYMENT_METHOD_CATALOGUE.map((m) => html` data-${m.key}="${text(m.key)}"`);
+  return html`data-method-price${each}`;
 }
 
 function priceLine(tt: TicketTypeRow, view: FormContent): Html {
   if (tt.priceMinor === 0) return html`<p class="price"><strong>${msg().form.free}</strong></p>`;
-  const momo = priceTexts(tt, view.found, 'momo');
-  const airtel = priceTexts(tt, view.found, 'airtel');
-  const shown = shownMethod(view);
-  const shownText = shown === 'airtel' ? airtel : momo;
+  const texts = (method: PaymentMethod) => priceTexts(tt, view.found, method);
+  const shownText = texts(shownMethod(view));
   return html`<p class="price">
-    <strong ${byMethod({ momo: momo.total, airtel: airtel.total })}>${shownText.total}</strong>
-    <span class="muted" ${byMethod({ momo: momo.fee, airtel: airtel.fee })}>${shownText.fee}</span>
+    <strong ${byMethod((method) => texts(method).total)}>${shownText.total}</strong>
+    <span class="muted" ${byMethod((method) => texts(method).fee)}>${shownText.fee}</span>
   </p>`;
 }
 
-/** The method the prices are shown for until the buyer picks one: the form's, else MTN. */
+/** The method the prices are shown for until the buyer picks one: the form's, else the default. */
 export function shownMethod(view: Pick<FormContent, 'values'>): PaymentMethod {
-  return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : 'momo';
+  return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : DEFAULT_METHOD;
 }
 
 function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string {
@@ -82,7 +86,7 @@ function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string 
 function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error: string | undefined): Html {
   const max = Math.min(remainingOf(tt), MAX_TICKETS_PER_ORDER);
   const chosen = view.values.quantities.get(tt.id) ?? 0;
-  const fees = priceByMethod(tt.priceMinor, view.found.organization.fees);
+  const fees = priceByMethod(tt.priceMinor, view.found.organization.fees, PAYMENT_METHOD_CATALOGUE);
   return html`<select
     class="qty"
     id="${id}"
@@ -91,8 +95,7 @@ function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error:
     data-tt="${tt.id}"
     data-name="${tt.name}"
     data-price="${tt.priceMinor}"
-    data-fee-momo="${fees.momo.laces_fee_minor}"
-    data-fee-airtel="${fees.airtel.laces_fee_minor}"
+    ${PAYMENT_METHOD_CATALOGUE.map((m) => html`data-fee-${m.key}="${fees[m.key]!.laces_fee_minor}" `)}
     ${controlAria(fieldId('items'), null, error)}
   >
     ${Array.from({ length: max + 1 }, (_, n) => html`<option value="${n}" ${attr('selected', n === chosen)}>${n}</option>`)}
@@ -155,7 +158,7 @@ export function ticketsStep(view: FormContent, byField: Map<string, string>): Ht
   let firstOnSale = true;
   return html`<fieldset class="field${error ? ' invalid' : ''}" data-field="${fieldId('items')}" ${listId}>
     <legend>${m.chooseTickets(MAX_TICKETS_PER_ORDER)}</legend>
-    ${anyPaid ? html`<p class="hint" data-method-price data-momo="${m.feesShownFor(methodName('momo'))}" data-airtel="${m.feesShownFor(methodName('airtel'))}">${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
+    ${anyPaid ? html`<p class="hint" ${byMethod((method) => m.feesShownFor(methodName(method)))}>${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
     ${errorNote(fieldId('items'), error)}
     ${found.ticketTypes.map((tt) => {
       const onSale = isOnSale(tt, view.now);

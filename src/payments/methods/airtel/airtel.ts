@@ -3,7 +3,7 @@
 // (GET /standard/v1/payments/{id}). Airtel's callback URL is registered with Airtel, not sent.
 // Refunds: POST /standard/v1/payments/refund naming the payment's airtel_money_id, followed by the
 // same transaction enquiry under the refund's own id (see src/payments/README.md, "Refunds").
-import { systemClock } from '../platform/clock.ts';
+import { systemClock } from '../../../platform/clock.ts';
 import {
   mapAirtelEnquiry,
   mapAirtelRefundEnquiry,
@@ -12,7 +12,6 @@ import {
 } from './airtel-status.ts';
 import {
   CURRENCY_EXPONENT,
-  PaymentProviderError,
   checkPaymentRequest,
   checkRefundRequest,
   cleanDescription,
@@ -24,16 +23,19 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
-} from './provider.ts';
+} from '../../provider.ts';
 import {
+  authorizedSender,
   createTokenCache,
   describeBody,
+  query,
+  queryFailure,
+  readIssuedToken,
   sendRequest,
   silentLog,
-  readIssuedToken,
+  submit,
   type AdapterOptions,
-  type HttpOutcome,
-} from './provider-http.ts';
+} from '../../provider-http.ts';
 
 export interface AirtelConfig {
   /** e.g. https://openapi.airtel.africa, or the simulator's http://127.0.0.1:PORT/airtel */
@@ -83,30 +85,11 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
     },
   });
 
-  /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
-  async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      const token = await tokens.get();
-      const outcome = await sendRequest(
-        url,
-        {
-          ...init,
-          headers: {
-            ...(init.headers as Record<string, string>),
-            ...countryHeaders,
-            Accept: 'application/json',
-            Authorization: `Bearer ${token}`,
-          },
-        },
-        timeoutMs,
-      );
-      if (outcome.ok && outcome.status === 401 && attempt === 0) {
-        tokens.invalidate(token);
-        continue;
-      }
-      return outcome;
-    }
-  }
+  const authorized = authorizedSender(tokens, timeoutMs, (token) => ({
+    ...countryHeaders,
+    Accept: 'application/json',
+    Authorization: `Bearer ${token}`,
+  }));
 
   async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
     const refused = checkPaymentRequest(req);
@@ -118,39 +101,32 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
         message: `this Airtel account takes ${config.currency}, not ${req.currency}`,
       };
     }
-    let outcome: HttpOutcome;
-    try {
-      outcome = await authorized(`${base}/merchant/v1/payments/`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          reference: cleanDescription(req.description, REFERENCE_MAX),
-          subscriber: {
-            country: config.country,
-            currency: config.currency,
-            msisdn: airtelMsisdn(req.msisdn),
-          },
-          transaction: {
-            amount: Number(formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!)),
-            country: config.country,
-            currency: config.currency,
-            id: req.reference,
-          },
+    const sent = await submit(
+      () =>
+        authorized(`${base}/merchant/v1/payments/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            reference: cleanDescription(req.description, REFERENCE_MAX),
+            subscriber: {
+              country: config.country,
+              currency: config.currency,
+              msisdn: airtelMsisdn(req.msisdn),
+            },
+            transaction: {
+              amount: Number(formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!)),
+              country: config.country,
+              currency: config.currency,
+              id: req.reference,
+            },
+          }),
         }),
-      });
-    } catch (error) {
-      // No token, so the push was never sent: nothing exists at Airtel.
-      const message = error instanceof Error ? error.message : String(error);
-      return { kind: 'rejected', failureKind: 'provider_error', message };
-    }
-    if (!outcome.ok) {
-      log.warn(
-        { provider: 'airtel', reference: req.reference, detail: outcome.message },
-        'payment push: no answer',
-      );
-      return { kind: 'unknown', message: `${NAME} did not answer the payment request: ${outcome.message}` };
-    }
-    const { status, body } = outcome;
+      { method: 'airtel', name: NAME, action: 'payment request', reference: req.reference, log },
+    );
+    // No token, so the push was never sent: nothing exists at Airtel.
+    if ('notSent' in sent) return { kind: 'rejected', failureKind: 'provider_error', message: sent.notSent };
+    if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
+    const { status, body } = sent.answer;
     if (status === 401) {
       log.error({ provider: 'airtel', status }, 'Airtel Money refused our token twice');
       return {
@@ -191,43 +167,23 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
     return { kind: 'unknown', message: `${NAME} answered the payment request with ${status}` };
   }
 
-  async function getStatus(reference: string): Promise<StatusResult> {
-    const outcome = await authorized(`${base}/standard/v1/payments/${encodeURIComponent(reference)}`, {
-      method: 'GET',
-    });
-    if (!outcome.ok) {
-      throw new PaymentProviderError(
-        'airtel',
-        outcome.timedOut ? 'timeout' : 'unreachable',
-        `${NAME} status enquiry: ${outcome.message}`,
-      );
-    }
-    const { status, body } = outcome;
-    if (status === 401 || status === 403) {
-      throw new PaymentProviderError(
-        'airtel',
-        'auth_failed',
-        `${NAME} refused the status enquiry (${status})${describeBody(body)}; check the credentials`,
-        status,
-      );
-    }
-    if (status >= 500) {
-      throw new PaymentProviderError(
-        'airtel',
-        'server_error',
-        `${NAME} status enquiry answered ${status}`,
-        status,
-      );
-    }
-    const result = mapAirtelEnquiry(body);
-    if (result) return result;
-    if (status === 404) return { status: 'not_found' };
-    throw new PaymentProviderError(
+  /** A transaction enquiry (a payment's, or a refund's under its own id), read by `map`. */
+  async function enquire<T>(id: string, label: string, map: (body: unknown) => T | null): Promise<T> {
+    const answer = await query(
+      () => authorized(`${base}/standard/v1/payments/${encodeURIComponent(id)}`, { method: 'GET' }),
       'airtel',
-      'bad_response',
-      `${NAME} status enquiry answered ${status} without a readable status${describeBody(body)}`,
-      status,
+      label,
     );
+    const { status, body } = answer;
+    if (status === 401 || status === 403 || status >= 500) throw queryFailure('airtel', label, answer);
+    const result = map(body);
+    if (result) return result;
+    if (status === 404) return { status: 'not_found' } as T;
+    throw queryFailure('airtel', label, answer);
+  }
+
+  function getStatus(reference: string): Promise<StatusResult> {
+    return enquire<StatusResult>(reference, `${NAME} status enquiry`, mapAirtelEnquiry);
   }
 
   async function requestRefund(req: RefundRequest): Promise<RefundSubmitResult> {
@@ -237,26 +193,20 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
       // Airtel finds the payment to return only by its airtel_money_id.
       return { kind: 'rejected', message: 'the payment has no airtel_money_id to refund' };
     }
-    let outcome: HttpOutcome;
-    try {
-      outcome = await authorized(`${base}/standard/v1/payments/refund`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          transaction: { airtel_money_id: req.providerTransactionId, id: req.reference },
+    const sent = await submit(
+      () =>
+        authorized(`${base}/standard/v1/payments/refund`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            transaction: { airtel_money_id: req.providerTransactionId, id: req.reference },
+          }),
         }),
-      });
-    } catch (error) {
-      return { kind: 'rejected', message: error instanceof Error ? error.message : String(error) };
-    }
-    if (!outcome.ok) {
-      log.warn(
-        { provider: 'airtel', reference: req.reference, detail: outcome.message },
-        'refund: no answer',
-      );
-      return { kind: 'unknown', message: `${NAME} did not answer the refund: ${outcome.message}` };
-    }
-    const { status, body } = outcome;
+      { method: 'airtel', name: NAME, action: 'refund', reference: req.reference, log },
+    );
+    if ('notSent' in sent) return { kind: 'rejected', message: sent.notSent };
+    if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
+    const { status, body } = sent.answer;
     if (status >= 500) {
       return { kind: 'rejected', message: `${NAME} is unavailable (${status}); the refund was not taken` };
     }
@@ -268,35 +218,8 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
     return { kind: 'rejected', message: `${NAME} refused the refund (${status})${describeBody(body)}` };
   }
 
-  async function getRefundStatus(req: RefundRequest): Promise<RefundStatusResult> {
-    const outcome = await authorized(`${base}/standard/v1/payments/${encodeURIComponent(req.reference)}`, {
-      method: 'GET',
-    });
-    if (!outcome.ok) {
-      throw new PaymentProviderError(
-        'airtel',
-        outcome.timedOut ? 'timeout' : 'unreachable',
-        `${NAME} refund enquiry: ${outcome.message}`,
-      );
-    }
-    const { status, body } = outcome;
-    if (status === 401 || status === 403 || status >= 500) {
-      throw new PaymentProviderError(
-        'airtel',
-        status >= 500 ? 'server_error' : 'auth_failed',
-        `${NAME} refund enquiry answered ${status}`,
-        status,
-      );
-    }
-    const result = mapAirtelRefundEnquiry(body);
-    if (result) return result;
-    if (status === 404) return { status: 'not_found' };
-    throw new PaymentProviderError(
-      'airtel',
-      'bad_response',
-      `${NAME} refund enquiry answered ${status}`,
-      status,
-    );
+  function getRefundStatus(req: RefundRequest): Promise<RefundStatusResult> {
+    return enquire<RefundStatusResult>(req.reference, `${NAME} refund enquiry`, mapAirtelRefundEnquiry);
   }
 
   return { method: 'airtel', requestPayment, getStatus, requestRefund, getRefundStatus };

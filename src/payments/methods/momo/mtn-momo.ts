@@ -2,7 +2,7 @@
 // UUID as X-Reference-Id, status query. MTN calls back with PUT to the X-Callback-Url we send.
 // Refunds go through the Disbursement product (its own subscription key and token):
 // POST /disbursement/v1_0/refund with referenceIdToRefund, GET /disbursement/v1_0/refund/{id}.
-import { systemClock } from '../platform/clock.ts';
+import { systemClock } from '../../../platform/clock.ts';
 import { MTN_REASONS, mapMtnReason, mapMtnRefundStatus, mapMtnStatus } from './mtn-momo-status.ts';
 import {
   CURRENCY_EXPONENT,
@@ -18,16 +18,19 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
-} from './provider.ts';
+} from '../../provider.ts';
 import {
+  authorizedSender,
   createTokenCache,
   describeBody,
+  query,
+  queryFailure,
+  readIssuedToken,
   sendRequest,
   silentLog,
-  readIssuedToken,
+  submit,
   type AdapterOptions,
-  type HttpOutcome,
-} from './provider-http.ts';
+} from '../../provider-http.ts';
 
 export interface MtnConfig {
   /** e.g. https://proxy.momoapi.mtn.com, or the simulator's http://127.0.0.1:PORT/mtn */
@@ -83,30 +86,11 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
       },
     });
 
-    /** Calls with the cached token; after a 401, fetches a new token and tries once more. */
-    return async function authorized(url: string, init: RequestInit): Promise<HttpOutcome> {
-      for (let attempt = 0; ; attempt++) {
-        const token = await tokens.get();
-        const outcome = await sendRequest(
-          url,
-          {
-            ...init,
-            headers: {
-              ...(init.headers as Record<string, string>),
-              Authorization: `Bearer ${token}`,
-              'X-Target-Environment': config.targetEnvironment,
-              'Ocp-Apim-Subscription-Key': keys.subscriptionKey,
-            },
-          },
-          timeoutMs,
-        );
-        if (outcome.ok && outcome.status === 401 && attempt === 0) {
-          tokens.invalidate(token);
-          continue;
-        }
-        return outcome;
-      }
-    };
+    return authorizedSender(tokens, timeoutMs, (token) => ({
+      Authorization: `Bearer ${token}`,
+      'X-Target-Environment': config.targetEnvironment,
+      'Ocp-Apim-Subscription-Key': keys.subscriptionKey,
+    }));
   }
   const authorized = productClient('collection');
   const disbursing = productClient('disbursement');
@@ -115,37 +99,30 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
     const refused = checkPaymentRequest(req);
     if (refused) return refused;
     const note = cleanDescription(req.description, NOTE_MAX);
-    let outcome: HttpOutcome;
-    try {
-      outcome = await authorized(`${base}/collection/v1_0/requesttopay`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'X-Reference-Id': req.reference,
-          ...(req.callbackUrl ? { 'X-Callback-Url': req.callbackUrl } : {}),
-        },
-        body: JSON.stringify({
-          amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
-          currency: req.currency,
-          externalId: req.reference,
-          payer: { partyIdType: 'MSISDN', partyId: req.msisdn },
-          payerMessage: note,
-          payeeNote: note,
+    const sent = await submit(
+      () =>
+        authorized(`${base}/collection/v1_0/requesttopay`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'X-Reference-Id': req.reference,
+            ...(req.callbackUrl ? { 'X-Callback-Url': req.callbackUrl } : {}),
+          },
+          body: JSON.stringify({
+            amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
+            currency: req.currency,
+            externalId: req.reference,
+            payer: { partyIdType: 'MSISDN', partyId: req.msisdn },
+            payerMessage: note,
+            payeeNote: note,
+          }),
         }),
-      });
-    } catch (error) {
-      // No token, so the request to pay was never sent: nothing exists at MTN.
-      const message = error instanceof Error ? error.message : String(error);
-      return { kind: 'rejected', failureKind: 'provider_error', message };
-    }
-    if (!outcome.ok) {
-      log.warn(
-        { provider: 'momo', reference: req.reference, detail: outcome.message },
-        'request to pay: no answer',
-      );
-      return { kind: 'unknown', message: `${NAME} did not answer the request to pay: ${outcome.message}` };
-    }
-    const { status, body } = outcome;
+      { method: 'momo', name: NAME, action: 'request to pay', reference: req.reference, log },
+    );
+    // No token, so the request to pay was never sent: nothing exists at MTN.
+    if ('notSent' in sent) return { kind: 'rejected', failureKind: 'provider_error', message: sent.notSent };
+    if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
+    const { status, body } = sent.answer;
     if (status >= 200 && status < 300) return { kind: 'submitted' };
     if (status === 409) return { kind: 'already_submitted' };
     if (status === 401) {
@@ -179,20 +156,16 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
   }
 
   async function getStatus(reference: string): Promise<StatusResult> {
-    const outcome = await authorized(
-      `${base}/collection/v1_0/requesttopay/${encodeURIComponent(reference)}`,
-      {
-        method: 'GET',
-      },
+    const label = `${NAME} status query`;
+    const answer = await query(
+      () =>
+        authorized(`${base}/collection/v1_0/requesttopay/${encodeURIComponent(reference)}`, {
+          method: 'GET',
+        }),
+      'momo',
+      label,
     );
-    if (!outcome.ok) {
-      throw new PaymentProviderError(
-        'momo',
-        outcome.timedOut ? 'timeout' : 'unreachable',
-        `${NAME} status query: ${outcome.message}`,
-      );
-    }
-    const { status, body } = outcome;
+    const { status, body } = answer;
     if (status === 200) {
       const result = mapMtnStatus(body);
       if (result) return result;
@@ -204,49 +177,32 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
       );
     }
     if (status === 404) return { status: 'not_found' };
-    if (status === 401 || status === 403) {
-      throw new PaymentProviderError(
-        'momo',
-        'auth_failed',
-        `${NAME} refused the status query (${status})${describeBody(body)}; check the credentials`,
-        status,
-      );
-    }
-    throw new PaymentProviderError(
-      'momo',
-      status >= 500 ? 'server_error' : 'bad_response',
-      `${NAME} status query answered ${status}${describeBody(body)}`,
-      status,
-    );
+    throw queryFailure('momo', label, answer);
   }
 
   async function requestRefund(req: RefundRequest): Promise<RefundSubmitResult> {
     const refused = checkRefundRequest(req);
     if (refused) return refused;
     const note = cleanDescription(req.description, NOTE_MAX);
-    let outcome: HttpOutcome;
-    try {
-      outcome = await disbursing(`${base}/disbursement/v1_0/refund`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Reference-Id': req.reference },
-        body: JSON.stringify({
-          amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
-          currency: req.currency,
-          externalId: req.reference,
-          payerMessage: note,
-          payeeNote: note,
-          referenceIdToRefund: req.paymentReference,
+    const sent = await submit(
+      () =>
+        disbursing(`${base}/disbursement/v1_0/refund`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Reference-Id': req.reference },
+          body: JSON.stringify({
+            amount: formatMajorAmount(req.amount, CURRENCY_EXPONENT[req.currency]!),
+            currency: req.currency,
+            externalId: req.reference,
+            payerMessage: note,
+            payeeNote: note,
+            referenceIdToRefund: req.paymentReference,
+          }),
         }),
-      });
-    } catch (error) {
-      // No token, so the refund was never sent.
-      return { kind: 'rejected', message: error instanceof Error ? error.message : String(error) };
-    }
-    if (!outcome.ok) {
-      log.warn({ provider: 'momo', reference: req.reference, detail: outcome.message }, 'refund: no answer');
-      return { kind: 'unknown', message: `${NAME} did not answer the refund: ${outcome.message}` };
-    }
-    const { status, body } = outcome;
+      { method: 'momo', name: NAME, action: 'refund', reference: req.reference, log },
+    );
+    if ('notSent' in sent) return { kind: 'rejected', message: sent.notSent };
+    if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
+    const { status, body } = sent.answer;
     // 409: this reference was taken already, so it is our own resend: ask for its status.
     if ((status >= 200 && status < 300) || status === 409) return { kind: 'submitted' };
     if (status >= 400 && status < 500) {
@@ -265,30 +221,23 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
   }
 
   async function getRefundStatus(req: RefundRequest): Promise<RefundStatusResult> {
-    const outcome = await disbursing(
-      `${base}/disbursement/v1_0/refund/${encodeURIComponent(req.reference)}`,
-      { method: 'GET' },
+    const label = `${NAME} refund status`;
+    const answer = await query(
+      () =>
+        disbursing(`${base}/disbursement/v1_0/refund/${encodeURIComponent(req.reference)}`, {
+          method: 'GET',
+        }),
+      'momo',
+      label,
     );
-    if (!outcome.ok) {
-      throw new PaymentProviderError(
-        'momo',
-        outcome.timedOut ? 'timeout' : 'unreachable',
-        `${NAME} refund status: ${outcome.message}`,
-      );
-    }
-    const { status, body } = outcome;
+    const { status, body } = answer;
     if (status === 200) {
       const result = mapMtnRefundStatus(body);
       if (result) return result;
       throw new PaymentProviderError('momo', 'bad_response', `${NAME} refund status: no status`, 200);
     }
     if (status === 404) return { status: 'not_found' };
-    throw new PaymentProviderError(
-      'momo',
-      status === 401 || status === 403 ? 'auth_failed' : status >= 500 ? 'server_error' : 'bad_response',
-      `${NAME} refund status answered ${status}${describeBody(body)}`,
-      status,
-    );
+    throw queryFailure('momo', label, answer);
   }
 
   return { method: 'momo', requestPayment, getStatus, requestRefund, getRefundStatus };

@@ -5,7 +5,7 @@ import {
   type ProviderFailureKind,
   type RefundStatusResult,
   type StatusResult,
-} from './provider.ts';
+} from '../../provider.ts';
 
 export interface Failure {
   failureKind: ProviderFailureKind;

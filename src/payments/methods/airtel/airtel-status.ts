@@ -1,5 +1,5 @@
 // Airtel Money Open API answers -> the port's results. Pure functions, table-tested.
-import type { Failure } from './mtn-momo-status.ts';
+import type { Failure } from '../momo/mtn-momo-status.ts';
 import {
   CURRENCY_EXPONENT,
   parseMajorAmount,
@@ -7,7 +7,7 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
-} from './provider.ts';
+} from '../../provider.ts';
 
 /** What an Airtel response code says about a payment. */
 export type AirtelCodeMeaning =

@@ -1,0 +1,25 @@
+// Airtel Money on the server: the Airtel Money adapter (airtel.ts), live or against the simulator.
+import { isPaymentReference } from '../../provider.ts';
+import { callbackObject } from '../callback-body.ts';
+import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
+import { airtelMethod } from './airtel-method.ts';
+import { createAirtelProvider } from './airtel.ts';
+
+/** Airtel POSTs {transaction: {id, message, status_code, airtel_money_id}}; id is our reference. */
+export function parseAirtelCallback(body: unknown): CallbackHint {
+  const transaction = callbackObject(callbackObject(body)?.transaction);
+  const reference = transaction?.id;
+  return isPaymentReference(reference) ? { reference } : {};
+}
+
+export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
+  ...airtelMethod,
+  createLiveProvider: ({ config, timeoutMs, options }) =>
+    createAirtelProvider({ ...config.payments.airtel!, country: 'UG', currency: 'UGX', timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
+    createAirtelProvider({ ...simulator.airtel, timeoutMs }, options),
+  maxAmount: (config) => config.payments.maxAmount.airtel,
+  parseCallback: parseAirtelCallback,
+  supportsRefunds: true,
+  testNumber: (code) => `07000000${code}`,
+};

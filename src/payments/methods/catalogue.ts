@@ -1,0 +1,62 @@
+// The payment methods the service takes, as the browser may know them: the hosted checkout's pages
+// and page script read them here. Order matters: the first is the default, whose prices a ticket
+// type shows before a method is chosen. The server side of each is in registry.ts, in this order.
+// Imports only plain data, so web/checkout-page bundles it.
+import { airtelMethod } from './airtel/airtel-method.ts';
+import { momoMethod } from './momo/momo-method.ts';
+import type { CheckoutLanguage, MethodLabels, PaymentMethodInfo } from './payment-method.ts';
+
+export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod] as const;
+
+export type PaymentMethod = (typeof PAYMENT_METHOD_CATALOGUE)[number]['key'];
+
+export const PAYMENT_METHOD_KEYS: readonly PaymentMethod[] = PAYMENT_METHOD_CATALOGUE.map((m) => m.key);
+
+/** The method shown and priced before the buyer picks one. */
+export const DEFAULT_METHOD: PaymentMethod = PAYMENT_METHOD_CATALOGUE[0].key;
+
+export function isPaymentMethod(value: unknown): value is PaymentMethod {
+  return typeof value === 'string' && PAYMENT_METHOD_CATALOGUE.some((m) => m.key === value);
+}
+
+export function methodInfo(key: string): PaymentMethodInfo | undefined {
+  return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key);
+}
+
+/** A method's words in a checkout language; undefined for a key the catalogue does not hold. */
+export function methodLabels(key: string, language: CheckoutLanguage = 'en'): MethodLabels | undefined {
+  return methodInfo(key)?.labels[language];
+}
+
+/**
+ * The method whose network a normalised number (256XXXXXXXXX) is on, by its prefix; null when no
+ * method takes it (landlines, networks we do not take).
+ */
+export function networkOf<K extends string = PaymentMethod>(
+  normalized: string,
+  methods: readonly PaymentMethodInfo<K>[] = PAYMENT_METHOD_CATALOGUE as unknown as PaymentMethodInfo<K>[],
+): K | null {
+  const prefix = normalized.slice(3, 5);
+  return methods.find((m) => m.prefixes.includes(prefix))?.key ?? null;
+}
+
+/** True when a normalised number can receive a prompt from one of the methods. */
+export function isMobileMoneyNumber(normalized: string, methods?: readonly PaymentMethodInfo[]): boolean {
+  return networkOf(normalized, methods) !== null;
+}
+
+/** The catalogue's entry of a key it holds. */
+export function catalogueEntry(key: PaymentMethod): PaymentMethodInfo<PaymentMethod> {
+  return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key)!;
+}
+
+/** The networks a prompt can go to, as a sentence names them: "MTN or Airtel" ("MTN au Airtel"). */
+export function networkNames(language: CheckoutLanguage): string {
+  const names = PAYMENT_METHOD_CATALOGUE.map((m) => m.labels[language].network);
+  return new Intl.ListFormat(language, { type: 'disjunction' }).format(names);
+}
+
+/** Where buyers find prompts waiting, every network's: "MTN *165#, Airtel *185#". */
+export function methodMenus(language: CheckoutLanguage): string {
+  return PAYMENT_METHOD_CATALOGUE.map((m) => m.labels[language].menu).join(', ');
+}

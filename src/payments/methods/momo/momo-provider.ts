@@ -1,0 +1,28 @@
+// MTN Mobile Money on the server: the MTN MoMo adapter (mtn-momo.ts), live or against the simulator.
+import { isPaymentReference } from '../../provider.ts';
+import { callbackObject } from '../callback-body.ts';
+import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
+import { momoMethod } from './momo-method.ts';
+import { createMtnMomoProvider } from './mtn-momo.ts';
+
+/**
+ * MTN PUTs the request-to-pay status body to our X-Callback-Url: {financialTransactionId,
+ * externalId, amount, currency, payer, status, reason}. We send our reference as externalId.
+ */
+export function parseMtnCallback(body: unknown): CallbackHint {
+  const object = callbackObject(body);
+  const reference = object?.externalId ?? object?.referenceId;
+  return isPaymentReference(reference) ? { reference } : {};
+}
+
+export const momoProvider: PaymentMethodDefinition<'momo'> = {
+  ...momoMethod,
+  createLiveProvider: ({ config, timeoutMs, options }) =>
+    createMtnMomoProvider({ ...config.payments.mtn!, timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
+    createMtnMomoProvider({ ...simulator.mtn, timeoutMs }, options),
+  maxAmount: (config) => config.payments.maxAmount.momo,
+  parseCallback: parseMtnCallback,
+  supportsRefunds: true,
+  testNumber: (code) => `07700000${code}`,
+};

@@ -1,0 +1,38 @@
+// What the browser may know of a payment method: its key, its words in each checkout language, the
+// phone prefixes of its network and its default fee. Plain data, no imports: the hosted checkout's
+// page script (web/checkout-page) bundles it. The server's part (adapter, callbacks, refunds,
+// simulator) is registry.ts's.
+
+/** The languages the hosted checkout speaks (site/messages/catalog.ts). */
+export type CheckoutLanguage = 'en' | 'sw';
+
+export interface MethodLabels {
+  /** the method as a buyer names it: "MTN Mobile Money" */
+  name: string;
+  /** the network alone, as in "an MTN or Airtel number" */
+  network: string;
+  /** the mark on the method's tile, drawn in its brand colours */
+  badge: string;
+  /** where a buyer finds prompts waiting: "MTN *165#" */
+  menu: string;
+}
+
+/** fee = round_half_up(price * percent_bp / 10000) + fixed_minor (organizations.schema.ts MethodFee). */
+export interface DefaultFee {
+  percent_bp: number;
+  fixed_minor: number;
+}
+
+export interface PaymentMethodInfo<K extends string = string> {
+  /** the public key: payment_method, payment_methods, fee schedules, callback paths */
+  readonly key: K;
+  readonly labels: Readonly<Record<CheckoutLanguage, MethodLabels>>;
+  /** the two digits after 256 of the network's mobile money numbers */
+  readonly prefixes: readonly string[];
+  /** the fee when an organization's schedule names none for this method */
+  readonly defaultFee: DefaultFee;
+  /** the provider as the audit log and the sales figures name it: "MTN MoMo" */
+  readonly provider: string;
+  /** the tile's badge colours */
+  readonly brand: { readonly background: string; readonly text: string };
+}

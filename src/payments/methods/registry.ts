@@ -1,0 +1,70 @@
+// The payment methods the service takes, server side: each method's browser-safe part
+// (payment-method.ts) with its adapter, limits, callback parsing, refunds and simulator numbers.
+// Everything that names a method reads it here or in catalogue.ts; a service may be given other
+// methods (createService's paymentMethods option, docs/decisions/payment-method-registry.md).
+import type { Config } from '../../config.ts';
+import type { AdapterOptions } from '../provider-http.ts';
+import type { PaymentProvider } from '../provider.ts';
+import type { Simulator } from '../simulator/simulator.ts';
+import { airtelProvider } from './airtel/airtel-provider.ts';
+import type { PaymentMethod } from './catalogue.ts';
+import { momoProvider } from './momo/momo-provider.ts';
+import type { PaymentMethodInfo } from './payment-method.ts';
+
+export interface CallbackHint {
+  /** our payment reference, when the body names one that looks like ours (a UUID v4) */
+  reference?: string;
+}
+
+/** What a method's adapter is built from. */
+export interface ProviderSetting {
+  config: Config;
+  /** deadline of each HTTP call */
+  timeoutMs: number;
+  options: AdapterOptions;
+}
+
+export interface PaymentMethodDefinition<K extends string = string> extends PaymentMethodInfo<K> {
+  /** the adapter against the provider's live API (PAYMENT_PROVIDER=live) */
+  createLiveProvider(setting: ProviderSetting): PaymentProvider;
+  /** the adapter against the payment simulator, with its test credentials */
+  createSimulatedProvider(
+    setting: ProviderSetting,
+    simulator: Pick<Simulator, 'url' | 'mtn' | 'airtel'>,
+  ): PaymentProvider;
+  /** the largest total one payment may ask, in minor units */
+  maxAmount(config: Config): number;
+  /** which payment a callback body names; the reference is in the callback's path too */
+  parseCallback(body: unknown): CallbackHint;
+  /** whether a payment can be returned through this method (refund-order.ts) */
+  supportsRefunds: boolean;
+  /** the simulator's test number for a two-digit scenario code (simulator/scenarios.ts) */
+  testNumber(code: string): string;
+}
+
+export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethodDefinition<PaymentMethod>[] = [
+  momoProvider,
+  airtelProvider,
+];
+
+/** A service's list of methods: at least one, each key once and shaped as a path segment. */
+export function checkPaymentMethods(
+  methods: readonly PaymentMethodDefinition[],
+): readonly PaymentMethodDefinition[] {
+  if (methods.length === 0) throw new Error('a service takes at least one payment method');
+  const keys = new Set<string>();
+  for (const { key } of methods) {
+    // The key is a public value: in payment_method, fee schedules and callback paths.
+    if (!/^[a-z][a-z0-9_]{1,30}$/.test(key) || keys.has(key))
+      throw new Error(`bad or repeated payment method key ${key}`);
+    keys.add(key);
+  }
+  return methods;
+}
+
+export function findMethodDefinition(
+  methods: readonly PaymentMethodDefinition[],
+  key: string,
+): PaymentMethodDefinition | undefined {
+  return methods.find((m) => m.key === key);
+}
