@@ -15,7 +15,8 @@ import {
   type EventRow,
 } from '../../events/events.ts';
 import { bumpCatalogVersion } from '../../organizations/organizations.ts';
-import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { can } from '../../members/roles.ts';
+import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
@@ -44,11 +45,6 @@ async function eventOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEv
   return race;
 }
 
-/** Owners and admins change events; developers and viewers read them. */
-function requireManager(request: FastifyRequest): void {
-  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change events');
-}
-
 async function sendEventPage(
   ctx: AppContext,
   request: FastifyRequest,
@@ -65,7 +61,7 @@ async function sendEventPage(
     renderEventPage({
       viewer,
       race,
-      canManage: canManageBibs(viewer.current.role),
+      canManage: can(viewer.current.role, 'events'),
       done: form ? null : (done ?? null),
       form,
     }),
@@ -78,7 +74,6 @@ export function showEvent(ctx: AppContext): Handler {
 
 export function showNewEvent(ctx: AppContext): Handler {
   return async (request, reply) => {
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const form: FormState = { values: NEW_EVENT_DEFAULTS, errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: null, form }));
@@ -87,7 +82,6 @@ export function showNewEvent(ctx: AppContext): Handler {
 
 export function createEventRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    requireManager(request);
     const { values, errors, input } = readEventForm(formOf(request.body));
     if (!input) {
       const viewer = await viewerOf(ctx, request);
@@ -118,7 +112,6 @@ export function createEventRoute(ctx: AppContext): Handler {
 export function showEditEvent(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const form: FormState = { values: eventValues(race.event), errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: race.event, form }));
@@ -137,7 +130,6 @@ function changedFields(before: EventRow, after: EventRow): string[] {
 export function updateEventRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const { values, errors, input } = readEventForm(formOf(request.body));
     if (!input) {
       const viewer = await viewerOf(ctx, request);
@@ -166,7 +158,6 @@ export function updateEventRoute(ctx: AppContext): Handler {
 export function addTicketTypeRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const state = readTicketTypeForm(formOf(request.body), race.event, 'new_');
     if (!state.input) {
       return sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: null, ...state });
@@ -204,7 +195,6 @@ export function updateTicketTypeRoute(ctx: AppContext): Handler {
     const { ticketTypeId } = request.params as { ticketTypeId: string };
     const current = race.ticketTypes.find((t) => t.id === ticketTypeId);
     if (!current) throw new PageError('not_found', 'ticket type');
-    requireManager(request);
     const prefix = `${current.id}_`;
     const state = readTicketTypeForm(formOf(request.body), race.event, prefix);
     const again = (s: FormState) =>
@@ -252,7 +242,6 @@ export function updateTicketTypeRoute(ctx: AppContext): Handler {
 export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const refusal = refusalOf(action, race.event.status);
     return sendPage(
@@ -266,7 +255,6 @@ export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
 export function changeStatus(ctx: AppContext, action: StatusAction): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const rule = ACTION_RULES[action];
     const now = ctx.clock.now();
     // The status is read again under the event's status lock, so two changes at once cannot both

@@ -9,8 +9,7 @@ import { findOrder } from '../../orders/list-orders.ts';
 import { registrationsOf } from '../../orders/order-out.ts';
 import { attemptsOfOrder } from '../../payments/payment-attempts.ts';
 import { refundsOfOrder } from '../../payments/process-refund.ts';
-import { canRefund } from '../../payments/refund-order.ts';
-import { canEraseBuyerData } from '../../privacy/erase-buyer.ts';
+import { can } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
@@ -56,8 +55,8 @@ export async function orderPage(
       refunds,
       mails,
       activity,
-      mayRefund: canRefund(role),
-      mayErase: canEraseBuyerData(role),
+      mayRefund: can(role, 'refunds'),
+      mayErase: can(role, 'buyer_erasure'),
       notice: requested ? 'The refund was sent to the network. Its status shows below.' : null,
       problem: options.problem,
     }),

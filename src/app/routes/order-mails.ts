@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { listOrderMails } from '../../confirmations/order-mails.ts';
-import { canResendConfirmation } from '../../confirmations/resend-confirmation.ts';
+import { can } from '../../members/roles.ts';
 import type { OrderRow } from '../../orders/order-out.ts';
 import { memberOf } from '../app-access.ts';
 import type { OrderMailsView } from '../views/order-mails.ts';
@@ -18,7 +18,7 @@ export async function orderMailsOf(
   const resent = (request.query as { confirmation?: unknown }).confirmation;
   return {
     mails: await listOrderMails(ctx.database.db, organizationId, order.id),
-    mayResend: canResendConfirmation(role),
+    mayResend: can(role, 'confirmation_resends'),
     resent: resent === 'sent' || resent === 'failed' ? resent : null,
   };
 }

@@ -15,7 +15,8 @@ import {
   lockEventBibs,
   saveBibRanges,
 } from '../../startlists/bib-numbers.ts';
-import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { can } from '../../members/roles.ts';
+import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { csvFileName, startListCsv } from '../../startlists/start-list-csv.ts';
 import {
   answerTotals,
@@ -37,10 +38,6 @@ async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEve
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
   return race;
-}
-
-function requireManager(request: FastifyRequest): void {
-  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change bibs');
 }
 
 async function sendStartList(
@@ -69,7 +66,7 @@ async function sendStartList(
     renderStartList({
       viewer,
       race,
-      canManage: canManageBibs(viewer.current.role),
+      canManage: can(viewer.current.role, 'events'),
       ranges,
       progress,
       questions: race.event.additionalQuestions,
@@ -90,7 +87,6 @@ export function showStartList(ctx: AppContext): Handler {
 export function saveBibRangesRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    requireManager(request);
     const body = formOf(request.body);
     const inputs = race.ticketTypes.map((t) => ({
       ticketTypeId: t.id,
@@ -133,7 +129,6 @@ export function saveBibRangesRoute(ctx: AppContext): Handler {
 export function assignBibsRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    requireManager(request);
     const now = ctx.clock.now();
     const results = await ctx.database.transaction(async (tx) => {
       await lockEventBibs(tx, race.event.id);
@@ -181,7 +176,7 @@ export function showEvents(ctx: AppContext): Handler {
     return sendPage(
       reply,
       200,
-      renderEvents({ viewer, events, canCreate: canManageBibs(viewer.current.role) }),
+      renderEvents({ viewer, events, canCreate: can(viewer.current.role, 'events') }),
     );
   };
 }
