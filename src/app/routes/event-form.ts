@@ -11,6 +11,7 @@ import {
   type TicketTypeRow,
 } from '../../events/events.ts';
 import { MAX_PRICE_MINOR } from '../../events/fees.ts';
+import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
 
 /** Empty rows offered under the event's questions, so one can be added without JavaScript. */
@@ -32,40 +33,41 @@ export interface FormState {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Times in the event's zone
+// Times in the event's zone, through date-fns-tz
 
-function offsetMs(instant: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - instant;
-}
+const LOCAL_FORMAT = "yyyy-MM-dd'T'HH:mm";
+const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "2026-07-12T06:30" in `zone` -> the instant; null when it is not such a value. */
-export function fromLocalTime(value: string, zone: string): Date | null {
+/**
+ * "2026-07-12T06:30" in `zone` -> the instant; null when it is not such a value, 'skipped' when
+ * the zone's clocks jump over it (spring forward). A time the clocks pass twice (fall back) is the
+ * earlier of the two, whichever one date-fns-tz picked (docs/decisions/app-local-times.md).
+ */
+export function fromLocalTime(value: string, zone: string): Date | 'skipped' | null {
   const m = LOCAL_TIME.exec(value);
   if (!m) return null;
   const [y, mo, d, hh, mm] = m.slice(1).map(Number) as [number, number, number, number, number];
-  const wall = Date.UTC(y, mo - 1, d, hh, mm);
-  const check = new Date(wall);
+  const check = new Date(Date.UTC(y, mo - 1, d));
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || hh > 23 || mm > 59) return null;
-  // Two passes settle the offset across a daylight saving change.
-  let instant = wall - offsetMs(wall, zone);
-  instant = wall - offsetMs(instant, zone);
-  return new Date(instant);
+  const instant = fromZonedTime(value, zone);
+  if (Number.isNaN(instant.getTime())) return null;
+  if (formatInTimeZone(instant, zone, LOCAL_FORMAT) !== value) return 'skipped';
+  // The two instants of a repeated time lie the size of the change apart.
+  const change = Math.abs(
+    getTimezoneOffset(zone, new Date(instant.getTime() + DAY_MS)) -
+      getTimezoneOffset(zone, new Date(instant.getTime() - DAY_MS)),
+  );
+  const earlier = new Date(instant.getTime() - change);
+  return change > 0 && formatInTimeZone(earlier, zone, LOCAL_FORMAT) === value ? earlier : instant;
+}
+
+function skippedMessage(zone: string): string {
+  return `That time does not exist in ${zone}: the clocks go forward then. Enter a time after the change.`;
 }
 
 /** The instant as datetime-local text in `zone`. */
 export function toLocalTime(instant: Date, zone: string): string {
-  return new Date(instant.getTime() + offsetMs(instant.getTime(), zone)).toISOString().slice(0, 16);
+  return formatInTimeZone(instant, zone, LOCAL_FORMAT);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,8 +252,9 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     const value = values[name]!;
     const date = zoneOk ? fromLocalTime(value, values.timezone!) : null;
     if (!value) errors[name] = `Enter the ${DATE_LABELS[name]} date and time.`;
+    else if (date === 'skipped') errors[name] = skippedMessage(values.timezone!);
     else if (!date && zoneOk) errors[name] = `Enter the ${DATE_LABELS[name]} as a date and a time.`;
-    if (date) dates[name] = date;
+    if (date instanceof Date) dates[name] = date;
   }
   const additionalQuestions = readQuestions(body, values, errors);
 
@@ -364,12 +367,17 @@ export function readTicketTypeForm(
   }
   const start = values.sales_start ? fromLocalTime(values.sales_start, event.timezone) : event.regOpensAt;
   const end = values.sales_end ? fromLocalTime(values.sales_end, event.timezone) : event.regClosesAt;
-  if (!start) errors[key('sales_start')] = 'Enter the sales start as a date and a time, or leave it empty.';
-  if (!end) errors[key('sales_end')] = 'Enter the sales end as a date and a time, or leave it empty.';
-  if (start && end && end.getTime() <= start.getTime()) {
+  if (start === 'skipped') errors[key('sales_start')] = skippedMessage(event.timezone);
+  else if (!start)
+    errors[key('sales_start')] = 'Enter the sales start as a date and a time, or leave it empty.';
+  if (end === 'skipped') errors[key('sales_end')] = skippedMessage(event.timezone);
+  else if (!end) errors[key('sales_end')] = 'Enter the sales end as a date and a time, or leave it empty.';
+  if (start instanceof Date && end instanceof Date && end.getTime() <= start.getTime()) {
     errors[key(values.sales_end ? 'sales_end' : 'sales_start')] = 'Sales must end after they start.';
   }
-  if (Object.keys(errors).length > 0) return { values, errors, input: null };
+  if (Object.keys(errors).length > 0 || !(start instanceof Date) || !(end instanceof Date)) {
+    return { values, errors, input: null };
+  }
   return {
     values,
     errors,
@@ -380,8 +388,8 @@ export function readTicketTypeForm(
       capacity,
       distance_km: distance,
       min_age: minAge,
-      sales_start: start!.toISOString(),
-      sales_end: end!.toISOString(),
+      sales_start: start.toISOString(),
+      sales_end: end.toISOString(),
     },
   };
 }
