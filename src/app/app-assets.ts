@@ -2,12 +2,16 @@
 // else in memory), made once at start and served under a content hash (platform/static-assets.ts),
 // and the checkout's own assets for its preview.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { makeAsset, sendAsset, type Asset } from '../platform/static-assets.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../site/assets.ts';
 import { PageError } from './app-access.ts';
 import { loadAppAssets } from './build-app-assets.ts';
+import { paramsOf } from './app-input.ts';
 
 const bundle = await loadAppAssets();
+
+const AssetParams = Type.Object({ file: Type.String({ maxLength: 200 }) });
 
 export const APP_STYLES: Asset = makeAsset({
   name: 'app',
@@ -42,7 +46,7 @@ const ASSETS = new Map(
 );
 
 export async function serveAppAsset(request: FastifyRequest, reply: FastifyReply) {
-  const asset = ASSETS.get(`/assets/${(request.params as { file: string }).file}`);
+  const asset = ASSETS.get(`/assets/${paramsOf(request, AssetParams).file}`);
   if (!asset) throw new PageError('not_found', 'asset');
   return sendAsset(reply, asset, request.headers['accept-encoding']);
 }

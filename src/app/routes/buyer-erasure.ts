@@ -12,14 +12,12 @@ import {
   renderBuyerErased,
   renderBuyerErasureConfirmation,
 } from '../views/buyer-erasure-pages.ts';
-
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+import { OrderParams, paramsOf } from '../app-input.ts';
 
 /** The order of the request, within the member's organization (the route needs buyer_erasure). */
 async function erasableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
   const current = memberOf(request);
-  const { orderId } = request.params as { orderId: string };
-  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const { orderId } = paramsOf(request, OrderParams);
   const order = await findOrder(ctx.database.db, current.organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
   return order;

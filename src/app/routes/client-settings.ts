@@ -33,16 +33,16 @@ import {
 } from '../views/client-page.ts';
 import { renderSecret } from '../views/developer-pages.ts';
 import { readDisplayName, readScopes } from './developers.ts';
+import { ClientParams, DoneQuery, paramsOf, queryOf } from '../app-input.ts';
 
-const CLIENT_ID = /^cli_[A-Za-z0-9]{8,64}$/;
 /** as many entries as the admin API takes in one list */
 const MAX_DOMAINS = 100;
 
 /** The client named in the path, if it belongs to the member's current organization. */
 async function clientOf(ctx: AppContext, request: FastifyRequest): Promise<ApiClientRow> {
-  const { clientId } = request.params as { clientId: string };
+  const { clientId } = paramsOf(request, ClientParams);
   const current = memberOf(request);
-  const client = CLIENT_ID.test(clientId) ? await findApiClient(ctx.database.db, clientId) : undefined;
+  const client = await findApiClient(ctx.database.db, clientId);
   if (!client || client.organizationId !== current.organizationId) throw new PageError('not_found', 'client');
   return client;
 }
@@ -107,7 +107,7 @@ function revokedAnswer(ctx: AppContext, request: FastifyRequest, reply: FastifyR
 export function showClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendClient(ctx, request, reply, 200, { client, errors: {}, notice: noticeFor(done) });
   };
 }

@@ -13,6 +13,7 @@ import { memberOf } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderDevelopers, renderNewClient, renderSecret } from '../views/developer-pages.ts';
+import { DoneQuery, queryOf } from '../app-input.ts';
 
 export const CLIENT_NAME_MAX_LENGTH = 200;
 
@@ -22,7 +23,7 @@ export function showDevelopers(ctx: AppContext): Handler {
     const clients = await listApiClients(ctx.database.db, viewer.current.organizationId);
     const canWrite = can(viewer.current.role, 'developer_settings');
     const endpoints = await listWebhookEndpoints(ctx.database.db, viewer.current.organizationId);
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendPage(reply, 200, renderDevelopers(viewer, clients, canWrite, endpoints, done));
   };
 }

@@ -28,6 +28,7 @@ import {
 } from '../views/event-pages.ts';
 import { eventValues, readEventForm, readTicketTypeForm, type FormState } from './event-form.ts';
 import { ACTION_RULES, refusalOf, type StatusAction } from './event-status.ts';
+import { DoneQuery, EventParams, TicketTypeParams, paramsOf, queryOf } from '../app-input.ts';
 
 /** First key of the two-key advisory lock on an event's status (the ASCII of "Stat"). */
 const STATUS_LOCK_CLASS = 0x53746174;
@@ -39,7 +40,7 @@ const NEW_EVENT_DEFAULTS: Record<string, string> = {
 };
 
 async function eventOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
-  const { eventId } = request.params as { eventId: string };
+  const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
   return race;
@@ -54,7 +55,7 @@ async function sendEventPage(
   form: TicketTypeForm | null,
 ) {
   const viewer = await viewerOf(ctx, request);
-  const { done } = request.query as { done?: string };
+  const { done } = queryOf(request, DoneQuery);
   return sendPage(
     reply,
     status,
@@ -192,7 +193,7 @@ export function addTicketTypeRoute(ctx: AppContext): Handler {
 export function updateTicketTypeRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    const { ticketTypeId } = request.params as { ticketTypeId: string };
+    const { ticketTypeId } = paramsOf(request, TicketTypeParams);
     const current = race.ticketTypes.find((t) => t.id === ticketTypeId);
     if (!current) throw new PageError('not_found', 'ticket type');
     const prefix = `${current.id}_`;

@@ -13,12 +13,13 @@ import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { tooManyAttempts } from './sign-in.ts';
 import { renderInvitation, renderInvitationEnded } from '../views/auth-pages.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TokenParams, paramsOf } from '../app-input.ts';
 
 /** Tokens are base62 text we issued; anything else names no invitation. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9]{16,128}$/;
 
 function tokenOf(request: FastifyRequest): string {
-  return (request.params as { token: string }).token;
+  return paramsOf(request, TokenParams).token;
 }
 
 function ended(reply: FastifyReply, reason: string) {

@@ -35,9 +35,7 @@ import {
   ROLE_LABELS,
   type MembersView,
 } from '../views/member-pages.ts';
-
-const MEMBER_ID = /^mem_[A-Za-z0-9]{8,64}$/;
-const INVITATION_ID = /^inv_[A-Za-z0-9]{8,64}$/;
+import { DoneQuery, InvitationParams, MemberParams, paramsOf, queryOf } from '../app-input.ts';
 
 async function sendMembers(
   ctx: AppContext,
@@ -69,18 +67,16 @@ async function sendMembers(
 
 export function showMembers(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendMembers(ctx, request, reply, 200, { notice: memberNoticeFor(done) });
   };
 }
 
 /** The member named in the path, if they belong to the current organization. */
 async function targetOf(ctx: AppContext, request: FastifyRequest): Promise<OrganizationMember> {
-  const { memberId } = request.params as { memberId: string };
+  const { memberId } = paramsOf(request, MemberParams);
   const current = memberOf(request);
-  const members = MEMBER_ID.test(memberId)
-    ? await listOrganizationMembers(ctx.database.db, current.organizationId)
-    : [];
+  const members = await listOrganizationMembers(ctx.database.db, current.organizationId);
   const target = members.find((m) => m.memberId === memberId);
   if (!target) throw new PageError('not_found', 'member');
   return target;
@@ -300,11 +296,9 @@ export function removeMember(ctx: AppContext): Handler {
 export function revokeInvitationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
-    const { invitationId } = request.params as { invitationId: string };
+    const { invitationId } = paramsOf(request, InvitationParams);
     const now = ctx.clock.now();
-    const pending = INVITATION_ID.test(invitationId)
-      ? await listPendingInvitations(ctx.database.db, current.organizationId, now)
-      : [];
+    const pending = await listPendingInvitations(ctx.database.db, current.organizationId, now);
     const invitation = pending.find((i) => i.id === invitationId);
     if (!invitation) throw new PageError('not_found', 'invitation');
     if (!canChangeMember(current.role, invitation.role, null)) {

@@ -9,14 +9,12 @@ import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { actorOf, seeOther, type Handler } from '../replies.ts';
 import { orderPage } from './order-detail.ts';
-
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+import { OrderParams, paramsOf } from '../app-input.ts';
 
 export function resendConfirmationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const { organizationId } = memberOf(request);
-    const { orderId } = request.params as { orderId: string };
-    if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+    const { orderId } = paramsOf(request, OrderParams);
     const order = await findOrder(ctx.database.db, organizationId, orderId);
     if (!order) throw new PageError('not_found', 'order');
     try {

@@ -1,6 +1,7 @@
 // GET /orders/:orderId: one order of the organization, its registrations, its refunds and its
 // timeline (webhook deliveries included), with the refund and erasure actions for owners and
 // admins. An order of another organization, or none, is the same 404 page.
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { listApiClients } from '../../auth/clients.ts';
@@ -15,8 +16,9 @@ import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
 import { orderMailsOf } from './order-mails.ts';
 import { loadOrderActivity } from './order-activity.ts';
+import { OrderParams, paramsOf, queryOf } from '../app-input.ts';
 
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+const OrderQuery = Type.Object({ refund: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** The order page, with a refusal's message when a refund could not be asked. */
 export async function orderPage(
@@ -26,8 +28,7 @@ export async function orderPage(
   options: { status: number; problem: string | null },
 ) {
   const { organizationId, role } = memberOf(request);
-  const { orderId } = request.params as { orderId: string };
-  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const { orderId } = paramsOf(request, OrderParams);
   const db = ctx.database.db;
   const order = await findOrder(db, organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
@@ -41,7 +42,7 @@ export async function orderPage(
     orderMailsOf(ctx, request, order),
     loadOrderActivity(ctx, organizationId, order.id),
   ]);
-  const requested = (request.query as { refund?: unknown }).refund === 'requested';
+  const requested = queryOf(request, OrderQuery).refund === 'requested';
   return sendPage(
     reply,
     options.status,

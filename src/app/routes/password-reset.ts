@@ -18,6 +18,7 @@ import { seeOther, sendPage, type Handler } from '../replies.ts';
 import { renderNewPassword, renderResetEnded, renderResetRequest } from '../views/auth-pages.ts';
 import { TOKEN_PATTERN } from './invitation.ts';
 import { EMAIL_FIELD } from './sign-in.ts';
+import { TokenParams, paramsOf } from '../app-input.ts';
 
 function mailConfigured(ctx: AppContext): boolean {
   return mailerOf(ctx).kind !== 'none';
@@ -81,7 +82,7 @@ export function submitResetRequest(ctx: AppContext): Handler {
 }
 
 function tokenOf(request: FastifyRequest): string {
-  return (request.params as { token: string }).token;
+  return paramsOf(request, TokenParams).token;
 }
 
 function ended(reply: FastifyReply, reason: string) {

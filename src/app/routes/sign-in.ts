@@ -1,5 +1,6 @@
 // GET and POST /sign-in, POST /sign-out. A successful sign-in always starts a new session (new id
 // and token); signing out revokes the session on the server, then clears the cookie.
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { EMAIL_MAX_LENGTH } from '../../members/members.ts';
 import { PASSWORD_MAX_LENGTH } from '../../members/passwords.ts';
@@ -10,6 +11,12 @@ import { clearSessionCookie, csrfCookieToken, setSessionCookie } from '../app-co
 import { formOf, hasErrors, readField, type FieldErrors, type FieldRule } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { renderSignIn } from '../views/auth-pages.ts';
+import { queryOf } from '../app-input.ts';
+
+const SignInQuery = Type.Object({
+  next: Type.Optional(Type.String()),
+  notice: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 const NOTICES: Record<string, string> = {
   reset: 'Your password was changed. Sign in with your new password.',
@@ -18,7 +25,7 @@ const NOTICES: Record<string, string> = {
 
 export function showSignIn(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
+    const query = queryOf(request, SignInQuery);
     const next = safeNext(query.next);
     if (request.appSession) return seeOther(reply, next ?? '/');
     const notice = NOTICES[query.notice ?? ''] ?? null;

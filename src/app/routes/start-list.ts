@@ -4,6 +4,7 @@
 // event's bib lock and commits with its audit entry.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
 import { listEventsOfOrganization } from '../../events/events.ts';
@@ -29,12 +30,19 @@ import { formOf } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderEvents } from '../views/start-list-events.ts';
 import { renderStartList, startListNotice, type RangeForm } from '../views/start-list-page.ts';
+import { EventParams, paramsOf, queryOf } from '../app-input.ts';
 
 /** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
 export const START_LIST_PAGE_SIZE = 100;
 
+const StartListQuery = Type.Object({
+  after: Type.Optional(Type.String({ maxLength: 2000 })),
+  done: Type.Optional(Type.String({ maxLength: 100 })),
+  given: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
 async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
-  const { eventId } = request.params as { eventId: string };
+  const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
   return race;
@@ -48,7 +56,7 @@ async function sendStartList(
   status: number,
   form: RangeForm | null,
 ) {
-  const query = request.query as Record<string, string | undefined>;
+  const query = queryOf(request, StartListQuery);
   const db = ctx.database.db;
   const cursor = decodeStartListCursor(query.after);
   // A later page shows only its runners: the counts over the whole field are on the first.
