@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { changePassword } from '../../members/password-resets.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import {
   listMemberSessions,
@@ -22,6 +22,7 @@ import { renderAccount } from '../views/account-pages.ts';
 import { renderOverview } from '../views/overview-page.ts';
 import { tooManyAttempts } from './sign-in.ts';
 import { DoneQuery, SessionParams, paramsOf, queryOf } from '../app-input.ts';
+import { ChangePasswordForm } from '../app-forms.schema.ts';
 
 const OverviewQuery = Type.Object({
   event: Type.Optional(Type.String({ pattern: '^[a-z]{2,5}_[A-Za-z0-9]{8,64}$' })),
@@ -105,19 +106,8 @@ export function changePasswordRoute(ctx: AppContext): Handler {
     const current = memberOf(request);
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const rule = { max: PASSWORD_MAX_LENGTH };
-    const currentPassword = readField(
-      body,
-      'current',
-      { ...rule, label: 'Current password', missing: 'Enter your current password.' },
-      errors,
-    );
-    const next = readField(
-      body,
-      'next',
-      { ...rule, label: 'New password', missing: 'Enter a new password.' },
-      errors,
-    );
+    const currentPassword = readField(body, 'current', ChangePasswordForm.properties.current, errors);
+    const next = readField(body, 'next', ChangePasswordForm.properties.next, errors);
     if (hasErrors(errors)) return sendAccount(ctx, request, reply, { status: 422, errors, notice: null });
     // Guessing the current password here counts like guessing it at sign-in.
     const wait = await spendSignInAttempt(ctx, { email: current.member.email, ip: request.ip });

@@ -34,6 +34,7 @@ import {
 import { renderSecret } from '../views/developer-pages.ts';
 import { readDisplayName, readScopes } from './developers.ts';
 import { ClientParams, DoneQuery, paramsOf, queryOf } from '../app-input.ts';
+import { DISPLAY_NAME_READ } from '../app-forms.schema.ts';
 
 /** as many entries as the admin API takes in one list */
 const MAX_DOMAINS = 100;
@@ -147,7 +148,7 @@ export function updateDisplayName(ctx: AppContext): Handler {
         client,
         errors,
         notice: null,
-        displayName: (body.get('display_name') ?? '').slice(0, 1000),
+        displayName: (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ),
       });
     }
     // Saving the same name again changes nothing, so nothing is recorded.

@@ -13,10 +13,11 @@ import {
 import { MAX_PRICE_MINOR } from '../../events/fees.ts';
 import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { EVENT_FORM_LIMITS, EventForm } from '../app-forms.schema.ts';
 
 /** Empty rows offered under the event's questions, so one can be added without JavaScript. */
 export const SPARE_QUESTIONS = 2;
-const MAX_QUESTIONS = 50;
+const MAX_QUESTIONS = EVENT_FORM_LIMITS.questions;
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const URL = /^https?:\/\/[^\s/?#]+\S*$/;
@@ -103,24 +104,6 @@ function toMinor(value: string, currency: string): number | null {
 // ---------------------------------------------------------------------------------------------
 // The event form
 
-const TEXT_FIELDS = {
-  name: { label: 'Name', max: 200, trim: true },
-  description: { label: 'Description', max: 20000, required: false },
-  venue: { label: 'Venue', max: 500, trim: true, required: false },
-  organizer_name: { label: 'Organizer name', max: 200, trim: true, required: false },
-  support_email: { label: 'Support e-mail', max: 254, trim: true, required: false },
-  cover: { label: 'Cover image address', max: 2048, trim: true, required: false },
-  timezone: {
-    label: 'Time zone',
-    max: 64,
-    trim: true,
-    missing: 'Enter the time zone, such as Africa/Kampala.',
-  },
-  currency: { label: 'Currency', max: 20, trim: true, missing: 'Enter the currency, such as UGX.' },
-  waiver_version: { label: 'Waiver version', max: 100, trim: true, required: false },
-  waiver_text: { label: 'Waiver text', max: 50000, required: false },
-} as const;
-
 const DATE_LABELS: Record<string, string> = {
   starts_at: 'start',
   ends_at: 'end',
@@ -195,7 +178,8 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
     }
     keys.add(row.key);
     if (!row.label) errors[`q${i}_label`] = `Question ${n}: enter the question.`;
-    else if (row.label.length > 200) errors[`q${i}_label`] = `Question ${n}: at most 200 characters.`;
+    else if (row.label.length > EVENT_FORM_LIMITS.questionLabel)
+      errors[`q${i}_label`] = `Question ${n}: at most ${EVENT_FORM_LIMITS.questionLabel} characters.`;
     const type = row.type === 'select' ? 'select' : 'text';
     const options = row.options
       .split(',')
@@ -203,8 +187,12 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
       .filter(Boolean);
     if (type === 'select' && options.length === 0) {
       errors[`q${i}_options`] = `Question ${n}: list the choices, separated by commas.`;
-    } else if (options.length > 100 || options.some((o) => o.length > 200)) {
-      errors[`q${i}_options`] = `Question ${n}: at most 100 choices of up to 200 characters.`;
+    } else if (
+      options.length > EVENT_FORM_LIMITS.choices ||
+      options.some((o) => o.length > EVENT_FORM_LIMITS.choice)
+    ) {
+      errors[`q${i}_options`] =
+        `Question ${n}: at most ${EVENT_FORM_LIMITS.choices} choices of up to ${EVENT_FORM_LIMITS.choice} characters.`;
     }
     if (row.help.length > 1000) errors[`q${i}_help`] = `Question ${n}: the help is at most 1000 characters.`;
     questions.push({
@@ -226,7 +214,8 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
 export function readEventForm(body: FormBody): FormState & { input: Required<EventPatch> | null } {
   const errors: FieldErrors = {};
   const values: Record<string, string> = {};
-  for (const [name, rule] of Object.entries(TEXT_FIELDS)) values[name] = readField(body, name, rule, errors);
+  for (const [name, field] of Object.entries(EventForm.properties))
+    values[name] = readField(body, name, field, errors);
   values.visibility = body.get('visibility') ?? 'public';
   values.waiver_required = body.get('waiver_required') === 'yes' ? 'yes' : '';
   for (const name of EVENT_DATE_FIELDS) values[name] = (body.get(name) ?? '').trim().slice(0, 40);
@@ -348,14 +337,15 @@ export function readTicketTypeForm(
     values[f] = read(f);
   }
   if (!values.name) errors[key('name')] = 'Enter the name of the ticket type.';
-  else if (values.name.length > 200) errors[key('name')] = 'The name must be at most 200 characters.';
+  else if (values.name.length > EVENT_FORM_LIMITS.ticketTypeName)
+    errors[key('name')] = `The name must be at most ${EVENT_FORM_LIMITS.ticketTypeName} characters.`;
   const price = toMinor(values.price!, event.currency);
   if (price === null || price > MAX_PRICE_MINOR) {
     errors[key('price')] =
       `Enter the price in ${event.currency}, such as ${toMajor(30000 * 10 ** currencyExponent(event.currency), event.currency)}.`;
   }
   const capacity = /^\d{1,10}$/.test(values.capacity!) ? Number(values.capacity) : NaN;
-  if (!(capacity >= 1 && capacity <= 2_147_483_647))
+  if (!(capacity >= 1 && capacity <= EVENT_FORM_LIMITS.capacity))
     errors[key('capacity')] = 'Enter how many places, 1 or more.';
   const distance = values.distance_km ? Number(values.distance_km) : 0;
   if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= 1000)) {

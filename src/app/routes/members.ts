@@ -14,7 +14,6 @@ import {
 } from '../../members/invitations.ts';
 import {
   changeMembershipIn,
-  EMAIL_MAX_LENGTH,
   emailProblem,
   findMemberByEmail,
   findMembershipRole,
@@ -36,6 +35,7 @@ import {
   type MembersView,
 } from '../views/member-pages.ts';
 import { DoneQuery, InvitationParams, MemberParams, paramsOf, queryOf } from '../app-input.ts';
+import { InviteMemberForm } from '../app-forms.schema.ts';
 
 async function sendMembers(
   ctx: AppContext,
@@ -107,12 +107,7 @@ async function readInvite(ctx: AppContext, request: FastifyRequest) {
   const current = memberOf(request);
   const body = formOf(request.body);
   const errors: FieldErrors = {};
-  const email = readField(
-    body,
-    'email',
-    { label: 'Email', max: EMAIL_MAX_LENGTH, trim: true, missing: 'Enter the email address to invite.' },
-    errors,
-  );
+  const email = readField(body, 'email', InviteMemberForm.properties.email, errors);
   if (!errors.email && emailProblem(email)) {
     errors.email = 'Enter an email address, such as name@example.org.';
   }

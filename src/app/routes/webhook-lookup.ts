@@ -14,10 +14,10 @@ import { webhookRuntime } from '../../webhooks/webhook-runtime.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { EndpointParams, paramsOf } from '../app-input.ts';
+import { WebhookEndpointForm } from '../app-forms.schema.ts';
 
 export const DELIVERY_ID = /^whd_[A-Za-z0-9]{8,64}$/;
 /** a little over the address policy's own limit, so its message is the one shown */
-const URL_FIELD_MAX = 4096;
 
 /** The endpoint in the path (`:endpointId`) if it belongs to the member's current organization. */
 export async function endpointOf(ctx: AppContext, request: FastifyRequest): Promise<WebhookEndpointRow> {
@@ -41,12 +41,7 @@ export async function readEndpointForm(
   body: FormBody,
   errors: FieldErrors,
 ): Promise<EndpointForm> {
-  const typed = readField(
-    body,
-    'url',
-    { label: 'Endpoint URL', max: URL_FIELD_MAX, trim: true, missing: 'Enter the endpoint URL.' },
-    errors,
-  );
+  const typed = readField(body, 'url', WebhookEndpointForm.properties.url, errors);
   let url = typed;
   if (!errors.url) {
     const checked = await checkEndpointUrl(webhookRuntime(ctx), typed);
