@@ -53,6 +53,17 @@ export const InviteMemberForm = Type.Object({
     trim: true,
     missing: 'Enter the email address to invite.',
   }),
+  role: InvitationCreateIn.properties.role,
+});
+
+export const ChangeRoleForm = Type.Object({ role: InvitationCreateIn.properties.role });
+
+/** Adding to or removing from one of a client's two origin lists. */
+export const ClientDomainForm = Type.Object({
+  list: Type.Union([Type.Literal('allowed_domains'), Type.Literal('return_url_domains')]),
+  origin: Type.Optional(Type.String()),
+  allowed_domain: Type.Optional(Type.String()),
+  return_url_domain: Type.Optional(Type.String()),
 });
 
 export const CreateClientForm = Type.Object({

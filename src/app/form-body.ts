@@ -1,7 +1,7 @@
 // The organizer app's form bodies: application/x-www-form-urlencoded read into names with every
 // value kept (scope checkboxes repeat a name), and field readers that turn a missing or oversized
 // value into a message for the form instead of an error page.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 
 /** Forms are small; anything larger is refused (413) before it is parsed. */
@@ -86,6 +86,12 @@ export function readField(body: FormBody, name: string, field: TextFieldSchema, 
   }
   errors[name] = `${field.title} must be at most ${field.maxLength} characters.`;
   return value.slice(0, field.maxLength);
+}
+
+/** A choice (a select, a hidden field): its value when the schema takes it, else null. */
+export function readChoice<S extends TSchema>(body: FormBody, name: string, schema: S): Static<S> | null {
+  const value = body.get(name);
+  return Value.Check(schema, value) ? value : null;
 }
 
 export function hasErrors(errors: FieldErrors): boolean {

@@ -124,4 +124,17 @@ describe('inputs on the pages', () => {
       assert.equal(res.statusCode, 404, url);
     }
   });
+
+  test('a choice the schema does not take is the form again, or the 404 page for a hidden list name', async () => {
+    await owner.get('/members');
+    const invite = await owner.post('/members/invitations', { email: 'choice@example.org', role: 'root' });
+    assert.equal(invite.statusCode, 422);
+    assert.match(invite.body, /Choose a role from the list\./);
+    await owner.get('/developers');
+    const list = await owner.post(`/developers/clients/${partner.clientId}/domains/add`, {
+      list: 'every_domain',
+      allowed_domain: 'https://shop.example.org',
+    });
+    assert.equal(list.statusCode, 404);
+  });
 });

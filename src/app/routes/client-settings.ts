@@ -21,7 +21,7 @@ import { can } from '../../members/roles.ts';
 import type { Tx } from '../../platform/db.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, type FieldErrors } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   DOMAIN_LISTS,
@@ -34,7 +34,7 @@ import {
 import { renderSecret } from '../views/developer-pages.ts';
 import { readDisplayName, readScopes } from './developers.ts';
 import { ClientParams, DoneQuery, paramsOf, queryOf } from '../app-input.ts';
-import { DISPLAY_NAME_READ } from '../app-forms.schema.ts';
+import { ClientDomainForm, DISPLAY_NAME_READ } from '../app-forms.schema.ts';
 
 /** as many entries as the admin API takes in one list */
 const MAX_DOMAINS = 100;
@@ -181,10 +181,6 @@ export function regenerateKey(ctx: AppContext): Handler {
   };
 }
 
-function listOf(value: string | undefined): DomainList | null {
-  return value === 'allowed_domains' || value === 'return_url_domains' ? value : null;
-}
-
 function entriesOf(client: ApiClientRow, list: DomainList): string[] {
   return list === 'allowed_domains' ? client.allowedDomains : client.returnUrlDomains;
 }
@@ -215,7 +211,7 @@ export function addDomain(ctx: AppContext): Handler {
     const client = await clientOf(ctx, request);
     if (client.revokedAt) return revokedAnswer(ctx, request, reply, client);
     const body = formOf(request.body);
-    const list = listOf(body.get('list'));
+    const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
     const field = DOMAIN_LISTS[list].field;
     const typed = (body.get(field) ?? '').trim();
@@ -248,7 +244,7 @@ export function removeDomain(ctx: AppContext): Handler {
     const client = await clientOf(ctx, request);
     if (client.revokedAt) return revokedAnswer(ctx, request, reply, client);
     const body = formOf(request.body);
-    const list = listOf(body.get('list'));
+    const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
     const origin = body.get('origin') ?? '';
     await audited(

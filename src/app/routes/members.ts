@@ -18,13 +18,12 @@ import {
   findMemberByEmail,
   findMembershipRole,
   isLastOwner,
-  isMemberRole,
   listOrganizationMembers,
   type OrganizationMember,
 } from '../../members/members.ts';
 import { canChangeMember, ROLE_DESCRIPTIONS, type MemberRole } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   memberNoticeFor,
@@ -35,7 +34,7 @@ import {
   type MembersView,
 } from '../views/member-pages.ts';
 import { DoneQuery, InvitationParams, MemberParams, paramsOf, queryOf } from '../app-input.ts';
-import { InviteMemberForm } from '../app-forms.schema.ts';
+import { ChangeRoleForm, InviteMemberForm } from '../app-forms.schema.ts';
 
 async function sendMembers(
   ctx: AppContext,
@@ -111,8 +110,8 @@ async function readInvite(ctx: AppContext, request: FastifyRequest) {
   if (!errors.email && emailProblem(email)) {
     errors.email = 'Enter an email address, such as name@example.org.';
   }
-  const role = body.get('role') ?? '';
-  if (!isMemberRole(role)) {
+  const role = readChoice(body, 'role', InviteMemberForm.properties.role);
+  if (role === null) {
     errors.role = 'Choose a role from the list.';
   } else if (!canChangeMember(current.role, role, role)) {
     throw new PageError('forbidden', 'role may not invite this role');
@@ -130,8 +129,8 @@ export function inviteMember(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
     const { email, role, errors } = await readInvite(ctx, request);
-    if (hasErrors(errors) || !isMemberRole(role)) {
-      return sendMembers(ctx, request, reply, 422, { invite: { email, role, errors } });
+    if (hasErrors(errors) || role === null) {
+      return sendMembers(ctx, request, reply, 422, { invite: { email, role: role ?? '', errors } });
     }
 
     const now = ctx.clock.now();
@@ -244,8 +243,8 @@ export function changeRole(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
     const target = await targetOf(ctx, request);
-    const role = formOf(request.body).get('role');
-    if (!isMemberRole(role)) {
+    const role = readChoice(formOf(request.body), 'role', ChangeRoleForm.properties.role);
+    if (role === null) {
       return sendMembers(ctx, request, reply, 422, {
         problem: 'Choose a role from the list. Nothing was changed.',
       });
