@@ -1,9 +1,9 @@
 // Who may reach an app route, decided before its handler: the member's session (from the cookie,
-// checked on every request), the CSRF token of every POST, a same-site Origin, and the role a
-// write needs. Each route declares its access in its config.
+// checked on every request), the CSRF token of every POST, a same-site Origin, and the permission
+// the route declares in its config, asked of the one role table (members/roles.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { can, type Permission } from '../members/roles.ts';
+import { can, PERMISSIONS, type Permission } from '../members/roles.ts';
 import { findCurrentSession, type CurrentSession } from '../members/sessions.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import { cookieNames, cookieValue } from './app-cookies.ts';
@@ -11,18 +11,10 @@ import { formOf } from './form-body.ts';
 
 /**
  * static: files (GET only), no session looked up; public: anyone, and signed-out forms use the
- * double-submit cookie; member: signed in, any role; developer: signed in with the
- * developer_settings permission (viewers get 403); members and audit: the members and audit_log
- * permissions (owners and admins; developers and viewers get 403).
+ * double-submit cookie; a permission (members/roles.ts): signed in with a role that holds it
+ * ('read': any role), else 403.
  */
-export type Access = 'static' | 'public' | 'member' | 'developer' | 'members' | 'audit';
-
-/** The permission each role-bound access kind needs. */
-const NEEDS: Partial<Record<Access, { permission: Permission; refusal: string }>> = {
-  developer: { permission: 'developer_settings', refusal: 'role may not change developer settings' },
-  members: { permission: 'members', refusal: 'role may not manage members' },
-  audit: { permission: 'audit_log', refusal: 'role may not read the audit log' },
-};
+export type Access = 'static' | 'public' | Permission;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -118,7 +110,6 @@ export function checkAccess(ctx: AppContext) {
     if (post && !tokensMatch(current.session.csrfToken, given)) {
       throw new PageError('csrf', 'session token mismatch');
     }
-    const needs = NEEDS[access];
-    if (needs && !can(current.role, needs.permission)) throw new PageError('forbidden', needs.refusal);
+    if (!can(current.role, access)) throw new PageError('forbidden', PERMISSIONS[access]);
   };
 }

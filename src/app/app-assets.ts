@@ -1,33 +1,52 @@
-// The app's stylesheet and copy script, made once at start and served under a content hash
-// (platform/static-assets.ts), and the checkout's own assets for its preview.
+// The app's stylesheet and script (web/app, built by build-app-assets.ts: from dist/ when built,
+// else in memory), made once at start and served under a content hash (platform/static-assets.ts),
+// and the checkout's own assets for its preview.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { makeAsset, sendAsset } from '../platform/static-assets.ts';
-import { APP_CSS } from './client/app.css.ts';
-import { COPY_JS } from './client/copy.js.ts';
+import { Type } from 'typebox';
+import { makeAsset, sendAsset, type Asset } from '../platform/static-assets.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../site/assets.ts';
 import { PageError } from './app-access.ts';
+import { loadAppAssets } from './build-app-assets.ts';
+import { paramsOf } from './app-input.ts';
 
-export const APP_STYLES = makeAsset({
+const bundle = await loadAppAssets();
+
+const AssetParams = Type.Object({ file: Type.String({ maxLength: 200 }) });
+
+export const APP_STYLES: Asset = makeAsset({
   name: 'app',
   extension: 'css',
   contentType: 'text/css; charset=utf-8',
-  text: APP_CSS.trim(),
+  text: bundle.css,
 });
-export const APP_SCRIPT = makeAsset({
+
+/** Only developer tools fetch it; its URL is in the script's last line. */
+export const APP_SCRIPT_MAP: Asset = makeAsset({
+  name: 'app',
+  extension: 'js.map',
+  contentType: 'application/json; charset=utf-8',
+  text: bundle.map,
+  brotliQuality: 5,
+});
+
+export const APP_SCRIPT: Asset = makeAsset({
   name: 'app',
   extension: 'js',
   contentType: 'text/javascript; charset=utf-8',
-  text: COPY_JS.trim(),
+  text: `${bundle.script}//# sourceMappingURL=${APP_SCRIPT_MAP.path.slice('/assets/'.length)}\n`,
 });
 
 // The checkout's stylesheet and script too, for the checkout preview (routes/event-preview.ts):
 // from this host they need no exception in its Content-Security-Policy.
 const ASSETS = new Map(
-  [APP_STYLES, APP_SCRIPT, CHECKOUT_STYLES, CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP].map((a) => [a.path, a]),
+  [APP_STYLES, APP_SCRIPT, APP_SCRIPT_MAP, CHECKOUT_STYLES, CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP].map((a) => [
+    a.path,
+    a,
+  ]),
 );
 
 export async function serveAppAsset(request: FastifyRequest, reply: FastifyReply) {
-  const asset = ASSETS.get(`/assets/${(request.params as { file: string }).file}`);
+  const asset = ASSETS.get(`/assets/${paramsOf(request, AssetParams).file}`);
   if (!asset) throw new PageError('not_found', 'asset');
   return sendAsset(reply, asset, request.headers['accept-encoding']);
 }

@@ -1,14 +1,13 @@
 // What every organizer app route shares, inside its own Fastify scope so the admin API on the same
 // host keeps its JSON parsing and envelope: urlencoded forms only (small), the access
-// check, security headers, gzip for pages, and HTML pages for every error.
-import { gzipSync } from 'node:zlib';
+// check, security headers, gzip for pages (@fastify/compress), and HTML pages for every error.
+import compress from '@fastify/compress';
 import type { AppContext } from '../context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../platform/errors.ts';
 import { type Host } from '../platform/http.ts';
 import { logRequestError, sendError, toApiError } from '../platform/error-replies.ts';
 import { checkAccess, loadSession, PageError } from './app-access.ts';
-import { acceptsEncoding } from '../platform/static-assets.ts';
 import { FORM_BODY_LIMIT_BYTES, FormBody } from './form-body.ts';
 import { optionalViewer, sendPage } from './replies.ts';
 import { renderErrorPage, renderNotFound, renderPageError } from './views/status-pages.ts';
@@ -77,18 +76,22 @@ export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void>
 
   scope.addHook('preHandler', checkAccess(ctx));
 
-  scope.addHook('onSend', async (request, reply, payload) => {
+  // Registered before the routes: it adds its onSend to each route as the route is added. Assets
+  // come encoded already (their Content-Encoding makes it pass them by). gzip only, as browsers
+  // all take it and it is cheap at level 6; request bodies are forms, never encoded.
+  await scope.register(compress, {
+    encodings: ['gzip'],
+    threshold: COMPRESS_FROM_BYTES,
+    zlibOptions: { level: 6 },
+    globalDecompression: false,
+  });
+
+  scope.addHook('onSend', async (_request, reply, payload) => {
     pageHeaders(reply);
-    if (typeof payload !== 'string' || reply.hasHeader('content-encoding')) return payload;
-    reply.header('Vary', 'Accept-Encoding');
-    if (
-      Buffer.byteLength(payload) < COMPRESS_FROM_BYTES ||
-      !acceptsEncoding(request.headers['accept-encoding'], 'gzip')
-    )
-      return payload;
-    reply.header('Content-Encoding', 'gzip');
-    reply.removeHeader('content-length');
-    return gzipSync(payload, { level: 6 });
+    // Every page may be compressed for another request, so caches must key on the encoding even
+    // when this one went out plain. Lower case, as @fastify/compress writes it (it adds none then).
+    if (!reply.hasHeader('vary')) reply.header('Vary', 'accept-encoding');
+    return payload;
   });
 
   scope.setErrorHandler(async (error, request, reply) => {

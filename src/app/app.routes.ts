@@ -3,8 +3,8 @@
 // and account; the development mailbox; developer settings (API clients, webhook endpoints, request
 // log, integration checker); members; the audit log; and events with their checkout preview, start
 // list and bib numbers. Server-rendered pages in a scope of their own (forms, cookies, CSRF,
-// security headers: app-scope.ts). Each route says who may use it (app-access.ts); the writes only
-// owners and admins may make are checked by their handlers (docs/architecture.md#organizer-roles).
+// security headers: app-scope.ts). Each route declares the permission it needs, checked
+// before its handler against the one role table (app-access.ts, members/roles.ts).
 // One handler per file group in routes/; this file only wires them.
 import { showOrder } from './routes/order-detail.ts';
 import { confirmRefund, submitRefund } from './routes/order-refund.ts';
@@ -102,22 +102,27 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
       scope.route({ method, url, config: { access }, handler });
 
     route('GET', '/assets/:file', 'static', serveAppAsset);
-    route('GET', '/', 'member', showOverview(ctx));
-    route('POST', '/organizations/switch', 'member', switchOrganizationRoute(ctx));
-    route('GET', '/orders', 'member', showOrders(ctx));
-    route('GET', '/orders.csv', 'member', exportOrders(ctx));
-    route('GET', '/orders/:orderId', 'member', showOrder(ctx));
-    route('GET', '/orders/:orderId/refund', 'member', confirmRefund(ctx));
-    route('POST', '/orders/:orderId/refund', 'member', submitRefund(ctx));
-    route('POST', '/orders/:orderId/resend-confirmation', 'member', resendConfirmationRoute(ctx));
-    route('GET', '/orders/:orderId/erase-buyer', 'member', confirmBuyerErasure(ctx));
-    route('POST', '/orders/:orderId/erase-buyer', 'member', submitBuyerErasure(ctx));
-    route('GET', '/orders/:orderId/payments/:paymentId/refund', 'member', confirmPaymentRefund(ctx));
-    route('POST', '/orders/:orderId/payments/:paymentId/refund', 'member', submitPaymentRefund(ctx));
+    route('GET', '/', 'read', showOverview(ctx));
+    route('POST', '/organizations/switch', 'read', switchOrganizationRoute(ctx));
+    route('GET', '/orders', 'read', showOrders(ctx));
+    route('GET', '/orders.csv', 'read', exportOrders(ctx));
+    route('GET', '/orders/:orderId', 'read', showOrder(ctx));
+    route('GET', '/orders/:orderId/refund', 'refunds', confirmRefund(ctx));
+    route('POST', '/orders/:orderId/refund', 'refunds', submitRefund(ctx));
+    route(
+      'POST',
+      '/orders/:orderId/resend-confirmation',
+      'confirmation_resends',
+      resendConfirmationRoute(ctx),
+    );
+    route('GET', '/orders/:orderId/erase-buyer', 'buyer_erasure', confirmBuyerErasure(ctx));
+    route('POST', '/orders/:orderId/erase-buyer', 'buyer_erasure', submitBuyerErasure(ctx));
+    route('GET', '/orders/:orderId/payments/:paymentId/refund', 'refunds', confirmPaymentRefund(ctx));
+    route('POST', '/orders/:orderId/payments/:paymentId/refund', 'refunds', submitPaymentRefund(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));
-    route('POST', '/sign-out', 'member', signOut(ctx));
+    route('POST', '/sign-out', 'read', signOut(ctx));
     route('GET', '/invitations/:token', 'public', showInvitation(ctx));
     route('POST', '/invitations/:token', 'public', submitInvitation(ctx));
     route('GET', '/password-reset', 'public', showResetRequest(ctx));
@@ -125,75 +130,84 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/password-reset/:token', 'public', showNewPassword(ctx));
     route('POST', '/password-reset/:token', 'public', submitNewPassword(ctx));
 
-    route('GET', '/account', 'member', showAccount(ctx));
-    route('POST', '/account/password', 'member', changePasswordRoute(ctx));
-    route('POST', '/account/sessions/revoke-others', 'member', revokeOtherSessionsRoute(ctx));
-    route('POST', '/account/sessions/:sessionId/revoke', 'member', revokeSessionRoute(ctx));
+    route('GET', '/account', 'read', showAccount(ctx));
+    route('POST', '/account/password', 'read', changePasswordRoute(ctx));
+    route('POST', '/account/sessions/revoke-others', 'read', revokeOtherSessionsRoute(ctx));
+    route('POST', '/account/sessions/:sessionId/revoke', 'read', revokeSessionRoute(ctx));
 
     // Development only: the handlers answer 404 in production or without the mailbox mailer.
     route('GET', '/dev/mailbox', 'public', showMailbox(ctx));
     route('GET', '/dev/mailbox/:id', 'public', showMail(ctx));
 
-    route('GET', '/developers', 'member', showDevelopers(ctx));
-    route('GET', '/developers/clients/new', 'developer', showNewClient(ctx));
-    route('POST', '/developers/clients', 'developer', createClient(ctx));
-    route('GET', '/developers/clients/:clientId', 'member', showClient(ctx));
-    route('POST', '/developers/clients/:clientId/display-name', 'developer', updateDisplayName(ctx));
-    route('POST', '/developers/clients/:clientId/scopes', 'developer', updateScopes(ctx));
-    route('POST', '/developers/clients/:clientId/publishable-key', 'developer', regenerateKey(ctx));
-    route('POST', '/developers/clients/:clientId/domains/add', 'developer', addDomain(ctx));
-    route('POST', '/developers/clients/:clientId/domains/remove', 'developer', removeDomain(ctx));
-    route('POST', '/developers/clients/:clientId/rotate-secret', 'developer', rotateSecret(ctx));
-    route('GET', '/developers/clients/:clientId/revoke', 'developer', confirmRevoke(ctx));
-    route('POST', '/developers/clients/:clientId/revoke', 'developer', revokeClient(ctx));
+    route('GET', '/developers', 'read', showDevelopers(ctx));
+    route('GET', '/developers/clients/new', 'developer_settings', showNewClient(ctx));
+    route('POST', '/developers/clients', 'developer_settings', createClient(ctx));
+    route('GET', '/developers/clients/:clientId', 'read', showClient(ctx));
+    route('POST', '/developers/clients/:clientId/display-name', 'developer_settings', updateDisplayName(ctx));
+    route('POST', '/developers/clients/:clientId/scopes', 'developer_settings', updateScopes(ctx));
+    route('POST', '/developers/clients/:clientId/publishable-key', 'developer_settings', regenerateKey(ctx));
+    route('POST', '/developers/clients/:clientId/domains/add', 'developer_settings', addDomain(ctx));
+    route('POST', '/developers/clients/:clientId/domains/remove', 'developer_settings', removeDomain(ctx));
+    route('POST', '/developers/clients/:clientId/rotate-secret', 'developer_settings', rotateSecret(ctx));
+    route('GET', '/developers/clients/:clientId/revoke', 'developer_settings', confirmRevoke(ctx));
+    route('POST', '/developers/clients/:clientId/revoke', 'developer_settings', revokeClient(ctx));
 
-    route('GET', '/developers/webhooks/new', 'developer', showNewEndpoint(ctx));
-    route('POST', '/developers/webhooks', 'developer', createEndpoint(ctx));
-    route('GET', '/developers/webhooks/:endpointId', 'member', showEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId', 'developer', updateEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId/disable', 'developer', disableEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId/enable', 'developer', enableEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId/rotate-secret', 'developer', rotateEndpointSecret(ctx));
-    route('GET', '/developers/webhooks/:endpointId/delete', 'developer', confirmDeleteEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId/delete', 'developer', deleteEndpoint(ctx));
-    route('POST', '/developers/webhooks/:endpointId/test', 'developer', sendTestEvent(ctx));
+    route('GET', '/developers/webhooks/new', 'developer_settings', showNewEndpoint(ctx));
+    route('POST', '/developers/webhooks', 'developer_settings', createEndpoint(ctx));
+    route('GET', '/developers/webhooks/:endpointId', 'read', showEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId', 'developer_settings', updateEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/disable', 'developer_settings', disableEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/enable', 'developer_settings', enableEndpoint(ctx));
+    route(
+      'POST',
+      '/developers/webhooks/:endpointId/rotate-secret',
+      'developer_settings',
+      rotateEndpointSecret(ctx),
+    );
+    route('GET', '/developers/webhooks/:endpointId/delete', 'developer_settings', confirmDeleteEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/delete', 'developer_settings', deleteEndpoint(ctx));
+    route('POST', '/developers/webhooks/:endpointId/test', 'developer_settings', sendTestEvent(ctx));
     route(
       'POST',
       '/developers/webhooks/:endpointId/deliveries/:deliveryId/retry',
-      'developer',
+      'developer_settings',
       retryDeliveryRoute(ctx),
     );
-    route('GET', '/developers/requests', 'member', showRequestLog(ctx));
-    route('GET', '/developers/integration', 'member', showIntegration(ctx));
-    route('POST', '/developers/integration/webhooks/:endpointId/test', 'developer', sendIntegrationTest(ctx));
+    route('GET', '/developers/requests', 'read', showRequestLog(ctx));
+    route('GET', '/developers/integration', 'read', showIntegration(ctx));
+    route(
+      'POST',
+      '/developers/integration/webhooks/:endpointId/test',
+      'developer_settings',
+      sendIntegrationTest(ctx),
+    );
 
-    route('GET', '/members', 'member', showMembers(ctx));
+    route('GET', '/members', 'read', showMembers(ctx));
     route('POST', '/members/invitations', 'members', inviteMember(ctx));
     route('POST', '/members/invitations/:invitationId/revoke', 'members', revokeInvitationRoute(ctx));
     route('POST', '/members/:memberId/role', 'members', changeRole(ctx));
     route('GET', '/members/:memberId/remove', 'members', confirmRemove(ctx));
     route('POST', '/members/:memberId/remove', 'members', removeMember(ctx));
 
-    route('GET', '/audit-log', 'audit', showAuditLog(ctx));
+    route('GET', '/audit-log', 'audit_log', showAuditLog(ctx));
 
-    // Events and start lists: owners and admins write (the handlers check the role), every member
-    // reads.
-    route('GET', '/events', 'member', showEvents(ctx));
-    route('GET', '/events/new', 'member', showNewEvent(ctx));
-    route('POST', '/events', 'member', createEventRoute(ctx));
-    route('GET', '/events/:eventId', 'member', showEvent(ctx));
-    route('GET', '/events/:eventId/edit', 'member', showEditEvent(ctx));
-    route('GET', '/events/:eventId/preview', 'member', showCheckoutPreview(ctx));
-    route('POST', '/events/:eventId', 'member', updateEventRoute(ctx));
-    route('POST', '/events/:eventId/ticket-types', 'member', addTicketTypeRoute(ctx));
-    route('POST', '/events/:eventId/ticket-types/:ticketTypeId', 'member', updateTicketTypeRoute(ctx));
+    // Events and start lists: every member reads; their writes need the events permission.
+    route('GET', '/events', 'read', showEvents(ctx));
+    route('GET', '/events/new', 'events', showNewEvent(ctx));
+    route('POST', '/events', 'events', createEventRoute(ctx));
+    route('GET', '/events/:eventId', 'read', showEvent(ctx));
+    route('GET', '/events/:eventId/edit', 'events', showEditEvent(ctx));
+    route('GET', '/events/:eventId/preview', 'read', showCheckoutPreview(ctx));
+    route('POST', '/events/:eventId', 'events', updateEventRoute(ctx));
+    route('POST', '/events/:eventId/ticket-types', 'events', addTicketTypeRoute(ctx));
+    route('POST', '/events/:eventId/ticket-types/:ticketTypeId', 'events', updateTicketTypeRoute(ctx));
     for (const action of STATUS_ACTIONS) {
-      route('GET', `/events/:eventId/${action}`, 'member', confirmStatus(ctx, action));
-      route('POST', `/events/:eventId/${action}`, 'member', changeStatus(ctx, action));
+      route('GET', `/events/:eventId/${action}`, 'events', confirmStatus(ctx, action));
+      route('POST', `/events/:eventId/${action}`, 'events', changeStatus(ctx, action));
     }
-    route('GET', '/events/:eventId/start-list', 'member', showStartList(ctx));
-    route('GET', '/events/:eventId/start-list.csv', 'member', downloadStartList(ctx));
-    route('POST', '/events/:eventId/bib-ranges', 'member', saveBibRangesRoute(ctx));
-    route('POST', '/events/:eventId/bibs/assign', 'member', assignBibsRoute(ctx));
+    route('GET', '/events/:eventId/start-list', 'read', showStartList(ctx));
+    route('GET', '/events/:eventId/start-list.csv', 'read', downloadStartList(ctx));
+    route('POST', '/events/:eventId/bib-ranges', 'events', saveBibRangesRoute(ctx));
+    route('POST', '/events/:eventId/bibs/assign', 'events', assignBibsRoute(ctx));
   });
 }

@@ -1,6 +1,7 @@
 // The orders page's filters from its query string, as the order search takes them, with an error
 // per field for what cannot be read (a date that is not YYYY-MM-DD, a cursor that was tampered
 // with). Unknown statuses, channels and over-long text are errors too, never silently dropped.
+import { Type } from 'typebox';
 import { ORDER_CHANNELS, ORDER_STATUSES, type OrderKey, type OrderSearch } from '../orders/search-orders.ts';
 import type { FieldErrors } from './form-body.ts';
 
@@ -20,6 +21,18 @@ export interface OrderFilters {
   after: OrderKey | undefined;
   errors: FieldErrors;
 }
+
+/** The page's query: each value one string (a repeated name is left out, as if not given). */
+export const OrderFilterQuery = Type.Object({
+  event: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  channel: Type.Optional(Type.String()),
+  client: Type.Optional(Type.String()),
+  from: Type.Optional(Type.String()),
+  to: Type.Optional(Type.String()),
+  q: Type.Optional(Type.String()),
+  after: Type.Optional(Type.String()),
+});
 
 const ID = /^[a-z]{2,4}_[A-Za-z0-9]{8,64}$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,25 +1,39 @@
-// The organizer app's roles and the permissions its access check asks about through can()
-// (app/app-access.ts): every role reads; owners, admins and developers change developer settings;
-// owners and admins manage members and read the audit log. Writes to the organization's business
-// (events and bib numbers, refunds, confirmation resends, buyer erasures) are for owners and admins,
-// decided by the module that owns each write (docs/architecture.md#organizer-roles).
+// The organizer app's roles and what each may do: one table, asked through can() by the app's
+// access check (app/app-access.ts, from each route's declared permission) and by pages choosing
+// which buttons to show. Every role reads; owners, admins and developers change developer
+// settings; owners and admins manage members, read the audit log, and make the writes to the
+// organization's business (events and bib numbers, refunds, confirmation resends, buyer erasures)
+// (docs/architecture.md#organizer-roles).
 import type { MemberRole } from './members.schema.ts';
 
 // For other modules, which may not import this module's schema file.
 export { MEMBER_ROLES, type MemberRole } from './members.schema.ts';
 
-export type Permission = 'read' | 'developer_settings' | 'members' | 'audit_log';
+/** Every permission a route may declare, with the refusal its access check logs. */
+export const PERMISSIONS = {
+  read: 'role may not read',
+  developer_settings: 'role may not change developer settings',
+  members: 'role may not manage members',
+  audit_log: 'role may not read the audit log',
+  events: 'role may not change events or bib numbers',
+  refunds: 'role may not refund',
+  confirmation_resends: 'role may not resend confirmations',
+  buyer_erasure: "role may not erase a buyer's data",
+} as const;
 
-const PERMISSIONS: Record<MemberRole, readonly Permission[]> = {
-  owner: ['read', 'developer_settings', 'members', 'audit_log'],
-  admin: ['read', 'developer_settings', 'members', 'audit_log'],
+export type Permission = keyof typeof PERMISSIONS;
+
+/** The table: one line per role, so that a new role is one line here (and its description below). */
+const GRANTS: Record<MemberRole, readonly Permission[]> = {
+  owner: Object.keys(PERMISSIONS) as Permission[],
+  admin: Object.keys(PERMISSIONS) as Permission[],
   developer: ['read', 'developer_settings'],
   viewer: ['read'],
 };
 
 /** Whether `role` holds `permission`. Who may touch an owner is canChangeMember's question. */
 export function can(role: MemberRole, permission: Permission): boolean {
-  return PERMISSIONS[role]?.includes(permission) ?? false;
+  return Object.hasOwn(GRANTS, role) && GRANTS[role].includes(permission);
 }
 
 /** Each role in a sentence, as members read it (members page, invitation, overview). */

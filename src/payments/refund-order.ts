@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { recordAudit, type AuditAction } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
-import type { MemberRole } from '../members/roles.ts';
 import { lockOrder } from '../orders/order-lifecycle.ts';
 import type { OrderRow } from '../orders/order-out.ts';
 import type { Tx } from '../platform/db.ts';
@@ -40,11 +39,6 @@ export interface RefundPaymentOptions {
   reference: string;
   actor: RefundActor;
   ip: string | null;
-}
-
-/** Owners and admins may refund; developers and viewers may not (docs/architecture.md#organizer-roles). */
-export function canRefund(role: MemberRole): boolean {
-  return role === 'owner' || role === 'admin';
 }
 
 const refused = (message: string) => new ApiError('conflict', message);

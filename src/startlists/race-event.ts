@@ -1,7 +1,6 @@
 // The event a start list belongs to, found only within the member's organization: another
 // organization's event is as missing as one that does not exist.
 import { findEvent, type EventRow, type TicketTypeRow } from '../events/events.ts';
-import type { MemberRole } from '../members/roles.ts';
 import type { Executor } from '../platform/db.ts';
 
 export interface RaceEvent {
@@ -46,9 +45,4 @@ export function ageOn(raceDay: string, dateOfBirth: string | null): number | nul
   const birthdayPassed = rm > bm || (rm === bm && rd >= bd);
   const age = ry - by - (birthdayPassed ? 0 : 1);
   return age >= 0 ? age : null;
-}
-
-/** Owners and admins change ranges and assign numbers; developers and viewers read. */
-export function canManageBibs(role: MemberRole): boolean {
-  return role === 'owner' || role === 'admin';
 }

@@ -2,20 +2,36 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MEMBER_ROLES, type MemberRole } from '../../src/members/members.schema.ts';
-import { can, canChangeMember, ROLE_DESCRIPTIONS, type Permission } from '../../src/members/roles.ts';
+import {
+  can,
+  canChangeMember,
+  PERMISSIONS,
+  ROLE_DESCRIPTIONS,
+  type Permission,
+} from '../../src/members/roles.ts';
 
-const PERMISSIONS: Permission[] = ['read', 'developer_settings', 'members', 'audit_log'];
+const BUSINESS: Permission[] = ['events', 'refunds', 'confirmation_resends', 'buyer_erasure'];
+const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
 describe('can', () => {
+  // Written out again here, so that a change to the table must be a change to this test too.
   const allowed: Record<MemberRole, Permission[]> = {
-    owner: ['read', 'developer_settings', 'members', 'audit_log'],
-    admin: ['read', 'developer_settings', 'members', 'audit_log'],
+    owner: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
+    admin: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
     developer: ['read', 'developer_settings'],
     viewer: ['read'],
   };
+
+  test('the table names exactly these permissions', () => {
+    assert.deepEqual(
+      [...PERMISSION_NAMES].sort(),
+      ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS].sort(),
+    );
+  });
+
   for (const role of MEMBER_ROLES) {
     test(`${role} may ${allowed[role].join(', ')} and nothing else`, () => {
-      for (const permission of PERMISSIONS) {
+      for (const permission of PERMISSION_NAMES) {
         assert.equal(can(role, permission), allowed[role].includes(permission), `${role} ${permission}`);
       }
     });
@@ -23,6 +39,7 @@ describe('can', () => {
 
   test('an unknown role may do nothing', () => {
     assert.equal(can('guest' as MemberRole, 'read'), false);
+    assert.equal(can('toString' as MemberRole, 'read'), false);
   });
 
   test('every role has a one-line description', () => {

@@ -6,7 +6,7 @@ import { DISPLAY_NAME_MAX_LENGTH } from '../../auth/client-lists.ts';
 import { ALL_SCOPES } from '../../auth/scopes.ts';
 import { Name } from '../admin-schemas.ts';
 
-const ScopeList = Type.Array(Type.String({ maxLength: 100 }), {
+export const ScopeList = Type.Array(Type.String({ maxLength: 100 }), {
   maxItems: 20,
   description: `Any of: ${ALL_SCOPES.join(', ')}`,
 });
@@ -17,7 +17,7 @@ const OriginList = Type.Array(Type.String({ maxLength: 2048 }), {
 
 // Its rules (1 to 60 characters once trimmed, no control characters) are checked with the lists
 // (auth/client-lists.ts), so the answer says them in words; this bound only caps what is read.
-const DisplayName = Type.String({
+export const DisplayName = Type.String({
   maxLength: 1000,
   description: `Shown to buyers in the checkout, e.g. on 'Back to …' buttons: 1 to ${DISPLAY_NAME_MAX_LENGTH} characters once trimmed, no control characters`,
 });

@@ -1,9 +1,10 @@
 // The overview (/, sales at a glance), switching organization, and /account: change password,
 // list and revoke your sessions, sign out everywhere else. Every role may use them.
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { changePassword } from '../../members/password-resets.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import {
   listMemberSessions,
@@ -20,6 +21,12 @@ import { loadSalesOverview } from '../../sales/sales-overview.ts';
 import { renderAccount } from '../views/account-pages.ts';
 import { renderOverview } from '../views/overview-page.ts';
 import { tooManyAttempts } from './sign-in.ts';
+import { DoneQuery, SessionParams, paramsOf, queryOf } from '../app-input.ts';
+import { ChangePasswordForm } from '../app-forms.schema.ts';
+
+const OverviewQuery = Type.Object({
+  event: Type.Optional(Type.String({ pattern: '^[a-z]{2,5}_[A-Za-z0-9]{8,64}$' })),
+});
 
 const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
 
@@ -27,10 +34,8 @@ const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
 export function showOverview(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
-    const eventId = (request.query as Record<string, unknown>).event;
-    if (eventId !== undefined && (typeof eventId !== 'string' || !ID_PATTERN.test(eventId))) {
-      throw new PageError('not_found', 'event id');
-    }
+    // An event that cannot be one is the 404 page, as one of another organization is.
+    const { event: eventId } = queryOf(request, OverviewQuery, { notFound: true });
     const sales = await loadSalesOverview(ctx.database.db, {
       organizationId: viewer.current.organizationId,
       eventId,
@@ -91,7 +96,7 @@ async function sendAccount(
 
 export function showAccount(ctx: AppContext): Handler {
   return (request, reply) => {
-    const key = (request.query as Record<string, string | undefined>).done ?? '';
+    const key = queryOf(request, DoneQuery).done ?? '';
     return sendAccount(ctx, request, reply, { status: 200, errors: {}, notice: NOTICES[key] ?? null });
   };
 }
@@ -101,19 +106,8 @@ export function changePasswordRoute(ctx: AppContext): Handler {
     const current = memberOf(request);
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const rule = { max: PASSWORD_MAX_LENGTH };
-    const currentPassword = readField(
-      body,
-      'current',
-      { ...rule, label: 'Current password', missing: 'Enter your current password.' },
-      errors,
-    );
-    const next = readField(
-      body,
-      'next',
-      { ...rule, label: 'New password', missing: 'Enter a new password.' },
-      errors,
-    );
+    const currentPassword = readField(body, 'current', ChangePasswordForm.properties.current, errors);
+    const next = readField(body, 'next', ChangePasswordForm.properties.next, errors);
     if (hasErrors(errors)) return sendAccount(ctx, request, reply, { status: 422, errors, notice: null });
     // Guessing the current password here counts like guessing it at sign-in.
     const wait = await spendSignInAttempt(ctx, { email: current.member.email, ip: request.ip });
@@ -143,8 +137,7 @@ export function changePasswordRoute(ctx: AppContext): Handler {
 export function revokeSessionRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
-    const { sessionId } = request.params as { sessionId: string };
-    if (!ID_PATTERN.test(sessionId)) throw new PageError('not_found', 'session id');
+    const { sessionId } = paramsOf(request, SessionParams);
     const ok = await revokeMemberSession(ctx.database.db, current.member.id, sessionId, ctx.clock.now());
     if (!ok) throw new PageError('not_found', 'no such session of this member');
     if (sessionId === current.session.id) {

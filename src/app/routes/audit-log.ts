@@ -1,9 +1,13 @@
 // GET /audit-log: the organization's audit log for owners and admins (access 'audit'), 50 entries
 // a page, newest first; ?before=<id> pages back from an entry.
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { listAuditEvents } from '../../audit/audit-log.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderAuditLog } from '../views/audit-page.ts';
+import { queryOf } from '../app-input.ts';
+
+const AuditQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 20 })) });
 
 export const AUDIT_PAGE_SIZE = 50;
 
@@ -16,7 +20,7 @@ function beforeOf(value: string | undefined): number | undefined {
 export function showAuditLog(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
-    const before = beforeOf((request.query as Record<string, string | undefined>).before);
+    const before = beforeOf(queryOf(request, AuditQuery).before);
     const { rows, hasMore } = await listAuditEvents(ctx.database.db, viewer.current.organizationId, {
       limit: AUDIT_PAGE_SIZE,
       before,

@@ -4,7 +4,7 @@
 // same 404 page. An order whose buyer was erased already shows its page: there is nothing to ask.
 import type { AppContext } from '../../context.ts';
 import { findOrder } from '../../orders/list-orders.ts';
-import { canEraseBuyerData, eraseBuyer } from '../../privacy/erase-buyer.ts';
+import { eraseBuyer } from '../../privacy/erase-buyer.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
@@ -12,17 +12,14 @@ import {
   renderBuyerErased,
   renderBuyerErasureConfirmation,
 } from '../views/buyer-erasure-pages.ts';
+import { OrderParams, paramsOf } from '../app-input.ts';
 
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
-
-/** The order of the request, within the member's organization, for a member who may erase. */
+/** The order of the request, within the member's organization (the route needs buyer_erasure). */
 async function erasableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
   const current = memberOf(request);
-  const { orderId } = request.params as { orderId: string };
-  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const { orderId } = paramsOf(request, OrderParams);
   const order = await findOrder(ctx.database.db, current.organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
-  if (!canEraseBuyerData(current.role)) throw new PageError('forbidden', 'only owners and admins erase');
   return order;
 }
 

@@ -21,7 +21,7 @@ import { can } from '../../members/roles.ts';
 import type { Tx } from '../../platform/db.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, type FieldErrors } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   DOMAIN_LISTS,
@@ -33,16 +33,17 @@ import {
 } from '../views/client-page.ts';
 import { renderSecret } from '../views/developer-pages.ts';
 import { readDisplayName, readScopes } from './developers.ts';
+import { ClientParams, DoneQuery, paramsOf, queryOf } from '../app-input.ts';
+import { ClientDomainForm, DISPLAY_NAME_READ } from '../app-forms.schema.ts';
 
-const CLIENT_ID = /^cli_[A-Za-z0-9]{8,64}$/;
 /** as many entries as the admin API takes in one list */
 const MAX_DOMAINS = 100;
 
 /** The client named in the path, if it belongs to the member's current organization. */
 async function clientOf(ctx: AppContext, request: FastifyRequest): Promise<ApiClientRow> {
-  const { clientId } = request.params as { clientId: string };
+  const { clientId } = paramsOf(request, ClientParams);
   const current = memberOf(request);
-  const client = CLIENT_ID.test(clientId) ? await findApiClient(ctx.database.db, clientId) : undefined;
+  const client = await findApiClient(ctx.database.db, clientId);
   if (!client || client.organizationId !== current.organizationId) throw new PageError('not_found', 'client');
   return client;
 }
@@ -107,7 +108,7 @@ function revokedAnswer(ctx: AppContext, request: FastifyRequest, reply: FastifyR
 export function showClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendClient(ctx, request, reply, 200, { client, errors: {}, notice: noticeFor(done) });
   };
 }
@@ -147,7 +148,7 @@ export function updateDisplayName(ctx: AppContext): Handler {
         client,
         errors,
         notice: null,
-        displayName: (body.get('display_name') ?? '').slice(0, 1000),
+        displayName: (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ),
       });
     }
     // Saving the same name again changes nothing, so nothing is recorded.
@@ -180,10 +181,6 @@ export function regenerateKey(ctx: AppContext): Handler {
   };
 }
 
-function listOf(value: string | undefined): DomainList | null {
-  return value === 'allowed_domains' || value === 'return_url_domains' ? value : null;
-}
-
 function entriesOf(client: ApiClientRow, list: DomainList): string[] {
   return list === 'allowed_domains' ? client.allowedDomains : client.returnUrlDomains;
 }
@@ -214,7 +211,7 @@ export function addDomain(ctx: AppContext): Handler {
     const client = await clientOf(ctx, request);
     if (client.revokedAt) return revokedAnswer(ctx, request, reply, client);
     const body = formOf(request.body);
-    const list = listOf(body.get('list'));
+    const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
     const field = DOMAIN_LISTS[list].field;
     const typed = (body.get(field) ?? '').trim();
@@ -247,7 +244,7 @@ export function removeDomain(ctx: AppContext): Handler {
     const client = await clientOf(ctx, request);
     if (client.revokedAt) return revokedAnswer(ctx, request, reply, client);
     const body = formOf(request.body);
-    const list = listOf(body.get('list'));
+    const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
     const origin = body.get('origin') ?? '';
     await audited(

@@ -10,11 +10,11 @@ import { can } from '../../members/roles.ts';
 import { ApiError, ERROR_STATUS } from '../../platform/errors.ts';
 import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf } from '../app-access.ts';
-import { formOf, hasErrors, readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { formOf, hasErrors, limitOf, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderDevelopers, renderNewClient, renderSecret } from '../views/developer-pages.ts';
-
-export const CLIENT_NAME_MAX_LENGTH = 200;
+import { DoneQuery, queryOf } from '../app-input.ts';
+import { CreateClientForm, DISPLAY_NAME_READ } from '../app-forms.schema.ts';
 
 export function showDevelopers(ctx: AppContext): Handler {
   return async (request, reply) => {
@@ -22,7 +22,7 @@ export function showDevelopers(ctx: AppContext): Handler {
     const clients = await listApiClients(ctx.database.db, viewer.current.organizationId);
     const canWrite = can(viewer.current.role, 'developer_settings');
     const endpoints = await listWebhookEndpoints(ctx.database.db, viewer.current.organizationId);
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendPage(reply, 200, renderDevelopers(viewer, clients, canWrite, endpoints, done));
   };
 }
@@ -49,7 +49,11 @@ export function readScopes(body: FormBody, errors: FieldErrors): Scope[] {
     return [];
   }
   try {
-    return checkClientLists({ scopes: [...given].slice(0, 20) }).scopes ?? [];
+    return (
+      checkClientLists({
+        scopes: [...given].slice(0, limitOf(CreateClientForm.properties.scopes, 'maxItems')),
+      }).scopes ?? []
+    );
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     errors.scopes = 'Choose scopes from the list.';
@@ -62,7 +66,7 @@ export function readScopes(body: FormBody, errors: FieldErrors): Scope[] {
  * message under "display_name" when something is wrong.
  */
 export function readDisplayName(body: FormBody, errors: FieldErrors): string | null {
-  const typed = (body.get('display_name') ?? '').slice(0, 1000);
+  const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
   if (typed.trim() === '') return null;
   const checked = checkDisplayName(typed);
   if ('message' in checked) {
@@ -77,18 +81,13 @@ export function createClient(ctx: AppContext): Handler {
     const current = memberOf(request);
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const name = readField(
-      body,
-      'name',
-      { label: 'Name', max: CLIENT_NAME_MAX_LENGTH, trim: true, missing: 'Enter a name for the client.' },
-      errors,
-    );
+    const name = readField(body, 'name', CreateClientForm.properties.name, errors);
     const displayName = readDisplayName(body, errors);
     const scopes = readScopes(body, errors);
     if (hasErrors(errors)) {
       const viewer = await viewerOf(ctx, request);
       const checked = body.all('scopes');
-      const typed = (body.get('display_name') ?? '').slice(0, 1000);
+      const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
       return sendPage(
         reply,
         422,
@@ -125,7 +124,7 @@ export function createClient(ctx: AppContext): Handler {
     });
     const viewer = await viewerOf(ctx, request);
     if (!creation.created) {
-      const typed = (body.get('display_name') ?? '').slice(0, 1000);
+      const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
       const problem = clientLimitMessage(creation);
       const form = { viewer, name, displayName: typed, scopes, errors: {}, problem };
       return sendPage(reply, ERROR_STATUS.client_limit_reached, renderNewClient(form));

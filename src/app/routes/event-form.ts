@@ -11,11 +11,13 @@ import {
   type TicketTypeRow,
 } from '../../events/events.ts';
 import { MAX_PRICE_MINOR } from '../../events/fees.ts';
+import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { EVENT_FORM_LIMITS, EventForm } from '../app-forms.schema.ts';
 
 /** Empty rows offered under the event's questions, so one can be added without JavaScript. */
 export const SPARE_QUESTIONS = 2;
-const MAX_QUESTIONS = 50;
+const MAX_QUESTIONS = EVENT_FORM_LIMITS.questions;
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const URL = /^https?:\/\/[^\s/?#]+\S*$/;
@@ -32,40 +34,41 @@ export interface FormState {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Times in the event's zone
+// Times in the event's zone, through date-fns-tz
 
-function offsetMs(instant: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - instant;
-}
+const LOCAL_FORMAT = "yyyy-MM-dd'T'HH:mm";
+const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "2026-07-12T06:30" in `zone` -> the instant; null when it is not such a value. */
-export function fromLocalTime(value: string, zone: string): Date | null {
+/**
+ * "2026-07-12T06:30" in `zone` -> the instant; null when it is not such a value, 'skipped' when
+ * the zone's clocks jump over it (spring forward). A time the clocks pass twice (fall back) is the
+ * earlier of the two, whichever one date-fns-tz picked (docs/decisions/app-local-times.md).
+ */
+export function fromLocalTime(value: string, zone: string): Date | 'skipped' | null {
   const m = LOCAL_TIME.exec(value);
   if (!m) return null;
   const [y, mo, d, hh, mm] = m.slice(1).map(Number) as [number, number, number, number, number];
-  const wall = Date.UTC(y, mo - 1, d, hh, mm);
-  const check = new Date(wall);
+  const check = new Date(Date.UTC(y, mo - 1, d));
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || hh > 23 || mm > 59) return null;
-  // Two passes settle the offset across a daylight saving change.
-  let instant = wall - offsetMs(wall, zone);
-  instant = wall - offsetMs(instant, zone);
-  return new Date(instant);
+  const instant = fromZonedTime(value, zone);
+  if (Number.isNaN(instant.getTime())) return null;
+  if (formatInTimeZone(instant, zone, LOCAL_FORMAT) !== value) return 'skipped';
+  // The two instants of a repeated time lie the size of the change apart.
+  const change = Math.abs(
+    getTimezoneOffset(zone, new Date(instant.getTime() + DAY_MS)) -
+      getTimezoneOffset(zone, new Date(instant.getTime() - DAY_MS)),
+  );
+  const earlier = new Date(instant.getTime() - change);
+  return change > 0 && formatInTimeZone(earlier, zone, LOCAL_FORMAT) === value ? earlier : instant;
+}
+
+function skippedMessage(zone: string): string {
+  return `That time does not exist in ${zone}: the clocks go forward then. Enter a time after the change.`;
 }
 
 /** The instant as datetime-local text in `zone`. */
 export function toLocalTime(instant: Date, zone: string): string {
-  return new Date(instant.getTime() + offsetMs(instant.getTime(), zone)).toISOString().slice(0, 16);
+  return formatInTimeZone(instant, zone, LOCAL_FORMAT);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,24 +103,6 @@ function toMinor(value: string, currency: string): number | null {
 
 // ---------------------------------------------------------------------------------------------
 // The event form
-
-const TEXT_FIELDS = {
-  name: { label: 'Name', max: 200, trim: true },
-  description: { label: 'Description', max: 20000, required: false },
-  venue: { label: 'Venue', max: 500, trim: true, required: false },
-  organizer_name: { label: 'Organizer name', max: 200, trim: true, required: false },
-  support_email: { label: 'Support e-mail', max: 254, trim: true, required: false },
-  cover: { label: 'Cover image address', max: 2048, trim: true, required: false },
-  timezone: {
-    label: 'Time zone',
-    max: 64,
-    trim: true,
-    missing: 'Enter the time zone, such as Africa/Kampala.',
-  },
-  currency: { label: 'Currency', max: 20, trim: true, missing: 'Enter the currency, such as UGX.' },
-  waiver_version: { label: 'Waiver version', max: 100, trim: true, required: false },
-  waiver_text: { label: 'Waiver text', max: 50000, required: false },
-} as const;
 
 const DATE_LABELS: Record<string, string> = {
   starts_at: 'start',
@@ -193,7 +178,8 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
     }
     keys.add(row.key);
     if (!row.label) errors[`q${i}_label`] = `Question ${n}: enter the question.`;
-    else if (row.label.length > 200) errors[`q${i}_label`] = `Question ${n}: at most 200 characters.`;
+    else if (row.label.length > EVENT_FORM_LIMITS.questionLabel)
+      errors[`q${i}_label`] = `Question ${n}: at most ${EVENT_FORM_LIMITS.questionLabel} characters.`;
     const type = row.type === 'select' ? 'select' : 'text';
     const options = row.options
       .split(',')
@@ -201,8 +187,12 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
       .filter(Boolean);
     if (type === 'select' && options.length === 0) {
       errors[`q${i}_options`] = `Question ${n}: list the choices, separated by commas.`;
-    } else if (options.length > 100 || options.some((o) => o.length > 200)) {
-      errors[`q${i}_options`] = `Question ${n}: at most 100 choices of up to 200 characters.`;
+    } else if (
+      options.length > EVENT_FORM_LIMITS.choices ||
+      options.some((o) => o.length > EVENT_FORM_LIMITS.choice)
+    ) {
+      errors[`q${i}_options`] =
+        `Question ${n}: at most ${EVENT_FORM_LIMITS.choices} choices of up to ${EVENT_FORM_LIMITS.choice} characters.`;
     }
     if (row.help.length > 1000) errors[`q${i}_help`] = `Question ${n}: the help is at most 1000 characters.`;
     questions.push({
@@ -224,7 +214,8 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
 export function readEventForm(body: FormBody): FormState & { input: Required<EventPatch> | null } {
   const errors: FieldErrors = {};
   const values: Record<string, string> = {};
-  for (const [name, rule] of Object.entries(TEXT_FIELDS)) values[name] = readField(body, name, rule, errors);
+  for (const [name, field] of Object.entries(EventForm.properties))
+    values[name] = readField(body, name, field, errors);
   values.visibility = body.get('visibility') ?? 'public';
   values.waiver_required = body.get('waiver_required') === 'yes' ? 'yes' : '';
   for (const name of EVENT_DATE_FIELDS) values[name] = (body.get(name) ?? '').trim().slice(0, 40);
@@ -250,8 +241,9 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     const value = values[name]!;
     const date = zoneOk ? fromLocalTime(value, values.timezone!) : null;
     if (!value) errors[name] = `Enter the ${DATE_LABELS[name]} date and time.`;
+    else if (date === 'skipped') errors[name] = skippedMessage(values.timezone!);
     else if (!date && zoneOk) errors[name] = `Enter the ${DATE_LABELS[name]} as a date and a time.`;
-    if (date) dates[name] = date;
+    if (date instanceof Date) dates[name] = date;
   }
   const additionalQuestions = readQuestions(body, values, errors);
 
@@ -345,14 +337,15 @@ export function readTicketTypeForm(
     values[f] = read(f);
   }
   if (!values.name) errors[key('name')] = 'Enter the name of the ticket type.';
-  else if (values.name.length > 200) errors[key('name')] = 'The name must be at most 200 characters.';
+  else if (values.name.length > EVENT_FORM_LIMITS.ticketTypeName)
+    errors[key('name')] = `The name must be at most ${EVENT_FORM_LIMITS.ticketTypeName} characters.`;
   const price = toMinor(values.price!, event.currency);
   if (price === null || price > MAX_PRICE_MINOR) {
     errors[key('price')] =
       `Enter the price in ${event.currency}, such as ${toMajor(30000 * 10 ** currencyExponent(event.currency), event.currency)}.`;
   }
   const capacity = /^\d{1,10}$/.test(values.capacity!) ? Number(values.capacity) : NaN;
-  if (!(capacity >= 1 && capacity <= 2_147_483_647))
+  if (!(capacity >= 1 && capacity <= EVENT_FORM_LIMITS.capacity))
     errors[key('capacity')] = 'Enter how many places, 1 or more.';
   const distance = values.distance_km ? Number(values.distance_km) : 0;
   if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= 1000)) {
@@ -364,12 +357,17 @@ export function readTicketTypeForm(
   }
   const start = values.sales_start ? fromLocalTime(values.sales_start, event.timezone) : event.regOpensAt;
   const end = values.sales_end ? fromLocalTime(values.sales_end, event.timezone) : event.regClosesAt;
-  if (!start) errors[key('sales_start')] = 'Enter the sales start as a date and a time, or leave it empty.';
-  if (!end) errors[key('sales_end')] = 'Enter the sales end as a date and a time, or leave it empty.';
-  if (start && end && end.getTime() <= start.getTime()) {
+  if (start === 'skipped') errors[key('sales_start')] = skippedMessage(event.timezone);
+  else if (!start)
+    errors[key('sales_start')] = 'Enter the sales start as a date and a time, or leave it empty.';
+  if (end === 'skipped') errors[key('sales_end')] = skippedMessage(event.timezone);
+  else if (!end) errors[key('sales_end')] = 'Enter the sales end as a date and a time, or leave it empty.';
+  if (start instanceof Date && end instanceof Date && end.getTime() <= start.getTime()) {
     errors[key(values.sales_end ? 'sales_end' : 'sales_start')] = 'Sales must end after they start.';
   }
-  if (Object.keys(errors).length > 0) return { values, errors, input: null };
+  if (Object.keys(errors).length > 0 || !(start instanceof Date) || !(end instanceof Date)) {
+    return { values, errors, input: null };
+  }
   return {
     values,
     errors,
@@ -380,8 +378,8 @@ export function readTicketTypeForm(
       capacity,
       distance_km: distance,
       min_age: minAge,
-      sales_start: start!.toISOString(),
-      sales_end: end!.toISOString(),
+      sales_start: start.toISOString(),
+      sales_end: end.toISOString(),
     },
   };
 }

@@ -33,6 +33,7 @@ import { memberOf, PageError } from '../app-access.ts';
 import { PREVIEW_CONTENT_SECURITY_POLICY } from '../app-scope.ts';
 import { sendPage, type Handler } from '../replies.ts';
 import { placedNote, previewBanner, PREVIEW_TITLE_PREFIX } from '../views/checkout-preview.ts';
+import { EventParams, paramsOf } from '../app-input.ts';
 
 type Step = Pick<FormContent, 'errors'> & Partial<Pick<FormContent, 'stage' | 'notice' | 'status'>>;
 
@@ -41,7 +42,7 @@ const isStage = (value: string | undefined): value is Stage =>
 
 /** The event within the member's organization: another organization's is as missing as none. */
 async function previewedEvent(ctx: AppContext, request: FastifyRequest): Promise<EventWithTickets> {
-  const { eventId } = request.params as { eventId: string };
+  const { eventId } = paramsOf(request, EventParams);
   const found = await findEvent(ctx.database.db, eventId);
   if (!found || found.event.organizationId !== memberOf(request).organizationId) {
     throw new PageError('not_found', 'event');

@@ -11,9 +11,10 @@ import { createEvent } from '../../events/actions/create-event.ts';
 import { updateEvent } from '../../events/actions/update-event.ts';
 import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
 import { findEvent, patchEvent } from '../../events/events.ts';
+import { can } from '../../members/roles.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import type { Refusal } from '../../platform/outcome.ts';
-import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
@@ -25,6 +26,7 @@ import {
 } from '../views/event-pages.ts';
 import { eventValues, readEventForm, readTicketTypeForm, type FormState } from './event-form.ts';
 import { ACTION_RULES, refusalOf, type StatusAction } from './event-status.ts';
+import { DoneQuery, EventParams, TicketTypeParams, paramsOf, queryOf } from '../app-input.ts';
 
 /** First key of the two-key advisory lock on an event's status (the ASCII of "Stat"). */
 const STATUS_LOCK_CLASS = 0x53746174;
@@ -36,15 +38,10 @@ const NEW_EVENT_DEFAULTS: Record<string, string> = {
 };
 
 async function eventOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
-  const { eventId } = request.params as { eventId: string };
+  const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
   return race;
-}
-
-/** Owners and admins change events; developers and viewers read them. */
-function requireManager(request: FastifyRequest): void {
-  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change events');
 }
 
 async function sendEventPage(
@@ -56,14 +53,14 @@ async function sendEventPage(
   form: TicketTypeForm | null,
 ) {
   const viewer = await viewerOf(ctx, request);
-  const { done } = request.query as { done?: string };
+  const { done } = queryOf(request, DoneQuery);
   return sendPage(
     reply,
     status,
     renderEventPage({
       viewer,
       race,
-      canManage: canManageBibs(viewer.current.role),
+      canManage: can(viewer.current.role, 'events'),
       done: form ? null : (done ?? null),
       form,
     }),
@@ -76,7 +73,6 @@ export function showEvent(ctx: AppContext): Handler {
 
 export function showNewEvent(ctx: AppContext): Handler {
   return async (request, reply) => {
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const form: FormState = { values: NEW_EVENT_DEFAULTS, errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: null, form }));
@@ -85,7 +81,6 @@ export function showNewEvent(ctx: AppContext): Handler {
 
 export function createEventRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    requireManager(request);
     const { values, errors, input } = readEventForm(formOf(request.body));
     if (!input) {
       const viewer = await viewerOf(ctx, request);
@@ -109,7 +104,6 @@ export function createEventRoute(ctx: AppContext): Handler {
 export function showEditEvent(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const form: FormState = { values: eventValues(race.event), errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: race.event, form }));
@@ -139,7 +133,6 @@ function sentence(message: string, field: string): string {
 export function updateEventRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const { values, errors, input } = readEventForm(formOf(request.body));
     if (!input) {
       const viewer = await viewerOf(ctx, request);
@@ -163,7 +156,6 @@ export function updateEventRoute(ctx: AppContext): Handler {
 export function addTicketTypeRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const state = readTicketTypeForm(formOf(request.body), race.event, 'new_');
     if (!state.input) {
       return sendEventPage(ctx, request, reply, race, 422, { ticketTypeId: null, ...state });
@@ -189,10 +181,9 @@ export function addTicketTypeRoute(ctx: AppContext): Handler {
 export function updateTicketTypeRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    const { ticketTypeId } = request.params as { ticketTypeId: string };
+    const { ticketTypeId } = paramsOf(request, TicketTypeParams);
     const current = race.ticketTypes.find((t) => t.id === ticketTypeId);
     if (!current) throw new PageError('not_found', 'ticket type');
-    requireManager(request);
     const prefix = `${current.id}_`;
     const state = readTicketTypeForm(formOf(request.body), race.event, prefix);
     const again = (s: FormState) =>
@@ -223,7 +214,6 @@ export function updateTicketTypeRoute(ctx: AppContext): Handler {
 export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const viewer = await viewerOf(ctx, request);
     const refusal = refusalOf(action, race.event.status);
     return sendPage(
@@ -237,7 +227,6 @@ export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
 export function changeStatus(ctx: AppContext, action: StatusAction): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    requireManager(request);
     const rule = ACTION_RULES[action];
     const now = ctx.clock.now();
     // The status is read again under the event's status lock, so two changes at once cannot both

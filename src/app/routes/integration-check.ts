@@ -2,6 +2,7 @@
 // organization's live API clients, whether the origin is in the client's allowed domains and
 // return URL domains, with the checkout.js tag and the CSP the site needs; and POST
 // /developers/integration/webhooks/:endpointId/test sends a signed test event to an endpoint now.
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { checkClientLists } from '../../auth/client-lists.ts';
@@ -16,6 +17,7 @@ import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderIntegration, type OriginCheck } from '../views/integration-page.ts';
 import { DISABLED_PROBLEM, sentResult } from './webhook-deliveries.ts';
 import { endpointOf, sendNow } from './webhook-lookup.ts';
+import { queryOf } from '../app-input.ts';
 
 const ORIGIN_FIELD_MAX = 2048;
 
@@ -38,10 +40,16 @@ function checkOrigin(typed: string): OriginCheck {
   }
 }
 
-function queryOf(request: FastifyRequest): Record<string, string | undefined> {
-  const query = request.query as Record<string, unknown>;
-  const one = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
-  return { origin: one('origin'), client: one('client'), sent: one('sent'), endpoint: one('endpoint') };
+/** The origin and client to check, and which endpoint a test send went to with its result. */
+const CheckerQuery = Type.Object({
+  origin: Type.Optional(Type.String()),
+  client: Type.Optional(Type.String()),
+  sent: Type.Optional(Type.String()),
+  endpoint: Type.Optional(Type.String()),
+});
+
+function checkerQuery(request: FastifyRequest) {
+  return queryOf(request, CheckerQuery);
 }
 
 /** The checker page for the query's origin and client, with the result of a send if one was made. */
@@ -82,7 +90,7 @@ async function sendChecker(
 }
 
 export function showIntegration(ctx: AppContext): Handler {
-  return async (request, reply) => sendChecker(ctx, request, reply, queryOf(request));
+  return async (request, reply) => sendChecker(ctx, request, reply, checkerQuery(request));
 }
 
 /** Back to the checker with what was being checked (from hidden fields) and the send's result. */

@@ -3,7 +3,7 @@
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
 import { acceptInvitationIn, findInvitation } from '../../members/invitations.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import { createMemberSession } from '../../members/sessions.ts';
 import { spendSignInAttempt } from '../../members/sign-in.ts';
@@ -13,12 +13,14 @@ import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { tooManyAttempts } from './sign-in.ts';
 import { renderInvitation, renderInvitationEnded } from '../views/auth-pages.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TokenParams, paramsOf } from '../app-input.ts';
+import { InvitationForm } from '../app-forms.schema.ts';
 
 /** Tokens are base62 text we issued; anything else names no invitation. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9]{16,128}$/;
 
 function tokenOf(request: FastifyRequest): string {
-  return (request.params as { token: string }).token;
+  return paramsOf(request, TokenParams).token;
 }
 
 function ended(reply: FastifyReply, reason: string) {
@@ -64,13 +66,8 @@ export function submitInvitation(ctx: AppContext): Handler {
     if (!TOKEN_PATTERN.test(token)) return ended(reply, 'unknown');
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const name = readField(body, 'name', { label: 'Name', max: 200, trim: true, required: false }, errors);
-    const password = readField(
-      body,
-      'password',
-      { label: 'Password', max: PASSWORD_MAX_LENGTH, missing: 'Enter a password.' },
-      errors,
-    );
+    const name = readField(body, 'name', InvitationForm.properties.name, errors);
+    const password = readField(body, 'password', InvitationForm.properties.password, errors);
     if (hasErrors(errors)) return showForm(ctx, request, reply, { status: 422, name, errors });
 
     const now = ctx.clock.now();

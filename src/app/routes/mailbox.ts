@@ -1,5 +1,6 @@
 // /dev/mailbox and /dev/mailbox/:id: the mail the service kept instead of sending, in development
 // without SMTP_URL. Never in production, and 404 whenever the mailer is not the mailbox.
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { findDevMail, listDevMail, type DevMailRow } from '../../mail/mailbox.ts';
 import { mailerOf } from '../../mail/mailer.ts';
@@ -8,8 +9,9 @@ import { PageError } from '../app-access.ts';
 import { optionalViewer, sendPage, type Handler } from '../replies.ts';
 import { formatTime } from '../views/fields.ts';
 import { page } from '../views/layout.ts';
+import { paramsOf } from '../app-input.ts';
 
-const MAIL_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const MailParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
 
 function mailboxOpen(ctx: AppContext): boolean {
   return ctx.config.env !== 'production' && mailerOf(ctx).kind === 'mailbox';
@@ -70,8 +72,8 @@ export function showMailbox(ctx: AppContext): Handler {
 export function showMail(ctx: AppContext): Handler {
   return async (request, reply) => {
     if (!mailboxOpen(ctx)) throw new PageError('not_found', 'mailbox closed');
-    const { id } = request.params as { id: string };
-    const mail = MAIL_ID.test(id) ? await findDevMail(ctx.database.db, id) : undefined;
+    const { id } = paramsOf(request, MailParams);
+    const mail = await findDevMail(ctx.database.db, id);
     if (!mail) throw new PageError('not_found', 'no such mail');
     const main = html`<h1>${mail.subject || '(no subject)'}</h1>
       <dl class="facts panel">

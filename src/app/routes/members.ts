@@ -14,18 +14,16 @@ import {
 } from '../../members/invitations.ts';
 import {
   changeMembershipIn,
-  EMAIL_MAX_LENGTH,
   emailProblem,
   findMemberByEmail,
   findMembershipRole,
   isLastOwner,
-  isMemberRole,
   listOrganizationMembers,
   type OrganizationMember,
 } from '../../members/members.ts';
 import { canChangeMember, ROLE_DESCRIPTIONS, type MemberRole } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   memberNoticeFor,
@@ -35,9 +33,8 @@ import {
   ROLE_LABELS,
   type MembersView,
 } from '../views/member-pages.ts';
-
-const MEMBER_ID = /^mem_[A-Za-z0-9]{8,64}$/;
-const INVITATION_ID = /^inv_[A-Za-z0-9]{8,64}$/;
+import { DoneQuery, InvitationParams, MemberParams, paramsOf, queryOf } from '../app-input.ts';
+import { ChangeRoleForm, InviteMemberForm } from '../app-forms.schema.ts';
 
 async function sendMembers(
   ctx: AppContext,
@@ -69,18 +66,16 @@ async function sendMembers(
 
 export function showMembers(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const done = (request.query as Record<string, string | undefined>).done;
+    const { done } = queryOf(request, DoneQuery);
     return sendMembers(ctx, request, reply, 200, { notice: memberNoticeFor(done) });
   };
 }
 
 /** The member named in the path, if they belong to the current organization. */
 async function targetOf(ctx: AppContext, request: FastifyRequest): Promise<OrganizationMember> {
-  const { memberId } = request.params as { memberId: string };
+  const { memberId } = paramsOf(request, MemberParams);
   const current = memberOf(request);
-  const members = MEMBER_ID.test(memberId)
-    ? await listOrganizationMembers(ctx.database.db, current.organizationId)
-    : [];
+  const members = await listOrganizationMembers(ctx.database.db, current.organizationId);
   const target = members.find((m) => m.memberId === memberId);
   if (!target) throw new PageError('not_found', 'member');
   return target;
@@ -111,17 +106,12 @@ async function readInvite(ctx: AppContext, request: FastifyRequest) {
   const current = memberOf(request);
   const body = formOf(request.body);
   const errors: FieldErrors = {};
-  const email = readField(
-    body,
-    'email',
-    { label: 'Email', max: EMAIL_MAX_LENGTH, trim: true, missing: 'Enter the email address to invite.' },
-    errors,
-  );
+  const email = readField(body, 'email', InviteMemberForm.properties.email, errors);
   if (!errors.email && emailProblem(email)) {
     errors.email = 'Enter an email address, such as name@example.org.';
   }
-  const role = body.get('role') ?? '';
-  if (!isMemberRole(role)) {
+  const role = readChoice(body, 'role', InviteMemberForm.properties.role);
+  if (role === null) {
     errors.role = 'Choose a role from the list.';
   } else if (!canChangeMember(current.role, role, role)) {
     throw new PageError('forbidden', 'role may not invite this role');
@@ -139,8 +129,8 @@ export function inviteMember(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
     const { email, role, errors } = await readInvite(ctx, request);
-    if (hasErrors(errors) || !isMemberRole(role)) {
-      return sendMembers(ctx, request, reply, 422, { invite: { email, role, errors } });
+    if (hasErrors(errors) || role === null) {
+      return sendMembers(ctx, request, reply, 422, { invite: { email, role: role ?? '', errors } });
     }
 
     const now = ctx.clock.now();
@@ -253,8 +243,8 @@ export function changeRole(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
     const target = await targetOf(ctx, request);
-    const role = formOf(request.body).get('role');
-    if (!isMemberRole(role)) {
+    const role = readChoice(formOf(request.body), 'role', ChangeRoleForm.properties.role);
+    if (role === null) {
       return sendMembers(ctx, request, reply, 422, {
         problem: 'Choose a role from the list. Nothing was changed.',
       });
@@ -300,11 +290,9 @@ export function removeMember(ctx: AppContext): Handler {
 export function revokeInvitationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
-    const { invitationId } = request.params as { invitationId: string };
+    const { invitationId } = paramsOf(request, InvitationParams);
     const now = ctx.clock.now();
-    const pending = INVITATION_ID.test(invitationId)
-      ? await listPendingInvitations(ctx.database.db, current.organizationId, now)
-      : [];
+    const pending = await listPendingInvitations(ctx.database.db, current.organizationId, now);
     const invitation = pending.find((i) => i.id === invitationId);
     if (!invitation) throw new PageError('not_found', 'invitation');
     if (!canChangeMember(current.role, invitation.role, null)) {

@@ -3,23 +3,20 @@
 // is the same 404 page. A refusal (not paid, or resent less than a minute ago) is the order page
 // with its message, and changes nothing.
 import type { AppContext } from '../../context.ts';
-import { canResendConfirmation, resendConfirmation } from '../../confirmations/resend-confirmation.ts';
+import { resendConfirmation } from '../../confirmations/resend-confirmation.ts';
 import { findOrder } from '../../orders/list-orders.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { actorOf, seeOther, type Handler } from '../replies.ts';
 import { orderPage } from './order-detail.ts';
-
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+import { OrderParams, paramsOf } from '../app-input.ts';
 
 export function resendConfirmationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const { organizationId, role } = memberOf(request);
-    const { orderId } = request.params as { orderId: string };
-    if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+    const { organizationId } = memberOf(request);
+    const { orderId } = paramsOf(request, OrderParams);
     const order = await findOrder(ctx.database.db, organizationId, orderId);
     if (!order) throw new PageError('not_found', 'order');
-    if (!canResendConfirmation(role)) throw new PageError('forbidden', 'only owners and admins resend');
     try {
       const mail = await resendConfirmation(ctx, {
         organizationId,

@@ -1,6 +1,7 @@
 // GET /orders/:orderId: one order of the organization, its registrations, its refunds and its
 // timeline (webhook deliveries included), with the refund and erasure actions for owners and
 // admins. An order of another organization, or none, is the same 404 page.
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { listApiClients } from '../../auth/clients.ts';
@@ -9,15 +10,15 @@ import { findOrder } from '../../orders/list-orders.ts';
 import { registrationsOf } from '../../orders/order-out.ts';
 import { attemptsOfOrder } from '../../payments/payment-attempts.ts';
 import { refundsOfOrder } from '../../payments/process-refund.ts';
-import { canRefund } from '../../payments/refund-order.ts';
-import { canEraseBuyerData } from '../../privacy/erase-buyer.ts';
+import { can } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
 import { orderMailsOf } from './order-mails.ts';
 import { loadOrderActivity } from './order-activity.ts';
+import { OrderParams, paramsOf, queryOf } from '../app-input.ts';
 
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
+const OrderQuery = Type.Object({ refund: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** The order page, with a refusal's message when a refund could not be asked. */
 export async function orderPage(
@@ -27,8 +28,7 @@ export async function orderPage(
   options: { status: number; problem: string | null },
 ) {
   const { organizationId, role } = memberOf(request);
-  const { orderId } = request.params as { orderId: string };
-  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const { orderId } = paramsOf(request, OrderParams);
   const db = ctx.database.db;
   const order = await findOrder(db, organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
@@ -42,7 +42,7 @@ export async function orderPage(
     orderMailsOf(ctx, request, order),
     loadOrderActivity(ctx, organizationId, order.id),
   ]);
-  const requested = (request.query as { refund?: unknown }).refund === 'requested';
+  const requested = queryOf(request, OrderQuery).refund === 'requested';
   return sendPage(
     reply,
     options.status,
@@ -56,8 +56,8 @@ export async function orderPage(
       refunds,
       mails,
       activity,
-      mayRefund: canRefund(role),
-      mayErase: canEraseBuyerData(role),
+      mayRefund: can(role, 'refunds'),
+      mayErase: can(role, 'buyer_erasure'),
       notice: requested ? 'The refund was sent to the network. Its status shows below.' : null,
       problem: options.problem,
     }),

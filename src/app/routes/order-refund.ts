@@ -4,23 +4,20 @@
 // message, and changes nothing.
 import type { AppContext } from '../../context.ts';
 import { findOrder } from '../../orders/list-orders.ts';
-import { canRefund, refundOrder, type RefundOrderOptions } from '../../payments/refund-order.ts';
+import { refundOrder, type RefundOrderOptions } from '../../payments/refund-order.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderRefundConfirmation } from '../views/order-pages.ts';
 import { orderPage } from './order-detail.ts';
+import { OrderParams, paramsOf } from '../app-input.ts';
 
-const ORDER_ID = /^ord_[A-Za-z0-9]{8,64}$/;
-
-/** The order of the request, within the member's organization, for a member who may refund. */
+/** The order of the request, within the member's organization (the route needs the refunds permission). */
 export async function refundableOrder(ctx: AppContext, request: Parameters<Handler>[0]) {
   const current = memberOf(request);
-  const { orderId } = request.params as { orderId: string };
-  if (!ORDER_ID.test(orderId)) throw new PageError('not_found', 'order id');
+  const { orderId } = paramsOf(request, OrderParams);
   const order = await findOrder(ctx.database.db, current.organizationId, orderId);
   if (!order) throw new PageError('not_found', 'order');
-  if (!canRefund(current.role)) throw new PageError('forbidden', 'only owners and admins refund');
   return order;
 }
 

@@ -9,10 +9,11 @@ import { CSV_BOM, csvRow } from '../../platform/csv.ts';
 import { nationalPhone } from '../../site/format.ts';
 import type { Executor } from '../../platform/db.ts';
 import { memberOf } from '../app-access.ts';
-import { readOrderFilters } from '../order-filters.ts';
+import { OrderFilterQuery, readOrderFilters } from '../order-filters.ts';
 import type { Handler } from '../replies.ts';
 import { CHANNEL_LABELS } from '../views/order-pages.ts';
 import { showOrders } from './orders-list.ts';
+import { queryOf } from '../app-input.ts';
 
 const HEADER = [
   'order_code',
@@ -64,7 +65,7 @@ export function exportOrders(ctx: AppContext): Handler {
   return async (request, reply) => {
     const { organizationId } = memberOf(request);
     const db = ctx.database.db;
-    const filters = readOrderFilters(request.query as Record<string, unknown>);
+    const filters = readOrderFilters(queryOf(request, OrderFilterQuery));
     if (Object.keys(filters.errors).length > 0) return showOrders(ctx)(request, reply);
     const [events, clients] = await Promise.all([
       listEventsOfOrganization(db, organizationId),

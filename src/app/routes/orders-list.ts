@@ -5,9 +5,10 @@ import { listApiClients } from '../../auth/clients.ts';
 import { listEventsOfOrganization } from '../../events/events.ts';
 import { searchOrders } from '../../orders/search-orders.ts';
 import { memberOf } from '../app-access.ts';
-import { readOrderFilters } from '../order-filters.ts';
+import { OrderFilterQuery, readOrderFilters } from '../order-filters.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrders } from '../views/order-list-page.ts';
+import { queryOf } from '../app-input.ts';
 
 export const ORDERS_PER_PAGE = 50;
 
@@ -15,7 +16,7 @@ export function showOrders(ctx: AppContext): Handler {
   return async (request, reply) => {
     const { organizationId } = memberOf(request);
     const db = ctx.database.db;
-    const filters = readOrderFilters(request.query as Record<string, unknown>);
+    const filters = readOrderFilters(queryOf(request, OrderFilterQuery));
     const bad = Object.keys(filters.errors).length > 0;
     const [viewer, events, clients, rows] = await Promise.all([
       viewerOf(ctx, request),

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { mailerOf } from '../../mail/mailer.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import {
   findPasswordReset,
   passwordResetUrl,
@@ -17,7 +17,8 @@ import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts'
 import { seeOther, sendPage, type Handler } from '../replies.ts';
 import { renderNewPassword, renderResetEnded, renderResetRequest } from '../views/auth-pages.ts';
 import { TOKEN_PATTERN } from './invitation.ts';
-import { EMAIL_FIELD } from './sign-in.ts';
+import { TokenParams, paramsOf } from '../app-input.ts';
+import { NewPasswordForm, ResetRequestForm } from '../app-forms.schema.ts';
 
 function mailConfigured(ctx: AppContext): boolean {
   return mailerOf(ctx).kind !== 'none';
@@ -53,7 +54,7 @@ export function submitResetRequest(ctx: AppContext): Handler {
     const configured = mailConfigured(ctx);
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const email = readField(body, 'email', EMAIL_FIELD, errors);
+    const email = readField(body, 'email', ResetRequestForm.properties.email, errors);
     if (configured && hasErrors(errors)) {
       return sendPage(
         reply,
@@ -81,7 +82,7 @@ export function submitResetRequest(ctx: AppContext): Handler {
 }
 
 function tokenOf(request: FastifyRequest): string {
-  return (request.params as { token: string }).token;
+  return paramsOf(request, TokenParams).token;
 }
 
 function ended(reply: FastifyReply, reason: string) {
@@ -121,12 +122,7 @@ export function submitNewPassword(ctx: AppContext): Handler {
     const token = tokenOf(request);
     if (!TOKEN_PATTERN.test(token)) return ended(reply, 'unknown');
     const errors: FieldErrors = {};
-    const password = readField(
-      formOf(request.body),
-      'password',
-      { label: 'New password', max: PASSWORD_MAX_LENGTH, missing: 'Enter a new password.' },
-      errors,
-    );
+    const password = readField(formOf(request.body), 'password', NewPasswordForm.properties.password, errors);
     if (hasErrors(errors)) return showNewPasswordForm(ctx, request, reply, { status: 422, errors });
     const result = await resetPassword(ctx.database, token, password, ctx.clock.now());
     if (!result.ok) {

@@ -16,13 +16,11 @@ import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderPaymentRefundConfirmation } from '../views/order-activity.ts';
 import { orderPage } from './order-detail.ts';
 import { askRefund, refundableOrder } from './order-refund.ts';
-
-const PAYMENT_ID = /^pay_[A-Za-z0-9]{8,64}$/;
+import { PaymentParams, paramsOf } from '../app-input.ts';
 
 /** The payment in the path, if it is one of the order's. */
 async function paymentOf(ctx: AppContext, request: FastifyRequest, order: OrderRow) {
-  const { paymentId } = request.params as { paymentId: string };
-  if (!PAYMENT_ID.test(paymentId)) throw new PageError('not_found', 'payment id');
+  const { paymentId } = paramsOf(request, PaymentParams);
   const attempt = (await attemptsOfOrder(ctx.database.db, order.id)).find((a) => a.id === paymentId);
   if (!attempt) throw new PageError('not_found', 'payment');
   return attempt;

@@ -1,15 +1,21 @@
 // GET and POST /sign-in, POST /sign-out. A successful sign-in always starts a new session (new id
 // and token); signing out revokes the session on the server, then clears the cookie.
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { EMAIL_MAX_LENGTH } from '../../members/members.ts';
-import { PASSWORD_MAX_LENGTH } from '../../members/passwords.ts';
 import { createMemberSession, revokeMemberSession } from '../../members/sessions.ts';
 import { signIn } from '../../members/sign-in.ts';
 import { memberOf, safeNext } from '../app-access.ts';
 import { clearSessionCookie, csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
-import { formOf, hasErrors, readField, type FieldErrors, type FieldRule } from '../form-body.ts';
+import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { renderSignIn } from '../views/auth-pages.ts';
+import { queryOf } from '../app-input.ts';
+import { SignInForm } from '../app-forms.schema.ts';
+
+const SignInQuery = Type.Object({
+  next: Type.Optional(Type.String()),
+  notice: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 const NOTICES: Record<string, string> = {
   reset: 'Your password was changed. Sign in with your new password.',
@@ -18,7 +24,7 @@ const NOTICES: Record<string, string> = {
 
 export function showSignIn(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
+    const query = queryOf(request, SignInQuery);
     const next = safeNext(query.next);
     if (request.appSession) return seeOther(reply, next ?? '/');
     const notice = NOTICES[query.notice ?? ''] ?? null;
@@ -26,14 +32,6 @@ export function showSignIn(ctx: AppContext): Handler {
     return sendPage(reply, 200, renderSignIn({ csrf, email: '', next, errors: {}, notice }));
   };
 }
-
-/** The Email field of the sign-in and reset forms. */
-export const EMAIL_FIELD: FieldRule = {
-  label: 'Email',
-  max: EMAIL_MAX_LENGTH,
-  trim: true,
-  missing: 'Enter your email address.',
-};
 
 /** The refusal of a password check over the sign-in limits: whole minutes to wait, at least one. */
 export function tooManyAttempts(seconds: number): string {
@@ -45,13 +43,8 @@ export function submitSignIn(ctx: AppContext): Handler {
   return async (request, reply) => {
     const body = formOf(request.body);
     const errors: FieldErrors = {};
-    const email = readField(body, 'email', EMAIL_FIELD, errors);
-    const password = readField(
-      body,
-      'password',
-      { label: 'Password', max: PASSWORD_MAX_LENGTH, missing: 'Enter your password.' },
-      errors,
-    );
+    const email = readField(body, 'email', SignInForm.properties.email, errors);
+    const password = readField(body, 'password', SignInForm.properties.password, errors);
     const next = safeNext(body.get('next'));
     const csrf = csrfCookieToken(request, reply, ctx.config);
     const again = (status: number, problem: string | null) =>

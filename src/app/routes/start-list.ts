@@ -4,6 +4,7 @@
 // event's bib lock and commits with its audit entry.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
 import { listEventsOfOrganization } from '../../events/events.ts';
@@ -15,7 +16,8 @@ import {
   lockEventBibs,
   saveBibRanges,
 } from '../../startlists/bib-numbers.ts';
-import { canManageBibs, findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import { can } from '../../members/roles.ts';
+import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { csvFileName, startListCsv } from '../../startlists/start-list-csv.ts';
 import {
   answerTotals,
@@ -28,19 +30,22 @@ import { formOf } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderEvents } from '../views/start-list-events.ts';
 import { renderStartList, startListNotice, type RangeForm } from '../views/start-list-page.ts';
+import { EventParams, paramsOf, queryOf } from '../app-input.ts';
 
 /** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
 export const START_LIST_PAGE_SIZE = 100;
 
+const StartListQuery = Type.Object({
+  after: Type.Optional(Type.String({ maxLength: 2000 })),
+  done: Type.Optional(Type.String({ maxLength: 100 })),
+  given: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
 async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
-  const { eventId } = request.params as { eventId: string };
+  const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
   return race;
-}
-
-function requireManager(request: FastifyRequest): void {
-  if (!canManageBibs(memberOf(request).role)) throw new PageError('forbidden', 'role may not change bibs');
 }
 
 async function sendStartList(
@@ -51,7 +56,7 @@ async function sendStartList(
   status: number,
   form: RangeForm | null,
 ) {
-  const query = request.query as Record<string, string | undefined>;
+  const query = queryOf(request, StartListQuery);
   const db = ctx.database.db;
   const cursor = decodeStartListCursor(query.after);
   // A later page shows only its runners: the counts over the whole field are on the first.
@@ -69,7 +74,7 @@ async function sendStartList(
     renderStartList({
       viewer,
       race,
-      canManage: canManageBibs(viewer.current.role),
+      canManage: can(viewer.current.role, 'events'),
       ranges,
       progress,
       questions: race.event.additionalQuestions,
@@ -90,7 +95,6 @@ export function showStartList(ctx: AppContext): Handler {
 export function saveBibRangesRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    requireManager(request);
     const body = formOf(request.body);
     const inputs = race.ticketTypes.map((t) => ({
       ticketTypeId: t.id,
@@ -133,7 +137,6 @@ export function saveBibRangesRoute(ctx: AppContext): Handler {
 export function assignBibsRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    requireManager(request);
     const now = ctx.clock.now();
     const results = await ctx.database.transaction(async (tx) => {
       await lockEventBibs(tx, race.event.id);
@@ -181,7 +184,7 @@ export function showEvents(ctx: AppContext): Handler {
     return sendPage(
       reply,
       200,
-      renderEvents({ viewer, events, canCreate: canManageBibs(viewer.current.role) }),
+      renderEvents({ viewer, events, canCreate: can(viewer.current.role, 'events') }),
     );
   };
 }

@@ -1,6 +1,7 @@
 // One endpoint's page with its delivery log (newest first, paged by a sealed cursor), and the two
 // writes that send right away: POST .../test (a new test event) and POST .../deliveries/:id/retry.
 // Both make one attempt in the request and come back to the page saying what the receiver answered.
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { can } from '../../members/roles.ts';
@@ -19,6 +20,14 @@ import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import type { DeliveryLog, SentResult } from '../views/webhook-log.ts';
 import { renderEndpoint, type EndpointView } from '../views/webhook-pages.ts';
 import { DELIVERY_ID, endpointOf, sendNow } from './webhook-lookup.ts';
+import { DeliveryParams, paramsOf, queryOf } from '../app-input.ts';
+
+/** The delivery log's page (`cursor`), a write's notice (`done`) and a test send's result (`sent`). */
+const EndpointQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 2000 })),
+  done: Type.Optional(Type.String({ maxLength: 100 })),
+  sent: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 const PAGE_SIZE = 10;
 export const DISABLED_PROBLEM = 'This endpoint is disabled: enable it before sending to it.';
@@ -87,7 +96,7 @@ export async function sendEndpoint(
   view: Pick<EndpointView, 'endpoint'> & Partial<Omit<EndpointView, 'viewer' | 'canWrite' | 'log' | 'now'>>,
 ) {
   const viewer = await viewerOf(ctx, request);
-  const query = request.query as Record<string, string | undefined>;
+  const query = queryOf(request, EndpointQuery);
   const log = await loadLog(ctx, view.endpoint, query.cursor);
   return sendPage(
     reply,
@@ -108,7 +117,7 @@ export async function sendEndpoint(
 export function showEndpoint(ctx: AppContext): Handler {
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
-    const query = request.query as Record<string, string | undefined>;
+    const query = queryOf(request, EndpointQuery);
     return sendEndpoint(ctx, request, reply, 200, {
       endpoint,
       notice: query.done ?? null,
@@ -141,10 +150,8 @@ export function sendTestEvent(ctx: AppContext): Handler {
 export function retryDeliveryRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
-    const { deliveryId } = request.params as { deliveryId: string };
-    const delivery = DELIVERY_ID.test(deliveryId)
-      ? await findDelivery(ctx.database.db, endpoint, deliveryId)
-      : undefined;
+    const { deliveryId } = paramsOf(request, DeliveryParams);
+    const delivery = await findDelivery(ctx.database.db, endpoint, deliveryId);
     if (!delivery) throw new PageError('not_found', 'delivery');
     if (endpoint.status !== 'enabled') return disabledAnswer(ctx, request, reply, endpoint);
     await ctx.database.transaction((tx) => retryDelivery(tx, delivery, ctx.clock.now()));

@@ -13,19 +13,16 @@ import {
 } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { EndpointParams, paramsOf } from '../app-input.ts';
+import { WebhookEndpointForm } from '../app-forms.schema.ts';
 
-const ENDPOINT_ID = /^whe_[A-Za-z0-9]{8,64}$/;
 export const DELIVERY_ID = /^whd_[A-Za-z0-9]{8,64}$/;
-/** a little over the address policy's own limit, so its message is the one shown */
-const URL_FIELD_MAX = 4096;
 
 /** The endpoint in the path (`:endpointId`) if it belongs to the member's current organization. */
 export async function endpointOf(ctx: AppContext, request: FastifyRequest): Promise<WebhookEndpointRow> {
-  const { endpointId } = request.params as { endpointId: string };
+  const { endpointId } = paramsOf(request, EndpointParams);
   const current = memberOf(request);
-  const endpoint = ENDPOINT_ID.test(endpointId)
-    ? await findWebhookEndpoint(ctx.database.db, endpointId)
-    : undefined;
+  const endpoint = await findWebhookEndpoint(ctx.database.db, endpointId);
   if (!endpoint || endpoint.organizationId !== current.organizationId) {
     throw new PageError('not_found', 'webhook endpoint');
   }
@@ -39,12 +36,7 @@ export interface EndpointForm {
 
 /** The form's URL and event types, as typed; what is missing or not on the list is an error. */
 export function readEndpointForm(body: FormBody, errors: FieldErrors): EndpointForm {
-  const url = readField(
-    body,
-    'url',
-    { label: 'Endpoint URL', max: URL_FIELD_MAX, trim: true, missing: 'Enter the endpoint URL.' },
-    errors,
-  );
+  const url = readField(body, 'url', WebhookEndpointForm.properties.url, errors);
   const given = [...body.all('events')].slice(0, 20);
   const { types, problems } = checkEventTypes(given);
   if (given.length === 0) errors.events = 'Choose at least one event type.';
