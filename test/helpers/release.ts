@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/platform/db.ts';
 import { readMigration } from '../../src/platform/migrate.ts';
 import { freshPostgresDatabase } from './harness.ts';
+import { operatorEnv } from './process.ts';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -58,9 +59,9 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `node <args>` on this Node with only the given environment (plus PATH and HOME). */
+/** Runs `node <args>` on this Node with only the given environment (plus operatorEnv()). */
 export function runNode(args: string[], env: Record<string, string>, timeout = 240_000): Promise<Run> {
-  const full = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+  const full = { ...operatorEnv(), ...env };
   return new Promise((resolve) => {
     execFile(process.execPath, args, { env: full, timeout }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
