@@ -123,27 +123,34 @@ export function readAtScrape(metrics: Metrics, sources: ScrapeSources): void {
       await inTime().catch(() => {});
     },
   });
-  const snapshot = cachedRead(async (): Promise<Snapshot> => {
-    const at = sources.clock.now();
-    try {
-      // Reads only: one lost connection (a killed backend) is read again rather than a gap.
-      const [queue, holds, undispatched, deliveries] = await retryWhileUnreachable(
-        () =>
-          Promise.all([
-            sources.readJobQueue(at, SCRAPE_COUNT_LIMIT),
-            sources.countActiveHolds(at, SCRAPE_COUNT_LIMIT),
-            sources.countUndispatchedEvents(SCRAPE_COUNT_LIMIT),
-            sources.readPendingDeliveries(at, SCRAPE_COUNT_LIMIT),
-          ]),
-        { tries: 2, delayMs: 100 },
-      );
-      return { at, queue, holds, undispatched, deliveries };
-    } catch (error) {
-      readErrors.inc();
-      sources.log.warn({ err: error }, 'metrics: reading the queue, holds and webhook backlog failed');
-      throw error;
-    }
-  }, SCRAPE_READ_INTERVAL_MS);
+  // Aged with the service's clock too: a test that moves the clock ages this read with it. The
+  // system clock's offset from Date.now() is zero, so a wall-clock step in production ages nothing.
+  const age = () => performance.now() + (sources.clock.now().getTime() - Date.now());
+  const snapshot = cachedRead(
+    async (): Promise<Snapshot> => {
+      const at = sources.clock.now();
+      try {
+        // Reads only: one lost connection (a killed backend) is read again rather than a gap.
+        const [queue, holds, undispatched, deliveries] = await retryWhileUnreachable(
+          () =>
+            Promise.all([
+              sources.readJobQueue(at, SCRAPE_COUNT_LIMIT),
+              sources.countActiveHolds(at, SCRAPE_COUNT_LIMIT),
+              sources.countUndispatchedEvents(SCRAPE_COUNT_LIMIT),
+              sources.readPendingDeliveries(at, SCRAPE_COUNT_LIMIT),
+            ]),
+          { tries: 2, delayMs: 100 },
+        );
+        return { at, queue, holds, undispatched, deliveries };
+      } catch (error) {
+        readErrors.inc();
+        sources.log.warn({ err: error }, 'metrics: reading the queue, holds and webhook backlog failed');
+        throw error;
+      }
+    },
+    SCRAPE_READ_INTERVAL_MS,
+    age,
+  );
   const inTime = () => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../../src/auth/clients.ts';
 import { startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
+import { operatorEnv } from '../helpers/process.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const DAY = 24 * 3600 * 1000;
@@ -35,8 +36,7 @@ interface Run {
 /** Runs the CLI asynchronously (the service answering it lives in this process). */
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const base: Record<string, string | undefined> = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    ...operatorEnv(),
     APP_URL: appUrl,
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     DATA_DIR: join(dir, 'no-such-dir'),

@@ -12,8 +12,11 @@ import { CLI, freshTarget, progressPattern, runNode, stepByStep, type Target } f
 const ALL = migrationNames();
 const LAST = ALL.at(-1)!;
 
-async function withTarget(body: (target: Target) => Promise<void>): Promise<void> {
-  const target = await freshTarget();
+async function withTarget(
+  body: (target: Target) => Promise<void>,
+  options?: Parameters<typeof freshTarget>[0],
+): Promise<void> {
+  const target = await freshTarget(options);
   try {
     await body(target);
   } finally {
@@ -68,76 +71,80 @@ test('db migrate applies every migration by name, then says up to date', async (
 });
 
 test('a failing migration exits 1 naming it, and leaves the database as it was', async () => {
-  await withTarget(async (target) => {
-    const setup = await db(target, 'migrate');
-    assert.equal(setup.code, 0, setup.stderr);
-    // The newest migration in one transaction creating two indexes or more, and those after it,
-    // unrecorded, with its first index dropped: applying it again creates that index and then
-    // fails on the next, which exists.
-    const indexesOf = (name: string) =>
-      [
-        ...readFileSync(new URL(`../../drizzle/${name}`, import.meta.url), 'utf8').matchAll(
-          /CREATE INDEX "(\w+)"/g,
-        ),
-      ].map((m) => m[1]!);
-    const failing = ALL.findLast((name) => !stepByStep(name) && indexesOf(name).length >= 2)!;
-    const undone = ALL.slice(ALL.indexOf(failing));
-    const [firstIndex] = indexesOf(failing);
-    for (const name of undone) await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
-    await target.query(`DROP INDEX "${firstIndex}"`);
+  await withTarget(
+    async (target) => {
+      assert.deepEqual(await recorded(target), ALL);
+      // The newest migration in one transaction creating two indexes or more, and those after it,
+      // unrecorded, with its first index dropped: applying it again creates that index and then
+      // fails on the next, which exists.
+      const indexesOf = (name: string) =>
+        [
+          ...readFileSync(new URL(`../../drizzle/${name}`, import.meta.url), 'utf8').matchAll(
+            /CREATE INDEX "(\w+)"/g,
+          ),
+        ].map((m) => m[1]!);
+      const failing = ALL.findLast((name) => !stepByStep(name) && indexesOf(name).length >= 2)!;
+      const undone = ALL.slice(ALL.indexOf(failing));
+      const [firstIndex] = indexesOf(failing);
+      for (const name of undone) await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
+      await target.query(`DROP INDEX "${firstIndex}"`);
 
-    const run = await db(target, 'migrate');
-    assert.equal(run.code, 1);
-    assert.equal(run.stdout, `applying ${failing}\n`);
-    assert.match(run.stderr, new RegExp(`^error: migration ${failing} failed: .*already exists`));
-    assert.match(run.stderr, /nothing of this one was applied \(it runs in one transaction\)/);
-    // Rolled back: neither the index it created nor its record remains.
-    assert.deepEqual(await target.query(`SELECT to_regclass('${firstIndex}') AS i`), [{ i: null }]);
-    assert.deepEqual(await recorded(target), ALL.slice(0, ALL.indexOf(failing)));
-    const status = await db(target, 'status');
-    assert.match(status.stdout, new RegExp(`pending  ${LAST}\n${undone.length} pending`));
-  });
+      const run = await db(target, 'migrate');
+      assert.equal(run.code, 1);
+      assert.equal(run.stdout, `applying ${failing}\n`);
+      assert.match(run.stderr, new RegExp(`^error: migration ${failing} failed: .*already exists`));
+      assert.match(run.stderr, /nothing of this one was applied \(it runs in one transaction\)/);
+      // Rolled back: neither the index it created nor its record remains.
+      assert.deepEqual(await target.query(`SELECT to_regclass('${firstIndex}') AS i`), [{ i: null }]);
+      assert.deepEqual(await recorded(target), ALL.slice(0, ALL.indexOf(failing)));
+      const status = await db(target, 'status');
+      assert.match(status.stdout, new RegExp(`pending  ${LAST}\n${undone.length} pending`));
+    },
+    { migrated: true },
+  );
 });
 
 test('a migration step by step that fails keeps its steps before, and the next run goes on from there', async () => {
-  await withTarget(async (target) => {
-    const setup = await db(target, 'migrate');
-    assert.equal(setup.code, 0, setup.stderr);
-    // 0011 creates bib_ranges, then bibs, among other steps. As if it had not been applied, but
-    // with a table bibs in the way: its step creating bibs fails after the one creating bib_ranges.
-    const name = '0011_start_lists_and_order_search.sql';
-    assert.equal(stepByStep(name), ' (step by step)');
-    await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
-    await target.query('DROP TABLE bib_ranges CASCADE');
-    await target.query('DROP TABLE bibs CASCADE');
-    await target.query('ALTER TABLE orders DROP COLUMN checkout_mode');
-    await target.query('CREATE TABLE bibs (in_the_way integer)');
+  await withTarget(
+    async (target) => {
+      assert.deepEqual(await recorded(target), ALL);
+      // 0011 creates bib_ranges, then bibs, among other steps. As if it had not been applied, but
+      // with a table bibs in the way: its step creating bibs fails after the one creating bib_ranges.
+      const name = '0011_start_lists_and_order_search.sql';
+      assert.equal(stepByStep(name), ' (step by step)');
+      await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
+      await target.query('DROP TABLE bib_ranges CASCADE');
+      await target.query('DROP TABLE bibs CASCADE');
+      await target.query('ALTER TABLE orders DROP COLUMN checkout_mode');
+      await target.query('CREATE TABLE bibs (in_the_way integer)');
 
-    const failed = await db(target, 'migrate');
-    assert.equal(failed.code, 1);
-    assert.match(failed.stderr, new RegExp(`^error: migration ${name} failed: .*"bibs" already exists`));
-    assert.match(
-      failed.stderr,
-      /and so do its steps before the one that failed: db migrate goes on from that step/,
-    );
-    assert.deepEqual(await target.query(`SELECT to_regclass('bib_ranges') IS NOT NULL AS kept`), [
-      { kept: true },
-    ]);
-    assert.deepEqual(
-      await recorded(target),
-      ALL.filter((n) => n !== name),
-    );
+      const failed = await db(target, 'migrate');
+      assert.equal(failed.code, 1);
+      assert.match(failed.stderr, new RegExp(`^error: migration ${name} failed: .*"bibs" already exists`));
+      assert.match(
+        failed.stderr,
+        /and so do its steps before the one that failed: db migrate goes on from that step/,
+      );
+      assert.deepEqual(await target.query(`SELECT to_regclass('bib_ranges') IS NOT NULL AS kept`), [
+        { kept: true },
+      ]);
+      assert.deepEqual(
+        await recorded(target),
+        ALL.filter((n) => n !== name),
+      );
 
-    // Out of the way, the next run goes on: creating bib_ranges again would fail.
-    await target.query('DROP TABLE bibs');
-    const resumed = await db(target, 'migrate');
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stdout, progressPattern([name]));
-    assert.deepEqual(await recorded(target), ALL);
-    assert.deepEqual(await target.query('SELECT count(*)::int AS steps FROM schema_migration_steps'), [
-      { steps: 0 },
-    ]);
-  });
+      // Out of the way, the next run goes on: creating bib_ranges again would fail.
+      await target.query('DROP TABLE bibs');
+      const resumed = await db(target, 'migrate');
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stdout, progressPattern([name]));
+      assert.deepEqual(await recorded(target), ALL);
+      assert.deepEqual(await target.query('SELECT count(*)::int AS steps FROM schema_migration_steps'), [
+        { steps: 0 },
+      ]);
+    },
+    { migrated: true },
+  );
 });
 
 test('two db migrate runs at once: both succeed, each migration is applied once', async () => {

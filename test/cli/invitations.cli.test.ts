@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { acceptInvitation, findInvitation } from '../../src/members/invitations.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
+import { operatorEnv } from '../helpers/process.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -27,8 +28,7 @@ interface Run {
 
 function cli(args: string[]): Promise<Run> {
   const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
+    ...operatorEnv(),
     APP_URL: appUrl,
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     DATA_DIR: 'memory://',

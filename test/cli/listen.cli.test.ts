@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { admin, createClientFor, dataOf, partnerOf } from '../admin/admin-helpers.ts';
 import { bearer, getToken, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
+import { operatorEnv } from '../helpers/process.ts';
 import {
   makeShop,
   payFreeOrder,
@@ -59,7 +60,7 @@ interface Cli {
 
 function listen(args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, [CLI, 'listen', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: join(dir, 'none'), ...env },
+    env: { ...operatorEnv(), DATA_DIR: join(dir, 'none'), ...env },
   });
   running.add(child);
   const out = { stdout: '', stderr: '' };

@@ -5,12 +5,13 @@
 import { createHash } from 'node:crypto';
 import {
   existsSync,
-  openAsBlob,
   mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
   mkdirSync,
 } from 'node:fs';
@@ -22,6 +23,7 @@ import { migrate } from '../../src/platform/migrate.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache/ticketing-tests');
+const WEEK = 7 * 24 * 3600 * 1000;
 
 let recipeHash: string | undefined;
 
@@ -42,7 +44,7 @@ function recipe(): string {
   return recipeHash;
 }
 
-async function build(): Promise<Buffer> {
+async function build(): Promise<Buffer<ArrayBuffer>> {
   const dir = mkdtempSync(join(tmpdir(), 'pglite-template-'));
   try {
     const database = await openDatabase({ dataDir: dir });
@@ -68,19 +70,31 @@ let template: Promise<Blob> | undefined;
 export function migratedTemplate(): Promise<Blob> {
   template ??= (async () => {
     const file = join(CACHE, `pglite-${recipe()}.tar`);
-    if (!existsSync(file)) {
-      const data = await build();
-      // Files side by side may build it at once: each writes its own, the rename is atomic.
-      mkdirSync(CACHE, { recursive: true });
-      const partial = `${file}.${process.pid}`;
-      writeFileSync(partial, data);
-      renameSync(partial, file);
-      for (const old of readdirSync(CACHE)) {
-        if (/^pglite-[0-9a-f]{16}\.tar$/.test(old) && join(CACHE, old) !== file)
-          rmSync(join(CACHE, old), { force: true });
-      }
+    if (existsSync(file)) {
+      // Read whole, not opened lazily: another file's build may replace it while this one loads.
+      const data = readFileSync(file);
+      const now = new Date();
+      utimesSync(file, now, now);
+      return new Blob([data]);
     }
-    return openAsBlob(file);
+    const data = await build();
+    // Files side by side may build it at once: each writes its own, the rename is atomic.
+    mkdirSync(CACHE, { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, data);
+    renameSync(partial, file);
+    // Checkouts sharing node_modules may test different migrations at the same time: a template
+    // goes only once unused for a week, so that they do not keep rebuilding each other's.
+    for (const old of readdirSync(CACHE)) {
+      const path = join(CACHE, old);
+      if (
+        /^pglite-[0-9a-f]{16}\.tar$/.test(old) &&
+        path !== file &&
+        Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > WEEK
+      )
+        rmSync(path, { force: true });
+    }
+    return new Blob([data]);
   })();
   return template;
 }

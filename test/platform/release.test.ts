@@ -23,8 +23,11 @@ const PRODUCTION = {
   SEED_DEMO: 'false',
 };
 
-async function withTarget(body: (target: Target) => Promise<void>): Promise<void> {
-  const target = await freshTarget();
+async function withTarget(
+  body: (target: Target) => Promise<void>,
+  options?: Parameters<typeof freshTarget>[0],
+): Promise<void> {
+  const target = await freshTarget(options);
   try {
     await body(target);
   } finally {
@@ -52,55 +55,57 @@ async function startReadyStop(env: Record<string, string>, args?: string[]): Pro
 }
 
 test('production start with a migration pending: refused on PostgreSQL, applied on PGlite', async () => {
-  await withTarget(async (target) => {
-    const setup = await runNode([CLI, 'db', 'migrate'], target.env);
-    assert.equal(setup.code, 0, setup.stderr);
-    // As if the last migration were new in this release: unrecorded, and the tables, indexes and
-    // columns it creates absent (a later migration of another kind must be undone here too).
-    const sqlText = readFileSync(`${migrationsDir()}/${LAST}`, 'utf8');
-    const made = (pattern: RegExp) => [...sqlText.matchAll(pattern)].map((m) => m.slice(1));
-    const tables = made(/CREATE TABLE "(\w+)"/g);
-    const indexes = made(/CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY IF NOT EXISTS )?"(\w+)"/g);
-    const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g);
-    const functions = made(/CREATE (?:OR REPLACE )?FUNCTION "(\w+)"/g);
-    assert.ok(tables.length + indexes.length + columns.length > 0, `nothing to undo in ${LAST}`);
-    await target.query(`DELETE FROM schema_migrations WHERE name = '${LAST}'`);
-    for (const [name] of tables) await target.query(`DROP TABLE "${name}" CASCADE`);
-    for (const [name] of indexes) await target.query(`DROP INDEX IF EXISTS "${name}"`);
-    for (const [table, column] of columns)
-      await target.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
-    // CASCADE: with the triggers that call them
-    for (const [name] of functions) await target.query(`DROP FUNCTION "${name}" CASCADE`);
-
-    const env = { ...PRODUCTION, ...target.env };
-    if (target.kind === 'pglite') {
-      // One process owns a PGlite directory: there the start applies migrations even in production.
-      await startReadyStop(env);
+  await withTarget(
+    async (target) => {
       assert.deepEqual(await recorded(target), ALL);
-      return;
-    }
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const refused = await runNode([MAIN], {
-      ...env,
-      ...TEST_DATABASE_CONNECTIONS,
-      API_URL: `http://127.0.0.1:${ports[0]}`,
-      SITE_URL: `http://127.0.0.1:${ports[1]}`,
-      APP_URL: `http://127.0.0.1:${ports[2]}`,
-    });
-    assert.equal(refused.code, 1);
-    assert.equal(
-      refused.stderr.trim(),
-      `error: 1 migration is not applied: ${LAST}. In production the service does not migrate at start: ` +
-        'run "npm run cli -- db migrate" (or "ticketing db migrate") with this DATABASE_URL, then start again',
-    );
-    assert.doesNotMatch(refused.stdout, /listening/);
-    assert.deepEqual(await recorded(target), ALL.slice(0, -1));
+      // As if the last migration were new in this release: unrecorded, and the tables, indexes and
+      // columns it creates absent (a later migration of another kind must be undone here too).
+      const sqlText = readFileSync(`${migrationsDir()}/${LAST}`, 'utf8');
+      const made = (pattern: RegExp) => [...sqlText.matchAll(pattern)].map((m) => m.slice(1));
+      const tables = made(/CREATE TABLE "(\w+)"/g);
+      const indexes = made(/CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY IF NOT EXISTS )?"(\w+)"/g);
+      const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g);
+      const functions = made(/CREATE (?:OR REPLACE )?FUNCTION "(\w+)"/g);
+      assert.ok(tables.length + indexes.length + columns.length > 0, `nothing to undo in ${LAST}`);
+      await target.query(`DELETE FROM schema_migrations WHERE name = '${LAST}'`);
+      for (const [name] of tables) await target.query(`DROP TABLE "${name}" CASCADE`);
+      for (const [name] of indexes) await target.query(`DROP INDEX IF EXISTS "${name}"`);
+      for (const [table, column] of columns)
+        await target.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
+      // CASCADE: with the triggers that call them
+      for (const [name] of functions) await target.query(`DROP FUNCTION "${name}" CASCADE`);
 
-    // The release step, then the start.
-    const migrated = await runNode([CLI, 'db', 'migrate'], target.env);
-    assert.match(migrated.stdout, progressPattern([LAST]));
-    await startReadyStop(env);
-  });
+      const env = { ...PRODUCTION, ...target.env };
+      if (target.kind === 'pglite') {
+        // One process owns a PGlite directory: there the start applies migrations even in production.
+        await startReadyStop(env);
+        assert.deepEqual(await recorded(target), ALL);
+        return;
+      }
+      const ports = [await freePort(), await freePort(), await freePort()];
+      const refused = await runNode([MAIN], {
+        ...env,
+        ...TEST_DATABASE_CONNECTIONS,
+        API_URL: `http://127.0.0.1:${ports[0]}`,
+        SITE_URL: `http://127.0.0.1:${ports[1]}`,
+        APP_URL: `http://127.0.0.1:${ports[2]}`,
+      });
+      assert.equal(refused.code, 1);
+      assert.equal(
+        refused.stderr.trim(),
+        `error: 1 migration is not applied: ${LAST}. In production the service does not migrate at start: ` +
+          'run "npm run cli -- db migrate" (or "ticketing db migrate") with this DATABASE_URL, then start again',
+      );
+      assert.doesNotMatch(refused.stdout, /listening/);
+      assert.deepEqual(await recorded(target), ALL.slice(0, -1));
+
+      // The release step, then the start.
+      const migrated = await runNode([CLI, 'db', 'migrate'], target.env);
+      assert.match(migrated.stdout, progressPattern([LAST]));
+      await startReadyStop(env);
+    },
+    { migrated: true },
+  );
 });
 
 test('development start migrates a fresh database', async () => {

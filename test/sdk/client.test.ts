@@ -1,7 +1,7 @@
 // The SDK's TicketingClient against the real service on loopback: the token cache (reuse, single
 // flight, refresh once after a refused token), retries with one Idempotency-Key, pagination, and
 // typed errors.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { TicketingClient, TicketingError } from '../../packages/sdk/src/index.ts';
@@ -107,20 +107,42 @@ describe('token cache', () => {
   });
 });
 
+/**
+ * Runs `body` with the SDK's waits between attempts (its sleep in retry.ts) taken at once, and
+ * returns how long each asked to wait: Retry-After and backoff are checked without time passing.
+ * Every other timer of the process runs as usual.
+ */
+async function withSdkWaits<T>(body: () => Promise<T>): Promise<{ result: T; waits: number[] }> {
+  const waits: number[] = [];
+  const real = globalThis.setTimeout;
+  const spy = mock.method(globalThis, 'setTimeout', ((callback: () => void, ms?: number) => {
+    if (!new Error().stack?.includes('/packages/sdk/src/retry.ts')) return real(callback, ms);
+    waits.push(ms ?? 0);
+    return real(callback, 0);
+  }) as typeof setTimeout);
+  try {
+    return { result: await body(), waits };
+  } finally {
+    spy.mock.restore();
+  }
+}
+
 describe('retries', () => {
   async function createThrough(plan: (attempt: number) => Plan) {
     const before = await sessionsOfEvent();
     const recorder = clientWith((sent) =>
       sent.path === SESSIONS ? plan(recorder.to(SESSIONS).length) : { kind: 'forward' },
     );
-    const started = Date.now();
-    const session = await recorder.client.checkoutSessions.create(redirectSession());
+    const { result: session, waits } = await withSdkWaits(() =>
+      recorder.client.checkoutSessions.create(redirectSession()),
+    );
     const attempts = recorder.to(SESSIONS);
     const keys = new Set(attempts.map((s) => s.headers.get('idempotency-key')));
     assert.equal(keys.size, 1, 'every attempt carries the same Idempotency-Key');
     assert.match([...keys][0]!, /^[0-9a-f-]{36}$/);
     assert.equal((await sessionsOfEvent()) - before, 1, 'exactly one session created');
-    return { session, attempts, elapsed: Date.now() - started };
+    assert.equal(waits.length, attempts.length - 1, 'one wait before each retry');
+    return { session, attempts, waits };
   }
 
   test('an answer lost to a network error: the retry replays the created session', async () => {
@@ -135,7 +157,7 @@ describe('retries', () => {
   });
 
   test('a connection refused, then 503 with Retry-After: waits, then succeeds', async () => {
-    const { attempts, elapsed } = await createThrough((n) =>
+    const { attempts, waits } = await createThrough((n) =>
       n === 0
         ? { kind: 'refuse' }
         : n === 1
@@ -146,18 +168,23 @@ describe('retries', () => {
       attempts.map((s) => s.outcome),
       ['network', 503, 201],
     );
-    assert.ok(elapsed >= 1000, `waited for Retry-After (${elapsed} ms)`);
+    // The first retry backs off (half the 500 ms step plus a random part of the other half); the
+    // second waits exactly what Retry-After said.
+    assert.ok(waits[0]! >= 250 && waits[0]! <= 500, `backoff of ${waits[0]} ms`);
+    assert.equal(waits[1], 1000, 'waited for Retry-After');
   });
 
   test('429 with an HTTP-date Retry-After is retried', async () => {
-    const at = new Date(Date.now() + 1500).toUTCString();
-    const { attempts } = await createThrough((n) =>
+    const at = new Date(Date.now() + 5000).toUTCString();
+    const { attempts, waits } = await createThrough((n) =>
       n === 0 ? { kind: 'answer', status: 429, headers: { 'retry-after': at } } : { kind: 'forward' },
     );
     assert.deepEqual(
       attempts.map((s) => s.outcome),
       [429, 201],
     );
+    // Until the date: at most its 5 s (an HTTP date has whole seconds), more than nothing.
+    assert.ok(waits[0]! > 0 && waits[0]! <= 5000, `waited ${waits[0]} ms for the date`);
   });
 
   test('409 idempotency_key_in_use (the same call still running) is retried with the same key', async () => {
