@@ -1,6 +1,6 @@
 // Each event write is one action (src/events/actions/) that the admin API and the organizer app
 // both call: from either, the write is audited with its actor and marks the organization's catalog
-// changed, so a partner's cached event list shows it at once.
+// changed, so a partner reads it at once. Publishing, closing and cancelling are the app's.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listAuditEvents, type AuditEventRow } from '../../src/audit/audit-log.ts';
@@ -183,5 +183,16 @@ describe('event actions from the organizer app', () => {
     );
     assert.equal(changed.result.statusCode, 303);
     assert.equal((changed.entry.details as { capacity: number }).capacity, 150);
+
+    await owner.get(`/events/${eventId}/publish`);
+    const published = await expectAction('event.status_changed', 'member', () =>
+      owner.post(`/events/${eventId}/publish`),
+    );
+    assert.equal(published.result.statusCode, 303);
+    assert.deepEqual(published.entry.details, { from: 'draft', to: 'open' });
+    // Publishing again is refused by the action: nothing written, nothing recorded.
+    const again = await owner.post(`/events/${eventId}/publish`);
+    assert.equal(again.statusCode, 409);
+    assert.equal((await lastEntry()).id, published.entry.id);
   });
 });

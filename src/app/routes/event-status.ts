@@ -1,36 +1,33 @@
-// The status actions of an event in the organizer app: publish (draft or closed -> open), close
-// (open -> closed) and cancel (any but cancelled -> cancelled, for good). What each may start
-// from is stated here so the confirmation page and the write refuse the same cases.
+// The status changes of an event in the organizer app's words: publish (draft or closed -> open),
+// close (open -> closed) and cancel (any but cancelled -> cancelled, for good). Which change may
+// start from which status is the action's (events/actions/change-event-status.ts).
+import {
+  STATUS_CHANGE_NAMES,
+  statusChangeAllowed,
+  type StatusChange,
+} from '../../events/actions/change-event-status.ts';
 
-export const STATUS_ACTIONS = ['publish', 'close', 'cancel'] as const;
-export type StatusAction = (typeof STATUS_ACTIONS)[number];
+export const STATUS_ACTIONS = STATUS_CHANGE_NAMES;
+export type StatusAction = StatusChange;
 
-interface ActionRule {
-  to: string;
-  from: readonly string[];
+interface ActionWords {
   verb: string;
   /** what the confirmation page says will happen */
   effect: string;
 }
 
-export const ACTION_RULES: Record<StatusAction, ActionRule> = {
+export const ACTION_RULES: Record<StatusAction, ActionWords> = {
   publish: {
-    to: 'open',
-    from: ['draft', 'closed'],
     verb: 'Publish',
     effect:
       'Runners can register for it through your checkout while its registration window and each ticket type’s sales window are open.',
   },
   close: {
-    to: 'closed',
-    from: ['open'],
     verb: 'Close',
     effect:
       'No new registrations are taken. Orders already paid stay as they are. You can publish it again later.',
   },
   cancel: {
-    to: 'cancelled',
-    from: ['draft', 'open', 'closed'],
     verb: 'Cancel',
     effect:
       'No new registrations are taken and the event shows as cancelled. This cannot be undone. Paid orders are not refunded by this: refund them from each order.',
@@ -50,7 +47,7 @@ export function isStatusAction(value: string): value is StatusAction {
 
 /** Why `action` cannot be done from `status`, in words; null when it can. */
 export function refusalOf(action: StatusAction, status: string): string | null {
-  if (ACTION_RULES[action].from.includes(status)) return null;
+  if (statusChangeAllowed(action, status)) return null;
   const label = (STATUS_LABELS[status] ?? status).toLowerCase();
   if (status === 'cancelled') return `This event is cancelled, so it cannot be changed any more.`;
   if (action === 'publish') return `This event is already ${label}, so there is nothing to publish.`;

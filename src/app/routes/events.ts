@@ -1,16 +1,14 @@
 // Events in the organizer app: the event page (every member), creating and editing an event and
 // its ticket types, and publishing, closing or cancelling it after a confirmation page (owners
 // and admins). Every read and write finds the event within the member's organization; each write
-// commits with its audit entry.
-import { sql } from 'drizzle-orm';
+// is an action of the events module (events/actions/), which audits it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
 import { addTicketType } from '../../events/actions/add-ticket-type.ts';
+import { changeEventStatus } from '../../events/actions/change-event-status.ts';
 import { createEvent } from '../../events/actions/create-event.ts';
 import { updateEvent } from '../../events/actions/update-event.ts';
 import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
-import { findEvent, patchEvent } from '../../events/events.ts';
 import { can } from '../../members/roles.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import type { Refusal } from '../../platform/outcome.ts';
@@ -25,11 +23,8 @@ import {
   type TicketTypeForm,
 } from '../views/event-pages.ts';
 import { eventValues, readEventForm, readTicketTypeForm, type FormState } from './event-form.ts';
-import { ACTION_RULES, refusalOf, type StatusAction } from './event-status.ts';
+import { refusalOf, type StatusAction } from './event-status.ts';
 import { DoneQuery, EventParams, TicketTypeParams, paramsOf, queryOf } from '../app-input.ts';
-
-/** First key of the two-key advisory lock on an event's status (the ASCII of "Stat"). */
-const STATUS_LOCK_CLASS = 0x53746174;
 
 const NEW_EVENT_DEFAULTS: Record<string, string> = {
   timezone: 'Africa/Kampala',
@@ -227,37 +222,18 @@ export function confirmStatus(ctx: AppContext, action: StatusAction): Handler {
 export function changeStatus(ctx: AppContext, action: StatusAction): Handler {
   return async (request, reply) => {
     const race = await eventOf(ctx, request);
-    const rule = ACTION_RULES[action];
-    const now = ctx.clock.now();
-    // The status is read again under the event's status lock, so two changes at once cannot both
-    // pass the check.
-    const outcome = await ctx.database.transaction(async (tx) => {
-      await tx.execute(
-        sql`SELECT pg_advisory_xact_lock(${STATUS_LOCK_CLASS}::int, hashtext(${race.event.id}))`,
-      );
-      const locked = await findEvent(tx, race.event.id);
-      const from = locked?.event.status ?? race.event.status;
-      const refusal = refusalOf(action, from);
-      if (refusal) return { refusal, from };
-      await patchEvent(tx, race.event.id, { status: rule.to }, now);
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'event.status_changed',
-          targetType: 'event',
-          targetId: race.event.id,
-          details: { from, to: rule.to },
-        },
-        now,
-      );
-      return { refusal: null, from };
+    const outcome = await changeEventStatus(ctx, {
+      actor: actorOf(request),
+      organizationId: race.event.organizationId,
+      eventId: race.event.id,
+      change: action,
     });
-    if (outcome.refusal) {
+    if (!('done' in outcome)) {
+      if (outcome.refused !== 'status_not_allowed') throw new PageError('not_found', 'event');
       const viewer = await viewerOf(ctx, request);
       const event = { ...race.event, status: outcome.from };
-      return sendPage(reply, 409, renderStatusPage({ viewer, event, action, refusal: outcome.refusal }));
+      const refusal = refusalOf(action, outcome.from);
+      return sendPage(reply, 409, renderStatusPage({ viewer, event, action, refusal }));
     }
     return seeOther(reply, `/events/${race.event.id}?done=${action}`);
   };
