@@ -5,7 +5,6 @@
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { MailError, mailerOf } from '../mail/mailer.ts';
-import type { MemberRole } from '../members/roles.ts';
 import { lockOrder } from '../orders/order-lifecycle.ts';
 import { isErased } from '../platform/erased.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
@@ -14,11 +13,6 @@ import { loadConfirmation, mailFailureText } from './send-confirmation.ts';
 
 /** One resend per order in this long: a mis-click or an impatient organizer does not flood a buyer. */
 export const RESEND_INTERVAL_MS = 60_000;
-
-/** Owners and admins resend; developers and viewers read the order only. */
-export function canResendConfirmation(role: MemberRole): boolean {
-  return role === 'owner' || role === 'admin';
-}
 
 export interface ResendOptions {
   organizationId: string;

@@ -8,7 +8,6 @@ import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import { clearPrefillOfBuyer } from '../checkout/erase-session-data.ts';
 import type { AppContext } from '../context.ts';
 import { deleteKeptMailTo } from '../mail/erase-kept-mail.ts';
-import type { MemberRole } from '../members/roles.ts';
 import { isEmail } from '../orders/contact.ts';
 import { findOrdersOfBuyer, type OrderRef } from '../orders/erase-buyer-data.ts';
 import { validationError } from '../platform/errors.ts';
@@ -17,11 +16,6 @@ import { addErasures, countsOut, noErasures, redactOrderSet, type ErasureCounts 
 
 /** Orders erased per transaction: a buyer has few, a club secretary buying for a field many. */
 const ERASE_BATCH = 200;
-
-/** Owners and admins erase a buyer's data from the organizer app; developers and viewers cannot. */
-export function canEraseBuyerData(role: MemberRole): boolean {
-  return role === 'owner' || role === 'admin';
-}
 
 /** The address as erasure compares it: trimmed, without regard to case. */
 export function normalizeBuyerEmail(text: string): string {
