@@ -8,6 +8,16 @@ import type { ServiceKeys } from './platform/keys.ts';
 import type { AdmissionGate } from './platform/admission.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
 
+/**
+ * A payment method as pricing sees it: its key and the fee it takes when an organization's
+ * schedule names none. The payments registry's definitions (payments/methods/registry.ts) are
+ * these and more.
+ */
+export interface PricedMethod {
+  readonly key: string;
+  readonly defaultFee: { readonly percent_bp: number; readonly fixed_minor: number };
+}
+
 export interface AppContext {
   config: Config;
   database: Database;
@@ -17,4 +27,6 @@ export interface AppContext {
   writes: AdmissionGate;
   log: Logger;
   keys: ServiceKeys;
+  /** the payment methods this service takes, in the registry's order: the first is the default */
+  paymentMethods: readonly PricedMethod[];
 }

@@ -38,7 +38,6 @@ import { startRequestLog } from './auth/request-log.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
-import { attachPricedMethods } from './events/fees.ts';
 import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
 
 export interface Service {
@@ -128,9 +127,9 @@ export async function createService(config: Config, options: CreateServiceOption
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
+    paymentMethods,
   };
   attachPaymentGateway(ctx, payments.gateway);
-  attachPricedMethods(ctx, paymentMethods);
   // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
   if (metrics) attachMetrics(ctx, metrics);
   const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });

@@ -1,6 +1,5 @@
 // GET /v1/events and GET /v1/events/{eventId}: bearer token or publishable key, scope events:read.
 import { Type } from 'typebox';
-import { pricedMethodsOf } from './fees.ts';
 import { guard } from '../auth/authenticate.ts';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
@@ -147,7 +146,7 @@ export async function registerEventRoutes(app: Host, ctx: AppContext) {
       return envelope(
         200,
         'Event retrieved',
-        toEventDetail(found.event, found.ticketTypes, found.organization, pricedMethodsOf(ctx)),
+        toEventDetail(found.event, found.ticketTypes, found.organization, ctx.paymentMethods),
       );
     },
   );

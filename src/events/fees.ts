@@ -1,16 +1,12 @@
 // Fee arithmetic (docs/contract.md#fees): fee = round_half_up(price * percent) + fixed, per method.
 // The methods themselves are the payments registry's (payments/methods/registry.ts); events/ and
-// orders/ sit below payments/, so the composition root hands each service's methods over here
-// (attachPricedMethods) and pricing never names one.
-import type { AppContext } from '../context.ts';
+// orders/ sit below payments/, so the composition root puts each service's methods on its context
+// (ctx.paymentMethods) and pricing never names one.
+import type { AppContext, PricedMethod } from '../context.ts';
 import type { FeeSchedule, MethodFee } from '../organizations/organizations.ts';
 import type { MethodPriceOut } from './event-out.ts';
 
-/** A payment method as pricing sees it: its key and the fee when a schedule names none. */
-export interface PricedMethod {
-  readonly key: string;
-  readonly defaultFee: MethodFee;
-}
+export type { PricedMethod };
 
 /**
  * The highest ticket price, in minor units (docs/decisions/amount-ceilings.md). With a fee of at
@@ -20,24 +16,9 @@ export const MAX_PRICE_MINOR = 100_000_000;
 /** The highest fixed part of a fee a schedule should hold: a ticket's total stays below 3 x 10^8. */
 export const MAX_FIXED_FEE_MINOR = 100_000_000;
 
-/** Each service's methods, in the registry's order (the first is the default). */
-const pricedMethods = new WeakMap<AppContext, readonly PricedMethod[]>();
-
-export function attachPricedMethods(ctx: AppContext, methods: readonly PricedMethod[]): void {
-  if (methods.length === 0) throw new Error('a service takes at least one payment method');
-  pricedMethods.set(ctx, methods);
-}
-
-/** The service's payment methods, the default first. */
-export function pricedMethodsOf(ctx: AppContext): readonly PricedMethod[] {
-  const methods = pricedMethods.get(ctx);
-  if (!methods) throw new Error('payment methods are not configured');
-  return methods;
-}
-
 /** The method of `key` the service takes; undefined for any other key. */
 export function findPricedMethod(ctx: AppContext, key: string): PricedMethod | undefined {
-  return pricedMethodsOf(ctx).find((m) => m.key === key);
+  return ctx.paymentMethods.find((m) => m.key === key);
 }
 
 /** The organization's fee for a method: its schedule's, else the method's default. */

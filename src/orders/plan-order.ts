@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.ts';
 import { isRegistrationOpen } from '../events/event-rules.ts';
 import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { feeFor, findPricedMethod, methodFee, pricedMethodsOf } from '../events/fees.ts';
+import { feeFor, findPricedMethod, methodFee } from '../events/fees.ts';
 import { ApiError, notFound, validationError } from '../platform/errors.ts';
 import { currentTraceContext } from '../platform/tracing.ts';
 import { quantitiesOf, type Quantities } from '../events/inventory.ts';
@@ -92,7 +92,7 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
       throw new ApiError('sale_closed', `Sales for ${tt.name} are not open.`);
     }
   }
-  const methods = pricedMethodsOf(ctx);
+  const methods = ctx.paymentMethods;
   const method = (input.payment_method && findPricedMethod(ctx, input.payment_method)) || methods[0]!;
   const lines = input.items.map((item, i) => {
     const tt = chosen.get(i)!;

@@ -102,7 +102,9 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   app.server.on('connect', refuseConnect.bind(app));
 
   traceRequests(app);
-  startEachRequest(app, outageWatch(ctx.database, ctx.log));
+  // A host built only for its OpenAPI document (scripts/sdk-types.ts) has no database to watch.
+  const database = ctx.database as AppContext['database'] | undefined;
+  startEachRequest(app, database ? outageWatch(database, ctx.log) : null);
   const overload = watchOverload(app, ctx);
   // The organizer app and admin API are not shed: the operator needs them most during an overload.
   if (options.name !== 'app') shedUnderOverload(app, overload);
@@ -161,7 +163,7 @@ const WITHOUT_DATABASE = new Set(['/healthz', '/readyz']);
  * queues behind others' connect time-outs. A callback hook (no promise): this runs on every
  * request.
  */
-function startEachRequest(app: Host, outage: OutageWatch): void {
+function startEachRequest(app: Host, outage: OutageWatch | null): void {
   // Node answers an Expect other than 100-continue with a bare 417 of its own, before any route:
   // the request comes here instead, to be refused in the envelope with its request id.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
@@ -187,7 +189,7 @@ function startEachRequest(app: Host, outage: OutageWatch): void {
       );
       return;
     }
-    if (outage.down && !WITHOUT_DATABASE.has(request.url)) {
+    if (outage?.down && !WITHOUT_DATABASE.has(request.url)) {
       done(Object.assign(databaseUnavailableError(), { cause: OutageWatch.refusal }));
       return;
     }

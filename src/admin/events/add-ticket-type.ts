@@ -1,7 +1,6 @@
 // POST /events/:id/ticket-types: adds a ticket type; its sales window defaults to the event's
 // registration window and must not be empty.
 import type { AppContext } from '../../context.ts';
-import { pricedMethodsOf } from '../../events/fees.ts';
 import { addTicketType } from '../../events/actions/add-ticket-type.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { refusalError } from '../../platform/outcome.ts';
@@ -38,7 +37,7 @@ export function addTicketTypeRoute(admin: Host, ctx: AppContext): void {
         reply,
         201,
         'Ticket type created',
-        toAdminTicketType(ticketType, found.event, found.organization, pricedMethodsOf(ctx)),
+        toAdminTicketType(ticketType, found.event, found.organization, ctx.paymentMethods),
       );
     },
   );

@@ -1,7 +1,6 @@
 // POST /organizations/:id/events: creates an event and its ticket types (events/actions/), after
 // the wire checks of its dates; a handle the organization already uses is a conflict.
 import type { AppContext } from '../../context.ts';
-import { pricedMethodsOf } from '../../events/fees.ts';
 import { createEvent } from '../../events/actions/create-event.ts';
 import type { EventInput } from '../../events/events.ts';
 import { findOrganization } from '../../organizations/organizations.ts';
@@ -41,7 +40,7 @@ export function createEventRoute(admin: Host, ctx: AppContext): void {
       ]);
       const outcome = await createEvent(ctx, { actor: operatorOf(request), organizationId: org.id, input });
       if (!('done' in outcome)) throw refusalError(outcome, 'organization');
-      return send(reply, 201, 'Event created', toAdminEvent(outcome.done, pricedMethodsOf(ctx)));
+      return send(reply, 201, 'Event created', toAdminEvent(outcome.done, ctx.paymentMethods));
     },
   );
 }

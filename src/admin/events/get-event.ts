@@ -1,6 +1,5 @@
 // GET /events/:id: one event with its ticket types and their paid and held counts.
 import type { AppContext } from '../../context.ts';
-import { pricedMethodsOf } from '../../events/fees.ts';
 import { findEvent } from '../../events/events.ts';
 import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
@@ -22,7 +21,7 @@ export function getEventRoute(admin: Host, ctx: AppContext): void {
       assertId(request.params.id, 'evt', 'event');
       const found = await findEvent(db, request.params.id);
       if (!found) throw notFound('event');
-      return envelope(200, 'Event retrieved', toAdminEvent(found, pricedMethodsOf(ctx)));
+      return envelope(200, 'Event retrieved', toAdminEvent(found, ctx.paymentMethods));
     },
   );
 }

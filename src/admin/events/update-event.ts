@@ -1,7 +1,6 @@
 // PATCH /events/:id: changes any event field (events/actions/); the cross-field rules run on the
 // fields sent merged over the stored event. Ticket types change through their own routes.
 import type { AppContext } from '../../context.ts';
-import { pricedMethodsOf } from '../../events/fees.ts';
 import { updateEvent } from '../../events/actions/update-event.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { refusalError } from '../../platform/outcome.ts';
@@ -31,7 +30,7 @@ export function updateEventRoute(admin: Host, ctx: AppContext): void {
         patch: { ...body, additional_questions: toQuestions(body.additional_questions) },
       });
       if (!('done' in outcome)) throw refusalError(outcome, 'event');
-      return envelope(200, 'Event updated', toAdminEvent(outcome.done, pricedMethodsOf(ctx)));
+      return envelope(200, 'Event updated', toAdminEvent(outcome.done, ctx.paymentMethods));
     },
   );
 }

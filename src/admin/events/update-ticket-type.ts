@@ -1,7 +1,6 @@
 // PATCH /ticket-types/:id: changes a ticket type; its capacity cannot go below the tickets
 // already paid or held (a conflict).
 import type { AppContext } from '../../context.ts';
-import { pricedMethodsOf } from '../../events/fees.ts';
 import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
@@ -44,7 +43,7 @@ export function updateTicketTypeRoute(admin: Host, ctx: AppContext): void {
       return envelope(
         200,
         'Ticket type updated',
-        toAdminTicketType(ticketType, found.event, found.organization, pricedMethodsOf(ctx)),
+        toAdminTicketType(ticketType, found.event, found.organization, ctx.paymentMethods),
       );
     },
   );
