@@ -10,7 +10,7 @@ import { migrate } from '../../src/platform/migrate.ts';
 import { migratedPostgresTemplate, migratedTemplate } from './db-templates.ts';
 import { createService, type CreateServiceOptions, type Service } from '../../src/service.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
-import { createApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { insertEvent, type EventInput, type TicketTypeInput } from '../../src/events/events.ts';
 import type { FeeSchedule } from '../../src/organizations/organizations.schema.ts';
@@ -74,7 +74,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     PAYMENT_PROVIDER: 'simulator',
     // Prompt window, polling and simulator delays a hundred times faster.
     PAYMENT_TIME_SCALE: '0.01',
-    PAYMENT_HTTP_TIMEOUT_MS: '500',
+    // The in-process simulator answers in milliseconds, but on a busy machine (two test files and
+    // their browsers on two CPUs) a call can take seconds; no test waits for this to run out.
+    PAYMENT_HTTP_TIMEOUT_MS: '5000',
     ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
     ...(process.env.TEST_REDIS_URL
       ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisKeyPrefix() }
@@ -129,7 +131,7 @@ export async function makePartner(
     supportEmail: 'help@example.org',
     ...(options.fees && { fees: options.fees }),
   });
-  const { client, clientSecret } = await createApiClient(db, {
+  const { client, clientSecret } = await insertApiClient(db, {
     organizationId: org.id,
     name: 'Test client',
     scopes: options.scopes ?? [...ALL_SCOPES],
