@@ -2,7 +2,7 @@
 // database, the payment simulator, and the site's rate limit raised so that repeated page loads
 // never meet a 429. Listening (for a browser) binds loopback only, on free ports.
 import { createServer } from 'node:net';
-import { createApiClient } from '../src/auth/clients.ts';
+import { insertApiClient } from '../src/auth/clients.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config.ts';
 import { createOrganization } from '../src/organizations/organizations.ts';
@@ -92,7 +92,7 @@ export async function makeScriptPartner(
     paymentsEnabled: true,
     supportEmail: 'help@example.org',
   });
-  const { client, clientSecret } = await createApiClient(db, {
+  const { client, clientSecret } = await insertApiClient(db, {
     organizationId: org.id,
     name: names.client,
     scopes: [...ALL_SCOPES],

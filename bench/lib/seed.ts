@@ -70,7 +70,7 @@ export async function seedBenchData(
   const { createOrganization } = await importDist<typeof OrganizationsModule>(
     'organizations/organizations.js',
   );
-  const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
+  const { insertApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { ALL_SCOPES } = await importDist<typeof ScopesModule>('auth/scopes.js');
   const { insertEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
@@ -121,7 +121,7 @@ export async function seedBenchData(
         const [tt] = await ticketTypesOf(tx, [event.id]);
         holdEvents.push({ eventId: event.id, ticketTypeId: tt!.id });
       }
-      const { client, clientSecret } = await createApiClient(tx, {
+      const { client, clientSecret } = await insertApiClient(tx, {
         organizationId: org.id,
         name: 'Bench partner',
         scopes: [...ALL_SCOPES],

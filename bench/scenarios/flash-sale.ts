@@ -853,7 +853,7 @@ export const flashSale: Scenario = {
     const { createOrganization } = await importDist<typeof OrganizationsModule>(
       'organizations/organizations.js',
     );
-    const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
+    const { insertApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
     const { insertEvent, ticketTypesOf } = await importDist<typeof EventsModule>('events/events.js');
 
     // A database of its own on the same server: the bench's main service runs the job runner on
@@ -877,7 +877,7 @@ export const flashSale: Scenario = {
           paymentsEnabled: true,
           supportEmail: 'support@flash.example',
         });
-        const { client, clientSecret } = await createApiClient(tx, {
+        const { client, clientSecret } = await insertApiClient(tx, {
           organizationId: org.id,
           name: 'Flash sale partner',
           scopes: ['orders:write', 'orders:read', 'events:read'],

@@ -45,7 +45,7 @@ async function seed(url: string): Promise<Seeded> {
     'organizations/organizations.js',
   );
   const { insertEvent } = await importDist<typeof EventsModule>('events/events.js');
-  const { createApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
+  const { insertApiClient } = await importDist<typeof ClientsModule>('auth/clients.js');
   const { createInvitation, acceptInvitation } =
     await importDist<typeof InvitationsModule>('members/invitations.js');
   const database = await openDatabase({ url, connections: { reads: 1, transactions: 1 } });
@@ -77,7 +77,7 @@ async function seed(url: string): Promise<Seeded> {
       eventIds.push(event.id);
     }
     clientId = (
-      await createApiClient(database.db, {
+      await insertApiClient(database.db, {
         organizationId: org.id,
         name: 'Scale partner',
         scopes: ['events:read'],

@@ -39,16 +39,25 @@ export interface ClientLists {
   display_name?: string | null | undefined;
 }
 
-/**
- * Checks scopes, origins and the display name together, so one answer names every bad entry;
- * returns canonical forms (undefined: not sent; a null display name: none).
- */
-export function checkClientLists(body: ClientLists): {
+export interface CheckedClientLists {
   scopes: Scope[] | undefined;
   allowedDomains: string[] | undefined;
   returnUrlDomains: string[] | undefined;
   displayName: string | null | undefined;
-} {
+}
+
+/** checkClientLists, throwing validation_failed when anything is wrong. */
+export function checkClientLists(body: ClientLists): CheckedClientLists {
+  const { errors, ...lists } = readClientLists(body);
+  if (errors.length > 0) throw validationError(errors);
+  return lists;
+}
+
+/**
+ * Checks scopes, origins and the display name together, so one answer names every bad entry;
+ * returns canonical forms (undefined: not sent; a null display name: none) and the errors.
+ */
+export function readClientLists(body: ClientLists): CheckedClientLists & { errors: FieldError[] } {
   const errors: FieldError[] = [];
   let displayName = body.display_name;
   if (typeof displayName === 'string') {
@@ -72,6 +81,5 @@ export function checkClientLists(body: ClientLists): {
     });
   const allowedDomains = origins('allowed_domains');
   const returnUrlDomains = origins('return_url_domains');
-  if (errors.length > 0) throw validationError(errors);
-  return { scopes, allowedDomains, returnUrlDomains, displayName };
+  return { scopes, allowedDomains, returnUrlDomains, displayName, errors };
 }

@@ -60,7 +60,7 @@ export interface CreateClientInput {
 }
 
 /** Creates a client; the plain secret is returned here and never again. */
-export async function createApiClient(
+export async function insertApiClient(
   db: Executor,
   input: CreateClientInput,
 ): Promise<{ client: ApiClientRow; clientSecret: string }> {
@@ -96,7 +96,7 @@ export type ClientCreation =
  * counted one after the other and cannot pass the limit together; the caller's transaction
  * must write nothing else it would keep on a refusal.
  */
-export async function createApiClientWithinLimit(
+export async function insertApiClientWithinLimit(
   tx: Tx,
   input: CreateClientInput,
   limit: number,
@@ -111,7 +111,7 @@ export async function createApiClientWithinLimit(
     .where(and(eq(apiClients.organizationId, input.organizationId), isNull(apiClients.revokedAt)));
   const live = row?.live ?? 0;
   if (live >= limit) return { created: false, live, limit };
-  return { created: true, ...(await createApiClient(tx, input)) };
+  return { created: true, ...(await insertApiClient(tx, input)) };
 }
 
 /** The refusal of a creation past the limit, in the words every interface shows. */
@@ -224,7 +224,7 @@ export interface UpdateClientInput {
   returnUrlDomains?: string[];
 }
 
-export async function updateApiClient(
+export async function patchApiClient(
   db: Executor,
   clientId: string,
   input: UpdateClientInput,
@@ -252,7 +252,7 @@ export type OriginList = 'allowedDomains' | 'returnUrlDomains';
  * Adds one origin to a live client's list in one statement, so that two edits at once both stay;
  * nothing when the list has it already or holds `max`. True when the list changed.
  */
-export async function addClientOrigin(
+export async function appendClientOrigin(
   db: Executor,
   clientId: string,
   list: OriginList,
@@ -277,7 +277,7 @@ export async function addClientOrigin(
 }
 
 /** Removes one origin from a live client's list in one statement; true when the list had it. */
-export async function removeClientOrigin(
+export async function dropClientOrigin(
   db: Executor,
   clientId: string,
   list: OriginList,
@@ -296,7 +296,7 @@ export async function removeClientOrigin(
 }
 
 /** Revoking cuts off the key and all its tokens on the next request (every request reads revoked_at). */
-export async function revokeApiClient(
+export async function markClientRevoked(
   db: Executor,
   clientId: string,
   now: Date,
@@ -313,7 +313,7 @@ export async function revokeApiClient(
 }
 
 /** New secret; the old one stops minting tokens at once, tokens already issued live until expiry. */
-export async function rotateClientSecret(
+export async function replaceClientSecret(
   db: Executor,
   clientId: string,
   now: Date,
@@ -328,7 +328,7 @@ export async function rotateClientSecret(
 }
 
 /** New publishable key; the old one is invalid_key at once. */
-export async function regeneratePublishableKey(
+export async function replacePublishableKey(
   db: Executor,
   clientId: string,
   now: Date,

@@ -4,7 +4,7 @@
 // invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApiClient } from '../auth/clients.ts';
+import { insertApiClient } from '../auth/clients.ts';
 import { ALL_SCOPES } from '../auth/scopes.ts';
 import type { AppContext } from '../context.ts';
 import { insertEvent, type EventInput } from '../events/events.ts';
@@ -135,7 +135,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
     });
     const eventIds: string[] = [];
     for (const input of demoEvents(now)) eventIds.push((await insertEvent(tx, org.id, input)).id);
-    const { client, clientSecret } = await createApiClient(tx, {
+    const { client, clientSecret } = await insertApiClient(tx, {
       organizationId: org.id,
       name: 'Demo partner',
       scopes: [...ALL_SCOPES],

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientDisplayName, createApiClient, revokeApiClient } from '../../src/auth/clients.ts';
+import { clientDisplayName, insertApiClient, markClientRevoked } from '../../src/auth/clients.ts';
 import { bearer, getToken, startHarness, type Harness } from '../helpers/harness.ts';
 import {
   admin,
@@ -64,7 +64,7 @@ function clientInput(organizationId: string, name: string) {
 /** Live clients made straight in the database, to bring an organization near its limit. */
 async function seedClients(organizationId: string, count: number) {
   for (let i = 0; i < count; i++) {
-    await createApiClient(h.service.ctx.database.db, clientInput(organizationId, `Seeded ${i}`));
+    await insertApiClient(h.service.ctx.database.db, clientInput(organizationId, `Seeded ${i}`));
   }
 }
 
@@ -205,8 +205,8 @@ describe('the limit of live clients per organization (API_CLIENTS_PER_ORGANIZATI
     assert.equal(h.config.apiClientsPerOrganization, 25);
     const org = await createOrg(h);
     await seedClients(org.id, 24);
-    const revoked = await createApiClient(h.service.ctx.database.db, clientInput(org.id, 'Old'));
-    await revokeApiClient(h.service.ctx.database.db, revoked.client.id, h.clock.now());
+    const revoked = await insertApiClient(h.service.ctx.database.db, clientInput(org.id, 'Old'));
+    await markClientRevoked(h.service.ctx.database.db, revoked.client.id, h.clock.now());
     const last = await createClientFor(h, org.id, { name: 'Twenty-fifth' });
     assert.equal(last.status, 'active');
 

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
-import { createApiClient, findApiClient, listApiClients } from '../../src/auth/clients.ts';
+import { insertApiClient, findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import { APP_SCRIPT, APP_STYLES } from '../../src/app/app-assets.ts';
 import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -125,7 +125,7 @@ describe('developer settings', () => {
     const own = await makePartner(h); // its first client is live: 1 of 25
     const db = h.service.ctx.database.db;
     for (let i = 1; i < 25; i++) {
-      await createApiClient(db, {
+      await insertApiClient(db, {
         organizationId: own.organizationId,
         name: `Seeded ${i}`,
         scopes: ['events:read'],
@@ -196,7 +196,13 @@ describe('developer settings', () => {
     assert.deepEqual(entries, [
       [
         'client.created',
-        { name: 'Club shop', display_name: 'Kampala Runners Club', scopes: ['events:read'] },
+        {
+          name: 'Club shop',
+          display_name: 'Kampala Runners Club',
+          scopes: ['events:read'],
+          allowed_domains: [],
+          return_url_domains: [],
+        },
       ],
       ['client.display_name_changed', { display_name: 'KRC shop' }],
       ['client.display_name_changed', { display_name: null }],

@@ -4,7 +4,7 @@
 // SITE host really serves) and CSP, and a signed test webhook per enabled endpoint sent at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiClient, findApiClient, revokeApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient, findApiClient, markClientRevoked } from '../../src/auth/clients.ts';
 import { makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   createEndpoint,
@@ -109,21 +109,21 @@ describe('integration checker', () => {
     const other = await makePartner(h, { allowedDomains: ['https://a.example.org'] });
     const member = await signIn(h, await makeMember(h, other.organizationId, 'owner'));
     const db = h.service.ctx.database.db;
-    const second = await createApiClient(db, {
+    const second = await insertApiClient(db, {
       organizationId: other.organizationId,
       name: 'Second site',
       scopes: ['events:read'],
       allowedDomains: ['https://b.example.org'],
       returnUrlDomains: [],
     });
-    const revoked = await createApiClient(db, {
+    const revoked = await insertApiClient(db, {
       organizationId: other.organizationId,
       name: 'Old site',
       scopes: ['events:read'],
       allowedDomains: [],
       returnUrlDomains: [],
     });
-    await revokeApiClient(db, revoked.client.id, h.clock.now());
+    await markClientRevoked(db, revoked.client.id, h.clock.now());
     const page = await check(member, 'https://b.example.org', second.client.id);
     assert.match(page.body, /<label for="f-client">API client<\/label>/);
     assert.match(page.body, new RegExp(`<option value="${second.client.id}"\\s+selected`));

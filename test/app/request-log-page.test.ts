@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { createApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient } from '../../src/auth/clients.ts';
 import { flushRequestLog } from '../../src/auth/request-log.ts';
 import { launchBrowser, screenshot, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -35,7 +35,7 @@ before(async () => {
   ({ h } = await startListeningHarness());
   mine = await makePartner(h);
   theirs = await makePartner(h);
-  const second = await createApiClient(h.service.ctx.database.db, {
+  const second = await insertApiClient(h.service.ctx.database.db, {
     organizationId: mine.organizationId,
     name: 'Box office',
     scopes: ['events:read'],

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mintAccessToken } from '../../src/auth/tokens.ts';
-import { revokeApiClient, updateApiClient } from '../../src/auth/clients.ts';
+import { markClientRevoked, patchApiClient } from '../../src/auth/clients.ts';
 import { seal } from '../../src/platform/crypto.ts';
 import { bearer, getToken, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -83,7 +83,7 @@ describe('bearer tokens on /v1 routes', () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
     assert.equal((await events(bearer(token))).statusCode, 200);
-    await revokeApiClient(h.service.ctx.database.db, partner.clientId, new Date());
+    await markClientRevoked(h.service.ctx.database.db, partner.clientId, new Date());
     assertInvalidToken(await events(bearer(token)), true);
   });
 
@@ -98,7 +98,7 @@ describe('bearer tokens on /v1 routes', () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
     assert.equal((await events(bearer(token))).statusCode, 200);
-    await updateApiClient(
+    await patchApiClient(
       h.service.ctx.database.db,
       partner.clientId,
       { scopes: ['orders:read'] },
@@ -121,8 +121,8 @@ describe('bearer tokens on /v1 routes', () => {
   test('a token minted before a secret rotation keeps working until it expires', async () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
-    const { rotateClientSecret } = await import('../../src/auth/clients.ts');
-    await rotateClientSecret(h.service.ctx.database.db, partner.clientId, new Date());
+    const { replaceClientSecret } = await import('../../src/auth/clients.ts');
+    await replaceClientSecret(h.service.ctx.database.db, partner.clientId, new Date());
     assert.equal((await events(bearer(token))).statusCode, 200);
     const old = await h.service.api.inject({
       method: 'POST',

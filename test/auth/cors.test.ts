@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { updateApiClient } from '../../src/auth/clients.ts';
+import { patchApiClient } from '../../src/auth/clients.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 
 let h: Harness;
@@ -75,8 +75,8 @@ describe('CORS for browser routes', () => {
   test('a revoked client no longer opens CORS for its origins', async () => {
     const partner = await makePartner(h, { allowedDomains: ['https://cors-d.example.org'] });
     assert.equal((await preflight('/v1/events', 'https://cors-d.example.org')).statusCode, 204);
-    const { revokeApiClient } = await import('../../src/auth/clients.ts');
-    await revokeApiClient(h.service.ctx.database.db, partner.clientId, new Date());
+    const { markClientRevoked } = await import('../../src/auth/clients.ts');
+    await markClientRevoked(h.service.ctx.database.db, partner.clientId, new Date());
     assert.equal((await preflight('/v1/events', 'https://cors-d.example.org')).statusCode, 403);
   });
 
@@ -85,7 +85,7 @@ describe('CORS for browser routes', () => {
     const added = 'https://cors-new.example.org';
     assert.equal((await preflight('/v1/events', added)).statusCode, 403);
     const started = process.hrtime.bigint();
-    await updateApiClient(
+    await patchApiClient(
       h.service.ctx.database.db,
       partner.clientId,
       {

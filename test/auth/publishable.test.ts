@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { regeneratePublishableKey, revokeApiClient, updateApiClient } from '../../src/auth/clients.ts';
+import { replacePublishableKey, markClientRevoked, patchApiClient } from '../../src/auth/clients.ts';
 import { makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 
 let h: Harness;
@@ -85,14 +85,14 @@ describe('publishable keys', () => {
     await check('pk_doesnotexist');
     await check('not-a-key');
     const db = h.service.ctx.database.db;
-    const regenerated = await regeneratePublishableKey(db, partner.clientId, new Date());
+    const regenerated = await replacePublishableKey(db, partner.clientId, new Date());
     await check(partner.publishableKey);
     const fresh = await h.service.api.inject({
       url: '/v1/events',
       headers: withKey(regenerated!.publishableKey, ORIGIN),
     });
     assert.equal(fresh.statusCode, 200);
-    await revokeApiClient(db, partner.clientId, new Date());
+    await markClientRevoked(db, partner.clientId, new Date());
     await check(regenerated!.publishableKey);
   });
 
@@ -157,7 +157,7 @@ describe('publishable keys', () => {
       headers: withKey(partner.publishableKey, other),
     });
     assert.equal(before.statusCode, 403);
-    await updateApiClient(
+    await patchApiClient(
       h.service.ctx.database.db,
       partner.clientId,
       { allowedDomains: [ORIGIN, other] },

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { createApiClient, revokeApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient, markClientRevoked } from '../../src/auth/clients.ts';
 import {
   COMPACT_EVERY,
   flushRequestLog,
@@ -95,7 +95,7 @@ describe('what the request log records', () => {
       payload: JSON.stringify({ event_id: 'BODYMARKER1', nonsense: true }),
     });
     assert.equal(invalid.statusCode, 400, invalid.body);
-    await revokeApiClient(ctx.database.db, partner.clientId, h.clock.now());
+    await markClientRevoked(ctx.database.db, partner.clientId, h.clock.now());
     const revoked = await api({ url: '/v1/events', headers: bearer(full) });
     assert.equal(revoked.statusCode, 401);
 
@@ -292,7 +292,7 @@ describe('the bound, the organizations and the filter', () => {
 
   test('the client filter keeps one client', async () => {
     const partner = await makePartner(h);
-    const { client: second, clientSecret } = await createApiClient(ctx.database.db, {
+    const { client: second, clientSecret } = await insertApiClient(ctx.database.db, {
       organizationId: partner.organizationId,
       name: 'Second',
       scopes: ['events:read'],

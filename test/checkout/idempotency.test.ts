@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { createApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import {
   bearer,
@@ -123,7 +123,7 @@ describe('Idempotency-Key on POST /v1/checkout-sessions', () => {
     assert.equal(first.statusCode, 201, first.body);
 
     // a second client of the same organization, same event, same key, same body
-    const { client, clientSecret } = await createApiClient(h.service.ctx.database.db, {
+    const { client, clientSecret } = await insertApiClient(h.service.ctx.database.db, {
       organizationId: a.partner.organizationId,
       name: 'Second client',
       scopes: [...ALL_SCOPES],

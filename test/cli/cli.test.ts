@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient } from '../../src/auth/clients.ts';
 import { startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 import { operatorEnv } from '../helpers/process.ts';
 
@@ -323,7 +323,7 @@ describe('ticketing CLI', () => {
     const db = h.service.ctx.database.db;
     for (let i = 0; i < 24; i++) {
       const input = { name: `Seeded ${i}`, scopes: ['events:read' as const] };
-      await createApiClient(db, {
+      await insertApiClient(db, {
         organizationId: org.id,
         ...input,
         allowedDomains: [],

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createApiClient } from '../../src/auth/clients.ts';
+import { insertApiClient } from '../../src/auth/clients.ts';
 import { encodeCursor } from '../../src/platform/cursor.ts';
 import {
   bearer,
@@ -89,7 +89,7 @@ describe('GET /v1/events cursors', () => {
 
   test('accepts a cursor from another client of the same organization (same list)', async () => {
     // Cursors are bound to the organization, not the client (docs/contract.md#pagination).
-    const { client, clientSecret } = await createApiClient(h.service.ctx.database.db, {
+    const { client, clientSecret } = await insertApiClient(h.service.ctx.database.db, {
       organizationId: partner.organizationId,
       name: 'Second client',
       scopes: ['events:read'],

@@ -2,7 +2,7 @@
 // A new route must be added to ROUTES; the last test fails if one is missing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { revokeApiClient } from '../../src/auth/clients.ts';
+import { markClientRevoked } from '../../src/auth/clients.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import {
   bearer,
@@ -261,7 +261,7 @@ before(async () => {
   ids.endpoint = endpoint.json().data.id;
   const revoked = await makePartner(h);
   revokedToken = await getToken(h, revoked);
-  await revokeApiClient(h.service.ctx.database.db, revoked.clientId, new Date());
+  await markClientRevoked(h.service.ctx.database.db, revoked.clientId, new Date());
 });
 after(() => h.close());
 

@@ -1,18 +1,18 @@
 // POST /organizations/:id/clients: a new API client of the organization; its secret is shown once.
 // 409 client_limit_reached when the organization has API_CLIENTS_PER_ORGANIZATION live ones.
-import { clientLimitMessage, createApiClientWithinLimit, toClientOut } from '../../auth/clients.ts';
+import { createApiClient } from '../../auth/actions/create-api-client.ts';
+import { toClientOut } from '../../auth/clients.ts';
 import type { AppContext } from '../../context.ts';
 import { findOrganization } from '../../organizations/organizations.ts';
-import { ApiError, notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors.ts';
 import { send, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
+import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
-import { checkClientLists } from '../../auth/client-lists.ts';
+import { clientRefusal } from './client-admin-checks.ts';
 import { ClientCreatedOut, ClientCreateIn } from './client-admin.schema.ts';
-import { auditAsOperator } from '../admin-audit.ts';
 
 export function createClientRoute(admin: Host, ctx: AppContext): void {
-  const db = ctx.database.db;
   admin.post(
     '/organizations/:id/clients',
     {
@@ -27,37 +27,15 @@ export function createClientRoute(admin: Host, ctx: AppContext): void {
     },
     async (request, reply) => {
       assertId(request.params.id, 'org', 'organization');
-      const org = await findOrganization(db, request.params.id);
+      const org = await findOrganization(ctx.database.db, request.params.id);
       if (!org) throw notFound('organization');
-      const lists = checkClientLists(request.body);
-      const creation = await ctx.database.transaction(async (tx) => {
-        const created = await createApiClientWithinLimit(
-          tx,
-          {
-            organizationId: org.id,
-            name: request.body.name,
-            displayName: lists.displayName ?? null,
-            scopes: lists.scopes ?? [],
-            allowedDomains: lists.allowedDomains ?? [],
-            returnUrlDomains: lists.returnUrlDomains ?? [],
-          },
-          ctx.config.apiClientsPerOrganization,
-        );
-        if (!created.created) return created;
-        const { id, name, displayName, scopes, allowedDomains, returnUrlDomains } = created.client;
-        const details = {
-          name,
-          display_name: displayName,
-          scopes,
-          allowed_domains: allowedDomains,
-          return_url_domains: returnUrlDomains,
-        };
-        const change = { action: 'client.created', targetType: 'client', targetId: id, details } as const;
-        await auditAsOperator(tx, request, org.id, [change], ctx.clock.now());
-        return created;
+      const outcome = await createApiClient(ctx, {
+        actor: operatorOf(request),
+        organizationId: org.id,
+        ...request.body,
       });
-      if (!creation.created) throw new ApiError('client_limit_reached', clientLimitMessage(creation));
-      const { client, clientSecret } = creation;
+      if (!('done' in outcome)) throw clientRefusal(outcome);
+      const { client, clientSecret } = outcome.done;
       return send(reply, 201, 'Client created', { ...toClientOut(client), client_secret: clientSecret });
     },
   );

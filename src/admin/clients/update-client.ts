@@ -1,15 +1,14 @@
 // PATCH /clients/:client_id: the client's name, display name (null removes it), scopes and origin
 // allowlists.
-import { ClientOut, toClientOut, updateApiClient } from '../../auth/clients.ts';
+import { updateApiClient } from '../../auth/actions/update-api-client.ts';
+import { ClientOut, toClientOut } from '../../auth/clients.ts';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../platform/errors.ts';
 import { envelope, type Host } from '../../platform/http.ts';
 import { Envelope } from '../../platform/schemas.ts';
+import { operatorOf } from '../admin-audit.ts';
 import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
-import { checkClientLists } from '../../auth/client-lists.ts';
-import { clientOr404 } from './client-admin-checks.ts';
+import { clientIdOf, clientRefusal } from './client-admin-checks.ts';
 import { ClientPatchIn } from './client-admin.schema.ts';
-import { auditAsOperator, clientChanges } from '../admin-audit.ts';
 
 export function updateClientRoute(admin: Host, ctx: AppContext): void {
   admin.patch(
@@ -22,27 +21,13 @@ export function updateClientRoute(admin: Host, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const client = await clientOr404(ctx, request.params.client_id);
-      const lists = checkClientLists(request.body);
-      const now = ctx.clock.now();
-      const row = await ctx.database.transaction(async (tx) => {
-        const updated = await updateApiClient(
-          tx,
-          client.id,
-          {
-            name: request.body.name,
-            displayName: lists.displayName,
-            scopes: lists.scopes,
-            allowedDomains: lists.allowedDomains,
-            returnUrlDomains: lists.returnUrlDomains,
-          },
-          now,
-        );
-        if (updated)
-          await auditAsOperator(tx, request, client.organizationId, clientChanges(client, updated), now);
-        return updated;
+      const outcome = await updateApiClient(ctx, {
+        actor: operatorOf(request),
+        clientId: clientIdOf(request.params.client_id),
+        ...request.body,
       });
-      if (!row) throw notFound('client');
+      if (!('done' in outcome)) throw clientRefusal(outcome);
+      const row = outcome.done;
       return envelope(200, 'Client updated', toClientOut(row));
     },
   );

@@ -2,9 +2,10 @@
 // and POST /developers/clients (create, with its audit entry; the secret is shown once, in the
 // answer to the POST; 409 with the form again when the organization has its most live clients).
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
 import { checkClientLists, checkDisplayName } from '../../auth/client-lists.ts';
-import { clientLimitMessage, createApiClientWithinLimit, listApiClients } from '../../auth/clients.ts';
+import { createApiClient } from '../../auth/actions/create-api-client.ts';
+import type { Refusal } from '../../platform/outcome.ts';
+import { clientLimitMessage, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';
 import { ApiError, ERROR_STATUS } from '../../platform/errors.ts';
@@ -94,42 +95,37 @@ export function createClient(ctx: AppContext): Handler {
         renderNewClient({ viewer, name, displayName: typed, scopes: checked, errors }),
       );
     }
-    const creation = await ctx.database.transaction(async (tx) => {
-      const created = await createApiClientWithinLimit(
-        tx,
-        {
-          organizationId: current.organizationId,
-          name,
-          displayName,
-          scopes,
-          allowedDomains: [],
-          returnUrlDomains: [],
-        },
-        ctx.config.apiClientsPerOrganization,
-      );
-      if (!created.created) return created;
-      await recordAudit(
-        tx,
-        {
-          organizationId: current.organizationId,
-          actor: actorOf(request),
-          action: 'client.created',
-          targetType: 'client',
-          targetId: created.client.id,
-          details: { name, display_name: displayName, scopes },
-        },
-        ctx.clock.now(),
-      );
-      return created;
+    const outcome = await createApiClient(ctx, {
+      actor: actorOf(request),
+      organizationId: current.organizationId,
+      name,
+      display_name: displayName,
+      scopes,
     });
     const viewer = await viewerOf(ctx, request);
-    if (!creation.created) {
+    if (!('done' in outcome)) {
       const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
-      const problem = clientLimitMessage(creation);
-      const form = { viewer, name, displayName: typed, scopes, errors: {}, problem };
-      return sendPage(reply, ERROR_STATUS.client_limit_reached, renderNewClient(form));
+      const limit = outcome.refused === 'client_limit_reached';
+      const form = {
+        viewer,
+        name,
+        displayName: typed,
+        scopes,
+        errors: limit ? {} : clientFormErrors(outcome),
+        problem: limit ? clientLimitMessage(outcome) : null,
+      };
+      return sendPage(reply, limit ? ERROR_STATUS.client_limit_reached : 422, renderNewClient(form));
     }
-    const { client, clientSecret } = creation;
+    const { client, clientSecret } = outcome.done;
     return sendPage(reply, 201, renderSecret({ viewer, client, secret: clientSecret, kind: 'created' }));
   };
+}
+
+/** A client action's refusal as the form's field errors (`scopes[2]` is the scopes field). */
+export function clientFormErrors(refusal: Refusal): FieldErrors {
+  if (refusal.refused !== 'invalid')
+    return { name: refusal.refused === 'conflict' ? refusal.message : 'Not found.' };
+  return Object.fromEntries(
+    refusal.errors.map((e) => [e.field.replace(/\[\d+\]$/, ''), `This ${e.message}.`]),
+  );
 }
