@@ -128,6 +128,8 @@ describe('audit log page', () => {
       name: 'Audited shop',
       display_name: null,
       scopes: ['events:read'],
+      allowed_domains: [],
+      return_url_domains: [],
     });
     assert.deepEqual(added[1]!.details, { display_name: 'Audited club' });
     assert.deepEqual(added[2]!.details, { display_name: null });
