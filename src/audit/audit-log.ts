@@ -78,6 +78,16 @@ export interface ActingOn {
   organizationId?: string | undefined;
 }
 
+/** `row` when the actor may act on it: the operator on any, others on their organization's only. */
+export function withinReach<T extends { organizationId: string }>(
+  on: ActingOn,
+  row: T | undefined,
+): T | undefined {
+  return row && (on.organizationId === undefined || row.organizationId === on.organizationId)
+    ? row
+    : undefined;
+}
+
 export interface AuditEntry {
   organizationId: string;
   actor: Actor;

@@ -1,6 +1,6 @@
 // The API client an action acts on, found within the actor's organization, and its audit entries
 // (never with a secret in them).
-import type { ActingOn, AuditAction } from '../../audit/audit-log.ts';
+import { withinReach, type ActingOn, type AuditAction } from '../../audit/audit-log.ts';
 import type { AppContext } from '../../context.ts';
 import { findApiClient, type ApiClientRow } from '../clients.ts';
 
@@ -9,10 +9,7 @@ export async function findClientFor(
   on: ActingOn,
   clientId: string,
 ): Promise<ApiClientRow | undefined> {
-  const client = await findApiClient(ctx.database.db, clientId);
-  if (!client) return undefined;
-  if (on.organizationId !== undefined && client.organizationId !== on.organizationId) return undefined;
-  return client;
+  return withinReach(on, await findApiClient(ctx.database.db, clientId));
 }
 
 export function clientAudit(

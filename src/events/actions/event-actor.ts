@@ -1,5 +1,5 @@
 // The event an action acts on, found within the actor's organization (ActingOn).
-import type { ActingOn } from '../../audit/audit-log.ts';
+import { withinReach, type ActingOn } from '../../audit/audit-log.ts';
 import type { Executor } from '../../platform/db.ts';
 import { findEvent, type EventWithTickets } from '../events.ts';
 
@@ -11,7 +11,5 @@ export async function findEventFor(
   eventId: string,
 ): Promise<EventWithTickets | undefined> {
   const found = await findEvent(db, eventId);
-  if (!found) return undefined;
-  if (on.organizationId !== undefined && found.event.organizationId !== on.organizationId) return undefined;
-  return found;
+  return found && withinReach(on, found.event) ? found : undefined;
 }

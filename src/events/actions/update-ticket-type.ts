@@ -1,6 +1,6 @@
 // Changes a ticket type, audited. Its capacity cannot go below the places already paid or held:
 // that refusal carries how many, for each interface to say in its own words.
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit, withinReach } from '../../audit/audit-log.ts';
 import type { AppContext } from '../../context.ts';
 import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
 import { salesWindowErrors, ticketPriceErrors } from '../event-rules.ts';
@@ -30,9 +30,8 @@ export async function updateTicketType(
   { ticketTypeId, patch, ...on }: UpdateTicketTypeOptions,
 ): Promise<Outcome<{ ticketType: TicketTypeRow; found: EventWithTickets }, CapacityBelowTaken>> {
   const db = ctx.database.db;
-  const current = await findTicketType(db, ticketTypeId);
-  if (!current || (on.organizationId !== undefined && current.organizationId !== on.organizationId))
-    return notThere;
+  const current = withinReach(on, await findTicketType(db, ticketTypeId));
+  if (!current) return notThere;
   const errors = [
     ...ticketPriceErrors([patch], () => 'price_minor'),
     ...salesWindowErrors(patch, { start: current.salesStart, end: current.salesEnd }),

@@ -1,6 +1,6 @@
 // What every webhook endpoint action checks of its input, and the endpoint it acts on, found within
 // the actor's organization.
-import type { ActingOn } from '../../audit/audit-log.ts';
+import { withinReach, type ActingOn } from '../../audit/audit-log.ts';
 import type { AppContext } from '../../context.ts';
 import type { FieldError } from '../../platform/errors.ts';
 import {
@@ -50,10 +50,7 @@ export async function findEndpointFor(
   on: ActingOn,
   endpointId: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  const endpoint = await findWebhookEndpoint(ctx.database.db, endpointId);
-  if (!endpoint) return undefined;
-  if (on.organizationId !== undefined && endpoint.organizationId !== on.organizationId) return undefined;
-  return endpoint;
+  return withinReach(on, await findWebhookEndpoint(ctx.database.db, endpointId));
 }
 
 /** An audit entry of a change to the endpoint. */
