@@ -8,8 +8,7 @@ import type { AppContext } from '../../context.ts';
 import type { Host } from '../../platform/http.ts';
 import { createWebhookEndpointRoute } from './create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './delete-webhook-endpoint.ts';
-import { disableWebhookEndpointRoute } from './disable-webhook-endpoint.ts';
-import { enableWebhookEndpointRoute } from './enable-webhook-endpoint.ts';
+import { webhookEndpointStatusRoutes } from './endpoint-status.ts';
 import { getWebhookDeliveryRoute } from './get-webhook-delivery.ts';
 import { getWebhookEndpointRoute } from './get-webhook-endpoint.ts';
 import { listWebhookDeliveriesRoute } from './list-webhook-deliveries.ts';
@@ -42,8 +41,7 @@ export async function registerWebhookAdminRoutes(admin: Host, ctx: AppContext) {
     });
 
     deleteWebhookEndpointRoute(actions, ctx);
-    disableWebhookEndpointRoute(actions, ctx);
-    enableWebhookEndpointRoute(actions, ctx);
+    webhookEndpointStatusRoutes(actions, ctx);
     rotateWebhookSecretRoute(actions, ctx);
     sendTestWebhookRoute(actions, ctx);
     retryWebhookDeliveryRoute(actions, ctx);
