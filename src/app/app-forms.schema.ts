@@ -1,20 +1,30 @@
 // The organizer app's form bodies as TypeBox schemas: each text field's label and limit, read by
-// readField (form-body.ts), which puts a message next to the field when it is missing or too long.
-// Where the admin API takes the same thing its limit is imported here, never written again; this
-// is a schema file so that it may import the admin API's.
+// readField (form-body.ts), which puts a message next to the field when it is missing or too long,
+// and each choice's values, read by readChoice and readChoices. Where the admin API takes the same
+// thing its limit and its choices are imported here, never written again; this is a schema file
+// so that it may import the admin API's.
 import { Type } from 'typebox';
 import { MAX_INT, Name } from '../admin/admin-schemas.ts';
 import { EventCreateIn, QuestionIn, TicketTypeIn } from '../admin/events/event-admin.schema.ts';
-import { DisplayName, ScopeList } from '../admin/clients/client-admin.schema.ts';
+import { ClientCreateIn, DisplayName, ScopeList } from '../admin/clients/client-admin.schema.ts';
 import { InvitationCreateIn } from '../admin/invitations/invitation-admin.schema.ts';
+import { ALL_SCOPES } from '../auth/scopes.ts';
 import { EMAIL_MAX_LENGTH } from '../members/members.ts';
 import { PASSWORD_MAX_LENGTH } from '../members/passwords.ts';
-import { limitOf, TextField } from './form-body.ts';
+import { EndpointCreateIn, UrlIn } from '../webhooks/endpoint-input.ts';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-endpoints.ts';
+import { IdParam } from './app-input.ts';
+import { ChoiceList, limitOf, TextField } from './form-body.ts';
 
-/** A display name as the admin API caps what it reads; its rules are checked in words after. */
-const DisplayNameField = Type.Optional(DisplayName);
-/** How much of a typed display name is read. */
-export const DISPLAY_NAME_READ = limitOf(DisplayName, 'maxLength');
+/**
+ * A display name as the admin API caps what it reads: beyond that it is cut, and its rules (in
+ * words, the admin API's own) are checked on what is left.
+ */
+const DisplayNameField = TextField({
+  label: 'Display name',
+  max: limitOf(DisplayName, 'maxLength'),
+  required: false,
+});
 
 export const SignInForm = Type.Object({
   email: TextField({
@@ -58,12 +68,30 @@ export const InviteMemberForm = Type.Object({
 
 export const ChangeRoleForm = Type.Object({ role: InvitationCreateIn.properties.role });
 
+const originMax = limitOf(ClientCreateIn.properties.allowed_domains.items, 'maxLength');
+const OriginField = (label: string) =>
+  TextField({
+    label,
+    max: originMax,
+    trim: true,
+    missing: 'Enter an origin, such as https://shop.example.org.',
+  });
+
 /** Adding to or removing from one of a client's two origin lists. */
 export const ClientDomainForm = Type.Object({
   list: Type.Union([Type.Literal('allowed_domains'), Type.Literal('return_url_domains')]),
-  origin: Type.Optional(Type.String()),
-  allowed_domain: Type.Optional(Type.String()),
-  return_url_domain: Type.Optional(Type.String()),
+  /** the origin to remove (a hidden field) */
+  origin: Type.String({ minLength: 1, maxLength: originMax }),
+  allowed_domain: OriginField('Allowed domain'),
+  return_url_domain: OriginField('Return URL domain'),
+});
+
+const ScopesField = ChoiceList({
+  label: 'Scopes',
+  choices: ALL_SCOPES,
+  max: limitOf(ScopeList, 'maxItems'),
+  missing: 'Choose at least one scope.',
+  unknown: 'Choose scopes from the list.',
 });
 
 export const CreateClientForm = Type.Object({
@@ -74,16 +102,35 @@ export const CreateClientForm = Type.Object({
     missing: 'Enter a name for the client.',
   }),
   display_name: DisplayNameField,
-  scopes: Type.Optional(ScopeList),
+  scopes: ScopesField,
 });
 
 export const ClientDisplayNameForm = Type.Object({ display_name: DisplayNameField });
-export const ClientScopesForm = Type.Object({ scopes: Type.Optional(ScopeList) });
+export const ClientScopesForm = Type.Object({ scopes: ScopesField });
+
+/**
+ * The integration checker's origin and client, typed in its query or carried in the hidden fields
+ * of a test send; a client id that cannot be one is left out (the first live client is checked).
+ */
+export const IntegrationCheckForm = Type.Object({
+  origin: TextField({ label: 'The site origin', max: originMax, trim: true, required: false }),
+  client: IdParam('cli'),
+});
 
 export const WebhookEndpointForm = Type.Object({
-  // Read beyond the API's own limit, so that the URL check says what is wrong with a long one.
-  url: TextField({ label: 'Endpoint URL', max: 4096, trim: true, missing: 'Enter the endpoint URL.' }),
-  events: Type.Optional(Type.Array(Type.String({ maxLength: 100 }))),
+  url: TextField({
+    label: 'Endpoint URL',
+    max: limitOf(UrlIn, 'maxLength'),
+    trim: true,
+    missing: 'Enter the endpoint URL.',
+  }),
+  events: ChoiceList({
+    label: 'Event types',
+    choices: WEBHOOK_EVENT_TYPES,
+    max: limitOf(EndpointCreateIn.properties.events, 'maxItems'),
+    missing: 'Choose at least one event type.',
+    unknown: 'Choose event types from the list.',
+  }),
 });
 
 const event = EventCreateIn.properties;
