@@ -13,6 +13,7 @@ import { EMAIL_MAX_LENGTH } from '../members/members.ts';
 import { PASSWORD_MAX_LENGTH } from '../members/passwords.ts';
 import { EndpointCreateIn, UrlIn } from '../webhooks/endpoint-input.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-endpoints.ts';
+import { NEXT_MAX_LENGTH } from './app-access.ts';
 import { IdParam } from './app-input.ts';
 import { ChoiceList, limitOf, TextField } from './form-body.ts';
 
@@ -34,6 +35,8 @@ export const SignInForm = Type.Object({
     missing: 'Enter your email address.',
   }),
   password: TextField({ label: 'Password', max: PASSWORD_MAX_LENGTH, missing: 'Enter your password.' }),
+  /** where to go once signed in (a hidden field); one that does not fit is left out */
+  next: Type.String({ maxLength: NEXT_MAX_LENGTH }),
 });
 
 export const ResetRequestForm = Type.Object({ email: SignInForm.properties.email });
@@ -55,6 +58,9 @@ export const ChangePasswordForm = Type.Object({
   }),
   next: NewPasswordForm.properties.password,
 });
+
+/** The organization switcher's select: an id that cannot be one is the 404 page. */
+export const SwitchOrganizationForm = Type.Object({ organization_id: IdParam('org') });
 
 export const InviteMemberForm = Type.Object({
   email: TextField({
