@@ -15,7 +15,7 @@ import { EndpointCreateIn, UrlIn } from '../webhooks/endpoint-input.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-endpoints.ts';
 import { NEXT_MAX_LENGTH } from './app-access.ts';
 import { IdParam } from './app-input.ts';
-import { ChoiceList, limitOf, TextField } from './form-body.ts';
+import { Checkbox, ChoiceList, limitOf, TextField } from './form-body.ts';
 
 /**
  * A display name as the admin API caps what it reads: beyond that it is cut, and its rules (in
@@ -142,7 +142,17 @@ export const WebhookEndpointForm = Type.Object({
 const event = EventCreateIn.properties;
 const max = (schema: Parameters<typeof limitOf>[0]) => limitOf(schema, 'maxLength');
 
-/** The event form's text fields; dates, questions and choices are read by event-form.ts. */
+/** A date and time typed in the form's datetime-local field, read up to the admin API's limit. */
+const DateField = (label: string, required: boolean) =>
+  TextField({
+    label,
+    max: max(event.starts_at),
+    trim: true,
+    required,
+    missing: `Enter the ${label.toLowerCase()} date and time.`,
+  });
+
+/** The event form's text fields, dates included; questions and choices are read by event-form.ts. */
 export const EventForm = Type.Object({
   name: TextField({ label: 'Name', max: max(event.name), trim: true }),
   description: TextField({ label: 'Description', max: max(event.description), required: false }),
@@ -180,17 +190,80 @@ export const EventForm = Type.Object({
     required: false,
   }),
   waiver_text: TextField({ label: 'Waiver text', max: max(event.waiver_text), required: false }),
+  starts_at: DateField('Start', true),
+  ends_at: DateField('End', true),
+  reg_opens_at: DateField('Registration opening', true),
+  reg_closes_at: DateField('Registration closing', true),
+});
+
+/** The event form's choices: who sees the event (the admin API's values) and the waiver. */
+export const EventChoiceForm = Type.Object({
+  visibility: Type.Enum(event.visibility.enum, { title: 'Visibility' }),
+  waiver_required: Checkbox,
 });
 
 const question = QuestionIn.properties;
 const ticketType = TicketTypeIn.properties;
 
+/**
+ * One row of the event's questions (named q0_key, q0_label...). A row left empty is no question,
+ * so none is required here; the labels follow "Question 2:" in the messages.
+ */
+export const QuestionForm = Type.Object({
+  key: TextField({ label: 'The key', max: max(question.key), trim: true, required: false }),
+  label: TextField({ label: 'The question', max: max(question.label), trim: true, required: false }),
+  type: Type.Enum(question.type.enum, { title: 'Answer' }),
+  required: Checkbox,
+  // The choices typed as one list: as many as the API takes, each as long, with ", " between.
+  options: TextField({
+    label: 'The choices',
+    max: limitOf(question.options, 'maxItems') * (max(question.options.items) + ', '.length),
+    required: false,
+  }),
+  help: TextField({ label: 'The help text', max: max(question.help), trim: true, required: false }),
+});
+
+/** A number typed as text (a price with separators, places, km, years), read up to this length. */
+const NUMBER_TYPED_MAX = 32;
+const NumberField = (label: string, missing?: string) =>
+  TextField({ label, max: NUMBER_TYPED_MAX, trim: true, required: missing !== undefined, missing });
+
+/**
+ * The ticket type form's fields (each name prefixed by the form's own); the numbers' bounds are
+ * in EVENT_FORM_LIMITS, the sales dates may be left empty (the registration window).
+ */
+export const TicketTypeForm = Type.Object({
+  name: TextField({
+    label: 'The name',
+    max: max(ticketType.name),
+    trim: true,
+    missing: 'Enter the name of the ticket type.',
+  }),
+  description: TextField({
+    label: 'Description',
+    max: max(ticketType.description),
+    trim: true,
+    required: false,
+  }),
+  price: NumberField('Price'),
+  capacity: NumberField('Places', 'Enter how many places, 1 or more.'),
+  distance_km: NumberField('Distance'),
+  min_age: NumberField('Minimum age'),
+  sales_start: TextField({
+    label: 'Sales start',
+    max: max(ticketType.sales_start),
+    trim: true,
+    required: false,
+  }),
+  sales_end: TextField({ label: 'Sales end', max: max(ticketType.sales_end), trim: true, required: false }),
+});
+
 /** The admin API's limits the event and ticket type forms check in their own words. */
 export const EVENT_FORM_LIMITS = {
   questions: limitOf(event.additional_questions, 'maxItems'),
-  questionLabel: max(question.label),
   choices: limitOf(question.options, 'maxItems'),
   choice: max(question.options.items),
-  ticketTypeName: max(ticketType.name),
+  distanceKm: limitOf(ticketType.distance_km, 'maximum'),
+  minAge: limitOf(ticketType.min_age, 'maximum'),
   capacity: MAX_INT,
 } as const;

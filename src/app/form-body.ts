@@ -92,6 +92,9 @@ export function checkField(raw: string, name: string, field: TextFieldSchema, er
   return value.slice(0, field.maxLength);
 }
 
+/** A checkbox: checked when it sends its value, `yes`; any other value counts as unchecked. */
+export const Checkbox = Type.Literal('yes');
+
 /** A choice (a select, a hidden field): its value when the schema takes it, else null. */
 export function readChoice<S extends TSchema>(body: FormBody, name: string, schema: S): Static<S> | null {
   const value = body.get(name);
