@@ -51,9 +51,12 @@ export function memberOf(request: FastifyRequest): CurrentSession {
   return current;
 }
 
+/** The longest path taken as where to go after signing in. */
+export const NEXT_MAX_LENGTH = 1000;
+
 /** A path to return to after signing in: same-site only ("/x", never "//host" or "/\host"). */
 export function safeNext(value: string | undefined | null): string | null {
-  if (!value || value.length > 1000 || !value.startsWith('/')) return null;
+  if (!value || value.length > NEXT_MAX_LENGTH || !value.startsWith('/')) return null;
   if (value.startsWith('//') || value.startsWith('/\\')) return null;
   // Control characters and backslashes could be read as another host by some browsers.
   for (const char of value) {

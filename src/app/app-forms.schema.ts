@@ -1,20 +1,31 @@
 // The organizer app's form bodies as TypeBox schemas: each text field's label and limit, read by
-// readField (form-body.ts), which puts a message next to the field when it is missing or too long.
-// Where the admin API takes the same thing its limit is imported here, never written again; this
-// is a schema file so that it may import the admin API's.
+// readField (form-body.ts), which puts a message next to the field when it is missing or too long,
+// and each choice's values, read by readChoice and readChoices. Where the admin API takes the same
+// thing its limit and its choices are imported here, never written again; this is a schema file
+// so that it may import the admin API's.
 import { Type } from 'typebox';
 import { MAX_INT, Name } from '../admin/admin-schemas.ts';
 import { EventCreateIn, QuestionIn, TicketTypeIn } from '../admin/events/event-admin.schema.ts';
-import { DisplayName, ScopeList } from '../admin/clients/client-admin.schema.ts';
+import { ClientCreateIn, DisplayName, ScopeList } from '../admin/clients/client-admin.schema.ts';
 import { InvitationCreateIn } from '../admin/invitations/invitation-admin.schema.ts';
+import { ALL_SCOPES } from '../auth/scopes.ts';
 import { EMAIL_MAX_LENGTH } from '../members/members.ts';
 import { PASSWORD_MAX_LENGTH } from '../members/passwords.ts';
-import { limitOf, TextField } from './form-body.ts';
+import { EndpointCreateIn, UrlIn } from '../webhooks/endpoint-input.ts';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-endpoints.ts';
+import { NEXT_MAX_LENGTH } from './app-access.ts';
+import { IdParam } from './app-input.ts';
+import { Checkbox, ChoiceList, limitOf, TextField } from './form-body.ts';
 
-/** A display name as the admin API caps what it reads; its rules are checked in words after. */
-const DisplayNameField = Type.Optional(DisplayName);
-/** How much of a typed display name is read. */
-export const DISPLAY_NAME_READ = limitOf(DisplayName, 'maxLength');
+/**
+ * A display name as the admin API caps what it reads: beyond that it is cut, and its rules (in
+ * words, the admin API's own) are checked on what is left.
+ */
+const DisplayNameField = TextField({
+  label: 'Display name',
+  max: limitOf(DisplayName, 'maxLength'),
+  required: false,
+});
 
 export const SignInForm = Type.Object({
   email: TextField({
@@ -24,6 +35,8 @@ export const SignInForm = Type.Object({
     missing: 'Enter your email address.',
   }),
   password: TextField({ label: 'Password', max: PASSWORD_MAX_LENGTH, missing: 'Enter your password.' }),
+  /** where to go once signed in (a hidden field); one that does not fit is left out */
+  next: Type.String({ maxLength: NEXT_MAX_LENGTH }),
 });
 
 export const ResetRequestForm = Type.Object({ email: SignInForm.properties.email });
@@ -46,6 +59,9 @@ export const ChangePasswordForm = Type.Object({
   next: NewPasswordForm.properties.password,
 });
 
+/** The organization switcher's select: an id that cannot be one is the 404 page. */
+export const SwitchOrganizationForm = Type.Object({ organization_id: IdParam('org') });
+
 export const InviteMemberForm = Type.Object({
   email: TextField({
     label: 'Email',
@@ -58,12 +74,30 @@ export const InviteMemberForm = Type.Object({
 
 export const ChangeRoleForm = Type.Object({ role: InvitationCreateIn.properties.role });
 
+const originMax = limitOf(ClientCreateIn.properties.allowed_domains.items, 'maxLength');
+const OriginField = (label: string) =>
+  TextField({
+    label,
+    max: originMax,
+    trim: true,
+    missing: 'Enter an origin, such as https://shop.example.org.',
+  });
+
 /** Adding to or removing from one of a client's two origin lists. */
 export const ClientDomainForm = Type.Object({
   list: Type.Union([Type.Literal('allowed_domains'), Type.Literal('return_url_domains')]),
-  origin: Type.Optional(Type.String()),
-  allowed_domain: Type.Optional(Type.String()),
-  return_url_domain: Type.Optional(Type.String()),
+  /** the origin to remove (a hidden field) */
+  origin: Type.String({ minLength: 1, maxLength: originMax }),
+  allowed_domain: OriginField('Allowed domain'),
+  return_url_domain: OriginField('Return URL domain'),
+});
+
+const ScopesField = ChoiceList({
+  label: 'Scopes',
+  choices: ALL_SCOPES,
+  max: limitOf(ScopeList, 'maxItems'),
+  missing: 'Choose at least one scope.',
+  unknown: 'Choose scopes from the list.',
 });
 
 export const CreateClientForm = Type.Object({
@@ -74,22 +108,51 @@ export const CreateClientForm = Type.Object({
     missing: 'Enter a name for the client.',
   }),
   display_name: DisplayNameField,
-  scopes: Type.Optional(ScopeList),
+  scopes: ScopesField,
 });
 
 export const ClientDisplayNameForm = Type.Object({ display_name: DisplayNameField });
-export const ClientScopesForm = Type.Object({ scopes: Type.Optional(ScopeList) });
+export const ClientScopesForm = Type.Object({ scopes: ScopesField });
+
+/**
+ * The integration checker's origin and client, typed in its query or carried in the hidden fields
+ * of a test send; a client id that cannot be one is left out (the first live client is checked).
+ */
+export const IntegrationCheckForm = Type.Object({
+  origin: TextField({ label: 'The site origin', max: originMax, trim: true, required: false }),
+  client: IdParam('cli'),
+});
 
 export const WebhookEndpointForm = Type.Object({
-  // Read beyond the API's own limit, so that the URL check says what is wrong with a long one.
-  url: TextField({ label: 'Endpoint URL', max: 4096, trim: true, missing: 'Enter the endpoint URL.' }),
-  events: Type.Optional(Type.Array(Type.String({ maxLength: 100 }))),
+  url: TextField({
+    label: 'Endpoint URL',
+    max: limitOf(UrlIn, 'maxLength'),
+    trim: true,
+    missing: 'Enter the endpoint URL.',
+  }),
+  events: ChoiceList({
+    label: 'Event types',
+    choices: WEBHOOK_EVENT_TYPES,
+    max: limitOf(EndpointCreateIn.properties.events, 'maxItems'),
+    missing: 'Choose at least one event type.',
+    unknown: 'Choose event types from the list.',
+  }),
 });
 
 const event = EventCreateIn.properties;
 const max = (schema: Parameters<typeof limitOf>[0]) => limitOf(schema, 'maxLength');
 
-/** The event form's text fields; dates, questions and choices are read by event-form.ts. */
+/** A date and time typed in the form's datetime-local field, read up to the admin API's limit. */
+const DateField = (label: string, required: boolean) =>
+  TextField({
+    label,
+    max: max(event.starts_at),
+    trim: true,
+    required,
+    missing: `Enter the ${label.toLowerCase()} date and time.`,
+  });
+
+/** The event form's text fields, dates included; questions and choices are read by event-form.ts. */
 export const EventForm = Type.Object({
   name: TextField({ label: 'Name', max: max(event.name), trim: true }),
   description: TextField({ label: 'Description', max: max(event.description), required: false }),
@@ -127,17 +190,80 @@ export const EventForm = Type.Object({
     required: false,
   }),
   waiver_text: TextField({ label: 'Waiver text', max: max(event.waiver_text), required: false }),
+  starts_at: DateField('Start', true),
+  ends_at: DateField('End', true),
+  reg_opens_at: DateField('Registration opening', true),
+  reg_closes_at: DateField('Registration closing', true),
+});
+
+/** The event form's choices: who sees the event (the admin API's values) and the waiver. */
+export const EventChoiceForm = Type.Object({
+  visibility: Type.Enum(event.visibility.enum, { title: 'Visibility' }),
+  waiver_required: Checkbox,
 });
 
 const question = QuestionIn.properties;
 const ticketType = TicketTypeIn.properties;
 
+/**
+ * One row of the event's questions (named q0_key, q0_label...). A row left empty is no question,
+ * so none is required here; the labels follow "Question 2:" in the messages.
+ */
+export const QuestionForm = Type.Object({
+  key: TextField({ label: 'The key', max: max(question.key), trim: true, required: false }),
+  label: TextField({ label: 'The question', max: max(question.label), trim: true, required: false }),
+  type: Type.Enum(question.type.enum, { title: 'Answer' }),
+  required: Checkbox,
+  // The choices typed as one list: as many as the API takes, each as long, with ", " between.
+  options: TextField({
+    label: 'The choices',
+    max: limitOf(question.options, 'maxItems') * (max(question.options.items) + ', '.length),
+    required: false,
+  }),
+  help: TextField({ label: 'The help text', max: max(question.help), trim: true, required: false }),
+});
+
+/** A number typed as text (a price with separators, places, km, years), read up to this length. */
+const NUMBER_TYPED_MAX = 32;
+const NumberField = (label: string, missing?: string) =>
+  TextField({ label, max: NUMBER_TYPED_MAX, trim: true, required: missing !== undefined, missing });
+
+/**
+ * The ticket type form's fields (each name prefixed by the form's own); the numbers' bounds are
+ * in EVENT_FORM_LIMITS, the sales dates may be left empty (the registration window).
+ */
+export const TicketTypeForm = Type.Object({
+  name: TextField({
+    label: 'The name',
+    max: max(ticketType.name),
+    trim: true,
+    missing: 'Enter the name of the ticket type.',
+  }),
+  description: TextField({
+    label: 'Description',
+    max: max(ticketType.description),
+    trim: true,
+    required: false,
+  }),
+  price: NumberField('Price'),
+  capacity: NumberField('Places', 'Enter how many places, 1 or more.'),
+  distance_km: NumberField('Distance'),
+  min_age: NumberField('Minimum age'),
+  sales_start: TextField({
+    label: 'Sales start',
+    max: max(ticketType.sales_start),
+    trim: true,
+    required: false,
+  }),
+  sales_end: TextField({ label: 'Sales end', max: max(ticketType.sales_end), trim: true, required: false }),
+});
+
 /** The admin API's limits the event and ticket type forms check in their own words. */
 export const EVENT_FORM_LIMITS = {
   questions: limitOf(event.additional_questions, 'maxItems'),
-  questionLabel: max(question.label),
   choices: limitOf(question.options, 'maxItems'),
   choice: max(question.options.items),
-  ticketTypeName: max(ticketType.name),
+  distanceKm: limitOf(ticketType.distance_km, 'maximum'),
+  minAge: limitOf(ticketType.min_age, 'maximum'),
   capacity: MAX_INT,
 } as const;

@@ -71,7 +71,7 @@ export async function setUpAppScope(scope: Host, ctx: AppContext): Promise<void>
   scope.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
-    (_request, body, done) => done(null, FormBody.parse(body as string)),
+    (_request, body, done) => done(null, FormBody.parse(String(body))),
   );
 
   scope.addHook('preHandler', checkAccess(ctx));

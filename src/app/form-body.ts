@@ -1,6 +1,6 @@
 // The organizer app's form bodies: application/x-www-form-urlencoded read into names with every
-// value kept (scope checkboxes repeat a name), and field readers that turn a missing or oversized
-// value into a message for the form instead of an error page.
+// value kept (scope checkboxes repeat a name), and field readers that turn a missing, oversized or
+// unknown value into a message for the form instead of an error page.
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -63,8 +63,8 @@ export function TextField(rule: {
   return Object.assign(Type.String(keywords), keywords, { missing: rule.missing });
 }
 
-/** A numeric keyword of a schema (maxLength, maxItems): how the admin API's limits are read here. */
-export function limitOf(schema: TSchema, keyword: 'maxLength' | 'maxItems'): number {
+/** A numeric keyword of a schema (maxLength, maxItems, bounds): how the admin API's limits are read here. */
+export function limitOf(schema: TSchema, keyword: 'maxLength' | 'maxItems' | 'minimum' | 'maximum'): number {
   const value: unknown = Reflect.get(schema, keyword);
   if (typeof value !== 'number') throw new Error(`the schema has no ${keyword}`);
   return value;
@@ -77,7 +77,11 @@ export type TextFieldSchema = ReturnType<typeof TextField>;
  * long (the value is then cut to the limit, so the form shows what may be kept).
  */
 export function readField(body: FormBody, name: string, field: TextFieldSchema, errors: FieldErrors): string {
-  const raw = body.get(name) ?? '';
+  return checkField(body.get(name) ?? '', name, field, errors);
+}
+
+/** readField for a value that came another way (a query the page also takes, as the form does). */
+export function checkField(raw: string, name: string, field: TextFieldSchema, errors: FieldErrors): string {
   const value = field.trim ? raw.trim() : raw;
   if (Value.Errors(field, value).length === 0) return value;
   if (value === '') {
@@ -88,10 +92,49 @@ export function readField(body: FormBody, name: string, field: TextFieldSchema, 
   return value.slice(0, field.maxLength);
 }
 
+/** A checkbox: checked when it sends its value, `yes`; any other value counts as unchecked. */
+export const Checkbox = Type.Literal('yes');
+
 /** A choice (a select, a hidden field): its value when the schema takes it, else null. */
 export function readChoice<S extends TSchema>(body: FormBody, name: string, schema: S): Static<S> | null {
   const value = body.get(name);
   return Value.Check(schema, value) ? value : null;
+}
+
+/**
+ * A list of checkboxes as a TypeBox array schema: the values it offers (the admin API's own list),
+ * at most `max` of them (the admin API's maxItems), at least one, and the messages when none is
+ * checked (`missing`) or a value is not one of the choices (`unknown`).
+ */
+export function ChoiceList<const Choice extends string>(rule: {
+  label: string;
+  choices: readonly Choice[];
+  max: number;
+  missing: string;
+  unknown: string;
+}) {
+  const keywords = { title: rule.label, minItems: 1, maxItems: rule.max };
+  return Object.assign(Type.Array(Type.Enum([...rule.choices]), keywords), keywords, {
+    missing: rule.missing,
+    unknown: rule.unknown,
+  });
+}
+
+/**
+ * The checked values of a checkbox list, each once: a message in `errors` when none is checked or
+ * one is not a choice. What is returned holds only choices (at most the limit), so that the form
+ * shown again checks what may be kept.
+ */
+export function readChoices<Choice extends string>(
+  body: FormBody,
+  name: string,
+  field: ReturnType<typeof ChoiceList<Choice>>,
+  errors: FieldErrors,
+): Choice[] {
+  const checked = [...new Set(body.all(name))];
+  if (checked.length === 0) errors[name] = field.missing;
+  else if (!Value.Check(field, checked)) errors[name] = field.unknown;
+  return checked.filter((value): value is Choice => Value.Check(field.items, value)).slice(0, field.maxItems);
 }
 
 export function hasErrors(errors: FieldErrors): boolean {

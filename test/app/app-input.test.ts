@@ -7,13 +7,16 @@ import { Name } from '../../src/admin/admin-schemas.ts';
 import { DisplayName } from '../../src/admin/clients/client-admin.schema.ts';
 import { EventCreateIn } from '../../src/admin/events/event-admin.schema.ts';
 import { InvitationCreateIn } from '../../src/admin/invitations/invitation-admin.schema.ts';
+import { CreateClientForm, EventForm, InviteMemberForm } from '../../src/app/app-forms.schema.ts';
 import {
-  CreateClientForm,
-  DISPLAY_NAME_READ,
-  EventForm,
-  InviteMemberForm,
-} from '../../src/app/app-forms.schema.ts';
-import { FormBody, limitOf, readField, TextField, type FieldErrors } from '../../src/app/form-body.ts';
+  ChoiceList,
+  FormBody,
+  limitOf,
+  readChoices,
+  readField,
+  TextField,
+  type FieldErrors,
+} from '../../src/app/form-body.ts';
 import { listApiClients } from '../../src/auth/clients.ts';
 import { makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { makeMember, signIn, type Agent } from './app-helpers.ts';
@@ -21,7 +24,7 @@ import { makeMember, signIn, type Agent } from './app-helpers.ts';
 describe('form schemas', () => {
   test('the forms take the admin API limits', () => {
     assert.equal(CreateClientForm.properties.name.maxLength, limitOf(Name, 'maxLength'));
-    assert.equal(DISPLAY_NAME_READ, limitOf(DisplayName, 'maxLength'));
+    assert.equal(CreateClientForm.properties.display_name.maxLength, limitOf(DisplayName, 'maxLength'));
     assert.equal(
       InviteMemberForm.properties.email.maxLength,
       limitOf(InvitationCreateIn.properties.email, 'maxLength'),
@@ -63,6 +66,25 @@ describe('form schemas', () => {
     assert.deepEqual(errors, {});
     assert.equal(readField(FormBody.parse('venue=%20ab%20'), 'venue', optional, errors), ' ab');
     assert.deepEqual(errors, { venue: 'Venue must be at most 3 characters.' });
+  });
+
+  test('readChoices: each choice once and at most the limit, a message when none is checked or one is not a choice', () => {
+    const field = ChoiceList({
+      label: 'Sizes',
+      choices: ['s', 'm', 'l'],
+      max: 2,
+      missing: 'Choose a size.',
+      unknown: 'Choose sizes from the list.',
+    });
+    const read = (text: string) => {
+      const errors: FieldErrors = {};
+      return { value: readChoices(FormBody.parse(text), 'size', field, errors), errors };
+    };
+    assert.deepEqual(read('size=m&size=s&size=m'), { value: ['m', 's'], errors: {} });
+    assert.deepEqual(read('other=s'), { value: [], errors: { size: 'Choose a size.' } });
+    const unknown = { size: 'Choose sizes from the list.' };
+    assert.deepEqual(read('size=m&size=xl'), { value: ['m'], errors: unknown });
+    assert.deepEqual(read('size=s&size=m&size=l'), { value: ['s', 'm'], errors: unknown });
   });
 });
 

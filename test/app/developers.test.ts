@@ -4,6 +4,8 @@
 // secret rotated, the client revoked after a confirmation; a viewer sees it all read-only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ClientCreateIn, DisplayName } from '../../src/admin/clients/client-admin.schema.ts';
+import { limitOf } from '../../src/app/form-body.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { insertApiClient, findApiClient, listApiClients } from '../../src/auth/clients.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
@@ -247,6 +249,13 @@ describe('developer settings', () => {
     const after = (await client())!;
     assert.equal(after.displayName, before.displayName);
     assert.equal(after.updatedAt.getTime(), before.updatedAt.getTime());
+    // Past what is read the value is cut, and the message is still the rule's.
+    const read = limitOf(DisplayName, 'maxLength');
+    const overlong = await developer.post(url, { display_name: 'y'.repeat(read + 1) });
+    assert.equal(overlong.statusCode, 422);
+    assert.match(overlong.body, /Display name must be at most 60 characters\./);
+    assert.match(tagOf(overlong.body, 'f-display_name'), new RegExp(`value="${'y'.repeat(read)}"`));
+    assert.equal((await client())!.updatedAt.getTime(), before.updatedAt.getTime());
     const refusedByViewer = await viewer.post(url, { display_name: 'Viewer shop' });
     assert.equal(refusedByViewer.statusCode, 403);
     assert.equal((await client())!.displayName, before.displayName);
@@ -265,6 +274,17 @@ describe('developer settings', () => {
     const none = await developer.post(`/developers/clients/${partner.clientId}/scopes`, {});
     assert.equal(none.statusCode, 422);
     assert.deepEqual([...(await client())!.scopes].sort(), ['events:read', 'orders:read']);
+    const unknown = await developer.post(`/developers/clients/${partner.clientId}/scopes`, {
+      scopes: ['events:read', 'everything'],
+    });
+    assert.equal(unknown.statusCode, 422);
+    assert.match(unknown.body, /id="f-scopes-error">Choose scopes from the list\./);
+    assert.deepEqual([...(await client())!.scopes].sort(), ['events:read', 'orders:read']);
+    const twice = await developer.post(`/developers/clients/${partner.clientId}/scopes`, {
+      scopes: ['orders:read', 'events:read', 'orders:read'],
+    });
+    assert.equal(twice.statusCode, 303);
+    assert.deepEqual([...(await client())!.scopes].sort(), ['events:read', 'orders:read'], 'each once');
   });
 
   test('adds and removes allowed domains and return URL domains one at a time, each checked as an origin', async () => {
@@ -326,6 +346,26 @@ describe('developer settings', () => {
       allowed_domain: 'https://x.example.org',
     });
     assert.equal(wrongList.statusCode, 404);
+
+    const max = limitOf(ClientCreateIn.properties.allowed_domains.items, 'maxLength');
+    const long = `https://${'a'.repeat(max)}.example.org`;
+    const before = (await client())!;
+    const tooLong = await developer.post(url, { list: 'return_url_domains', return_url_domain: long });
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(
+      tooLong.body,
+      new RegExp(`id="f-return_url_domain-error">Return URL domain must be at most ${max} characters\\.`),
+    );
+    const unfit = await developer.post(`/developers/clients/${partner.clientId}/domains/remove`, {
+      list: 'allowed_domains',
+      origin: long,
+    });
+    assert.equal(unfit.statusCode, 404);
+    const after = (await client())!;
+    assert.deepEqual(
+      [after.allowedDomains, after.returnUrlDomains],
+      [before.allowedDomains, before.returnUrlDomains],
+    );
   });
 
   test('regenerates the publishable key and rotates the secret (the new one shown once)', async () => {

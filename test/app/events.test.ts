@@ -3,6 +3,8 @@
 // a confirmation (a refused transition changes nothing), a viewer's 403, another organization's 404.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventCreateIn, QuestionIn, TicketTypeIn } from '../../src/admin/events/event-admin.schema.ts';
+import { limitOf } from '../../src/app/form-body.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { eq } from 'drizzle-orm';
 import { findEvent, listEventsOfOrganization } from '../../src/events/events.ts';
@@ -128,6 +130,58 @@ describe('event pages', () => {
     const zone = await owner.post('/events', { ...EVENT_FIELDS, timezone: 'Mars/Olympus' });
     assert.equal(zone.statusCode, 422);
     assert.match(zone.body, /id="f-timezone-error">Enter a time zone name/);
+  });
+
+  test('an unknown choice or a value over the admin API limit is the form again with its message, nothing written', async () => {
+    const before = (await listEventsOfOrganization(db(), organizationId)).length;
+    const auditBefore = (await auditActions()).length;
+    const help = limitOf(QuestionIn.properties.help, 'maxLength');
+    const date = limitOf(EventCreateIn.properties.starts_at, 'maxLength');
+    await owner.get('/events/new');
+    const res = await owner.post('/events', {
+      ...EVENT_FIELDS,
+      visibility: 'secret',
+      q0_type: 'checkbox',
+      q1_label: 'Club',
+      q1_key: 'club',
+      q1_type: 'text',
+      q1_help: 'h'.repeat(help + 1),
+      starts_at: '2027-03-14T06:30'.padEnd(date + 1, '0'),
+    });
+    assert.equal(res.statusCode, 422);
+    for (const [field, message] of [
+      ['visibility', 'Choose who can see the event.'],
+      ['q0_type', 'Question 1: choose the kind of answer.'],
+      ['q1_help', `Question 2: the help text must be at most ${help} characters.`],
+      ['starts_at', `Start must be at most ${date} characters.`],
+    ] as const) {
+      assert.match(res.body, new RegExp(`id="f-${field}-error">${message.replace('.', '\\.')}<`), field);
+    }
+    assert.equal((await listEventsOfOrganization(db(), organizationId)).length, before);
+    assert.equal((await auditActions()).length, auditBefore);
+
+    const event = await makeEvent(h, { organizationId } as never, { name: 'Kabale Hills', status: 'draft' });
+    const url = `/events/${event.id}`;
+    const name = limitOf(TicketTypeIn.properties.name, 'maxLength');
+    const description = limitOf(TicketTypeIn.properties.description, 'maxLength');
+    const ticketTypesBefore = (await findEvent(db(), event.id))!.ticketTypes.length;
+    await owner.get(url);
+    const ticket = await owner.post(`${url}/ticket-types`, {
+      new_name: 'n'.repeat(name + 1),
+      new_description: 'd'.repeat(description + 1),
+      new_price: '1000',
+      new_capacity: '10',
+    });
+    assert.equal(ticket.statusCode, 422);
+    assert.match(
+      ticket.body,
+      new RegExp(`id="f-new_name-error">The name must be at most ${name} characters\\.`),
+    );
+    assert.match(
+      ticket.body,
+      new RegExp(`id="f-new_description-error">Description must be at most ${description} characters\\.`),
+    );
+    assert.equal((await findEvent(db(), event.id))!.ticketTypes.length, ticketTypesBefore);
   });
 
   test('edit, ticket types (errors next to fields), publish, close, cancel; refused moves change nothing', async () => {

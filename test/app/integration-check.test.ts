@@ -4,6 +4,8 @@
 // SITE host really serves) and CSP, and a signed test webhook per enabled endpoint sent at once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ClientCreateIn } from '../../src/admin/clients/client-admin.schema.ts';
+import { limitOf } from '../../src/app/form-body.ts';
 import { insertApiClient, findApiClient, markClientRevoked } from '../../src/auth/clients.ts';
 import { makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
@@ -174,5 +176,25 @@ describe('integration checker', () => {
     assert.equal(off.requests.length, 0);
     assert.equal((await viewer.post(`/developers/integration/webhooks/${endpoint.id}/test`)).statusCode, 403);
     assert.equal(r.requests.length, 1);
+  });
+
+  test('an origin over the admin API limit is the checker again with its message, and no test event is sent', async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    const endpoint = await createEndpoint(h, partner.organizationId, r.url);
+    const max = limitOf(ClientCreateIn.properties.allowed_domains.items, 'maxLength');
+    const long = `https://${'a'.repeat(max)}.example.org`;
+    const message = new RegExp(`id="f-origin-error">The site origin must be at most ${max} characters\\.`);
+    const asked = await check(developer, long);
+    assert.equal(asked.statusCode, 422);
+    assert.match(asked.body, message);
+    const res = await developer.post(`/developers/integration/webhooks/${endpoint.id}/test`, {
+      origin: long,
+      client: 'not-a-client',
+    });
+    assert.equal(res.statusCode, 422);
+    assert.match(res.body, message);
+    assert.match(res.body, /<title>Error: Integration checker/);
+    assert.equal(r.requests.length, 0);
   });
 });

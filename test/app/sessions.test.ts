@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cookieNames } from '../../src/app/app-cookies.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/app/app-scope.ts';
-import { safeNext } from '../../src/app/app-access.ts';
+import { NEXT_MAX_LENGTH, safeNext } from '../../src/app/app-access.ts';
 import { loadConfig } from '../../src/config.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -104,6 +104,21 @@ describe('sign-in', () => {
     assert.match(res.body, /aria-describedby="f-email-error"/);
     assert.match(res.body, /Password must be at most 200 characters/);
     assert.match(res.body, /<title>Error: Sign in/);
+  });
+
+  test('a next up to its limit is followed after signing in; a longer one is left out for the overview', async () => {
+    const member = await makeMember(h, organizationId, 'viewer');
+    const longest = `/${'a'.repeat(NEXT_MAX_LENGTH - 1)}`;
+    for (const [next, to] of [
+      [longest, longest],
+      [`${longest}a`, '/'],
+    ] as const) {
+      const agent = new Agent(h);
+      await agent.get('/sign-in');
+      const res = await agent.post('/sign-in', { email: member.email, password: member.password, next });
+      assert.equal(res.statusCode, 303);
+      assert.equal(locationOf(res), to);
+    }
   });
 
   test('after repeated failures sign-in is refused with 429, Retry-After and a clear message', async () => {
@@ -291,5 +306,13 @@ describe('sessions ending', () => {
       organization_id: (await makeOrganization(h)).id,
     });
     assert.equal(refused.statusCode, 404);
+    for (const organization_id of [
+      organizationId.replace('org_', 'evt_'),
+      `${organizationId}${'a'.repeat(80)}`,
+    ]) {
+      const unfit = await agent.post('/organizations/switch', { organization_id });
+      assert.equal(unfit.statusCode, 404, organization_id);
+    }
+    assert.match(textOf((await agent.get('/')).body), /with the role viewer/, 'still in the second');
   });
 });

@@ -5,7 +5,9 @@
 // confirmation; each change has its audit entry and no entry holds a secret; a viewer reads only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { limitOf } from '../../src/app/form-body.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
+import { UrlIn } from '../../src/webhooks/endpoint-input.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
 import { listDeliveries } from '../../src/webhooks/webhook-deliveries.ts';
 import { makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
@@ -93,6 +95,14 @@ describe('webhook endpoint pages', () => {
       events: ['order.shipped'],
     });
     assert.equal(unknown.statusCode, 422);
+    assert.match(unknown.body, /id="f-events-error">Choose event types from the list\./);
+    const max = limitOf(UrlIn, 'maxLength');
+    const long = await developer.post('/developers/webhooks', {
+      url: `http://127.0.0.1:9/${'a'.repeat(max)}`,
+      events: ['order.paid'],
+    });
+    assert.equal(long.statusCode, 422);
+    assert.match(long.body, new RegExp(`id="f-url-error">Endpoint URL must be at most ${max} characters\\.`));
     assert.equal((await listWebhookEndpoints(db(), partner.organizationId)).length, before);
   });
 
@@ -189,6 +199,14 @@ describe('webhook endpoint pages', () => {
     assert.equal(bad.statusCode, 422);
     assert.match(bad.body, /<p class="error" id="f-url-error">/);
     assert.match(bad.body, /value="http:\/\/"/, 'what was typed is kept');
+    assert.equal((await findWebhookEndpoint(db(), id))?.url, r1.url);
+    const unknown = await developer.post(`/developers/webhooks/${id}`, {
+      url: r2.url,
+      events: ['order.paid', 'order.shipped'],
+    });
+    assert.equal(unknown.statusCode, 422);
+    assert.match(unknown.body, /id="f-events-error">Choose event types from the list\./);
+    assert.match(unknown.body, /value="order\.paid"[^>]*checked/, 'the known type stays checked');
     assert.equal((await findWebhookEndpoint(db(), id))?.url, r1.url);
 
     const saved = await developer.post(`/developers/webhooks/${id}`, { url: r2.url, events: ['order.paid'] });

@@ -15,20 +15,16 @@ import {
 import { spendSignInAttempt } from '../../members/sign-in.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { clearSessionCookie } from '../app-cookies.ts';
-import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { loadSalesOverview } from '../../sales/sales-overview.ts';
 import { renderAccount } from '../views/account-pages.ts';
 import { renderOverview } from '../views/overview-page.ts';
 import { tooManyAttempts } from './sign-in.ts';
-import { DoneQuery, SessionParams, paramsOf, queryOf } from '../app-input.ts';
-import { ChangePasswordForm } from '../app-forms.schema.ts';
+import { DoneQuery, IdParam, SessionParams, paramsOf, queryOf } from '../app-input.ts';
+import { ChangePasswordForm, SwitchOrganizationForm } from '../app-forms.schema.ts';
 
-const OverviewQuery = Type.Object({
-  event: Type.Optional(Type.String({ pattern: '^[a-z]{2,5}_[A-Za-z0-9]{8,64}$' })),
-});
-
-const ID_PATTERN = /^[a-z]{2,5}_[A-Za-z0-9]{8,64}$/;
+const OverviewQuery = Type.Object({ event: Type.Optional(IdParam('evt')) });
 
 /** The home page: sales at a glance for `?event=` (an event id) or the next event. */
 export function showOverview(ctx: AppContext): Handler {
@@ -49,8 +45,12 @@ export function showOverview(ctx: AppContext): Handler {
 export function switchOrganizationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
-    const organizationId = formOf(request.body).get('organization_id') ?? '';
-    if (!ID_PATTERN.test(organizationId)) throw new PageError('not_found', 'organization id');
+    const organizationId = readChoice(
+      formOf(request.body),
+      'organization_id',
+      SwitchOrganizationForm.properties.organization_id,
+    );
+    if (organizationId === null) throw new PageError('not_found', 'organization id');
     const ok = await switchOrganization(
       ctx.database.db,
       current.session.id,

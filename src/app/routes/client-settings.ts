@@ -15,7 +15,7 @@ import { updateApiClient } from '../../auth/actions/update-api-client.ts';
 import { findApiClient, type ApiClientRow } from '../../auth/clients.ts';
 import { can } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, readChoice, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   DOMAIN_LISTS,
@@ -27,7 +27,7 @@ import {
 import { renderSecret } from '../views/developer-pages.ts';
 import { readDisplayName, readScopes } from './developers.ts';
 import { ClientParams, DoneQuery, paramsOf, queryOf } from '../app-input.ts';
-import { ClientDomainForm, DISPLAY_NAME_READ } from '../app-forms.schema.ts';
+import { ClientDomainForm } from '../app-forms.schema.ts';
 
 /** The client named in the path, if it belongs to the member's current organization. */
 async function clientOf(ctx: AppContext, request: FastifyRequest): Promise<ApiClientRow> {
@@ -84,12 +84,7 @@ export function updateScopes(ctx: AppContext): Handler {
     const errors: FieldErrors = {};
     const scopes = readScopes(body, errors);
     if (hasErrors(errors)) {
-      return sendClient(ctx, request, reply, 422, {
-        client,
-        errors,
-        notice: null,
-        scopes: body.all('scopes'),
-      });
+      return sendClient(ctx, request, reply, 422, { client, errors, notice: null, scopes });
     }
     await updateApiClient(ctx, { ...memberActing(request), clientId: client.id, scopes });
     return back(reply, client, 'scopes');
@@ -109,11 +104,15 @@ export function updateDisplayName(ctx: AppContext): Handler {
         client,
         errors,
         notice: null,
-        displayName: (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ),
+        displayName: displayName.typed,
       });
     }
     // Saving the same name again changes nothing, so nothing is recorded.
-    await updateApiClient(ctx, { ...memberActing(request), clientId: client.id, display_name: displayName });
+    await updateApiClient(ctx, {
+      ...memberActing(request),
+      clientId: client.id,
+      display_name: displayName.value,
+    });
     return back(reply, client, 'display_name');
   };
 }
@@ -135,29 +134,27 @@ export function addDomain(ctx: AppContext): Handler {
     const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
     const field = DOMAIN_LISTS[list].field;
-    const typed = (body.get(field) ?? '').trim();
-    const outcome =
-      typed === ''
-        ? null
-        : await changeClientOrigin(ctx, {
-            ...memberActing(request),
-            clientId: client.id,
-            list,
-            origin: typed.slice(0, 2048),
-            change: 'add',
-          });
+    const errors: FieldErrors = {};
+    const typed = readField(body, field, ClientDomainForm.properties[field], errors);
+    const outcome = hasErrors(errors)
+      ? null
+      : await changeClientOrigin(ctx, {
+          ...memberActing(request),
+          clientId: client.id,
+          list,
+          origin: typed,
+          change: 'add',
+        });
     if (outcome && 'done' in outcome) return back(reply, client, 'added');
     if (outcome?.refused === 'client_revoked') return revokedAnswer(ctx, request, reply, client);
-    const message = !outcome
-      ? 'Enter an origin, such as https://shop.example.org.'
-      : outcome.refused === 'list_full'
-        ? `A list holds at most ${MAX_CLIENT_ORIGINS} origins.`
-        : outcome.refused === 'invalid'
-          ? `This ${outcome.errors[0]?.message ?? 'must be an origin'}.`
-          : 'This client is not there any more.';
+    if (outcome?.refused === 'list_full')
+      errors[field] = `A list holds at most ${MAX_CLIENT_ORIGINS} origins.`;
+    else if (outcome?.refused === 'invalid')
+      errors[field] = `This ${outcome.errors[0]?.message ?? 'must be an origin'}.`;
+    else if (outcome) errors[field] = 'This client is not there any more.';
     return sendClient(ctx, request, reply, 422, {
       client,
-      errors: { [field]: message },
+      errors,
       notice: null,
       typed: list === 'allowed_domains' ? { allowed_domains: typed } : { return_url_domains: typed },
     });
@@ -171,7 +168,9 @@ export function removeDomain(ctx: AppContext): Handler {
     const body = formOf(request.body);
     const list = readChoice(body, 'list', ClientDomainForm.properties.list);
     if (!list) throw new PageError('not_found', 'no such domain list');
-    const origin = body.get('origin') ?? '';
+    // The list's entries are the only values the page offers; one that cannot be an entry names none.
+    const origin = readChoice(body, 'origin', ClientDomainForm.properties.origin);
+    if (origin === null) throw new PageError('not_found', 'no such origin');
     await changeClientOrigin(ctx, {
       ...memberActing(request),
       clientId: client.id,

@@ -2,20 +2,20 @@
 // and POST /developers/clients (create, with its audit entry; the secret is shown once, in the
 // answer to the POST; 409 with the form again when the organization has its most live clients).
 import type { AppContext } from '../../context.ts';
-import { checkClientLists, checkDisplayName } from '../../auth/client-lists.ts';
+import { checkDisplayName } from '../../auth/client-lists.ts';
 import { createApiClient } from '../../auth/actions/create-api-client.ts';
 import type { Refusal } from '../../platform/outcome.ts';
 import { clientLimitMessage, listApiClients } from '../../auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
 import { can } from '../../members/roles.ts';
-import { ApiError, ERROR_STATUS } from '../../platform/errors.ts';
+import { ERROR_STATUS } from '../../platform/errors.ts';
 import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf } from '../app-access.ts';
-import { formOf, hasErrors, limitOf, readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { formOf, hasErrors, readChoices, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderDevelopers, renderNewClient, renderSecret } from '../views/developer-pages.ts';
 import { DoneQuery, queryOf } from '../app-input.ts';
-import { CreateClientForm, DISPLAY_NAME_READ } from '../app-forms.schema.ts';
+import { CreateClientForm } from '../app-forms.schema.ts';
 
 export function showDevelopers(ctx: AppContext): Handler {
   return async (request, reply) => {
@@ -39,42 +39,28 @@ export function showNewClient(ctx: AppContext): Handler {
   };
 }
 
-/**
- * The checked scopes, validated by the admin API's own check; at least one. Records a message
- * under "scopes" when something is wrong.
- */
+/** The checked scopes, at least one, each one of ours; a message under "scopes" when not. */
 export function readScopes(body: FormBody, errors: FieldErrors): Scope[] {
-  const given = body.all('scopes');
-  if (given.length === 0) {
-    errors.scopes = 'Choose at least one scope.';
-    return [];
-  }
-  try {
-    return (
-      checkClientLists({
-        scopes: [...given].slice(0, limitOf(CreateClientForm.properties.scopes, 'maxItems')),
-      }).scopes ?? []
-    );
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    errors.scopes = 'Choose scopes from the list.';
-    return [];
-  }
+  return readChoices(body, 'scopes', CreateClientForm.properties.scopes, errors);
 }
 
 /**
- * The display name typed, checked as the admin API checks it; empty means none (null). Records a
- * message under "display_name" when something is wrong.
+ * The display name as typed (up to what is read) and as the admin API checks it; empty means none
+ * (null). A message under "display_name" when something is wrong.
  */
-export function readDisplayName(body: FormBody, errors: FieldErrors): string | null {
-  const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
-  if (typed.trim() === '') return null;
+export function readDisplayName(
+  body: FormBody,
+  errors: FieldErrors,
+): { typed: string; value: string | null } {
+  // Past the read limit the value is cut; the rules below then say in the API's words what is wrong.
+  const typed = readField(body, 'display_name', CreateClientForm.properties.display_name, {});
+  if (typed.trim() === '') return { typed, value: null };
   const checked = checkDisplayName(typed);
   if ('message' in checked) {
     errors.display_name = `Display name ${checked.message}.`;
-    return null;
+    return { typed, value: null };
   }
-  return checked.value;
+  return { typed, value: checked.value };
 }
 
 export function createClient(ctx: AppContext): Handler {
@@ -87,29 +73,26 @@ export function createClient(ctx: AppContext): Handler {
     const scopes = readScopes(body, errors);
     if (hasErrors(errors)) {
       const viewer = await viewerOf(ctx, request);
-      const checked = body.all('scopes');
-      const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
       return sendPage(
         reply,
         422,
-        renderNewClient({ viewer, name, displayName: typed, scopes: checked, errors }),
+        renderNewClient({ viewer, name, displayName: displayName.typed, scopes, errors }),
       );
     }
     const outcome = await createApiClient(ctx, {
       actor: actorOf(request),
       organizationId: current.organizationId,
       name,
-      display_name: displayName,
+      display_name: displayName.value,
       scopes,
     });
     const viewer = await viewerOf(ctx, request);
     if (!('done' in outcome)) {
-      const typed = (body.get('display_name') ?? '').slice(0, DISPLAY_NAME_READ);
       const limit = outcome.refused === 'client_limit_reached';
       const form = {
         viewer,
         name,
-        displayName: typed,
+        displayName: displayName.typed,
         scopes,
         errors: limit ? {} : clientFormErrors(outcome),
         problem: limit ? clientLimitMessage(outcome) : null,

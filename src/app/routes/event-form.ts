@@ -3,7 +3,6 @@
 // its field so it shows next to it. Dates are datetime-local in the event's time zone.
 import { checkEventRules, isTimeZone } from '../../events/event-rules.ts';
 import {
-  EVENT_VISIBILITIES,
   type AdditionalQuestion,
   type EventPatch,
   type EventRow,
@@ -11,9 +10,16 @@ import {
   type TicketTypeRow,
 } from '../../events/events.ts';
 import { MAX_PRICE_MINOR } from '../../events/fees.ts';
+import { currencyExponent } from '../../platform/currency.ts';
 import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
-import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
-import { EVENT_FORM_LIMITS, EventForm } from '../app-forms.schema.ts';
+import { readChoice, readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import {
+  EVENT_FORM_LIMITS,
+  EventChoiceForm,
+  EventForm,
+  QuestionForm,
+  TicketTypeForm,
+} from '../app-forms.schema.ts';
 
 /** Empty rows offered under the event's questions, so one can be added without JavaScript. */
 export const SPARE_QUESTIONS = 2;
@@ -25,7 +31,6 @@ const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const QUESTION_KEY = /^[a-z][a-z0-9_]*$/;
 
 export const EVENT_DATE_FIELDS = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'] as const;
-export const SALES_DATE_FIELDS = ['sales_start', 'sales_end'] as const;
 
 /** A form's values as typed (strings, kept on error) and the problems found in them. */
 export interface FormState {
@@ -74,17 +79,6 @@ export function toLocalTime(instant: Date, zone: string): string {
 // ---------------------------------------------------------------------------------------------
 // Money: prices are typed in major units (UGX 30000, USD 12.50)
 
-export function currencyExponent(currency: string): number {
-  try {
-    return (
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
-      0
-    );
-  } catch {
-    return 0;
-  }
-}
-
 export function toMajor(minor: number, currency: string): string {
   const exponent = currencyExponent(currency);
   if (exponent === 0) return String(minor);
@@ -103,15 +97,6 @@ function toMinor(value: string, currency: string): number | null {
 
 // ---------------------------------------------------------------------------------------------
 // The event form
-
-const DATE_LABELS: Record<string, string> = {
-  starts_at: 'start',
-  ends_at: 'end',
-  reg_opens_at: 'registration opening',
-  reg_closes_at: 'registration closing',
-  sales_start: 'sales start',
-  sales_end: 'sales end',
-};
 
 /** The form's values for a stored event (the edit form's starting point). */
 export function eventValues(event: EventRow): Record<string, string> {
@@ -154,52 +139,60 @@ export function questionRows(values: Record<string, string>): number {
   return Math.min(MAX_QUESTIONS, filled + SPARE_QUESTIONS);
 }
 
+/** "Question 2: " before a message of the question's row, which the form shows in a group. */
+function inQuestion(n: number, message: string): string {
+  return `Question ${n}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+}
+
 function readQuestions(body: FormBody, values: Record<string, string>, errors: FieldErrors) {
   const questions: AdditionalQuestion[] = [];
   const keys = new Set<string>();
+  const fields = QuestionForm.properties;
   for (let i = 0; i < MAX_QUESTIONS; i++) {
-    const get = (f: string) => (body.get(`q${i}_${f}`) ?? '').slice(0, 5000);
+    const name = (f: string) => `q${i}_${f}`;
+    const rowErrors: FieldErrors = {};
     const row = {
-      key: get('key').trim(),
-      label: get('label').trim(),
-      type: get('type') || 'text',
-      required: get('required'),
-      options: get('options'),
-      help: get('help').trim(),
+      key: readField(body, name('key'), fields.key, rowErrors),
+      label: readField(body, name('label'), fields.label, rowErrors),
+      type: readChoice(body, name('type'), fields.type),
+      required: readChoice(body, name('required'), fields.required),
+      options: readField(body, name('options'), fields.options, rowErrors),
+      help: readField(body, name('help'), fields.help, rowErrors),
     };
-    for (const [f, v] of Object.entries(row)) values[`q${i}_${f}`] = v;
+    for (const [f, v] of Object.entries(row)) values[name(f)] = v ?? '';
     if (!row.key && !row.label) continue;
     const n = i + 1;
-    if (!QUESTION_KEY.test(row.key) || row.key.length > 64) {
-      errors[`q${i}_key`] =
+    for (const [field, message] of Object.entries(rowErrors)) errors[field] = inQuestion(n, message);
+    if (!errors[name('key')] && !QUESTION_KEY.test(row.key)) {
+      errors[name('key')] =
         `Question ${n}: enter a key of lowercase letters, digits and _, starting with a letter.`;
-    } else if (keys.has(row.key)) {
-      errors[`q${i}_key`] = `Question ${n}: another question already uses the key ${row.key}.`;
+    } else if (!errors[name('key')] && keys.has(row.key)) {
+      errors[name('key')] = `Question ${n}: another question already uses the key ${row.key}.`;
     }
     keys.add(row.key);
-    if (!row.label) errors[`q${i}_label`] = `Question ${n}: enter the question.`;
-    else if (row.label.length > EVENT_FORM_LIMITS.questionLabel)
-      errors[`q${i}_label`] = `Question ${n}: at most ${EVENT_FORM_LIMITS.questionLabel} characters.`;
-    const type = row.type === 'select' ? 'select' : 'text';
+    if (!row.label) errors[name('label')] = `Question ${n}: enter the question.`;
+    if (!row.type) errors[name('type')] = `Question ${n}: choose the kind of answer.`;
+    const type = row.type ?? 'text';
     const options = row.options
       .split(',')
       .map((o) => o.trim())
       .filter(Boolean);
-    if (type === 'select' && options.length === 0) {
-      errors[`q${i}_options`] = `Question ${n}: list the choices, separated by commas.`;
+    // A list too long to read already says so.
+    const listed = !errors[name('options')];
+    if (listed && type === 'select' && options.length === 0) {
+      errors[name('options')] = `Question ${n}: list the choices, separated by commas.`;
     } else if (
-      options.length > EVENT_FORM_LIMITS.choices ||
-      options.some((o) => o.length > EVENT_FORM_LIMITS.choice)
+      listed &&
+      (options.length > EVENT_FORM_LIMITS.choices || options.some((o) => o.length > EVENT_FORM_LIMITS.choice))
     ) {
-      errors[`q${i}_options`] =
+      errors[name('options')] =
         `Question ${n}: at most ${EVENT_FORM_LIMITS.choices} choices of up to ${EVENT_FORM_LIMITS.choice} characters.`;
     }
-    if (row.help.length > 1000) errors[`q${i}_help`] = `Question ${n}: the help is at most 1000 characters.`;
     questions.push({
       key: row.key,
       label: row.label,
       type,
-      required: row.required === 'yes',
+      required: row.required !== null,
       options: type === 'select' ? options : [],
       help: row.help,
     });
@@ -216,9 +209,10 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   const values: Record<string, string> = {};
   for (const [name, field] of Object.entries(EventForm.properties))
     values[name] = readField(body, name, field, errors);
-  values.visibility = body.get('visibility') ?? 'public';
-  values.waiver_required = body.get('waiver_required') === 'yes' ? 'yes' : '';
-  for (const name of EVENT_DATE_FIELDS) values[name] = (body.get(name) ?? '').trim().slice(0, 40);
+  const visibility = readChoice(body, 'visibility', EventChoiceForm.properties.visibility);
+  values.visibility = visibility ?? '';
+  values.waiver_required =
+    readChoice(body, 'waiver_required', EventChoiceForm.properties.waiver_required) ?? '';
 
   if (!errors.support_email && values.support_email && !EMAIL.test(values.support_email!)) {
     errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
@@ -233,16 +227,15 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   if (!errors.timezone && !zoneOk) {
     errors.timezone = 'Enter a time zone name such as Africa/Kampala.';
   }
-  if (!(EVENT_VISIBILITIES as readonly string[]).includes(values.visibility!)) {
-    errors.visibility = 'Choose who can see the event.';
-  }
+  if (!visibility) errors.visibility = 'Choose who can see the event.';
   const dates: Partial<Record<string, Date>> = {};
   for (const name of EVENT_DATE_FIELDS) {
     const value = values[name]!;
-    const date = zoneOk ? fromLocalTime(value, values.timezone!) : null;
-    if (!value) errors[name] = `Enter the ${DATE_LABELS[name]} date and time.`;
-    else if (date === 'skipped') errors[name] = skippedMessage(values.timezone!);
-    else if (!date && zoneOk) errors[name] = `Enter the ${DATE_LABELS[name]} as a date and a time.`;
+    // a missing or overlong date has its message already
+    const date = zoneOk && !errors[name] ? fromLocalTime(value, values.timezone!) : null;
+    if (date === 'skipped') errors[name] = skippedMessage(values.timezone!);
+    else if (!date && zoneOk && !errors[name])
+      errors[name] = `Enter the ${EventForm.properties[name].title.toLowerCase()} as a date and a time.`;
     if (date instanceof Date) dates[name] = date;
   }
   const additionalQuestions = readQuestions(body, values, errors);
@@ -324,21 +317,9 @@ export function readTicketTypeForm(
   const errors: FieldErrors = {};
   const values: Record<string, string> = {};
   const key = (f: string) => `${prefix}${f}`;
-  const read = (f: string) => (body.get(key(f)) ?? '').trim().slice(0, 5000);
-  for (const f of [
-    'name',
-    'description',
-    'price',
-    'capacity',
-    'distance_km',
-    'min_age',
-    ...SALES_DATE_FIELDS,
-  ]) {
-    values[f] = read(f);
-  }
-  if (!values.name) errors[key('name')] = 'Enter the name of the ticket type.';
-  else if (values.name.length > EVENT_FORM_LIMITS.ticketTypeName)
-    errors[key('name')] = `The name must be at most ${EVENT_FORM_LIMITS.ticketTypeName} characters.`;
+  for (const [f, field] of Object.entries(TicketTypeForm.properties))
+    values[f] = readField(body, key(f), field, errors);
+  // Each number's own message (and a date's, below) says more than its length's, so it replaces it.
   const price = toMinor(values.price!, event.currency);
   if (price === null || price > MAX_PRICE_MINOR) {
     errors[key('price')] =
@@ -347,13 +328,14 @@ export function readTicketTypeForm(
   const capacity = /^\d{1,10}$/.test(values.capacity!) ? Number(values.capacity) : NaN;
   if (!(capacity >= 1 && capacity <= EVENT_FORM_LIMITS.capacity))
     errors[key('capacity')] = 'Enter how many places, 1 or more.';
+  const { distanceKm, minAge: oldest } = EVENT_FORM_LIMITS;
   const distance = values.distance_km ? Number(values.distance_km) : 0;
-  if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= 1000)) {
-    errors[key('distance_km')] = 'Enter the distance in km, from 0 to 1000.';
+  if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= distanceKm)) {
+    errors[key('distance_km')] = `Enter the distance in km, from 0 to ${distanceKm}.`;
   }
   const minAge = values.min_age ? Number(values.min_age) : 0;
-  if (!/^\d{0,3}$/.test(values.min_age!) || minAge > 120) {
-    errors[key('min_age')] = 'Enter the minimum age in years, from 0 to 120 (0: none).';
+  if (!/^\d{0,3}$/.test(values.min_age!) || minAge > oldest) {
+    errors[key('min_age')] = `Enter the minimum age in years, from 0 to ${oldest} (0: none).`;
   }
   const start = values.sales_start ? fromLocalTime(values.sales_start, event.timezone) : event.regOpensAt;
   const end = values.sales_end ? fromLocalTime(values.sales_end, event.timezone) : event.regClosesAt;

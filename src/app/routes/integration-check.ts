@@ -12,21 +12,24 @@ import { can } from '../../members/roles.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { createTestDelivery } from '../../webhooks/webhook-deliveries.ts';
 import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
-import { formOf } from '../form-body.ts';
+import { checkField, formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderIntegration, type OriginCheck } from '../views/integration-page.ts';
 import { DISABLED_PROBLEM, sentResult } from './webhook-deliveries.ts';
 import { endpointOf, sendNow } from './webhook-lookup.ts';
 import { queryOf } from '../app-input.ts';
+import { IntegrationCheckForm } from '../app-forms.schema.ts';
 
-const ORIGIN_FIELD_MAX = 2048;
-
-/** The origin typed, canonical and checked as the client settings page checks a domain. */
-function checkOrigin(typed: string): OriginCheck {
+/**
+ * The origin typed, canonical and checked as the client settings page checks a domain; `errors`
+ * may hold the message its form's reading already gave it (the value was then cut to the limit).
+ */
+function checkOrigin(asked: string, errors: FieldErrors): OriginCheck {
+  const typed = checkField(asked, 'origin', IntegrationCheckForm.properties.origin, errors);
+  if (errors.origin) return { typed, origin: null, message: errors.origin };
   if (typed === '') return { typed, origin: null, message: null };
   try {
-    const origin = checkClientLists({ allowed_domains: [typed.slice(0, ORIGIN_FIELD_MAX)] })
-      .allowedDomains?.[0];
+    const origin = checkClientLists({ allowed_domains: [typed] }).allowedDomains?.[0];
     return origin
       ? { typed, origin, message: null }
       : { typed, origin: null, message: 'Enter an origin, such as https://shop.example.org.' };
@@ -43,7 +46,7 @@ function checkOrigin(typed: string): OriginCheck {
 /** The origin and client to check, and which endpoint a test send went to with its result. */
 const CheckerQuery = Type.Object({
   origin: Type.Optional(Type.String()),
-  client: Type.Optional(Type.String()),
+  client: Type.Optional(IntegrationCheckForm.properties.client),
   sent: Type.Optional(Type.String()),
   endpoint: Type.Optional(Type.String()),
 });
@@ -59,6 +62,7 @@ async function sendChecker(
   reply: FastifyReply,
   fields: Record<string, string | undefined>,
   problem: string | null = null,
+  errors: FieldErrors = {},
 ) {
   const viewer = await viewerOf(ctx, request);
   const db = ctx.database.db;
@@ -68,7 +72,7 @@ async function sendChecker(
   const endpoints = await listWebhookEndpoints(db, organizationId);
   const tested = endpoints.find((e) => e.id === fields.endpoint);
   const sent = tested ? await sentResult(ctx, tested, fields.sent) : null;
-  const origin = checkOrigin((fields.origin ?? '').trim());
+  const origin = checkOrigin(fields.origin ?? '', errors);
   const status = problem ? 409 : origin.message ? 422 : 200;
   return sendPage(
     reply,
@@ -99,8 +103,8 @@ function checkerUrl(
   extra: Record<string, string>,
 ) {
   const params = new URLSearchParams();
-  if (fields.origin) params.set('origin', fields.origin.slice(0, ORIGIN_FIELD_MAX));
-  if (fields.client) params.set('client', fields.client.slice(0, 100));
+  if (fields.origin) params.set('origin', fields.origin);
+  if (fields.client) params.set('client', fields.client);
   for (const [name, value] of Object.entries(extra)) params.set(name, value);
   return `/developers/integration?${params.toString()}#webhooks`;
 }
@@ -109,7 +113,13 @@ export function sendIntegrationTest(ctx: AppContext): Handler {
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
     const body = formOf(request.body);
-    const fields = { origin: body.get('origin'), client: body.get('client') };
+    const errors: FieldErrors = {};
+    const fields = {
+      origin: readField(body, 'origin', IntegrationCheckForm.properties.origin, errors),
+      client: readChoice(body, 'client', IntegrationCheckForm.properties.client) ?? undefined,
+    };
+    // The checker again with the origin's message; nothing is sent.
+    if (hasErrors(errors)) return sendChecker(ctx, request, reply, fields, null, errors);
     if (endpoint.status !== 'enabled') return sendChecker(ctx, request, reply, fields, DISABLED_PROBLEM);
     const delivery = await ctx.database.transaction((tx) =>
       createTestDelivery(tx, endpoint, ctx.clock.now()),

@@ -6,14 +6,14 @@ import { createMemberSession, revokeMemberSession } from '../../members/sessions
 import { signIn } from '../../members/sign-in.ts';
 import { memberOf, safeNext } from '../app-access.ts';
 import { clearSessionCookie, csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
-import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
 import { renderSignIn } from '../views/auth-pages.ts';
 import { queryOf } from '../app-input.ts';
 import { SignInForm } from '../app-forms.schema.ts';
 
 const SignInQuery = Type.Object({
-  next: Type.Optional(Type.String()),
+  next: Type.Optional(SignInForm.properties.next),
   notice: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
@@ -45,7 +45,7 @@ export function submitSignIn(ctx: AppContext): Handler {
     const errors: FieldErrors = {};
     const email = readField(body, 'email', SignInForm.properties.email, errors);
     const password = readField(body, 'password', SignInForm.properties.password, errors);
-    const next = safeNext(body.get('next'));
+    const next = safeNext(readChoice(body, 'next', SignInForm.properties.next));
     const csrf = csrfCookieToken(request, reply, ctx.config);
     const again = (status: number, problem: string | null) =>
       sendPage(reply, status, renderSignIn({ csrf, email, next, errors, problem }));

@@ -7,12 +7,12 @@ import type { AppContext } from '../../context.ts';
 import { attemptDelivery } from '../../webhooks/deliver-webhook.ts';
 import type { Refusal } from '../../platform/outcome.ts';
 import {
-  checkEventTypes,
   findWebhookEndpoint,
   type WebhookEndpointRow,
+  type WebhookEventType,
 } from '../../webhooks/webhook-endpoints.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { readField, type FieldErrors, type FormBody } from '../form-body.ts';
+import { readChoices, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { EndpointParams, paramsOf } from '../app-input.ts';
 import { WebhookEndpointForm } from '../app-forms.schema.ts';
 
@@ -31,17 +31,14 @@ export async function endpointOf(ctx: AppContext, request: FastifyRequest): Prom
 
 export interface EndpointForm {
   url: string;
-  events: string[];
+  events: WebhookEventType[];
 }
 
-/** The form's URL and event types, as typed; what is missing or not on the list is an error. */
+/** The form's URL and event types; what is missing, too long or not on the list is an error. */
 export function readEndpointForm(body: FormBody, errors: FieldErrors): EndpointForm {
   const url = readField(body, 'url', WebhookEndpointForm.properties.url, errors);
-  const given = [...body.all('events')].slice(0, 20);
-  const { types, problems } = checkEventTypes(given);
-  if (given.length === 0) errors.events = 'Choose at least one event type.';
-  else if (problems.length > 0) errors.events = 'Choose event types from the list.';
-  return { url, events: types };
+  const events = readChoices(body, 'events', WebhookEndpointForm.properties.events, errors);
+  return { url, events };
 }
 
 /** An endpoint action's refusal of the form, in the form's words. */

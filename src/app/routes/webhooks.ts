@@ -52,7 +52,7 @@ export function createEndpoint(ctx: AppContext): Handler {
     if (!outcome || !('done' in outcome)) {
       const viewer = await viewerOf(ctx, request);
       const shown = outcome ? endpointFormErrors(outcome) : errors;
-      const view = { viewer, url: form.url, events: [...body.all('events')], errors: shown };
+      const view = { viewer, url: form.url, events: form.events, errors: shown };
       return sendPage(reply, 422, renderNewEndpoint(view));
     }
     const { endpoint, secret } = outcome.done;
@@ -79,7 +79,7 @@ export function updateEndpoint(ctx: AppContext): Handler {
       return sendEndpoint(ctx, request, reply, 422, {
         endpoint,
         errors: outcome ? endpointFormErrors(outcome) : errors,
-        form: { url: form.url, events: [...body.all('events')] },
+        form: { url: form.url, events: form.events },
       });
     }
     return back(reply, endpoint, 'updated');

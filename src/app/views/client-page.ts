@@ -14,7 +14,7 @@ export type DomainList = 'allowed_domains' | 'return_url_domains';
 /** Each list's form field, heading and the line saying what the list is for. */
 export const DOMAIN_LISTS: Record<
   DomainList,
-  { field: string; title: string; label: string; purpose: string }
+  { field: 'allowed_domain' | 'return_url_domain'; title: string; label: string; purpose: string }
 > = {
   allowed_domains: {
     field: 'allowed_domain',
