@@ -267,3 +267,12 @@ export const EVENT_FORM_LIMITS = {
   minAge: limitOf(ticketType.min_age, 'maximum'),
   capacity: MAX_INT,
 } as const;
+
+/**
+ * One ticket type's bib range on the start list, read as first_<ticket type id> and
+ * last_<ticket type id>; both empty means none. Whether they are numbers is the action's question.
+ */
+export const BibRangeForm = Type.Object({
+  first: TextField({ label: 'First number', max: 20, trim: true, required: false }),
+  last: TextField({ label: 'Last number', max: 20, trim: true, required: false }),
+});

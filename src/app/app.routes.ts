@@ -59,10 +59,10 @@ import { showInvitation, submitInvitation } from './routes/invitation.ts';
 import { showRequestLog } from './routes/request-log.ts';
 import { showMail, showMailbox } from './routes/mailbox.ts';
 import {
-  changeRole,
+  changeRoleRoute,
   confirmRemove,
-  inviteMember,
-  removeMember,
+  inviteMemberRoute,
+  removeMemberRoute,
   revokeInvitationRoute,
   showMembers,
 } from './routes/members.ts';
@@ -183,11 +183,11 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     );
 
     route('GET', '/members', 'read', showMembers(ctx));
-    route('POST', '/members/invitations', 'members', inviteMember(ctx));
+    route('POST', '/members/invitations', 'members', inviteMemberRoute(ctx));
     route('POST', '/members/invitations/:invitationId/revoke', 'members', revokeInvitationRoute(ctx));
-    route('POST', '/members/:memberId/role', 'members', changeRole(ctx));
+    route('POST', '/members/:memberId/role', 'members', changeRoleRoute(ctx));
     route('GET', '/members/:memberId/remove', 'members', confirmRemove(ctx));
-    route('POST', '/members/:memberId/remove', 'members', removeMember(ctx));
+    route('POST', '/members/:memberId/remove', 'members', removeMemberRoute(ctx));
 
     route('GET', '/audit-log', 'audit_log', showAuditLog(ctx));
 

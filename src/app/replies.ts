@@ -2,7 +2,7 @@
 // view of themselves (their session and organizations) that every signed-in page's header shows.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { Actor } from '../audit/audit-log.ts';
+import type { ActingOn, Actor } from '../audit/audit-log.ts';
 import { listMemberOrganizations } from '../members/members.ts';
 import { memberOf } from './app-access.ts';
 import type { Viewer } from './views/layout.ts';
@@ -44,4 +44,9 @@ export function userAgentOf(request: FastifyRequest): string {
 export function actorOf(request: FastifyRequest): Actor {
   const { member } = memberOf(request);
   return { memberId: member.id, label: member.email, ip: request.ip };
+}
+
+/** The signed-in member acting within their current organization, as actions take it. */
+export function actingOf(request: FastifyRequest): ActingOn {
+  return { actor: actorOf(request), organizationId: memberOf(request).organizationId };
 }

@@ -232,8 +232,18 @@ export async function listPendingInvitations(
     .orderBy(desc(invitations.createdAt), desc(invitations.id));
 }
 
+/** The invitation by its id, if still pending (not accepted, revoked or expired). */
+export async function findPendingInvitation(
+  db: Executor,
+  invitationId: string,
+  now: Date,
+): Promise<InvitationRow | undefined> {
+  const [row] = await db.select().from(invitations).where(eq(invitations.id, invitationId));
+  return row && unusableReason(row, now) === null ? row : undefined;
+}
+
 /** Withdraws a pending invitation of the organization; false when there is none by that id. */
-export async function revokeInvitation(
+export async function revokePendingInvitation(
   db: Executor,
   organizationId: string,
   invitationId: string,

@@ -107,6 +107,26 @@ export async function listOrganizationMembers(
     .orderBy(asc(memberships.createdAt), asc(members.id));
 }
 
+/** One member of the organization, as the members page lists them; undefined when not a member. */
+export async function findOrganizationMember(
+  db: Executor,
+  organizationId: string,
+  memberId: string,
+): Promise<OrganizationMember | undefined> {
+  const [row] = await db
+    .select({
+      memberId: members.id,
+      email: members.email,
+      name: members.name,
+      role: memberships.role,
+      createdAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(members, eq(members.id, memberships.memberId))
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.memberId, memberId)));
+  return row;
+}
+
 /** True when the member is the organization's only owner (its rows locked when `lock`). */
 export async function isLastOwner(
   db: Executor,

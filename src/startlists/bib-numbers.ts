@@ -91,7 +91,7 @@ export function checkRanges(
 }
 
 /** Replaces the event's ranges (the caller holds the event's lock, in `tx`). */
-export async function saveBibRanges(tx: Tx, race: RaceEvent, ranges: BibRange[], now: Date): Promise<void> {
+export async function writeBibRanges(tx: Tx, race: RaceEvent, ranges: BibRange[], now: Date): Promise<void> {
   await tx.delete(bibRanges).where(eq(bibRanges.eventId, race.event.id));
   if (ranges.length === 0) return;
   await tx.insert(bibRanges).values(
@@ -131,7 +131,7 @@ async function freeNumbers(tx: Tx, eventId: string, range: BibRange, count: numb
  * Gives a number to each confirmed registration of a paid order that has none, per ticket type
  * from its range, in the order people registered; the caller holds the event's lock, in `tx`.
  */
-export async function assignBibs(tx: Tx, race: RaceEvent, now: Date): Promise<TypeAssignment[]> {
+export async function giveBibNumbers(tx: Tx, race: RaceEvent, now: Date): Promise<TypeAssignment[]> {
   const { event } = race;
   const ranges = new Map((await listBibRanges(tx, event.id)).map((r) => [r.ticketTypeId, r]));
   const results: TypeAssignment[] = [];

@@ -18,7 +18,7 @@ import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
 import { APP_STYLES } from '../../src/app/app-assets.ts';
 import { can, MEMBER_ROLES, type MemberRole, type Permission } from '../../src/members/roles.ts';
-import { listBibRanges, saveBibRanges } from '../../src/startlists/bib-numbers.ts';
+import { listBibRanges, writeBibRanges } from '../../src/startlists/bib-numbers.ts';
 import { findRaceEvent } from '../../src/startlists/race-event.ts';
 import { findEvent, listEventsOfOrganization } from '../../src/events/events.ts';
 import { bibs } from '../../src/startlists/startlists.schema.ts';
@@ -272,7 +272,7 @@ before(async () => {
     await seedRunners(db, event, race.ticketTypes[0]!, [{ name: 'Routes Runner' }]);
     // a range to lose: a write that got through would clear it (the fields name no ticket type)
     await h.service.ctx.database.transaction((tx) =>
-      saveBibRanges(tx, race, [{ ticketTypeId: race.ticketTypes[0]!.id, first: 1, last: 9 }], now),
+      writeBibRanges(tx, race, [{ ticketTypeId: race.ticketTypes[0]!.id, first: 1, last: 9 }], now),
     );
     eventIds[whose] = event.id;
     ticketTypeIds[whose] = race.ticketTypes[0]!.id;

@@ -9,7 +9,7 @@ import {
   INVITATION_DAYS,
   invitationUrl,
   listPendingInvitations,
-  revokeInvitation,
+  revokePendingInvitation,
 } from '../../src/members/invitations.ts';
 import { invitations } from '../../src/members/members.schema.ts';
 import {
@@ -189,13 +189,20 @@ describe('acceptInvitation', () => {
     const other = await makeOrg(h);
     const { token, invitation } = await invite(h, org.id, uniqueEmail(), 'admin');
     assert.equal(
-      await revokeInvitation(db, other.id, invitation.id, h.clock.now()),
+      await revokePendingInvitation(db, other.id, invitation.id, h.clock.now()),
       false,
       'other organization',
     );
-    assert.equal(await revokeInvitation(db, org.id, 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ', h.clock.now()), false);
-    assert.equal(await revokeInvitation(db, org.id, invitation.id, h.clock.now()), true);
-    assert.equal(await revokeInvitation(db, org.id, invitation.id, h.clock.now()), false, 'already revoked');
+    assert.equal(
+      await revokePendingInvitation(db, org.id, 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ', h.clock.now()),
+      false,
+    );
+    assert.equal(await revokePendingInvitation(db, org.id, invitation.id, h.clock.now()), true);
+    assert.equal(
+      await revokePendingInvitation(db, org.id, invitation.id, h.clock.now()),
+      false,
+      'already revoked',
+    );
     const result = await accept(token, PASSWORD);
     assert.equal(!result.ok && result.reason, 'revoked');
     assert.match(!result.ok ? result.message : '', /withdrawn/);
@@ -293,7 +300,7 @@ describe('listPendingInvitations', () => {
     const accepted = await invite(h, org.id, uniqueEmail(), 'owner');
     assert.ok((await accept(accepted.token, PASSWORD)).ok);
     const revoked = await invite(h, org.id, uniqueEmail(), 'viewer');
-    await revokeInvitation(db, org.id, revoked.invitation.id, h.clock.now());
+    await revokePendingInvitation(db, org.id, revoked.invitation.id, h.clock.now());
     const older = await invite(h, org.id, uniqueEmail(), 'developer');
     h.clock.advance(1000);
     const newer = await invite(h, org.id, uniqueEmail(), 'admin');

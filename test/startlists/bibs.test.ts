@@ -4,11 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import {
-  assignBibs,
   bibProgress,
   checkRanges,
+  giveBibNumbers,
   lockEventBibs,
-  saveBibRanges,
+  writeBibRanges,
   type BibRange,
 } from '../../src/startlists/bib-numbers.ts';
 import { ageOn, findRaceEvent, localDate, type RaceEvent } from '../../src/startlists/race-event.ts';
@@ -55,14 +55,14 @@ async function setRanges(race: RaceEvent, ranges: [number, number][]) {
   }));
   await h.service.ctx.database.transaction(async (tx) => {
     await lockEventBibs(tx, race.event.id);
-    await saveBibRanges(tx, race, list, h.clock.now());
+    await writeBibRanges(tx, race, list, h.clock.now());
   });
 }
 
 function assign(race: RaceEvent) {
   return h.service.ctx.database.transaction(async (tx) => {
     await lockEventBibs(tx, race.event.id);
-    return assignBibs(tx, race, h.clock.now());
+    return giveBibNumbers(tx, race, h.clock.now());
   });
 }
 

@@ -1,5 +1,5 @@
-// The admin invitation routes' wire types. The email's shape is checked by the members module
-// (emailProblem) in the handler, so the message is the one the organizer app shows too.
+// The admin invitation routes' wire types. The email's shape is checked by the invite action
+// (members/actions/invite-member.ts), the same for the admin API and the organizer app.
 import { Type } from 'typebox';
 import { MEMBER_ROLES } from '../../members/roles.ts';
 import { Timestamp } from '../../platform/schemas.ts';

@@ -1,12 +1,12 @@
 // GET and POST /invitations/:token: the invited organization and role, and accepting with a
-// password (a new one, or the current one of an existing member). Accepting signs the member in.
+// password (a new one, or the current one of an existing member), which is a members action
+// (members/actions/join-by-invitation.ts). Accepting signs the member in.
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
-import { acceptInvitationIn, findInvitation } from '../../members/invitations.ts';
+import { joinByInvitation } from '../../members/actions/join-by-invitation.ts';
+import { findInvitation } from '../../members/invitations.ts';
 import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import { createMemberSession } from '../../members/sessions.ts';
-import { spendSignInAttempt } from '../../members/sign-in.ts';
 import { csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';
@@ -70,42 +70,25 @@ export function submitInvitation(ctx: AppContext): Handler {
     const password = readField(body, 'password', InvitationForm.properties.password, errors);
     if (hasErrors(errors)) return showForm(ctx, request, reply, { status: 422, name, errors });
 
-    const now = ctx.clock.now();
-    // An existing member proves the invitation with their password: those guesses count as sign-ins.
-    const found = await findInvitation(ctx.database.db, token, now);
-    if (!found.ok) return ended(reply, found.reason);
-    if (found.existingMember) {
-      const wait = await spendSignInAttempt(ctx, { email: found.invitation.email, ip: request.ip });
-      if (wait !== null) {
+    const outcome = await joinByInvitation(ctx, { token, password, name, ip: request.ip });
+    if (!('done' in outcome)) {
+      if (outcome.refused === 'too_many_attempts') {
+        const wait = outcome.retryAfterSeconds;
         reply.header('Retry-After', String(wait));
-        const message = tooManyAttempts(wait);
-        return showForm(ctx, request, reply, { status: 429, name, errors: { password: message } });
+        return showForm(ctx, request, reply, {
+          status: 429,
+          name,
+          errors: { password: tooManyAttempts(wait) },
+        });
       }
-    }
-    // The join and its audit entry commit together; the new member is the one who acted.
-    const result = await ctx.database.transaction(async (tx) => {
-      const accepted = await acceptInvitationIn(tx, token, { password, ...(name && { name }) }, now);
-      if (!accepted.ok) return accepted;
-      await recordAudit(
-        tx,
-        {
-          organizationId: accepted.organizationId,
-          actor: { memberId: accepted.member.id, label: accepted.member.email, ip: request.ip },
-          action: 'member.joined',
-          targetType: 'member',
-          targetId: accepted.member.id,
-          details: { email: accepted.member.email, role: accepted.role },
-        },
-        now,
-      );
-      return accepted;
-    });
-    if (!result.ok) {
-      if (result.reason === 'wrong_password' || result.reason === 'weak_password') {
-        return showForm(ctx, request, reply, { status: 422, name, errors: { password: result.message } });
+      if (outcome.refused === 'invalid') {
+        const message = outcome.errors[0]?.message ?? 'Enter a password.';
+        return showForm(ctx, request, reply, { status: 422, name, errors: { password: message } });
       }
-      return ended(reply, result.reason);
+      return ended(reply, outcome.refused === 'invitation_ended' ? outcome.reason : 'unknown');
     }
+    const result = outcome.done;
+    const now = ctx.clock.now();
     const { token: sessionToken } = await createMemberSession(ctx.database.db, {
       memberId: result.member.id,
       organizationId: result.organizationId,

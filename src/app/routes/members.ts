@@ -1,30 +1,21 @@
 // Members: GET /members (every role reads it), inviting (mailed, and the link shown once), changing
-// a role, removing a member after a confirmation page, revoking an invitation. canChangeMember
-// decides each write again here; each change and its audit entry commit in one transaction.
+// a role, removing a member after a confirmation page, revoking an invitation. Each write is a
+// members action (members/actions/), which decides again who may do it; this file keeps the forms
+// and says each refusal in the page's words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
 import { mailerOf } from '../../mail/mailer.ts';
-import {
-  createInvitation,
-  INVITATION_DAYS,
-  invitationUrl,
-  listPendingInvitations,
-  revokeInvitation,
-} from '../../members/invitations.ts';
-import {
-  changeMembershipIn,
-  emailProblem,
-  findMemberByEmail,
-  findMembershipRole,
-  isLastOwner,
-  listOrganizationMembers,
-  type OrganizationMember,
-} from '../../members/members.ts';
+import { changeMemberRole } from '../../members/actions/change-member-role.ts';
+import { inviteMember } from '../../members/actions/invite-member.ts';
+import type { MembershipOutcome, MembershipTarget } from '../../members/actions/membership-change.ts';
+import { removeMember } from '../../members/actions/remove-member.ts';
+import { revokeInvitation } from '../../members/actions/revoke-invitation.ts';
+import { INVITATION_DAYS, listPendingInvitations } from '../../members/invitations.ts';
+import { isLastOwner, listOrganizationMembers, type OrganizationMember } from '../../members/members.ts';
 import { canChangeMember, ROLE_DESCRIPTIONS, type MemberRole } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
-import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { formOf, readChoice, readField, type FieldErrors } from '../form-body.ts';
+import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   memberNoticeFor,
   renderInvited,
@@ -98,69 +89,38 @@ function invitationMail(
   };
 }
 
-/**
- * The invite form's email and role, with a message for each problem: a bad email or role, or an
- * email already a member here. A role the inviter may not give is a 403, as a forged form.
- */
-async function readInvite(ctx: AppContext, request: FastifyRequest) {
-  const current = memberOf(request);
-  const body = formOf(request.body);
-  const errors: FieldErrors = {};
-  const email = readField(body, 'email', InviteMemberForm.properties.email, errors);
-  if (!errors.email && emailProblem(email)) {
-    errors.email = 'Enter an email address, such as name@example.org.';
-  }
-  const role = readChoice(body, 'role', InviteMemberForm.properties.role);
-  if (role === null) {
-    errors.role = 'Choose a role from the list.';
-  } else if (!canChangeMember(current.role, role, role)) {
-    throw new PageError('forbidden', 'role may not invite this role');
-  }
-  if (!hasErrors(errors)) {
-    const existing = await findMemberByEmail(ctx.database.db, email);
-    if (existing && (await findMembershipRole(ctx.database.db, existing.id, current.organizationId))) {
-      errors.email = 'This person is already a member of this organization.';
-    }
-  }
-  return { email, role, errors };
-}
-
-export function inviteMember(ctx: AppContext): Handler {
+export function inviteMemberRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const current = memberOf(request);
-    const { email, role, errors } = await readInvite(ctx, request);
-    if (hasErrors(errors) || role === null) {
-      return sendMembers(ctx, request, reply, 422, { invite: { email, role: role ?? '', errors } });
-    }
+    const body = formOf(request.body);
+    const errors: FieldErrors = {};
+    const email = readField(body, 'email', InviteMemberForm.properties.email, errors);
+    const role = readChoice(body, 'role', InviteMemberForm.properties.role);
+    if (role === null) errors.role = 'Choose a role from the list.';
+    const again = () =>
+      sendMembers(ctx, request, reply, 422, { invite: { email, role: role ?? '', errors } });
+    if (errors.email) return again();
 
-    const now = ctx.clock.now();
-    const { invitation, token } = await ctx.database.transaction(async (tx) => {
-      const created = await createInvitation(tx, {
-        organizationId: current.organizationId,
-        email,
-        role,
-        invitedBy: current.member.id,
-        now,
-      });
-      await recordAudit(
-        tx,
-        {
-          organizationId: current.organizationId,
-          actor: actorOf(request),
-          action: 'member.invited',
-          targetType: 'invitation',
-          targetId: created.invitation.id,
-          details: { email: created.invitation.email, role },
-        },
-        now,
-      );
-      return created;
+    // A missing role goes to the action too, so that the email's problem is said with it.
+    const outcome = await inviteMember(ctx, {
+      ...actingOf(request),
+      invitation: { organizationId: current.organizationId, email, role: role ?? '' },
     });
-    const link = invitationUrl(ctx.config.appUrl, token);
+    if (!('done' in outcome)) {
+      if (outcome.refused === 'not_permitted')
+        throw new PageError('forbidden', 'role may not invite this role');
+      if (outcome.refused === 'not_found') throw new PageError('not_found', 'organization');
+      if (outcome.refused === 'conflict') errors.email = outcome.message;
+      else if (outcome.errors.some((e) => e.field === 'email')) {
+        errors.email = 'Enter an email address, such as name@example.org.';
+      }
+      return again();
+    }
+    const { invitation, url: link } = outcome.done;
     const mail = invitationMail(ctx, {
       inviter: current.member.name.trim() || current.member.email,
       organization: current.organizationName,
-      role,
+      role: invitation.role,
       link,
     });
     // Awaited: the page says whether the mail went, and shows the link either way.
@@ -177,50 +137,24 @@ export function inviteMember(ctx: AppContext): Handler {
     return sendPage(
       reply,
       201,
-      renderInvited({ viewer, email: invitation.email, role, link, mailed, days: INVITATION_DAYS }),
+      renderInvited({
+        viewer,
+        email: invitation.email,
+        role: invitation.role,
+        link,
+        mailed,
+        days: INVITATION_DAYS,
+      }),
     );
   };
 }
 
-type Outcome = { ok: true } | { ok: false; reason: 'not_found' | 'last_owner' | 'forbidden' };
-
-/**
- * Changes the target's role (null: removes them) with its audit entry, in one transaction. The
- * target's role is read again inside it: canChangeMember decides on the role they have now.
- */
-function changeMember(
-  ctx: AppContext,
-  request: FastifyRequest,
-  target: OrganizationMember,
-  next: MemberRole | null,
-): Promise<Outcome> {
-  const current = memberOf(request);
-  const now = ctx.clock.now();
-  return ctx.database.transaction(async (tx): Promise<Outcome> => {
-    const role = await findMembershipRole(tx, target.memberId, current.organizationId);
-    if (!role) return { ok: false, reason: 'not_found' };
-    if (!canChangeMember(current.role, role, next)) return { ok: false, reason: 'forbidden' };
-    const changed = await changeMembershipIn(tx, {
-      organizationId: current.organizationId,
-      memberId: target.memberId,
-      role: next,
-    });
-    if (!changed.ok) return changed;
-    await recordAudit(
-      tx,
-      {
-        organizationId: current.organizationId,
-        actor: actorOf(request),
-        action: next === null ? 'member.removed' : 'member.role_changed',
-        targetType: 'member',
-        targetId: target.memberId,
-        details:
-          next === null ? { email: target.email, role } : { email: target.email, from: role, to: next },
-      },
-      now,
-    );
-    return { ok: true };
-  });
+/** The membership named in the path, in the current organization. */
+function membershipOf(request: FastifyRequest): MembershipTarget {
+  return {
+    organizationId: memberOf(request).organizationId,
+    memberId: paramsOf(request, MemberParams).memberId,
+  };
 }
 
 /** The answer to a refused change: 404, 403, or the members page saying why (the last owner). */
@@ -228,34 +162,29 @@ function refused(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  target: OrganizationMember,
-  reason: 'not_found' | 'last_owner' | 'forbidden',
+  refusal: Exclude<MembershipOutcome, { done: unknown }>,
 ) {
-  if (reason === 'not_found') throw new PageError('not_found', 'member');
-  if (reason === 'forbidden') throw new PageError('forbidden', 'role may not change this member');
-  const who = target.name.trim() || target.email;
+  if (refusal.refused === 'not_permitted')
+    throw new PageError('forbidden', 'role may not change this member');
+  if (refusal.refused !== 'last_owner') throw new PageError('not_found', 'member');
+  const who = refusal.member.name.trim() || refusal.member.email;
   return sendMembers(ctx, request, reply, 409, {
     problem: `${who} is the only owner, and the organization always keeps an owner. Make another member an owner first. Nothing was changed.`,
   });
 }
 
-export function changeRole(ctx: AppContext): Handler {
+export function changeRoleRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const current = memberOf(request);
-    const target = await targetOf(ctx, request);
+    const membership = membershipOf(request);
     const role = readChoice(formOf(request.body), 'role', ChangeRoleForm.properties.role);
     if (role === null) {
       return sendMembers(ctx, request, reply, 422, {
         problem: 'Choose a role from the list. Nothing was changed.',
       });
     }
-    if (!canChangeMember(current.role, target.role, role)) {
-      throw new PageError('forbidden', 'role may not change this member');
-    }
-    if (role === target.role) return seeOther(reply, '/members?done=unchanged');
-    const outcome = await changeMember(ctx, request, target, role);
-    if (!outcome.ok) return refused(ctx, request, reply, target, outcome.reason);
-    return seeOther(reply, '/members?done=role');
+    const outcome = await changeMemberRole(ctx, { ...actingOf(request), membership, role });
+    if (!('done' in outcome)) return refused(ctx, request, reply, outcome);
+    return seeOther(reply, outcome.done.changed ? '/members?done=role' : '/members?done=unchanged');
   };
 }
 
@@ -272,47 +201,27 @@ export function confirmRemove(ctx: AppContext): Handler {
   };
 }
 
-export function removeMember(ctx: AppContext): Handler {
+export function removeMemberRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const current = memberOf(request);
-    const target = await targetOf(ctx, request);
-    if (!canChangeMember(current.role, target.role, null)) {
-      throw new PageError('forbidden', 'role may not remove this member');
-    }
-    const outcome = await changeMember(ctx, request, target, null);
-    if (!outcome.ok) return refused(ctx, request, reply, target, outcome.reason);
+    const membership = membershipOf(request);
+    const outcome = await removeMember(ctx, { ...actingOf(request), membership });
+    if (!('done' in outcome)) return refused(ctx, request, reply, outcome);
     // Removing yourself: the next request finds the session in another organization, or none.
-    if (target.memberId === current.member.id) return seeOther(reply, '/');
+    if (membership.memberId === memberOf(request).member.id) return seeOther(reply, '/');
     return seeOther(reply, '/members?done=removed');
   };
 }
 
 export function revokeInvitationRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
-    const current = memberOf(request);
     const { invitationId } = paramsOf(request, InvitationParams);
-    const now = ctx.clock.now();
-    const pending = await listPendingInvitations(ctx.database.db, current.organizationId, now);
-    const invitation = pending.find((i) => i.id === invitationId);
-    if (!invitation) throw new PageError('not_found', 'invitation');
-    if (!canChangeMember(current.role, invitation.role, null)) {
-      throw new PageError('forbidden', 'role may not revoke this invitation');
+    const outcome = await revokeInvitation(ctx, { ...actingOf(request), invitationId });
+    if (!('done' in outcome)) {
+      if (outcome.refused === 'not_permitted') {
+        throw new PageError('forbidden', 'role may not revoke this invitation');
+      }
+      throw new PageError('not_found', 'invitation');
     }
-    await ctx.database.transaction(async (tx) => {
-      if (!(await revokeInvitation(tx, current.organizationId, invitation.id, now))) return;
-      await recordAudit(
-        tx,
-        {
-          organizationId: current.organizationId,
-          actor: actorOf(request),
-          action: 'member.invitation_revoked',
-          targetType: 'invitation',
-          targetId: invitation.id,
-          details: { email: invitation.email, role: invitation.role },
-        },
-        now,
-      );
-    });
     return seeOther(reply, '/members?done=revoked');
   };
 }

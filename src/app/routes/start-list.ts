@@ -1,21 +1,15 @@
 // Start lists: GET /events/:eventId/start-list (every member reads it, a page of runners at a
 // time), POST .../bib-ranges and POST .../bibs/assign (owners and admins), and the CSV download.
-// Every read and write finds the event within the member's organization; each write takes the
-// event's bib lock and commits with its audit entry.
+// Every read finds the event within the member's organization; each write is a start list action
+// (startlists/actions/), which takes the event's bib lock and commits with its audit entry.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
 import { listEventsOfOrganization } from '../../events/events.ts';
-import {
-  assignBibs,
-  bibProgress,
-  checkRanges,
-  listBibRanges,
-  lockEventBibs,
-  saveBibRanges,
-} from '../../startlists/bib-numbers.ts';
+import { assignBibs } from '../../startlists/actions/assign-bibs.ts';
+import { saveBibRanges } from '../../startlists/actions/save-bib-ranges.ts';
+import { bibProgress, listBibRanges } from '../../startlists/bib-numbers.ts';
 import { can } from '../../members/roles.ts';
 import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
 import { csvFileName, startListCsv } from '../../startlists/start-list-csv.ts';
@@ -26,11 +20,12 @@ import {
   readStartList,
 } from '../../startlists/start-list.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { formOf } from '../form-body.ts';
-import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
+import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderEvents } from '../views/start-list-events.ts';
 import { renderStartList, startListNotice, type RangeForm } from '../views/start-list-page.ts';
 import { EventParams, paramsOf, queryOf } from '../app-input.ts';
+import { BibRangeForm } from '../app-forms.schema.ts';
 
 /** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
 export const START_LIST_PAGE_SIZE = 100;
@@ -96,40 +91,26 @@ export function saveBibRangesRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
     const body = formOf(request.body);
+    const errors: FieldErrors = {};
     const inputs = race.ticketTypes.map((t) => ({
       ticketTypeId: t.id,
-      first: (body.get(`first_${t.id}`) ?? '').slice(0, 20),
-      last: (body.get(`last_${t.id}`) ?? '').slice(0, 20),
+      first: readField(body, `first_${t.id}`, BibRangeForm.properties.first, errors),
+      last: readField(body, `last_${t.id}`, BibRangeForm.properties.last, errors),
     }));
-    const checked = checkRanges(race, inputs);
-    if (!checked.ok) {
+    const again = (rangeErrors: FieldErrors) => {
       const values = new Map(inputs.map((i) => [i.ticketTypeId, { first: i.first, last: i.last }]));
-      return sendStartList(ctx, request, reply, race, 422, { values, errors: checked.errors });
-    }
-    const now = ctx.clock.now();
-    await ctx.database.transaction(async (tx) => {
-      await lockEventBibs(tx, race.event.id);
-      await saveBibRanges(tx, race, checked.ranges, now);
-      const nameOf = new Map(race.ticketTypes.map((t) => [t.id, t.name]));
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'event.bib_ranges_changed',
-          targetType: 'event',
-          targetId: race.event.id,
-          details: {
-            ranges: checked.ranges.map((r) => ({
-              ticket_type: nameOf.get(r.ticketTypeId),
-              first: r.first,
-              last: r.last,
-            })),
-          },
-        },
-        now,
-      );
+      return sendStartList(ctx, request, reply, race, 422, { values, errors: rangeErrors });
+    };
+    if (hasErrors(errors)) return again(errors);
+    const outcome = await saveBibRanges(ctx, {
+      ...actingOf(request),
+      eventId: race.event.id,
+      ranges: inputs,
     });
+    if (!('done' in outcome)) {
+      if (outcome.refused !== 'invalid') throw new PageError('not_found', 'event');
+      return again(Object.fromEntries(outcome.errors.map((e) => [e.field, e.message])));
+    }
     return seeOther(reply, `/events/${race.event.id}/start-list?done=ranges`);
   };
 }
@@ -137,33 +118,9 @@ export function saveBibRangesRoute(ctx: AppContext): Handler {
 export function assignBibsRoute(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    const now = ctx.clock.now();
-    const results = await ctx.database.transaction(async (tx) => {
-      await lockEventBibs(tx, race.event.id);
-      const done = await assignBibs(tx, race, now);
-      const nameOf = new Map(race.ticketTypes.map((t) => [t.id, t.name]));
-      await recordAudit(
-        tx,
-        {
-          organizationId: race.event.organizationId,
-          actor: actorOf(request),
-          action: 'event.bibs_assigned',
-          targetType: 'event',
-          targetId: race.event.id,
-          details: {
-            assigned: done.reduce((sum, r) => sum + r.assigned, 0),
-            ticket_types: done.map((r) => ({
-              ticket_type: nameOf.get(r.ticketTypeId),
-              assigned: r.assigned,
-              without_number: r.left,
-            })),
-          },
-        },
-        now,
-      );
-      return done;
-    });
-    const given = results.reduce((sum, r) => sum + r.assigned, 0);
+    const outcome = await assignBibs(ctx, { ...actingOf(request), eventId: race.event.id });
+    if (!('done' in outcome)) throw new PageError('not_found', 'event');
+    const given = outcome.done.reduce((sum, r) => sum + r.assigned, 0);
     return seeOther(reply, `/events/${race.event.id}/start-list?done=assigned&given=${given}`);
   };
 }
