@@ -47,6 +47,6 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /** The signed-in member acting within their current organization, as actions take it. */
-export function actingOf(request: FastifyRequest): ActingOn {
+export function actingOf(request: FastifyRequest): ActingOn & { organizationId: string } {
   return { actor: actorOf(request), organizationId: memberOf(request).organizationId };
 }

@@ -4,7 +4,6 @@
 // write is an action of the auth module (auth/actions/), which audits it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { ActingOn } from '../../audit/audit-log.ts';
 import { changeClientOrigin, MAX_CLIENT_ORIGINS } from '../../auth/actions/change-client-origin.ts';
 import {
   regeneratePublishableKey,
@@ -16,7 +15,7 @@ import { findApiClient, type ApiClientRow } from '../../auth/clients.ts';
 import { can } from '../../members/roles.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
-import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {
   DOMAIN_LISTS,
   noticeFor,
@@ -50,11 +49,6 @@ async function sendClient(
   return sendPage(reply, status, renderClient({ ...view, viewer, canWrite }));
 }
 
-/** The member as the actor, within their current organization. */
-function memberActing(request: FastifyRequest): ActingOn {
-  return { actor: actorOf(request), organizationId: memberOf(request).organizationId };
-}
-
 function back(reply: FastifyReply, client: ApiClientRow, done: string) {
   return seeOther(reply, `/developers/clients/${client.id}?done=${done}`);
 }
@@ -86,7 +80,7 @@ export function updateScopes(ctx: AppContext): Handler {
     if (hasErrors(errors)) {
       return sendClient(ctx, request, reply, 422, { client, errors, notice: null, scopes });
     }
-    await updateApiClient(ctx, { ...memberActing(request), clientId: client.id, scopes });
+    await updateApiClient(ctx, { ...actingOf(request), clientId: client.id, scopes });
     return back(reply, client, 'scopes');
   };
 }
@@ -109,7 +103,7 @@ export function updateDisplayName(ctx: AppContext): Handler {
     }
     // Saving the same name again changes nothing, so nothing is recorded.
     await updateApiClient(ctx, {
-      ...memberActing(request),
+      ...actingOf(request),
       clientId: client.id,
       display_name: displayName.value,
     });
@@ -120,7 +114,7 @@ export function updateDisplayName(ctx: AppContext): Handler {
 export function regenerateKey(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const outcome = await regeneratePublishableKey(ctx, { ...memberActing(request), clientId: client.id });
+    const outcome = await regeneratePublishableKey(ctx, { ...actingOf(request), clientId: client.id });
     if (!('done' in outcome)) return revokedAnswer(ctx, request, reply, client);
     return back(reply, client, 'key');
   };
@@ -139,7 +133,7 @@ export function addDomain(ctx: AppContext): Handler {
     const outcome = hasErrors(errors)
       ? null
       : await changeClientOrigin(ctx, {
-          ...memberActing(request),
+          ...actingOf(request),
           clientId: client.id,
           list,
           origin: typed,
@@ -172,7 +166,7 @@ export function removeDomain(ctx: AppContext): Handler {
     const origin = readChoice(body, 'origin', ClientDomainForm.properties.origin);
     if (origin === null) throw new PageError('not_found', 'no such origin');
     await changeClientOrigin(ctx, {
-      ...memberActing(request),
+      ...actingOf(request),
       clientId: client.id,
       list,
       origin,
@@ -185,7 +179,7 @@ export function removeDomain(ctx: AppContext): Handler {
 export function rotateSecret(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    const outcome = await rotateClientSecret(ctx, { ...memberActing(request), clientId: client.id });
+    const outcome = await rotateClientSecret(ctx, { ...actingOf(request), clientId: client.id });
     if (!('done' in outcome)) return revokedAnswer(ctx, request, reply, client);
     const rotated = outcome.done;
     const viewer = await viewerOf(ctx, request);
@@ -209,7 +203,7 @@ export function confirmRevoke(ctx: AppContext): Handler {
 export function revokeClient(ctx: AppContext): Handler {
   return async (request, reply) => {
     const client = await clientOf(ctx, request);
-    await revokeApiClient(ctx, { ...memberActing(request), clientId: client.id });
+    await revokeApiClient(ctx, { ...actingOf(request), clientId: client.id });
     return back(reply, client, 'revoked');
   };
 }

@@ -1,25 +1,19 @@
 // Webhook endpoints in developer settings: create (the secret is shown once, in the answer to the
 // POST), change URL and event types, disable and enable, rotate the secret, delete after a
 // confirmation page. Each is an action of the webhooks module (webhooks/actions/), audited there.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ActingOn } from '../../audit/audit-log.ts';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { createWebhookEndpoint } from '../../webhooks/actions/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from '../../webhooks/actions/delete-webhook-endpoint.ts';
 import { rotateWebhookSecret } from '../../webhooks/actions/rotate-webhook-secret.ts';
 import { updateWebhookEndpoint } from '../../webhooks/actions/update-webhook-endpoint.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
-import { memberOf, PageError } from '../app-access.ts';
+import { PageError } from '../app-access.ts';
 import { formOf, hasErrors, type FieldErrors } from '../form-body.ts';
-import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
+import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderDeleteEndpoint, renderEndpointSecret, renderNewEndpoint } from '../views/webhook-pages.ts';
 import { sendEndpoint } from './webhook-deliveries.ts';
 import { endpointFormErrors, endpointOf, readEndpointForm } from './webhook-lookup.ts';
-
-/** The member as the actor, within their current organization. */
-function memberActing(request: FastifyRequest): ActingOn & { organizationId: string } {
-  return { actor: actorOf(request), organizationId: memberOf(request).organizationId };
-}
 
 /** Deleted by someone else since it was looked up: the change and its entry are rolled back. */
 function gone() {
@@ -48,7 +42,7 @@ export function createEndpoint(ctx: AppContext): Handler {
     const form = readEndpointForm(body, errors);
     const outcome = hasErrors(errors)
       ? null
-      : await createWebhookEndpoint(ctx, { ...memberActing(request), url: form.url, events: form.events });
+      : await createWebhookEndpoint(ctx, { ...actingOf(request), url: form.url, events: form.events });
     if (!outcome || !('done' in outcome)) {
       const viewer = await viewerOf(ctx, request);
       const shown = outcome ? endpointFormErrors(outcome) : errors;
@@ -70,7 +64,7 @@ export function updateEndpoint(ctx: AppContext): Handler {
     const outcome = hasErrors(errors)
       ? null
       : await updateWebhookEndpoint(ctx, {
-          ...memberActing(request),
+          ...actingOf(request),
           endpointId: endpoint.id,
           url: form.url,
           events: form.events,
@@ -91,7 +85,7 @@ function setEndpointStatus(ctx: AppContext, status: 'enabled' | 'disabled'): Han
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
     const outcome = await updateWebhookEndpoint(ctx, {
-      ...memberActing(request),
+      ...actingOf(request),
       endpointId: endpoint.id,
       status,
     });
@@ -106,7 +100,7 @@ export const enableEndpoint = (ctx: AppContext): Handler => setEndpointStatus(ct
 export function rotateEndpointSecret(ctx: AppContext): Handler {
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
-    const outcome = await rotateWebhookSecret(ctx, { ...memberActing(request), endpointId: endpoint.id });
+    const outcome = await rotateWebhookSecret(ctx, { ...actingOf(request), endpointId: endpoint.id });
     // deleted by someone else between the lookup and the rotation
     if (!('done' in outcome)) return seeOther(reply, '/developers');
     const rotated = outcome.done;
@@ -130,7 +124,7 @@ export function confirmDeleteEndpoint(ctx: AppContext): Handler {
 export function deleteEndpoint(ctx: AppContext): Handler {
   return async (request, reply) => {
     const endpoint = await endpointOf(ctx, request);
-    await deleteWebhookEndpoint(ctx, { ...memberActing(request), endpointId: endpoint.id });
+    await deleteWebhookEndpoint(ctx, { ...actingOf(request), endpointId: endpoint.id });
     return seeOther(reply, '/developers?done=webhook_deleted');
   };
 }
