@@ -8,10 +8,11 @@ import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { openDatabase, type Database } from './platform/db.ts';
 import { migrate, requireMigrationsApplied } from './platform/migrate.ts';
-import { stopOutageWatch } from './platform/db-errors.ts';
+import { OutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
+import { OverloadMonitor } from './platform/overload.ts';
 import { startTracing } from './platform/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
@@ -118,16 +119,23 @@ export async function createService(config: Config, options: CreateServiceOption
       log: log.child({ component: 'redis' }),
       ...(metrics && config.redisUrl && { observer: observeRedisLimiter(metrics) }),
     });
+  const clock = options.clock ?? systemClock;
   const ctx: AppContext = {
     config,
     database,
-    clock: options.clock ?? systemClock,
+    clock,
     // With metrics, each refusal is counted by limiter (rate_limit_refusals_total).
     limiter: metrics ? countRefusals(limiter, metrics) : limiter,
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
     paymentMethods,
+    // The service's clock, which tests move: a wait of seconds needs no sleeping to be seen.
+    overload: new OverloadMonitor(config.overload, {
+      log: log.child({ component: 'overload' }),
+      now: () => clock.now().getTime(),
+    }),
+    outage: new OutageWatch(database, log.child({ component: 'database' })),
   };
   attachPaymentGateway(ctx, payments.gateway);
   // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
@@ -140,6 +148,8 @@ export async function createService(config: Config, options: CreateServiceOption
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
   await Promise.all([api.ready(), site.ready(), app.ready()]);
+  // Once the hosts are built (building blocks the loop, which is not load): until close.
+  ctx.overload.start();
 
   const handlers: Record<string, JobHandlerEntry> = {
     ...orderJobHandlers,
@@ -154,6 +164,7 @@ export async function createService(config: Config, options: CreateServiceOption
   const webhookSender = new WebhookSender(ctx, [confirmationFollower]);
   const jobs = new JobRunner({
     database,
+    outage: ctx.outage,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
     handlers,
@@ -201,6 +212,7 @@ export async function createService(config: Config, options: CreateServiceOption
       closed = true;
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close(), metricsListener?.close()]);
+      ctx.overload.stop();
       await requestLog.close();
       await jobs.stop();
       webhookSender.close();
@@ -208,7 +220,7 @@ export async function createService(config: Config, options: CreateServiceOption
       await payments.close();
       await mailer.close();
       await ctx.limiter.close();
-      stopOutageWatch(database);
+      ctx.outage.stop();
       await database.close();
       await tracing.shutdown();
     },

@@ -29,7 +29,7 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
   const query: Promise<void> = queryAfterCallback(ctx, method, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
-        ctx.database,
+        ctx.outage,
         ctx.log,
         error,
         { reference },

@@ -189,7 +189,7 @@ function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference:
   const submission = submitAttempt(ctx, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
-        ctx.database,
+        ctx.outage,
         ctx.log,
         error,
         { reference },
