@@ -1,6 +1,7 @@
 // What every module receives: configuration, database, clock, limiter, logger, service keys, and
-// the platform's services built once at start (createService). It knows no module: a module keeps
-// what it adds to a service itself (payments/payment-gateway.ts).
+// the services built once at start. It knows no module: a module that adds a service declares its
+// field here from its own file (`declare module '../context.ts'`, as payments/payment-gateway.ts
+// does), so that createService cannot build a context without it and no request finds one missing.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';

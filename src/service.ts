@@ -17,7 +17,7 @@ import { startTracing } from './platform/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
-import { attachMetrics, createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
+import { createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
 import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
 import { countRefusals } from './metrics/rate-limit-refusals.ts';
 import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
@@ -27,17 +27,19 @@ import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempo
 import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
 import { orderJobHandlers } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
-import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import {
   checkPaymentMethods,
   PAYMENT_METHOD_REGISTRY,
   type PaymentMethodDefinition,
 } from './payments/methods/registry.ts';
-import { attachMailer, createMailer } from './mail/mailer.ts';
-import { startRequestLog } from './auth/request-log.ts';
+import { createMailer } from './mail/mailer.ts';
+import { RequestLog } from './auth/request-log.ts';
+import { OrderBatches } from './orders/order-batches.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
+import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
+import type { Resolver } from './webhooks/send-webhook.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
 import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
 
@@ -77,6 +79,8 @@ export interface CreateServiceOptions {
    * (payments/methods/registry.ts) unless given (docs/decisions/payment-method-registry.md).
    */
   paymentMethods?: readonly PaymentMethodDefinition[];
+  /** what webhook deliveries ask instead of the system's DNS (tests: a stub, so none asks real DNS) */
+  webhookResolver?: Resolver;
 }
 
 /**
@@ -93,7 +97,7 @@ export async function createService(config: Config, options: CreateServiceOption
   const log = options.logger ?? createLogger(config.logLevel);
   // First: the hosts' hooks and log controller are chosen by whether tracing is on.
   const tracing = startTracing(config.tracing, { exporter: options.spanExporter });
-  const metrics = config.metrics ? createMetrics() : undefined;
+  const metrics = config.metrics ? createMetrics() : null;
   const database =
     options.database ??
     (await openDatabase({
@@ -120,6 +124,8 @@ export async function createService(config: Config, options: CreateServiceOption
       ...(metrics && config.redisUrl && { observer: observeRedisLimiter(metrics) }),
     });
   const clock = options.clock ?? systemClock;
+  // Every service of the context is built here, before any host: a field left out fails the type
+  // check.
   const ctx: AppContext = {
     config,
     database,
@@ -136,20 +142,20 @@ export async function createService(config: Config, options: CreateServiceOption
       now: () => clock.now().getTime(),
     }),
     outage: new OutageWatch(database, log.child({ component: 'database' })),
+    gateway: payments.gateway,
+    metrics,
+    mailer: createMailer({ config, database, log: log.child({ component: 'mail' }) }),
+    requestLog: new RequestLog({ database, log }),
+    orderBatches: new OrderBatches({ config, database }),
+    webhooks: createWebhookRuntime(config, options.webhookResolver),
   };
-  attachPaymentGateway(ctx, payments.gateway);
-  // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
-  if (metrics) attachMetrics(ctx, metrics);
-  const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });
-  attachMailer(ctx, mailer);
-  // Before the API host is built: its hook pushes to this log, whose timer writes it.
-  const requestLog = startRequestLog(ctx);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
   await Promise.all([api.ready(), site.ready(), app.ready()]);
   // Once the hosts are built (building blocks the loop, which is not load): until close.
   ctx.overload.start();
+  ctx.requestLog.start();
 
   const handlers: Record<string, JobHandlerEntry> = {
     ...orderJobHandlers,
@@ -213,12 +219,12 @@ export async function createService(config: Config, options: CreateServiceOption
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close(), metricsListener?.close()]);
       ctx.overload.stop();
-      await requestLog.close();
+      await ctx.requestLog.close();
       await jobs.stop();
       webhookSender.close();
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();
-      await mailer.close();
+      await ctx.mailer.close();
       await ctx.limiter.close();
       ctx.outage.stop();
       await database.close();

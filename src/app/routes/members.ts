@@ -4,7 +4,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { recordAudit } from '../../audit/audit-log.ts';
-import { mailerOf } from '../../mail/mailer.ts';
 import {
   createInvitation,
   INVITATION_DAYS,
@@ -164,15 +163,13 @@ export function inviteMember(ctx: AppContext): Handler {
       link,
     });
     // Awaited: the page says whether the mail went, and shows the link either way.
-    const mailed = await mailerOf(ctx)
-      .send({ to: invitation.email, ...mail })
-      .then(
-        () => true,
-        (error: unknown) => {
-          request.log.warn({ err: error }, 'invitation mail not sent');
-          return false;
-        },
-      );
+    const mailed = await ctx.mailer.send({ to: invitation.email, ...mail }).then(
+      () => true,
+      (error: unknown) => {
+        request.log.warn({ err: error }, 'invitation mail not sent');
+        return false;
+      },
+    );
     const viewer = await viewerOf(ctx, request);
     return sendPage(
       reply,
