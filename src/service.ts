@@ -84,6 +84,43 @@ export interface CreateServiceOptions {
 }
 
 /**
+ * Each field of the context, and whether it may be null (metrics, without METRICS_PORT). Its type
+ * makes the list name every field, those a module declares included, and no other.
+ */
+const CONTEXT_FIELDS = {
+  config: false,
+  database: false,
+  clock: false,
+  limiter: false,
+  writes: false,
+  log: false,
+  keys: false,
+  paymentMethods: false,
+  overload: false,
+  outage: false,
+  gateway: false,
+  metrics: true,
+  mailer: false,
+  requestLog: false,
+  orderBatches: false,
+  webhooks: false,
+} satisfies Record<keyof AppContext, boolean>;
+
+/**
+ * Refuses a context lacking a service, which the type check cannot see (a cast, an option given as
+ * undefined from JavaScript): the service then fails at start, not at the first request to use it.
+ */
+export function checkContext(ctx: AppContext): void {
+  const missing = Object.entries(CONTEXT_FIELDS)
+    .filter(([field, nullable]) => {
+      const value: unknown = ctx[field as keyof AppContext];
+      return value === undefined || (value === null && !nullable);
+    })
+    .map(([field]) => field);
+  if (missing.length > 0) throw new Error(`the service's context lacks ${missing.join(', ')}`);
+}
+
+/**
  * In production on PostgreSQL migrations are a release step (`ticketing db migrate`) and the start
  * only checks them; in development, tests and on PGlite (one process owns its data directory) the
  * start applies them, so that a fresh clone runs with `npm start`.
@@ -125,7 +162,7 @@ export async function createService(config: Config, options: CreateServiceOption
     });
   const clock = options.clock ?? systemClock;
   // Every service of the context is built here, before any host: a field left out fails the type
-  // check.
+  // check, and checkContext below refuses one given as undefined.
   const ctx: AppContext = {
     config,
     database,
@@ -149,6 +186,7 @@ export async function createService(config: Config, options: CreateServiceOption
     orderBatches: new OrderBatches({ config, database }),
     webhooks: createWebhookRuntime(config, options.webhookResolver),
   };
+  checkContext(ctx);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
