@@ -1,11 +1,15 @@
-// What every module receives: configuration, database, clock, limiter, logger and service keys.
-// It knows no module: a module keeps what it adds to a service itself (payments/payment-gateway.ts).
+// What every module receives: configuration, database, clock, limiter, logger, service keys, and
+// the services built once at start. It knows no module: a module that adds a service declares its
+// field here from its own file (`declare module '../context.ts'`, as payments/payment-gateway.ts
+// does), so that createService cannot build a context without it and no request finds one missing.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Database } from './platform/db.ts';
+import type { OutageWatch } from './platform/db-errors.ts';
 import type { ServiceKeys } from './platform/keys.ts';
 import type { AdmissionGate } from './platform/admission.ts';
+import type { OverloadMonitor } from './platform/overload.ts';
 import type { RateLimiter } from './platform/rate-limit.ts';
 
 /**
@@ -29,4 +33,8 @@ export interface AppContext {
   keys: ServiceKeys;
   /** the payment methods this service takes, in the registry's order: the first is the default */
   paymentMethods: readonly PricedMethod[];
+  /** the service's one overload monitor, shared by its hosts (platform/shed-requests.ts) */
+  readonly overload: OverloadMonitor;
+  /** whether the database is out of reach, shared by the hosts and the jobs (platform/db-errors.ts) */
+  readonly outage: OutageWatch;
 }

@@ -9,7 +9,6 @@ import { createService, type Service } from './service.ts';
 import { startLocalSimulator } from './payments/gateway.ts';
 import { runWorkers, workerIndex } from './platform/workers.ts';
 import { answerPrimaryScrapes, serveWorkersMetrics } from './metrics/cluster-metrics.ts';
-import { metricsOf } from './metrics/metrics.ts';
 import type { Logger } from 'pino';
 
 async function main() {
@@ -45,7 +44,7 @@ async function main() {
   const service = await openService(config, log);
   if (index === undefined) await welcome(service, config);
   // A worker counts, and its primary serves the sum on METRICS_PORT, asking it at each scrape.
-  const metrics = metricsOf(service.ctx);
+  const metrics = service.ctx.metrics;
   if (index !== undefined && metrics) answerPrimaryScrapes(metrics, log);
   const urls = await service.listen(index === undefined ? {} : { metrics: false });
   log.info({ ...urls, database: service.ctx.database.kind }, 'listening');

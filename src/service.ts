@@ -8,15 +8,16 @@ import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { openDatabase, type Database } from './platform/db.ts';
 import { migrate, requireMigrationsApplied } from './platform/migrate.ts';
-import { stopOutageWatch } from './platform/db-errors.ts';
+import { OutageWatch } from './platform/db-errors.ts';
 import type { Host } from './platform/http.ts';
 import { loadServiceKeys } from './platform/keys.ts';
 import { createLogger } from './platform/logger.ts';
+import { OverloadMonitor } from './platform/overload.ts';
 import { startTracing } from './platform/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
 import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
-import { attachMetrics, createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
+import { createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
 import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
 import { countRefusals } from './metrics/rate-limit-refusals.ts';
 import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
@@ -26,17 +27,19 @@ import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempo
 import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
 import { orderJobHandlers } from './orders/order-jobs.ts';
 import { paymentJobHandlers } from './payments/collect.ts';
-import { attachPaymentGateway } from './payments/payment-gateway.ts';
 import { createPaymentGateway } from './payments/gateway.ts';
 import {
   checkPaymentMethods,
   PAYMENT_METHOD_REGISTRY,
   type PaymentMethodDefinition,
 } from './payments/methods/registry.ts';
-import { attachMailer, createMailer } from './mail/mailer.ts';
-import { startRequestLog } from './auth/request-log.ts';
+import { createMailer } from './mail/mailer.ts';
+import { RequestLog } from './auth/request-log.ts';
+import { OrderBatches } from './orders/order-batches.ts';
 import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
 import { WebhookSender } from './webhooks/webhook-sender.ts';
+import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
+import type { Resolver } from './webhooks/send-webhook.ts';
 import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
 import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
 
@@ -76,6 +79,45 @@ export interface CreateServiceOptions {
    * (payments/methods/registry.ts) unless given (docs/decisions/payment-method-registry.md).
    */
   paymentMethods?: readonly PaymentMethodDefinition[];
+  /** what webhook deliveries ask instead of the system's DNS (tests: a stub, so none asks real DNS) */
+  webhookResolver?: Resolver;
+}
+
+/**
+ * Each field of the context, and whether it may be null (metrics, without METRICS_PORT). Its type
+ * makes the list name every field, those a module declares included, and no other.
+ */
+const CONTEXT_FIELDS = {
+  config: false,
+  database: false,
+  clock: false,
+  limiter: false,
+  writes: false,
+  log: false,
+  keys: false,
+  paymentMethods: false,
+  overload: false,
+  outage: false,
+  gateway: false,
+  metrics: true,
+  mailer: false,
+  requestLog: false,
+  orderBatches: false,
+  webhooks: false,
+} satisfies Record<keyof AppContext, boolean>;
+
+/**
+ * Refuses a context lacking a service, which the type check cannot see (a cast, an option given as
+ * undefined from JavaScript): the service then fails at start, not at the first request to use it.
+ */
+export function checkContext(ctx: AppContext): void {
+  const missing = Object.entries(CONTEXT_FIELDS)
+    .filter(([field, nullable]) => {
+      const value: unknown = ctx[field as keyof AppContext];
+      return value === undefined || (value === null && !nullable);
+    })
+    .map(([field]) => field);
+  if (missing.length > 0) throw new Error(`the service's context lacks ${missing.join(', ')}`);
 }
 
 /**
@@ -92,7 +134,7 @@ export async function createService(config: Config, options: CreateServiceOption
   const log = options.logger ?? createLogger(config.logLevel);
   // First: the hosts' hooks and log controller are chosen by whether tracing is on.
   const tracing = startTracing(config.tracing, { exporter: options.spanExporter });
-  const metrics = config.metrics ? createMetrics() : undefined;
+  const metrics = config.metrics ? createMetrics() : null;
   const database =
     options.database ??
     (await openDatabase({
@@ -118,28 +160,40 @@ export async function createService(config: Config, options: CreateServiceOption
       log: log.child({ component: 'redis' }),
       ...(metrics && config.redisUrl && { observer: observeRedisLimiter(metrics) }),
     });
+  const clock = options.clock ?? systemClock;
+  // Every service of the context is built here, before any host: a field left out fails the type
+  // check, and checkContext below refuses one given as undefined.
   const ctx: AppContext = {
     config,
     database,
-    clock: options.clock ?? systemClock,
+    clock,
     // With metrics, each refusal is counted by limiter (rate_limit_refusals_total).
     limiter: metrics ? countRefusals(limiter, metrics) : limiter,
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
     paymentMethods,
+    // The service's clock, which tests move: a wait of seconds needs no sleeping to be seen.
+    overload: new OverloadMonitor(config.overload, {
+      log: log.child({ component: 'overload' }),
+      now: () => clock.now().getTime(),
+    }),
+    outage: new OutageWatch(database, log.child({ component: 'database' })),
+    gateway: payments.gateway,
+    metrics,
+    mailer: createMailer({ config, database, log: log.child({ component: 'mail' }) }),
+    requestLog: new RequestLog({ database, log }),
+    orderBatches: new OrderBatches({ config, database }),
+    webhooks: createWebhookRuntime(config, options.webhookResolver),
   };
-  attachPaymentGateway(ctx, payments.gateway);
-  // Before the hosts are built: their request hooks and the modules' counters find it on ctx.
-  if (metrics) attachMetrics(ctx, metrics);
-  const mailer = createMailer({ config, database, log: log.child({ component: 'mail' }) });
-  attachMailer(ctx, mailer);
-  // Before the API host is built: its hook pushes to this log, whose timer writes it.
-  const requestLog = startRequestLog(ctx);
+  checkContext(ctx);
   const api = await buildApiHost(ctx, log);
   const site = await buildSiteHost(ctx, log);
   const app = await buildAppHost(ctx, log);
   await Promise.all([api.ready(), site.ready(), app.ready()]);
+  // Once the hosts are built (building blocks the loop, which is not load): until close.
+  ctx.overload.start();
+  ctx.requestLog.start();
 
   const handlers: Record<string, JobHandlerEntry> = {
     ...orderJobHandlers,
@@ -154,6 +208,7 @@ export async function createService(config: Config, options: CreateServiceOption
   const webhookSender = new WebhookSender(ctx, [confirmationFollower]);
   const jobs = new JobRunner({
     database,
+    outage: ctx.outage,
     clock: ctx.clock,
     log: log.child({ component: 'jobs' }),
     handlers,
@@ -201,14 +256,15 @@ export async function createService(config: Config, options: CreateServiceOption
       closed = true;
       // Fastify's close stops accepting and waits for in-flight requests (return503OnClosing).
       await Promise.all([api.close(), site.close(), app.close(), metricsListener?.close()]);
-      await requestLog.close();
+      ctx.overload.stop();
+      await ctx.requestLog.close();
       await jobs.stop();
       webhookSender.close();
       await Promise.allSettled([...payments.gateway.inflight]);
       await payments.close();
-      await mailer.close();
+      await ctx.mailer.close();
       await ctx.limiter.close();
-      stopOutageWatch(database);
+      ctx.outage.stop();
       await database.close();
       await tracing.shutdown();
     },

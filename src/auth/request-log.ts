@@ -5,6 +5,7 @@
 // rest could never be shown), so a busy client costs the database at most that many rows a second.
 // The log is best effort: entries beyond the buffer's bound and those of a failed write are dropped
 // and counted, never retried into the request path.
+// One per service, the context's `requestLog`, started by the composition root (service.ts).
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -27,6 +28,12 @@ export const PATH_MAX_LENGTH = 200;
 
 /** bearer | publishable | token: how the request named its client (the table's credential). */
 export type LogCredential = 'bearer' | 'publishable' | 'token';
+
+declare module '../context.ts' {
+  interface AppContext {
+    readonly requestLog: RequestLog;
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,6 +74,9 @@ interface Entry {
 
 export type RequestLogRow = typeof apiRequestLog.$inferSelect;
 
+/** What the log writes with: built before the context that holds it. */
+type LogWriter = Pick<AppContext, 'database' | 'log'>;
+
 export class RequestLog {
   private buffer: Entry[] = [];
   private compactAt = COMPACT_EVERY;
@@ -80,9 +90,9 @@ export class RequestLog {
   /** where a failed write is told (once per run of failures); replaceable in tests */
   log: Pick<Logger, 'warn' | 'info'>;
 
-  private readonly ctx: AppContext;
+  private readonly ctx: LogWriter;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: LogWriter) {
     this.ctx = ctx;
     this.log = ctx.log.child({ component: 'request-log' });
   }
@@ -194,7 +204,7 @@ export function storedPath(url: string): string {
  * by publishable key; entries naming no client are dropped. Returns the organizations written to.
  * A `retry` leaves out the entries a first try may have written before its answer was lost.
  */
-async function insertEntries(ctx: AppContext, batch: Entry[], retry = false): Promise<string[]> {
+async function insertEntries(ctx: LogWriter, batch: Entry[], retry = false): Promise<string[]> {
   const rows = batch.map((e, n) => ({
     n,
     credential: e.credential,
@@ -232,7 +242,7 @@ async function insertEntries(ctx: AppContext, batch: Entry[], retry = false): Pr
  * INSERT has committed: of processes writing at once, the last prune to start sees every row they
  * inserted, and none deletes a row with fewer than KEPT_PER_ORG newer ones, so the newest stay.
  */
-async function pruneOrganizations(ctx: AppContext, organizations: string[]): Promise<void> {
+async function pruneOrganizations(ctx: LogWriter, organizations: string[]): Promise<void> {
   await ctx.database.write(sql`
     DELETE FROM ${apiRequestLog} l
     USING (
@@ -244,35 +254,14 @@ async function pruneOrganizations(ctx: AppContext, organizations: string[]): Pro
     WHERE l.organization_id = k.organization_id AND l.id < k.oldest_kept`);
 }
 
-/** Each service's request log, kept by the composition root (service.ts). */
-const logs = new WeakMap<AppContext, RequestLog>();
-
-/** The service's request log, started: its timer lives until close(). */
-export function startRequestLog(ctx: AppContext): RequestLog {
-  const log = new RequestLog(ctx);
-  logs.set(ctx, log);
-  log.start();
-  return log;
-}
-
-export function requestLogOf(ctx: AppContext): RequestLog | undefined {
-  return logs.get(ctx);
-}
-
-/** Writes what the service has buffered (tests call it instead of waiting for the timer). */
-export async function flushRequestLog(ctx: AppContext): Promise<void> {
-  await logs.get(ctx)?.flush();
-}
-
 /**
  * The API host's hook: after each response, a request that named a client is pushed to the
  * buffer. A callback hook doing nothing more, since it runs on every request.
  */
 export function recordApiRequests(app: Host, ctx: AppContext): void {
-  const log = logs.get(ctx);
+  const log = ctx.requestLog;
   app.decorateRequest('logCredential', null);
   app.decorateRequest('logClient', '');
-  if (!log) return;
   app.addHook('onResponse', (request, reply, done) => {
     const credential = request.logCredential;
     if (credential !== null) {

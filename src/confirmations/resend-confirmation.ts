@@ -4,7 +4,7 @@
 // transaction stays open while the SMTP server answers.
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
-import { MailError, mailerOf } from '../mail/mailer.ts';
+import { MailError } from '../mail/mailer.ts';
 import { lockOrder } from '../orders/order-lifecycle.ts';
 import { isErased } from '../platform/erased.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
@@ -79,7 +79,7 @@ export async function resendConfirmation(ctx: AppContext, options: ResendOptions
   const db = ctx.database.db;
   try {
     const loaded = await loadConfirmation(db, options.organizationId, options.orderId);
-    await mailerOf(ctx).send(loaded!.message);
+    await ctx.mailer.send(loaded!.message);
   } catch (error) {
     // The mailer logs its own failures; anything else (the database) is logged here.
     if (!(error instanceof MailError))

@@ -3,7 +3,7 @@
 // from the order.paid event.
 import type { AppContext } from '../context.ts';
 import { findEvent } from '../events/events.ts';
-import { MailError, mailerOf, type MailMessage } from '../mail/mailer.ts';
+import { MailError, type MailMessage } from '../mail/mailer.ts';
 import type { MailFailureCause } from '../mail/mail-message.ts';
 import { findOrder } from '../orders/list-orders.ts';
 import { registrationsOf, type OrderRow } from '../orders/order-out.ts';
@@ -107,7 +107,7 @@ export async function sendPaidConfirmation(
   const mail = { organizationId, orderId, kind: 'paid' as const, to: order.buyerEmail };
   const tried = ctx.clock.now();
   try {
-    await mailerOf(ctx).send(message);
+    await ctx.mailer.send(message);
   } catch (error) {
     await recordOrderMail(db, {
       ...mail,

@@ -12,7 +12,6 @@ import { createInvitation, invitationUrl } from '../members/invitations.ts';
 import { countOrganizations, createOrganization } from '../organizations/organizations.ts';
 import { ConfigError } from '../config.ts';
 import { checkEndpointUrl, insertWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
-import { webhookRuntime } from '../webhooks/webhook-runtime.ts';
 
 const DAY = 24 * 3600 * 1000;
 const DEMO_OWNER_EMAIL = 'owner@demo-running.example';
@@ -119,7 +118,7 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
   const now = ctx.clock.now();
   let webhookUrl: string | undefined;
   if (ctx.config.demoWebhookUrl) {
-    const checked = await checkEndpointUrl(webhookRuntime(ctx), ctx.config.demoWebhookUrl);
+    const checked = await checkEndpointUrl(ctx.webhooks, ctx.config.demoWebhookUrl);
     if (!checked.ok) {
       throw new ConfigError(
         `DEMO_WEBHOOK_URL ${checked.message} (a local receiver needs WEBHOOK_ALLOW_PRIVATE_URLS=true)`,

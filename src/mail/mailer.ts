@@ -4,7 +4,6 @@
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { AppContext } from '../context.ts';
 import type { Database } from '../platform/db.ts';
 import { newId } from '../platform/ids.ts';
 import { keepDevMail } from './mailbox.ts';
@@ -19,6 +18,13 @@ import {
 
 export type { MailMessage, MailErrorCode } from './mail-message.ts';
 export { MailError } from './mail-message.ts';
+
+declare module '../context.ts' {
+  interface AppContext {
+    /** built at start by the composition root (service.ts) */
+    readonly mailer: Mailer;
+  }
+}
 
 export interface Mailer {
   /** smtp: SMTP_URL set; mailbox: no SMTP_URL outside production (kept in dev_mail); none: production without SMTP_URL */
@@ -199,18 +205,4 @@ function smtpEndpoint(smtpUrl: string): { smtp_host: string; smtp_port: string }
   }
   const secure = url.protocol === 'smtps:';
   return { smtp_host: url.hostname, smtp_port: url.port || (secure ? '465' : '587') };
-}
-
-/** Each service's mailer, attached by the composition root (service.ts): the context knows no module. */
-const mailers = new WeakMap<AppContext, Mailer>();
-
-/** attached by the composition root (service.ts), as payments/payment-gateway.ts attaches its gateway */
-export function attachMailer(ctx: AppContext, mailer: Mailer): void {
-  mailers.set(ctx, mailer);
-}
-
-export function mailerOf(ctx: AppContext): Mailer {
-  const mailer = mailers.get(ctx);
-  if (!mailer) throw new Error('mail is not configured for this service');
-  return mailer;
 }

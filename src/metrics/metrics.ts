@@ -1,8 +1,8 @@
 // Prometheus metrics of one service: a registry of its own (tests run several services in one
 // process), the process metrics prom-client collects, and the instruments the modules feed. Built
-// only when METRICS_PORT is set; without it nothing is counted and no hook runs.
+// only when METRICS_PORT is set; without it the context's `metrics` is null, nothing is counted
+// and no hook runs.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AppContext } from '../context.ts';
 import type { DatabaseObserver } from '../platform/db.ts';
 import type { RedisLimiterObserver } from '../platform/rate-limit.ts';
 import { registerBuildInfo } from './build-info.ts';
@@ -26,6 +26,13 @@ export const RATE_LIMITERS = [
   'holds_per_ip',
 ] as const;
 export type RateLimiterName = (typeof RATE_LIMITERS)[number];
+
+declare module '../context.ts' {
+  interface AppContext {
+    /** null when METRICS_PORT is not set: then nothing is counted */
+    readonly metrics: Metrics | null;
+  }
+}
 
 export interface Metrics {
   registry: Registry;
@@ -112,16 +119,4 @@ export function observeRedisLimiter(metrics: Metrics): RedisLimiterObserver {
     registers,
   });
   return { redisUp: (isUp) => up.set(isUp ? 1 : 0), countedInMemory: () => fallbacks.inc() };
-}
-
-/** Each service's metrics, attached by the composition root (service.ts): the context knows no module. */
-const attached = new WeakMap<AppContext, Metrics>();
-
-export function attachMetrics(ctx: AppContext, metrics: Metrics): void {
-  attached.set(ctx, metrics);
-}
-
-/** The service's metrics, or undefined when METRICS_PORT is not set (then nothing is counted). */
-export function metricsOf(ctx: AppContext): Metrics | undefined {
-  return attached.get(ctx);
 }

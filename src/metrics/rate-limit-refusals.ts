@@ -5,7 +5,7 @@
 // it is answered (countRefusal).
 import type { AppContext } from '../context.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
-import { metricsOf, type Metrics, type RateLimiterName } from './metrics.ts';
+import type { Metrics, RateLimiterName } from './metrics.ts';
 
 /** The limiter of each key prefix, as the callers write their keys (auth, payments, site, members). */
 const LIMITER_OF_PREFIX: Readonly<Record<string, RateLimiterName>> = {
@@ -44,5 +44,5 @@ export function countRefusals(limiter: RateLimiter, metrics: Metrics): RateLimit
 
 /** One refusal of a limit that is not checked through ctx.limiter (the hosted page's holds per IP). */
 export function countRefusal(ctx: AppContext, limiter: RateLimiterName): void {
-  metricsOf(ctx)?.rateLimitRefusals.inc({ limiter });
+  ctx.metrics?.rateLimitRefusals.inc({ limiter });
 }

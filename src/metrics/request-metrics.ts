@@ -4,14 +4,13 @@
 import type { AppContext } from '../context.ts';
 import type { Host, HostName } from '../platform/http.ts';
 import { onShed } from '../platform/shed-requests.ts';
-import { metricsOf } from './metrics.ts';
 
 /**
  * Times every answer of the host, and counts the requests it sheds, when the service has metrics
  * (METRICS_PORT).
  */
 export function observeRequests(app: Host, host: HostName, ctx: AppContext): void {
-  const metrics = metricsOf(ctx);
+  const metrics = ctx.metrics;
   if (!metrics) return;
   const histogram = metrics.httpRequests;
   // The organizer app is never shed; the others' series exist from the start, so rate() sees the first.

@@ -12,7 +12,8 @@
 // runOrderTransaction runs the order again taking its tickets first, which frees lapsed holds.
 // When a batch fails for any other reason, each order is written again in a transaction of its
 // own, so that a failure fails only its own order. A batch whose connection was lost may have
-// committed: its orders fail as a lone order's would, and none is written twice.
+// committed: its orders fail as a lone order's would, and none is written twice. One queue per
+// service, the context's `orderBatches`, built at start by the composition root (service.ts).
 import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { asOneStatement, connectionGone, type Tx } from '../platform/db.ts';
@@ -26,6 +27,15 @@ import {
   ticketCountUpdate,
 } from '../events/inventory.ts';
 
+declare module '../context.ts' {
+  interface AppContext {
+    readonly orderBatches: OrderBatches;
+  }
+}
+
+/** What a batch is written with: built before the context that holds the queue. */
+type BatchWriter = Pick<AppContext, 'config' | 'database'>;
+
 /** at most this many orders in one batch */
 export const BATCH_LIMIT = 50;
 
@@ -36,7 +46,7 @@ interface Waiting {
 }
 
 /** The writes of a batch's orders, then their tickets summed per ticket type and counted, in id order. */
-function batchWrites(ctx: AppContext, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
+function batchWrites(ctx: BatchWriter, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
   const { created, writes } = orderWrites(ctx, plans);
   const counts = new Map<string, { held: number; paid: number }>();
   for (const plan of plans) {
@@ -80,7 +90,7 @@ function overflows(plans: OrderPlan[]): boolean {
  * The orders of one transaction with the ticket type rows locked first: those that fit, in the
  * order they came, are written and counted; each of the rest gets its refusal instead.
  */
-async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Promise<Array<OrderRows | Error>> {
+async function writeLocked(ctx: BatchWriter, tx: Tx, plans: OrderPlan[]): Promise<Array<OrderRows | Error>> {
   const ids = [...new Set(plans.flatMap((plan) => [...plan.quantities.keys()]))].sort();
   const rows = new Map((await lockTicketTypes(tx, ids)).map((row) => [row.id, row]));
   const room = new Map(
@@ -113,18 +123,19 @@ async function writeLocked(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Promise
  * statement take their rows in no set order, and batches taking them in different orders could
  * deadlock.
  */
-async function writeBatch(ctx: AppContext, plans: OrderPlan[]): Promise<OrderRows[]> {
+async function writeBatch(ctx: BatchWriter, plans: OrderPlan[]): Promise<OrderRows[]> {
   const { created, writes } = batchWrites(ctx, plans);
   if (plans[0]!.quantities.size === 1) await ctx.database.write(asOneStatement(writes));
   else await ctx.database.transaction((tx) => sendAll(tx, writes));
   return created;
 }
 
-class OrderBatches {
-  readonly #ctx: AppContext;
+/** The orders waiting for this turn of the event loop to end, and the batches they are written in. */
+export class OrderBatches {
+  readonly #ctx: BatchWriter;
   #waiting: Waiting[] = [];
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: BatchWriter) {
     this.#ctx = ctx;
   }
 
@@ -171,8 +182,6 @@ class OrderBatches {
   }
 }
 
-const batchesByContext = new WeakMap<AppContext, OrderBatches>();
-
 /**
  * Writes a planned order whose tickets are counted last (plan.countLast) and whose checkout needs
  * nothing read in its transaction (no session, no Idempotency-Key), in a batch with the orders
@@ -182,7 +191,5 @@ export function writeOrderInBatch(ctx: AppContext, plan: OrderPlan): Promise<Ord
   if (!plan.countLast || plan.options.session) {
     throw new Error('writeOrderInBatch: only orders counted last, without a session');
   }
-  let batches = batchesByContext.get(ctx);
-  if (!batches) batchesByContext.set(ctx, (batches = new OrderBatches(ctx)));
-  return batches.write(plan);
+  return ctx.orderBatches.write(plan);
 }

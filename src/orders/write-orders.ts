@@ -44,7 +44,10 @@ export function writeOrders(ctx: AppContext, tx: Tx, plans: OrderPlan[]): Create
  * from them, in the order they must run. However many orders, the rows of each table go out in
  * one statement of fixed text (a JSON array of rows), prepared once per connection.
  */
-export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: OrderRows[]; writes: SQL[] } {
+export function orderWrites(
+  ctx: Pick<AppContext, 'config'>,
+  plans: OrderPlan[],
+): { created: OrderRows[]; writes: SQL[] } {
   if (plans.length === 0) return { created: [], writes: [] };
   const created = plans.map((plan) => orderRows(ctx, plan));
   // the trace each order was planned in, which its job and event continue (OrderPlan.traceContext)
@@ -90,7 +93,7 @@ export function orderWrites(ctx: AppContext, plans: OrderPlan[]): { created: Ord
 }
 
 /** A planned order's rows, as writeOrders writes them. */
-function orderRows(ctx: AppContext, plan: OrderPlan): OrderRows {
+function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows {
   const { options, found, now, lines, subtotal, lacesFee, donation, total, free } = plan;
   const { input, session } = options;
   const { event } = found;

@@ -7,7 +7,6 @@ import type { AppContext } from '../context.ts';
 import { lockOrder } from '../orders/order-lifecycle.ts';
 import type { Tx } from '../platform/db.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
-import { gatewayOf } from './payment-gateway.ts';
 import { RESEND_AFTER_MS } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
 
@@ -47,5 +46,5 @@ export async function closePaymentAttempt(
 
 /** When the buyer may ask for the prompt again: RESEND_AFTER_MS after it was sent (time-scaled). */
 export function resendOpensAt(ctx: AppContext, attempt: PaymentAttemptRow): Date {
-  return new Date(attempt.createdAt.getTime() + RESEND_AFTER_MS * gatewayOf(ctx).timeScale);
+  return new Date(attempt.createdAt.getTime() + RESEND_AFTER_MS * ctx.gateway.timeScale);
 }

@@ -10,7 +10,7 @@
 import type { AppContext } from '../context.ts';
 import type { OutsideJobHandler } from '../platform/jobs.ts';
 import { findAttempt, isUnsettled, timeOutAttempt } from './payment-attempts.ts';
-import { gatewayOf, providerOf } from './payment-gateway.ts';
+import { providerOf } from './payment-gateway.ts';
 import { nextQueryAt, PAYMENT_JOB } from './payment-schedule.ts';
 import { refundJobHandlers } from './process-refund.ts';
 import type { StatusResult } from './provider.ts';
@@ -22,7 +22,7 @@ import { submitAttempt } from './start-payment.ts';
  * outcome. Returns when to ask next, or null when the attempt is settled.
  */
 export async function reconcileAttempt(ctx: AppContext, reference: string): Promise<Date | null> {
-  const gateway = gatewayOf(ctx);
+  const gateway = ctx.gateway;
   let attempt = await findAttempt(ctx.database.db, reference);
   if (attempt?.status === 'submitting') {
     await submitAttempt(ctx, reference);

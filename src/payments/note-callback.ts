@@ -4,7 +4,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { warnUnlessUnreachable } from '../platform/db-errors.ts';
 import { findAttempt, isUnsettled, UNSETTLED } from './payment-attempts.ts';
-import { findPaymentGateway, gatewayOf, providerOf } from './payment-gateway.ts';
+import { providerOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import { isPaymentReference } from './provider.ts';
 import { applyFinalStatus } from './settle-payment.ts';
@@ -22,14 +22,14 @@ const MAX_CALLBACK_QUERIES = 256;
  * (known, unknown or malformed), so a caller learns nothing from the answer.
  */
 export function noteCallback(ctx: AppContext, method: string, reference: string): void {
-  const gateway = findPaymentGateway(ctx);
-  if (!gateway || !Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
+  const { gateway } = ctx;
+  if (!Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
   // At most one in flight per reference in this process, and a bounded number in all.
   if (gateway.hinted.has(reference) || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
   const query: Promise<void> = queryAfterCallback(ctx, method, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
-        ctx.database,
+        ctx.outage,
         ctx.log,
         error,
         { reference },
@@ -45,7 +45,7 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
 }
 
 async function queryAfterCallback(ctx: AppContext, method: string, reference: string): Promise<void> {
-  const gateway = gatewayOf(ctx);
+  const gateway = ctx.gateway;
   const now = ctx.clock.now();
   const spacedFrom = new Date(now.getTime() - CALLBACK_QUERY_SPACING_MS * gateway.timeScale);
   // One conditional update claims the query, so processes sharing the database agree on the spacing.

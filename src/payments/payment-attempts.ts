@@ -2,7 +2,6 @@
 // how attempts end (payment_attempts_total).
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { metricsOf } from '../metrics/metrics.ts';
 import { showPaymentFailure } from '../orders/order-payment.ts';
 import type { FailureKind } from '../orders/order-state.ts';
 import type { Database, Executor, Tx } from '../platform/db.ts';
@@ -116,7 +115,7 @@ export function countAttemptEnd(
   attempt: PaymentAttemptRow,
   outcome: 'successful' | FailureKind,
 ): void {
-  metricsOf(ctx)?.paymentAttempts.inc({ provider: attempt.method, outcome });
+  ctx.metrics?.paymentAttempts.inc({ provider: attempt.method, outcome });
 }
 
 /** Payment attempts in all organizations (cli db restore's check of what a backup held). */

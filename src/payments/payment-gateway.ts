@@ -1,6 +1,5 @@
-// The payment gateway of a service (its providers, time scale and limits) and where the payment
-// path finds it: attached by the composition root (service.ts), since the context knows no module.
-import type { AppContext } from '../context.ts';
+// The payment gateway of a service (its providers, time scale and limits), the context's `gateway`:
+// built at start by the composition root (service.ts), declared here since the context knows no module.
 import { ApiError } from '../platform/errors.ts';
 import type { PaymentMethod } from './methods/catalogue.ts';
 import type { PaymentMethodDefinition } from './methods/registry.ts';
@@ -23,22 +22,10 @@ export interface PaymentGateway {
   hinted: Map<string, Promise<void>>;
 }
 
-/** Each service's gateway, attached by the composition root (service.ts): the context knows no module. */
-const gateways = new WeakMap<AppContext, PaymentGateway>();
-
-export function attachPaymentGateway(ctx: AppContext, gateway: PaymentGateway): void {
-  gateways.set(ctx, gateway);
-}
-
-export function gatewayOf(ctx: AppContext): PaymentGateway {
-  const gateway = gateways.get(ctx);
-  if (!gateway) throw new Error('payments are not configured');
-  return gateway;
-}
-
-/** The service's gateway, or undefined when payments are not configured (callbacks are then ignored). */
-export function findPaymentGateway(ctx: AppContext): PaymentGateway | undefined {
-  return gateways.get(ctx);
+declare module '../context.ts' {
+  interface AppContext {
+    readonly gateway: PaymentGateway;
+  }
 }
 
 /** The definition of a method this service takes; a key it does not take is validation_failed. */

@@ -6,9 +6,7 @@ import { loadOrderOut, OrderOut } from '../orders/order-out.ts';
 import { envelope, type Host } from '../platform/http.ts';
 import { enforceRateLimit } from '../platform/rate-limit.ts';
 import { Envelope, errorResponses } from '../platform/schemas.ts';
-import { PAYMENT_METHOD_REGISTRY } from './methods/registry.ts';
 import { noteCallback } from './note-callback.ts';
-import { findPaymentGateway } from './payment-gateway.ts';
 import { startPayment } from './start-payment.ts';
 
 const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
@@ -20,7 +18,7 @@ const PendingOrderOut = Type.Object({
 });
 
 export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
-  const methods = findPaymentGateway(ctx)?.methods ?? PAYMENT_METHOD_REGISTRY;
+  const methods = ctx.gateway.methods;
   // "momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075"
   const networks = methods
     .map((m) => `${m.key}: ${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')}`)

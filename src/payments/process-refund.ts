@@ -9,7 +9,7 @@ import type { AppContext } from '../context.ts';
 import { markOrderRefunded } from '../orders/order-lifecycle.ts';
 import type { Executor } from '../platform/db.ts';
 import type { OutsideJobHandler } from '../platform/jobs.ts';
-import { gatewayOf, providerOf } from './payment-gateway.ts';
+import { providerOf } from './payment-gateway.ts';
 import { nextPollDelayMs, RECONCILE_FOR_MS } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
 import type { RefundRequest } from './provider.ts';
@@ -28,7 +28,7 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
   const [refund] = await db.select().from(refunds).where(eq(refunds.id, refundId));
   if (!refund || refund.status !== 'pending') return null;
   const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.id, refund.attemptId));
-  const provider = providerOf(gatewayOf(ctx), refund.method);
+  const provider = providerOf(ctx.gateway, refund.method);
   const request: RefundRequest = {
     reference: refund.reference,
     paymentReference: attempt!.reference,
@@ -57,7 +57,7 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
   }
   if (status.status === 'succeeded' || status.status === 'failed') return finish(ctx, refund.id, status);
   const now = ctx.clock.now();
-  const timeScale = gatewayOf(ctx).timeScale;
+  const timeScale = ctx.gateway.timeScale;
   if (now.getTime() >= refund.createdAt.getTime() + RECONCILE_FOR_MS * timeScale) {
     return finish(ctx, refund.id, {
       status: 'failed',
@@ -118,7 +118,7 @@ async function finish(
         organizationId: refund.organizationId,
         actor: {
           memberId: null,
-          label: gatewayOf(ctx).methods.find((m) => m.key === refund.method)?.provider ?? refund.method,
+          label: ctx.gateway.methods.find((m) => m.key === refund.method)?.provider ?? refund.method,
           ip: null,
         },
         action: succeeded ? 'refund.succeeded' : 'refund.failed',

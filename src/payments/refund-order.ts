@@ -13,7 +13,6 @@ import { ApiError, notFound } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
-import { gatewayOf } from './payment-gateway.ts';
 import { nextPollDelayMs } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
 import { processRefund, REFUND_JOB, type RefundRow } from './process-refund.ts';
@@ -144,7 +143,7 @@ async function createRefund(
   now: Date,
 ): Promise<RefundRow> {
   const { order, attempt, actor } = options;
-  if (gatewayOf(ctx).methods.find((m) => m.key === attempt.method)?.supportsRefunds !== true) {
+  if (ctx.gateway.methods.find((m) => m.key === attempt.method)?.supportsRefunds !== true) {
     throw refused(`${attempt.method} payments cannot be refunded through the network`);
   }
   const [refund] = await tx
@@ -190,7 +189,7 @@ async function createRefund(
   await enqueueJob(tx, {
     kind: REFUND_JOB,
     payload: { refund_id: refund!.id },
-    runAt: new Date(now.getTime() + nextPollDelayMs(0) * gatewayOf(ctx).timeScale),
+    runAt: new Date(now.getTime() + nextPollDelayMs(0) * ctx.gateway.timeScale),
     dedupeKey: `refund:${refund!.id}`,
     // Provider outages are retried with backoff (capped at an hour) for more than a day, as for payments.
     maxAttempts: 60,

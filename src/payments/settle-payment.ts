@@ -6,7 +6,6 @@ import type { AppContext } from '../context.ts';
 import { confirmOrderPaid, type PayOutcome } from '../orders/order-lifecycle.ts';
 import type { Tx } from '../platform/db.ts';
 import { countAttemptEnd, failAttempt, timeOutAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
-import { gatewayOf } from './payment-gateway.ts';
 import { nextQueryAt, reconcileEnd } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import type { StatusResult } from './provider.ts';
@@ -99,7 +98,7 @@ export async function applyStatus(
     return null;
   }
   // pending, or not_found (the provider has not recorded it yet): ask again later.
-  const timeScale = gatewayOf(ctx).timeScale;
+  const timeScale = ctx.gateway.timeScale;
   const polls = attempt.polls + 1;
   await tx.update(paymentAttempts).set({ polls }).where(eq(paymentAttempts.id, attempt.id));
   if (now.getTime() >= reconcileEnd(attempt, timeScale)) {

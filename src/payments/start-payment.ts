@@ -22,7 +22,7 @@ import {
 } from './payment-attempts.ts';
 import { networkOf } from './methods/catalogue.ts';
 import type { PaymentMethodDefinition } from './methods/registry.ts';
-import { gatewayOf, methodOf, providerOf, type PaymentGateway } from './payment-gateway.ts';
+import { methodOf, providerOf, type PaymentGateway } from './payment-gateway.ts';
 import { nextPollDelayMs, PAYMENT_JOB, PROMPT_WINDOW_MS } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import { MIN_AMOUNT } from './provider.ts';
@@ -48,7 +48,7 @@ export interface StartPaymentInput {
  * a prompt is outstanding sends nothing and returns the order as it is.
  */
 export async function startPayment(ctx: AppContext, input: StartPaymentInput): Promise<OrderRow> {
-  const gateway = gatewayOf(ctx);
+  const gateway = ctx.gateway;
   const method = methodOf(gateway, input.method);
   const msisdn = checkPayerPhone(gateway, method, input.phone);
   const started = await ctx.database.transaction((tx) =>
@@ -189,7 +189,7 @@ function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference:
   const submission = submitAttempt(ctx, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
-        ctx.database,
+        ctx.outage,
         ctx.log,
         error,
         { reference },
@@ -202,7 +202,7 @@ function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference:
 
 /** Sends the prompt for an attempt in state `submitting` and records what the provider said. */
 export async function submitAttempt(ctx: AppContext, reference: string): Promise<void> {
-  const gateway = gatewayOf(ctx);
+  const gateway = ctx.gateway;
   const attempt = await findAttempt(ctx.database.db, reference);
   if (!attempt || attempt.status !== 'submitting') return;
   const provider = providerOf(gateway, attempt.method);

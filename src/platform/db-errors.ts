@@ -101,9 +101,10 @@ function describe(error: unknown): { code?: string; reason: string } {
 }
 
 /**
- * One per database: knows whether an outage is on, and while it is, asks the database four times a
- * second whether it answers again. Requests meanwhile get their 503 at once (http.ts), so the
- * watch's question is what ends the outage, and the end is logged even before a request succeeds.
+ * One per service, the context's `outage`, shared by its hosts and jobs: knows whether an outage
+ * is on, and while it is, asks the database four times a second whether it answers again. Requests
+ * meanwhile get their 503 at once (http.ts), so the watch's question is what ends the outage, and
+ * the end is logged even before a request succeeds.
  */
 export class OutageWatch {
   readonly #database: Database;
@@ -165,34 +166,17 @@ export class OutageWatch {
   }
 }
 
-const watches = new WeakMap<Database, OutageWatch>();
-
-/** The database's outage watch, shared by every host of the service. */
-export function outageWatch(database: Database, log: Logger): OutageWatch {
-  let watch = watches.get(database);
-  if (!watch) {
-    watch = new OutageWatch(database, log.child({ component: 'database' }));
-    watches.set(database, watch);
-  }
-  return watch;
-}
-
 /**
  * Logs a failed step of background work at warn, unless the database was out of reach: an outage
  * is logged once by its watch, however many steps it fails.
  */
 export function warnUnlessUnreachable(
-  database: Database,
+  outage: OutageWatch,
   log: Logger,
   error: unknown,
   fields: Record<string, unknown>,
   message: string,
 ): void {
-  if (databaseUnavailable(error)) outageWatch(database, log).failed(error);
+  if (databaseUnavailable(error)) outage.failed(error);
   else log.warn({ ...fields, err: error }, message);
-}
-
-/** Ends the watch's probing (service close, before the database closes). */
-export function stopOutageWatch(database: Database): void {
-  watches.get(database)?.stop();
 }

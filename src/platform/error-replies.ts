@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { databaseUnavailable, outageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
+import { databaseUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, BODY_LIMIT_BYTES } from './errors.ts';
 import { isShedError } from './overload.ts';
 import type { ErrorOut } from './schemas.ts';
@@ -120,7 +120,7 @@ export function logRequestError(
   message: string,
 ): void {
   if (isShedError(error)) return;
-  if (databaseUnavailable(error)) outageWatch(ctx.database, ctx.log).failed(error);
+  if (databaseUnavailable(error)) ctx.outage.failed(error);
   else if (apiError.status >= 500) request.log.error({ err: error }, message);
   else request.log.info({ error_code: apiError.code }, apiError.message);
 }

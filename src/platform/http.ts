@@ -24,12 +24,7 @@ import {
   serverTimeouts,
   trackResponse,
 } from './client-errors.ts';
-import {
-  databaseUnavailable,
-  OutageWatch,
-  outageWatch,
-  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
-} from './db-errors.ts';
+import { databaseUnavailable, OutageWatch, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './db-errors.ts';
 import { ApiError, BODY_LIMIT_BYTES } from './errors.ts';
 import {
   databaseUnavailableError,
@@ -41,8 +36,7 @@ import {
 } from './error-replies.ts';
 import { validatorCompiler } from './validation.ts';
 import { newId } from './ids.ts';
-import type { OverloadMonitor } from './overload.ts';
-import { shedUnderOverload, watchOverload } from './shed-requests.ts';
+import { shedUnderOverload } from './shed-requests.ts';
 import { LazyChildLogger, QUERY_NAMES_ONLY } from './logger.ts';
 import { requestLogController, traceRequests } from './tracing.ts';
 import { unstorableField } from './unstorable-text.ts';
@@ -102,17 +96,14 @@ export function createHost(ctx: AppContext, options: CreateHostOptions): Host {
   app.server.on('connect', refuseConnect.bind(app));
 
   traceRequests(app);
-  // A host built only for its OpenAPI document (scripts/sdk-types.ts) has no database to watch.
-  const database = ctx.database as AppContext['database'] | undefined;
-  startEachRequest(app, database ? outageWatch(database, ctx.log) : null);
-  const overload = watchOverload(app, ctx);
+  startEachRequest(app, ctx.outage);
   // The organizer app and admin API are not shed: the operator needs them most during an overload.
-  if (options.name !== 'app') shedUnderOverload(app, overload);
+  if (options.name !== 'app') shedUnderOverload(app, ctx.overload);
   addBodyDeadline(app, ctx.config.http.bodyTimeoutMs);
   refuseUnstorableInput(app);
   closeConnectionsOnShutdown(app);
   setErrorHandlers(app, ctx, options.notFound);
-  addHealthRoutes(app, ctx, overload);
+  addHealthRoutes(app, ctx);
   return app;
 }
 
@@ -163,7 +154,7 @@ const WITHOUT_DATABASE = new Set(['/healthz', '/readyz']);
  * queues behind others' connect time-outs. A callback hook (no promise): this runs on every
  * request.
  */
-function startEachRequest(app: Host, outage: OutageWatch | null): void {
+function startEachRequest(app: Host, outage: OutageWatch): void {
   // Node answers an Expect other than 100-continue with a bare 417 of its own, before any route:
   // the request comes here instead, to be refused in the envelope with its request id.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
@@ -189,7 +180,7 @@ function startEachRequest(app: Host, outage: OutageWatch | null): void {
       );
       return;
     }
-    if (outage?.down && !WITHOUT_DATABASE.has(request.url)) {
+    if (outage.down && !WITHOUT_DATABASE.has(request.url)) {
       done(Object.assign(databaseUnavailableError(), { cause: OutageWatch.refusal }));
       return;
     }
@@ -277,7 +268,8 @@ function setErrorHandlers(
  * /healthz while the process runs; /readyz once the database and migrations are, and not overloaded.
  * A missing Redis is degraded, not unready (limits count in memory meanwhile): named in `degraded`.
  */
-function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor): void {
+function addHealthRoutes(app: Host, ctx: AppContext): void {
+  const { overload } = ctx;
   app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (overload.overloaded) return sendError(_request, reply, overload.error());
@@ -291,7 +283,7 @@ function addHealthRoutes(app: Host, ctx: AppContext, overload: OverloadMonitor):
       });
     } catch (error) {
       if (databaseUnavailable(error)) {
-        outageWatch(ctx.database, ctx.log).failed(error);
+        ctx.outage.failed(error);
         return sendError(_request, reply, databaseUnavailableError());
       }
       return sendError(

@@ -9,9 +9,9 @@ import type { Clock } from './clock.ts';
 import { insertRows, type Database, type Executor, type Tx } from './db.ts';
 import {
   databaseUnavailable,
-  outageWatch,
   retryWhileUnreachable,
   warnUnlessUnreachable,
+  type OutageWatch,
 } from './db-errors.ts';
 import { randomString } from './ids.ts';
 import { jobs } from './jobs.schema.ts';
@@ -159,6 +159,8 @@ export interface WorkQueue {
 
 export interface JobRunnerOptions {
   database: Database;
+  /** the service's watch of its database (AppContext.outage): an outage is logged once, there */
+  outage: OutageWatch;
   clock: Clock;
   log: Logger;
   handlers: Record<string, JobHandlerEntry>;
@@ -259,9 +261,8 @@ export class JobRunner {
   start(): void {
     if (this.loops.length > 0) return;
     this.stopRequested = false;
-    const { pollMs, log, queues } = this.options;
+    const { pollMs, log, queues, outage } = this.options;
     const stopping = () => this.stopRequested;
-    const outage = outageWatch(this.options.database, log);
     const add = (name: string, work: () => Promise<number>, ms: number) => {
       const loop: Loop = new Loop({
         name,
@@ -339,7 +340,7 @@ export class JobRunner {
   }
 
   private async work(job: JobRow): Promise<void> {
-    const { database, clock, log, handlers } = this.options;
+    const { database, outage, clock, log, handlers } = this.options;
     const handler = handlers[job.kind];
     const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
     const finish = (db: Executor, result: void | JobRetry) =>
@@ -377,7 +378,7 @@ export class JobRunner {
       const unreachable = databaseUnavailable(error);
       const exhausted = !unreachable && job.attempts >= job.maxAttempts;
       warnUnlessUnreachable(
-        database,
+        outage,
         log,
         error,
         { job_id: job.id, kind: job.kind, attempts: job.attempts },

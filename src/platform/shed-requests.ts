@@ -1,46 +1,11 @@
 // The hooks that shed: each host's requests counted in hand from arrival to answer by the
-// service's one overload monitor (overload.ts), and a new request over its limits answered 503 at
-// once, before its body is read. Settings and why: docs/decisions/load-shedding.md.
+// service's one overload monitor (overload.ts, the context's `overload`, which the service starts
+// once its hosts are ready and stops when they have closed), and a new request over its limits
+// answered 503 at once, before its body is read. Settings and why: docs/decisions/load-shedding.md.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from 'fastify';
-import type { AppContext } from '../context.ts';
 import { bodyArrived } from './client-errors.ts';
 import type { Host } from './http.ts';
-import { OverloadMonitor, type InHand } from './overload.ts';
-
-interface Shared {
-  monitor: OverloadMonitor;
-  /** hosts built and not yet closed: the last to close stops the timer */
-  hosts: number;
-}
-const monitors = new WeakMap<AppContext, Shared>();
-
-/** The service's overload monitor, shared by every host built on its context. */
-export function overloadMonitor(ctx: AppContext): OverloadMonitor {
-  let shared = monitors.get(ctx);
-  if (!shared) {
-    const log = ctx.log.child({ component: 'overload' });
-    // The service's clock, which tests move: a wait of seconds needs no sleeping to be seen.
-    const now = () => ctx.clock.now().getTime();
-    shared = { monitor: new OverloadMonitor(ctx.config.overload, { log, now }), hosts: 0 };
-    monitors.set(ctx, shared);
-  }
-  return shared.monitor;
-}
-
-/**
- * Every host: the monitor runs from the moment the host is ready (building it blocks the loop,
- * which is not load) until the last host of the service closes.
- */
-export function watchOverload(app: Host, ctx: AppContext): OverloadMonitor {
-  const monitor = overloadMonitor(ctx);
-  const shared = monitors.get(ctx)!;
-  shared.hosts++;
-  app.addHook('onReady', async () => monitor.start());
-  app.addHook('onClose', async () => {
-    if (--shared.hosts === 0) monitor.stop();
-  });
-  return monitor;
-}
+import type { InHand, OverloadMonitor } from './overload.ts';
 
 /** Each shedding host's listener for its shed requests (metrics/request-metrics.ts counts them). */
 const shedListeners = new WeakMap<Host, () => void>();

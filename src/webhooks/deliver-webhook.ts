@@ -8,7 +8,6 @@
 // batch (record-attempts.ts; webhook-sender.ts gathers them).
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { metricsOf } from '../metrics/metrics.ts';
 import { randomString } from '../platform/ids.ts';
 import { jobsInsert } from '../platform/jobs.ts';
 import { continueStoredTrace, tracingOn } from '../platform/tracing.ts';
@@ -18,14 +17,13 @@ import { webhookHeaders } from './sign-webhook.ts';
 import { anyOf, recordAttempts } from './record-attempts.ts';
 import { newDeliveryId, type OutboxFollower } from './webhook-deliveries.ts';
 import { signingSecrets } from './webhook-endpoints.ts';
-import { webhookRuntime } from './webhook-runtime.ts';
 import { outboxEvents, outboxQueue, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 
 /** Time allowed between taking a delivery and recording its attempt, beyond the send deadline. */
 const LEASE_MARGIN_MS = 30_000;
 
 const leaseUntil = (ctx: AppContext, now: Date) =>
-  new Date(now.getTime() + webhookRuntime(ctx).timeoutMs + LEASE_MARGIN_MS).toISOString();
+  new Date(now.getTime() + ctx.webhooks.timeoutMs + LEASE_MARGIN_MS).toISOString();
 
 /** The body as sent: the outbox payload with its three fields in the documented order. */
 export function webhookBody(payload: Record<string, unknown>): string {
@@ -278,7 +276,7 @@ export async function claimDeliveries(
         sql`, `,
       )}) AND lease_owner = ${owner}`,
     );
-    metricsOf(ctx)?.webhookDeliveries.inc({ outcome: 'cancelled' }, disabled.length);
+    ctx.metrics?.webhookDeliveries.inc({ outcome: 'cancelled' }, disabled.length);
   }
   return rows
     .filter((row) => row.status === 'enabled')
@@ -306,7 +304,7 @@ export async function sendDelivery(
   delivery: ClaimedDelivery,
   agents?: SendAgents,
 ): Promise<FinishedAttempt> {
-  const runtime = webhookRuntime(ctx);
+  const runtime = ctx.webhooks;
   const { endpoint, event } = delivery;
   const body = webhookBody(event.payload);
   const sentAt = ctx.clock.now();

@@ -3,7 +3,7 @@
 // first attempts are all written, and the endpoints an answer condemned disabled.
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { metricsOf, type WebhookOutcome } from '../metrics/metrics.ts';
+import type { WebhookOutcome } from '../metrics/metrics.ts';
 import { retryWhileUnreachable } from '../platform/db-errors.ts';
 import type { FinishedAttempt } from './deliver-webhook.ts';
 import type { AttemptOutcome } from './delivery-schedule.ts';
@@ -77,7 +77,7 @@ export async function recordAttempts(
       return alone.flat();
     },
   );
-  const metrics = metricsOf(ctx);
+  const metrics = ctx.metrics;
   for (const one of recorded)
     metrics?.webhookDeliveries.inc({ outcome: METRIC_OUTCOME[one.outcome.delivery] });
   await disableCondemned(

@@ -1,8 +1,15 @@
-// What the webhooks module needs beyond the shared context, per service: the DNS resolver (tests
-// swap in a stub, so no test ever asks real DNS) and the URL policy derived from configuration.
-import type { AppContext } from '../context.ts';
+// What the webhooks module needs beyond the shared context, per service, the context's `webhooks`:
+// the DNS resolver (tests give a stub at start, so no test ever asks real DNS) and the URL policy
+// and timings derived from configuration. Built at start by the composition root (service.ts).
+import type { Config } from '../config.ts';
 import type { UrlPolicy } from './address-policy.ts';
 import { systemResolver, type Resolver } from './send-webhook.ts';
+
+declare module '../context.ts' {
+  interface AppContext {
+    readonly webhooks: WebhookRuntime;
+  }
+}
 
 export interface WebhookRuntime {
   resolve: Resolver;
@@ -11,17 +18,11 @@ export interface WebhookRuntime {
   timeScale: number;
 }
 
-const overrides = new WeakMap<AppContext, Partial<Pick<WebhookRuntime, 'resolve'>>>();
-
-/** Replaces the resolver of one service (tests). */
-export function setWebhookResolver(ctx: AppContext, resolve: Resolver): void {
-  overrides.set(ctx, { ...overrides.get(ctx), resolve });
-}
-
-export function webhookRuntime(ctx: AppContext): WebhookRuntime {
-  const { webhooks, env } = ctx.config;
+/** The runtime of a service on `config`; `resolve` replaces the system's DNS (tests). */
+export function createWebhookRuntime(config: Config, resolve: Resolver = systemResolver): WebhookRuntime {
+  const { webhooks, env } = config;
   return {
-    resolve: overrides.get(ctx)?.resolve ?? systemResolver,
+    resolve,
     policy: { production: env === 'production', allowPrivate: webhooks.allowPrivateUrls },
     timeoutMs: webhooks.timeoutMs,
     timeScale: webhooks.timeScale,

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import type { AppContext } from '../../src/context.ts';
 import { buildAppHost } from '../../src/hosts.ts';
-import { attachMailer, mailerOf } from '../../src/mail/mailer.ts';
 import { createInvitation } from '../../src/members/invitations.ts';
 import { requestPasswordReset } from '../../src/members/password-resets.ts';
 import type { Host } from '../../src/platform/http.ts';
@@ -29,7 +28,6 @@ before(async () => {
   });
   const logger = createLogger('info', sink);
   const ctx: AppContext = { ...h.service.ctx, log: logger };
-  attachMailer(ctx, mailerOf(h.service.ctx));
   app = await buildAppHost(ctx, logger);
   await app.ready();
 });

@@ -10,7 +10,6 @@ import { auditEvents } from '../../src/audit/audit.schema.ts';
 import { ticketTypes } from '../../src/events/events.schema.ts';
 import { expireOrderHold } from '../../src/orders/order-lifecycle.ts';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { paymentAttempts, refunds } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
@@ -169,7 +168,7 @@ async function paidAfterExpiry(method: PaymentMethod) {
     payload: { payment_method: method, phone: testPhoneNumber(method, '09') },
   });
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const [attempt] = await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
   h.clock.advance(16 * MINUTE);
   assert.equal(await expireOrderHold(db(), order.id, h.clock.now()), 'done');

@@ -1,15 +1,13 @@
 // Resending a paid order's confirmation email from the organizer app: an owner's resend puts a
 // second mail in the development mailbox, the order's timeline shows both and the audit log the
-// resend; a second within a minute is refused (429) and one after it goes; a failed send says so
-// on the page. Viewers and developers see no button and get 403; an unpaid order's resend is
+// resend; a second within a minute is refused (429) and one after it goes; a failed send (in
+// production without SMTP_URL) says so on the page. Viewers and developers see no button and get 403; an unpaid order's resend is
 // refused on its page (409). Nothing refused sends or records anything.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { listOrderMails } from '../../src/confirmations/order-mails.ts';
 import { DEV_MAIL_LIST_MAX, listDevMail } from '../../src/mail/mailbox.ts';
-import { attachMailer, createMailer, mailerOf } from '../../src/mail/mailer.ts';
-import { createLogger } from '../../src/platform/logger.ts';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { pump } from '../webhooks/webhook-helpers.ts';
 import { locationOf, makeMember, makeOrder, signIn, textOf, type Agent } from './app-helpers.ts';
@@ -119,34 +117,39 @@ describe('resending the confirmation email', () => {
     assert.equal((await kept(order.order_code)).length, 2, 'the first mail and one resend');
     assert.equal((await mailsOf(order.id)).filter((m) => m.kind === 'resent').length, 1);
   });
+});
+
+describe('a send that fails (production without SMTP_URL: every send fails with not_configured)', () => {
+  let prod: Harness;
+  before(async () => {
+    prod = await startHarness({ env: { NODE_ENV: 'production', WEBHOOK_TIME_SCALE: '0.0001' } });
+  });
+  after(() => prod.close());
 
   test('an admin may resend; a send that fails says so on the page and in the timeline', async () => {
-    const order = await confirmedOrder('fails@example.org');
-    const admin = await signIn(h, await makeMember(h, partner.organizationId, 'admin'));
-    const working = mailerOf(h.service.ctx);
-    // A production mailer without SMTP_URL: every send fails with not_configured.
-    const off = createMailer({
-      config: { ...h.config, env: 'production', mail: { ...h.config.mail, smtpUrl: undefined } },
-      database: h.service.ctx.database,
-      log: createLogger('silent'),
+    const shop = await makePartner(prod);
+    const event = await makeEvent(prod, shop, { name: 'Jinja Source 5K' });
+    const order = await makeOrder(prod, shop, {
+      eventId: event.id,
+      buyer: { name: 'Nakato Sarah', email: 'fails@example.org', phone: '0772123456' },
     });
-    attachMailer(h.service.ctx, off);
-    try {
-      const res = await admin.post(`/orders/${order.id}/resend-confirmation`);
-      assert.equal(res.statusCode, 303, res.body.slice(0, 300));
-      assert.equal(locationOf(res), `/orders/${order.id}?confirmation=failed`);
-      const text = textOf((await admin.get(locationOf(res))).body);
-      assert.match(text, /The confirmation email could not be sent/);
-      assert.match(
-        text,
-        /Confirmation email resent to fails@example\.org by admin-[0-9a-f]+@example\.org not sent: not_configured/,
-      );
-      assert.equal((await kept(order.order_code)).length, 1, 'only the first mail');
-      assert.equal((await mailsOf(order.id)).at(-1)?.outcome, 'failed');
-    } finally {
-      attachMailer(h.service.ctx, working);
-      await off.close();
-    }
+    const mails = () => listOrderMails(prod.service.ctx.database.db, shop.organizationId, order.id);
+    await pump(prod, async () => (await mails()).length > 0);
+    const admin = await signIn(prod, await makeMember(prod, shop.organizationId, 'admin'));
+    const res = await admin.post(`/orders/${order.id}/resend-confirmation`);
+    assert.equal(res.statusCode, 303, res.body.slice(0, 300));
+    assert.equal(locationOf(res), `/orders/${order.id}?confirmation=failed`);
+    const text = textOf((await admin.get(locationOf(res))).body);
+    assert.match(text, /The confirmation email could not be sent/);
+    assert.match(
+      text,
+      /Confirmation email resent to fails@example\.org by admin-[0-9a-f]+@example\.org not sent: not_configured/,
+    );
+    assert.deepEqual(
+      (await mails()).map((m) => m.outcome),
+      ['failed', 'failed'],
+      'the first mail and the resend, neither sent',
+    );
   });
 });
 

@@ -5,7 +5,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { insertApiClient } from '../../src/auth/clients.ts';
-import { flushRequestLog } from '../../src/auth/request-log.ts';
 import { launchBrowser, screenshot, startListeningHarness, watchProblems } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { axeViolations } from './app-browser.ts';
@@ -46,7 +45,7 @@ before(async () => {
   await callApi(mine);
   await callApi(mine, second.clientSecret, second.client.id);
   await callApi(theirs);
-  await flushRequestLog(h.service.ctx);
+  await h.service.ctx.requestLog.flush();
   viewerMember = await makeMember(h, mine.organizationId, 'viewer');
   viewer = await signIn(h, viewerMember);
   developer = await signIn(h, await makeMember(h, mine.organizationId, 'developer'));

@@ -8,11 +8,9 @@ import type { InjectOptions } from 'fastify';
 import { insertApiClient, markClientRevoked } from '../../src/auth/clients.ts';
 import {
   COMPACT_EVERY,
-  flushRequestLog,
   KEPT_PER_ORG,
   listRequestLog,
   MAX_BUFFERED,
-  requestLogOf,
   RequestLog,
   storedPath,
 } from '../../src/auth/request-log.ts';
@@ -41,7 +39,7 @@ function api(options: InjectOptions) {
 }
 
 async function logOf(partner: TestPartner, clientId?: string) {
-  await flushRequestLog(ctx);
+  await ctx.requestLog.flush();
   return listRequestLog(ctx.database.db, partner.organizationId, { clientId });
 }
 
@@ -189,7 +187,7 @@ describe('what the request log records', () => {
       answers.map((r) => r.statusCode),
       [401, 401, 401],
     );
-    await flushRequestLog(ctx);
+    await ctx.requestLog.flush();
     const ids = new Set(answers.map((r) => String(r.headers['x-request-id'])));
     const all = await ctx.database.rows<{ request_id: string }>(sql`SELECT request_id FROM api_request_log`);
     assert.ok(all.every((r) => !ids.has(r.request_id)));
@@ -315,8 +313,8 @@ describe('failures stay out of requests', () => {
   test('a failing write is logged once, drops its entries, and requests still succeed', async () => {
     const partner = await makePartner(h);
     const token = await getToken(h, partner);
-    await flushRequestLog(ctx);
-    const log = requestLogOf(ctx)!;
+    await ctx.requestLog.flush();
+    const log = ctx.requestLog;
     const warnings: unknown[] = [];
     const saved = { log: log.log, write: ctx.database.write };
     log.log = { warn: (...args: unknown[]) => warnings.push(args), info: () => {} } as never;
@@ -328,7 +326,7 @@ describe('failures stay out of requests', () => {
       for (let i = 0; i < 2; i++) {
         const res = await api({ url: '/v1/events', headers: bearer(token) });
         assert.equal(res.statusCode, 200);
-        await flushRequestLog(ctx); // resolves: the failure is not thrown
+        await ctx.requestLog.flush(); // resolves: the failure is not thrown
       }
     } finally {
       ctx.database.write = saved.write;

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { listOrderMails } from '../../src/confirmations/order-mails.ts';
 import { CONFIRMATION_JOB } from '../../src/confirmations/send-confirmation.ts';
-import { attachMailer, createMailer, mailerOf } from '../../src/mail/mailer.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
@@ -39,8 +38,8 @@ after(async () => {
 
 const db = () => h.service.ctx.database.db;
 
-async function confirmationJob(orderId: string) {
-  const [job] = await db()
+async function confirmationJob(orderId: string, harness = h) {
+  const [job] = await harness.service.ctx.database.db
     .select()
     .from(jobs)
     .where(eq(jobs.dedupeKey, `${CONFIRMATION_JOB}:${orderId}`));
@@ -48,7 +47,7 @@ async function confirmationJob(orderId: string) {
 }
 
 test('a deferred mail is retried after a backoff and then sent over SMTP once', async () => {
-  assert.equal(mailerOf(h.service.ctx).kind, 'smtp');
+  assert.equal(h.service.ctx.mailer.kind, 'smtp');
   const shop = await makeShop(h);
   const order = await payFreeOrder(h, shop);
   const code = String((await readOrder(h, shop, order.id)).order_code);
@@ -87,35 +86,31 @@ test('a deferred mail is retried after a backoff and then sent over SMTP once', 
 
 test('production without SMTP_URL sends nothing, records why, logs it and does not retry', async () => {
   const lines: string[] = [];
-  const smtpMailer = mailerOf(h.service.ctx);
-  const off = createMailer({
-    config: { ...h.config, mail: { ...h.config.mail, smtpUrl: undefined } },
-    database: h.service.ctx.database,
-    log: createLogger('info', { write: (line: string) => void lines.push(line) }),
+  const off = await startHarness({
+    env: { NODE_ENV: 'production', WEBHOOK_TIME_SCALE: '0.0001' },
+    service: { logger: createLogger('info', { write: (line: string) => void lines.push(line) }) },
   });
-  attachMailer(h.service.ctx, off);
   try {
-    assert.equal(off.kind, 'none');
-    const shop = await makeShop(h);
-    const order = await payFreeOrder(h, shop);
-    const mails = () => listOrderMails(db(), shop.partner.organizationId, order.id);
+    assert.equal(off.service.ctx.mailer.kind, 'none');
+    const shop = await makeShop(off);
+    const order = await payFreeOrder(off, shop);
+    const mails = () => listOrderMails(off.service.ctx.database.db, shop.partner.organizationId, order.id);
     const before = smtp.received.length;
 
-    await pump(h, async () => (await mails()).length > 0);
-    await pumpFor(h, 100);
-    h.clock.advance(3_600_000);
-    await pumpFor(h, 100);
+    await pump(off, async () => (await mails()).length > 0);
+    await pumpFor(off, 100);
+    off.clock.advance(3_600_000);
+    await pumpFor(off, 100);
     const rows = await mails();
     assert.equal(rows.length, 1, 'tried once: a retry cannot mend it');
     assert.equal(rows[0]!.outcome, 'failed');
     assert.match(rows[0]!.error ?? '', /^not_configured: mail is off/);
-    assert.equal(await confirmationJob(order.id), undefined, 'no job left to retry');
+    assert.equal(await confirmationJob(order.id, off), undefined, 'no job left to retry');
     assert.equal(smtp.received.length, before);
     assert.ok(lines.some((l) => /mail is off: SMTP_URL is not set/.test(l)));
     assert.ok(lines.some((l) => /"error_code":"not_configured"/.test(l) && /mail not sent/.test(l)));
     assert.ok(!lines.some((l) => l.includes('ann@example.org')), 'no address in the log');
   } finally {
-    attachMailer(h.service.ctx, smtpMailer);
     await off.close();
   }
 });

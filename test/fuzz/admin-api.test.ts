@@ -14,11 +14,10 @@ import {
   ID_PREFIX,
   makeAdminObjects,
   paramsOf,
-  resolveNoNames,
   type AdminObjectKind,
   type AdminObjects,
 } from '../helpers/admin-world.ts';
-import { getToken, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
+import { getToken, resolveNoNames, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 import { registeredRoutes } from '../helpers/registered-routes.ts';
 import {
   EDGE_DATES,
@@ -79,8 +78,7 @@ async function collectAdminRoutes(): Promise<AdminRoute[]> {
 }
 
 before(async () => {
-  h = await startHarness();
-  resolveNoNames(h);
+  h = await startHarness({ service: { webhookResolver: resolveNoNames } });
   mine = await makeAdminObjects(h);
   theirs = await makeAdminObjects(h);
   partnerToken = await getToken(h, mine.partner);

@@ -1,10 +1,10 @@
 // Two organizations with one of every object the admin API manages (event, ticket type, API
 // client, webhook endpoint, delivery), made through the admin API where it can be, for suites that
 // walk every admin route. No webhook is ever sent: the endpoint's host is under .invalid, the
-// service's resolver answers no name, and the harness runs no background jobs.
+// service's resolver answers no name (started with resolveNoNames), and the harness runs no
+// background jobs.
 import assert from 'node:assert/strict';
 import { insertWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
-import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import {
   admin,
   createClientFor,
@@ -64,15 +64,6 @@ export function fillPath(
   const parts = template.split('/');
   for (const param of paramsOf(template)) parts[param.index] = value(param);
   return parts.join('/');
-}
-
-/** Stops the service from asking DNS about any webhook host. */
-export function resolveNoNames(h: Harness): void {
-  setWebhookResolver(h.service.ctx, async (hostname) => {
-    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (tests resolve no names)`), {
-      code: 'ENOTFOUND',
-    });
-  });
 }
 
 export async function makeAdminObjects(h: Harness): Promise<AdminObjects> {

@@ -14,6 +14,7 @@ import { insertApiClient } from '../../src/auth/clients.ts';
 import { ALL_SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { insertEvent, type EventInput, type TicketTypeInput } from '../../src/events/events.ts';
 import type { FeeSchedule } from '../../src/organizations/organizations.schema.ts';
+import type { Resolver } from '../../src/webhooks/send-webhook.ts';
 import { TEST_DATABASE_CONNECTIONS } from './process.ts';
 
 export const TEST_ADMIN_KEY = 'adm_test_key_0123456789abcdefghijklmnop';
@@ -55,6 +56,13 @@ export async function freshPostgresDatabase(
     },
   };
 }
+
+/** A webhook resolver that knows no name (createService's webhookResolver), so that no test asks real DNS. */
+export const resolveNoNames: Resolver = async (hostname) => {
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (tests resolve no names)`), {
+    code: 'ENOTFOUND',
+  });
+};
 
 export interface HarnessOptions {
   env?: Record<string, string>;

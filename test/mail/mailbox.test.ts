@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createMailer, MailError, mailerOf, type MailMessage, type Mailer } from '../../src/mail/mailer.ts';
+import { createMailer, MailError, type MailMessage, type Mailer } from '../../src/mail/mailer.ts';
 import { DEV_MAIL_LIST_MAX, findDevMail, listDevMail } from '../../src/mail/mailbox.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -45,7 +45,7 @@ function message(tag: string, overrides: Partial<MailMessage> = {}): MailMessage
 
 describe('without SMTP_URL, in development and tests', () => {
   test('the service keeps each mail in dev_mail, listed newest first', async () => {
-    const mailer = mailerOf(h.service.ctx);
+    const mailer = h.service.ctx.mailer;
     assert.equal(mailer.kind, 'mailbox');
     const tag = newTag();
     for (const n of [1, 2, 3]) {
@@ -65,7 +65,7 @@ describe('without SMTP_URL, in development and tests', () => {
 
   test('findDevMail finds one kept mail by its id, html included', async () => {
     const tag = newTag();
-    await mailerOf(h.service.ctx).send(message(tag, { html: '<p>Open the <a href="#">link</a></p>' }));
+    await h.service.ctx.mailer.send(message(tag, { html: '<p>Open the <a href="#">link</a></p>' }));
     const [listed] = await keptWith(tag);
     assert.ok(listed);
     const found = await findDevMail(db(), listed.id);
@@ -89,7 +89,7 @@ describe('without SMTP_URL, in development and tests', () => {
 
   test('listDevMail returns at most its limit, and refuses a limit out of range', async () => {
     const tag = newTag();
-    const mailer = mailerOf(h.service.ctx);
+    const mailer = h.service.ctx.mailer;
     for (const n of [1, 2, 3]) await mailer.send(message(tag, { subject: `Limit ${n} ${tag}` }));
     const two = await listDevMail(db(), 2);
     assert.deepEqual(
@@ -165,7 +165,7 @@ describe('NODE_ENV=production', () => {
 
 describe('refused messages', () => {
   test('a message that is not one plain address and a one-line subject is refused, and nothing is kept', async () => {
-    const mailer = mailerOf(h.service.ctx);
+    const mailer = h.service.ctx.mailer;
     const tag = newTag();
     const countBefore = (await listDevMail(db(), DEV_MAIL_LIST_MAX)).length;
     const bad: Partial<MailMessage>[] = [

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createMailer, MailError, mailerOf, type Mailer } from '../../src/mail/mailer.ts';
+import { createMailer, MailError, type Mailer } from '../../src/mail/mailer.ts';
 import { listDevMail } from '../../src/mail/mailbox.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { parseMessage, startSilentServer, startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.ts';
@@ -55,7 +55,7 @@ function assertLogsNothingPrivate(lines: string[], secrets: string[]) {
 
 describe('with SMTP_URL set', () => {
   test('the service hands a mail to the SMTP server with its To, Subject and text', async () => {
-    const mailer = mailerOf(h.service.ctx);
+    const mailer = h.service.ctx.mailer;
     assert.equal(mailer.kind, 'smtp');
     await mailer.send({ to: 'ann@example.org', subject: 'Reset your password', text: TEXT });
 
@@ -74,7 +74,7 @@ describe('with SMTP_URL set', () => {
   });
 
   test('sends the html part alongside the text when given', async () => {
-    await mailerOf(h.service.ctx).send({
+    await h.service.ctx.mailer.send({
       to: 'bob@example.org',
       subject: 'Welcome',
       text: 'Welcome, Bob.',

@@ -8,11 +8,9 @@ import { HOLD_EXPIRY_JOB } from '../../src/orders/write-orders.ts';
 import { enqueueJobs, readJobQueue } from '../../src/platform/jobs.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { metricsOf } from '../../src/metrics/metrics.ts';
 import { SCRAPE_READ_INTERVAL_MS } from '../../src/metrics/scrape-gauges.ts';
 import { bearer, startHarness, type Harness } from '../helpers/harness.ts';
 import {
@@ -226,7 +224,7 @@ describe('payments and webhooks', () => {
       payload: { payment_method: 'airtel', phone: testPhoneNumber('airtel', '03') },
     });
     assert.equal(res.statusCode, 202, res.body);
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     const [attempt] = await h.service.ctx.database.db
       .select()
       .from(paymentAttempts)
@@ -315,7 +313,7 @@ describe('without METRICS_PORT', () => {
     try {
       const started = await plain.service.listen({ api: 0, site: 0, app: 0 });
       assert.equal(started.metrics, undefined);
-      assert.equal(metricsOf(plain.service.ctx), undefined);
+      assert.equal(plain.service.ctx.metrics, null);
       const before = await scrape();
       await (await fetch(`${started.api}/healthz`)).arrayBuffer();
       const after = await scrape();

@@ -6,7 +6,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { requestLogOf } from '../../src/auth/request-log.ts';
 import { killBackendBlockedBy } from '../helpers/postgres.ts';
 import { planOrder, type OrderPlan } from '../../src/orders/plan-order.ts';
 import { writeOrders } from '../../src/orders/write-orders.ts';
@@ -83,8 +82,8 @@ async function plans(eventId: string, orders: Array<string | string[]>): Promise
  */
 async function countingWrites<T>(work: () => Promise<T>) {
   const database = h.service.ctx.database;
-  const requestLog = requestLogOf(h.service.ctx);
-  await requestLog?.close();
+  const { requestLog } = h.service.ctx;
+  await requestLog.close();
   const { write, transaction } = database;
   const seen = { statements: 0, transactions: 0 };
   database.write = (query) => {
@@ -99,7 +98,7 @@ async function countingWrites<T>(work: () => Promise<T>) {
     return { value: await work(), ...seen };
   } finally {
     Object.assign(database, { write, transaction });
-    requestLog?.start();
+    requestLog.start();
   }
 }
 

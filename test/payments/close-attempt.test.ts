@@ -10,7 +10,6 @@ import { cancelPendingOrder } from '../../src/orders/order-lifecycle.ts';
 import { orders } from '../../src/orders/orders.schema.ts';
 import { closePaymentAttempt } from '../../src/payments/close-attempt.ts';
 import { listPaymentsNeedingRefund } from '../../src/payments/refunds.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
@@ -74,7 +73,7 @@ async function pay(orderId: string, phone: string, method: 'momo' | 'airtel' = '
     payload: { payment_method: method, phone },
   });
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(ctx()).inflight]);
+  await Promise.allSettled([...ctx().gateway.inflight]);
   const attempt = (await attemptsOf(orderId)).at(-1)!;
   assert.equal(attempt.status, 'pending');
   return attempt;
@@ -175,7 +174,7 @@ test('an attempt closed while its prompt was being sent stays closed, and its su
   assert.equal(res.statusCode, 202, res.body);
   const closed = await close(order.id);
   assert.equal(closed?.status, 'submitting');
-  await Promise.allSettled([...gatewayOf(ctx()).inflight]);
+  await Promise.allSettled([...ctx().gateway.inflight]);
   assert.equal((await attemptsOf(order.id))[0]!.status, 'closed', 'the lost answer does not reopen it');
   await sleep(2_200); // the payment succeeds at the provider
   await advanceAndRunJobs(10_000);

@@ -13,7 +13,6 @@ import { ticketTypes } from '../../src/events/events.schema.ts';
 import { cancelPendingOrder } from '../../src/orders/order-lifecycle.ts';
 import { orders } from '../../src/orders/orders.schema.ts';
 import { CALLBACK_QUERY_SPACING_MS } from '../../src/payments/note-callback.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
@@ -135,7 +134,7 @@ async function attemptsOf(orderId: string) {
 async function payAndWait(orderId: string, method: 'momo' | 'airtel', phone: string): Promise<string> {
   const res = await pay(orderId, method, phone);
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const attempt = (await attemptsOf(orderId)).at(-1)!;
   assert.equal(attempt.status, 'pending');
   return attempt.reference;
@@ -169,8 +168,8 @@ function callback(
 
 /** Waits for the status queries callbacks started in the background. */
 async function callbackQueriesDone() {
-  for (let i = 0; i < 100 && gatewayOf(h.service.ctx).hinted.size > 0; i++) {
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  for (let i = 0; i < 100 && h.service.ctx.gateway.hinted.size > 0; i++) {
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   }
 }
 
@@ -436,7 +435,7 @@ describe("a provider's per-payment maximum", () => {
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().error_code, 'amount_too_large');
     assert.match(res.json().message, /100000/);
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     assert.equal(sim.submissions().length, submitted, 'the simulator received nothing');
     assert.deepEqual(await attemptsOf(order.id), []);
     assert.deepEqual(await orderRow(order.id), before, 'the order is unchanged');

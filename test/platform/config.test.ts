@@ -1,15 +1,15 @@
 // Configuration: the schema's defaults, its refusals (each naming the variable, what it accepts and
 // what it got), the rules between variables, and the README table that documents it. Also the
 // PostgreSQL connections, whose defaults follow WRITE_CONCURRENCY.
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { ConfigError, EnvSchema, loadConfig, readVariable, type Config } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
-import { systemClock } from '../../src/platform/clock.ts';
 import { createHost } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
 
 describe('database connections', () => {
   test('default: 2 for reads, WRITE_CONCURRENCY + 2 for transactions', () => {
@@ -329,14 +329,20 @@ describe('readVariable (programs beside the service)', () => {
 });
 
 describe('TRUST_PROXY', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
   for (const [value, ip] of [
     ['false', '192.0.2.7'],
     ['true', '203.0.113.9'],
   ] as const) {
     test(`TRUST_PROXY=${value}: request.ip is ${ip}`, async () => {
       const config = loadConfig({ NODE_ENV: 'test', TRUST_PROXY: value });
-      // the little of a context a host reads: its settings, its log and its clock (load shedding)
-      const ctx = { config, log: createLogger('silent'), clock: systemClock } as unknown as AppContext;
+      // a host reads the setting from its context's config
+      const ctx: AppContext = { ...h.service.ctx, config };
       const host = createHost(ctx, {
         name: 'api',
         logger: createLogger('silent'),

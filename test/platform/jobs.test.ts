@@ -12,6 +12,7 @@ import {
 } from '../../src/platform/jobs.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
 import { openDatabase } from '../../src/platform/db.ts';
+import { OutageWatch } from '../../src/platform/db-errors.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -26,7 +27,9 @@ let kindCounter = 0;
 const freshKind = () => `test.kind.${++kindCounter}.${Date.now()}`;
 
 function runner(handlers: Record<string, JobHandler>, database = h.service.ctx.database) {
-  return new JobRunner({ database, clock: h.clock, log, handlers, leaseMs: 60_000 });
+  // a worker on a database of its own watches it, as a process of its own would
+  const outage = database === h.service.ctx.database ? h.service.ctx.outage : new OutageWatch(database, log);
+  return new JobRunner({ database, outage, clock: h.clock, log, handlers, leaseMs: 60_000 });
 }
 
 async function jobRows(kind: string) {
@@ -234,6 +237,7 @@ describe('job runner', () => {
   const wakeOnlyRunner = (handlers: Record<string, JobHandlerEntry>, queues: WorkQueue[]) =>
     new JobRunner({
       database: h.service.ctx.database,
+      outage: h.service.ctx.outage,
       clock: h.clock,
       log,
       pollMs: 60_000,
@@ -336,6 +340,7 @@ describe('job runner', () => {
     let finished = false;
     const r = new JobRunner({
       database: h.service.ctx.database,
+      outage: h.service.ctx.outage,
       clock: h.clock,
       log,
       handlers: {},

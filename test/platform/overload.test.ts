@@ -22,7 +22,6 @@ import {
   type DelaySampler,
   type OverloadSettings,
 } from '../../src/platform/overload.ts';
-import { overloadMonitor } from '../../src/platform/shed-requests.ts';
 import { parseMetrics } from '../metrics/parse-metrics.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -397,7 +396,7 @@ async function assertRecovers(x: Instance) {
     '/readyz to answer 200 again',
     async () => (await fetch(`${x.urls.api}/readyz`)).status === 200,
   );
-  assert.equal(overloadMonitor(x.h.service.ctx).overloaded, false);
+  assert.equal(x.h.service.ctx.overload.overloaded, false);
   const events = await fetch(`${x.urls.api}/v1/events`, { headers: bearer(x.token) });
   assert.equal(events.status, 200);
   const page = await fetch(`${x.urls.site}/checkout/cs_0000000000000000`);
@@ -425,14 +424,14 @@ describe('one instance saturated: requests waiting for write admission past OVER
           'Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{',
       );
       await sleep(200);
-      assert.equal(overloadMonitor(x.h.service.ctx).queued, 0);
+      assert.equal(x.h.service.ctx.overload.queued, 0);
     } finally {
       socket.destroy();
     }
   });
 
   test('requests waiting for admission count: the next is 503 at once, /readyz 503; the held ones finish', async () => {
-    const monitor = overloadMonitor(x.h.service.ctx);
+    const monitor = x.h.service.ctx.overload;
     const writes = x.h.service.ctx.writes;
     const held = await holdCreations(x, 3);
     try {
@@ -448,12 +447,12 @@ describe('one instance saturated: requests waiting for write admission past OVER
 
   test('shedding is counted per host in http_requests_shed_total and logged once per episode at warn', async () => {
     const scrape = async () => parseMetrics(await (await fetch(x.urls.metrics!)).text());
-    await waitFor('no shedding', () => !overloadMonitor(x.h.service.ctx).overloaded);
+    await waitFor('no shedding', () => !x.h.service.ctx.overload.overloaded);
     const before = await scrape();
     const from = lines.length;
     const held = await holdCreations(x, 3);
     try {
-      await waitFor('three requests in hand', () => overloadMonitor(x.h.service.ctx).queued === 3);
+      await waitFor('three requests in hand', () => x.h.service.ctx.overload.queued === 3);
       for (let i = 0; i < 5; i++) {
         assert.equal((await fetch(`${x.urls.api}/v1/events`, { headers: bearer(x.token) })).status, 503);
       }
@@ -503,7 +502,7 @@ describe('one instance saturated: a request waiting past OVERLOAD_MAX_QUEUE_TIME
   });
 
   test('new creations are 503 at once and /readyz 503 while one waits past the budget; then it recovers', async () => {
-    const monitor = overloadMonitor(x.h.service.ctx);
+    const monitor = x.h.service.ctx.overload;
     const writes = x.h.service.ctx.writes;
     const held = await holdCreations(x, 2);
     try {
@@ -542,7 +541,7 @@ describe('one instance saturated: the event loop held past OVERLOAD_MAX_EVENT_LO
   });
 
   test('new requests are 503 with Retry-After and /readyz 503 until the loop is calm again', async () => {
-    const monitor = overloadMonitor(x.h.service.ctx);
+    const monitor = x.h.service.ctx.overload;
     await waitFor(
       '/readyz to answer 200 before',
       async () => (await fetch(`${x.urls.api}/readyz`)).status === 200,
@@ -569,7 +568,7 @@ describe('development never sheds', () => {
   });
 
   test('whatever the settings say, requests in hand and waiting long shed nothing', async () => {
-    const monitor = overloadMonitor(x.h.service.ctx);
+    const monitor = x.h.service.ctx.overload;
     assert.equal(monitor.enabled, false);
     const held = await holdCreations(x, 2);
     try {

@@ -10,7 +10,6 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { metricsOf } from '../../src/metrics/metrics.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import {
   bearer,
@@ -92,7 +91,7 @@ async function within<T>(what: string, promise: Promise<T>, ms = ANSWER_MS): Pro
 }
 
 async function samples(h: Harness): Promise<Map<string, number>> {
-  return parseMetrics(await metricsOf(h.service.ctx)!.registry.metrics());
+  return parseMetrics(await h.service.ctx.metrics!.registry.metrics());
 }
 
 async function degraded(h: Harness): Promise<string[]> {

@@ -15,7 +15,6 @@ import { eq, sql } from 'drizzle-orm';
 import { SESSION_SWEEP_JOB } from '../../src/checkout/session-jobs.ts';
 import { CONFIRMATION_JOB } from '../../src/confirmations/send-confirmation.ts';
 import { HOLD_EXPIRY_JOB } from '../../src/orders/write-orders.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { PAYMENT_JOB } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
@@ -89,7 +88,7 @@ async function payOrder(world: World, sessionHeaders: Record<string, string> = {
     fullForm(race, { phone: testPhoneNumber('momo', '01') }),
   );
   assert.equal(placed.statusCode, 303, placed.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const orderId = (await readSession(h, race, sessionId)).order!.id;
   const [attempt] = await h.service.ctx.database.db
     .select()

@@ -15,7 +15,6 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { sendRequest } from '../../src/payments/provider-http.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
@@ -133,7 +132,7 @@ async function payWithTraceparent(world: World, traceparent: string): Promise<st
     payload: { payment_method: 'momo', phone: testPhoneNumber('momo', '01') },
   });
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const db = h.service.ctx.database.db;
   const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
   sim.approve(attempt!.reference);

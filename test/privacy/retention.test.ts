@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
@@ -68,7 +67,7 @@ async function payOrder(race: Race, buyer: Buyer): Promise<string> {
     payload: { payment_method: 'momo', phone: testPhoneNumber('momo', '01') },
   });
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const [attempt] = await h.service.ctx.database.db
     .select()
     .from(paymentAttempts)

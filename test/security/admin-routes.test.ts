@@ -9,10 +9,9 @@ import {
   ID_PREFIX,
   makeAdminObjects,
   paramsOf,
-  resolveNoNames,
   type AdminObjects,
 } from '../helpers/admin-world.ts';
-import { getToken, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
+import { getToken, resolveNoNames, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 import { registeredRoutes } from '../helpers/registered-routes.ts';
 
 let h: Harness;
@@ -83,8 +82,10 @@ const ROUTES: RouteCase[] = [
 ];
 
 before(async () => {
-  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-  resolveNoNames(h);
+  h = await startHarness({
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    service: { webhookResolver: resolveNoNames },
+  });
   mine = await makeAdminObjects(h);
   theirs = await makeAdminObjects(h);
   partnerToken = await getToken(h, mine.partner);

@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { orders } from '../../src/orders/orders.schema.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
@@ -68,7 +67,7 @@ async function waiting(phone = '0770000009', method = 'momo') {
   const id = await createSession(h, race);
   const res = await postForm(h, `/checkout/${id}/order`, fullForm(race, { phone, method }));
   assert.equal(res.statusCode, 303, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   assert.equal((await attemptsOf(id)).at(-1)!.status, 'pending');
   return id;
 }
@@ -134,7 +133,7 @@ describe('the waiting screen', () => {
     const res = await postForm(h, `/checkout/${id}/resend`, {});
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, `/checkout/${id}/pay`);
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     const [first, second] = await attemptsOf(id);
     assert.equal(first!.status, 'closed');
     assert.equal(second!.status, 'pending');
@@ -156,7 +155,7 @@ describe('the waiting screen', () => {
     assert.ok(Number(refused.headers['retry-after']) > 0);
     assert.match(refused.body, /Approve the payment on your phone/);
     assert.match(refused.body, /<p class="notice bad">[^<]*prompts[^<]*<\/p>/);
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     const attempts = await attemptsOf(id);
     assert.deepEqual(
       attempts.map((a) => a.status),
@@ -186,7 +185,7 @@ describe('the waiting screen', () => {
       payment_phone: '0700000009',
     });
     assert.equal(retry.statusCode, 303);
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     assert.deepEqual(
       (await attemptsOf(id)).map((a) => [a.status, a.method]),
       [
@@ -218,7 +217,7 @@ describe('the waiting screen', () => {
     const id = await waiting('0770000002');
     await postForm(h, `/checkout/${id}/switch`, {});
     await postForm(h, `/checkout/${id}/retry`, { payment_method: 'airtel', payment_phone: '0700000009' });
-    await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+    await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     const [closed, second] = await attemptsOf(id);
     assert.ok(sim.approve(second!.reference));
     await advanceAndRunJobs(10_000);

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
-import { bearer, type Harness } from '../helpers/harness.ts';
-import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
+import { bearer, resolveNoNames, type Harness } from '../helpers/harness.ts';
+import type { Resolver } from '../../src/webhooks/send-webhook.ts';
 import {
   createEndpoint,
   createOrder,
@@ -30,9 +30,11 @@ const DAY = 24 * 3600 * 1000;
 
 let h: Harness;
 const receivers: Receiver[] = [];
+/** What the service's resolver answers: no name, unless a test gives names of its own. */
+let resolveWith: Resolver = resolveNoNames;
 
 before(async () => {
-  h = await startWebhookHarness();
+  h = await startWebhookHarness({}, { service: { webhookResolver: (hostname) => resolveWith(hostname) } });
 });
 after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -179,10 +181,10 @@ describe('retries', () => {
     const shop = await makeShop(h);
     const r = await receiver();
     const asked: string[] = [];
-    setWebhookResolver(h.service.ctx, async (hostname) => {
+    resolveWith = async (hostname) => {
       asked.push(hostname);
       return hostname === 'receiver.example.test' ? [{ address: '127.0.0.1', family: 4 }] : [];
-    });
+    };
     const endpoint = await createEndpoint(
       h,
       shop.partner.organizationId,

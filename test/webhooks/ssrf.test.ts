@@ -8,7 +8,6 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { insertWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.ts';
-import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import type { ResolvedAddress } from '../../src/webhooks/address-policy.ts';
 import { admin, dataOf, errorOf } from '../admin/admin-helpers.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -25,12 +24,17 @@ let connections = 0;
 let port: number;
 
 before(async () => {
-  h = await startHarness({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_TIME_SCALE: '0.0001' } });
-  setWebhookResolver(h.service.ctx, async (hostname): Promise<ResolvedAddress[]> => {
-    lookups.push(hostname);
-    const answers = dns.get(hostname);
-    if (!answers) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  h = await startHarness({
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_TIME_SCALE: '0.0001' },
+    service: {
+      webhookResolver: async (hostname): Promise<ResolvedAddress[]> => {
+        lookups.push(hostname);
+        const answers = dns.get(hostname);
+        if (!answers)
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      },
+    },
   });
   orgId = (await makePartner(h)).organizationId;
   tripwire = createServer((socket) => {

@@ -7,18 +7,17 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { ticketTypes } from '../../src/events/events.schema.ts';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { gatewayOf } from '../../src/payments/payment-gateway.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import type { Simulator } from '../../src/payments/simulator/simulator.ts';
-import { setWebhookResolver } from '../../src/webhooks/webhook-runtime.ts';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
 import {
   bearer,
   getToken,
   makeEvent,
   makePartner,
+  resolveNoNames,
   startHarness,
   type Harness,
   type HarnessOptions,
@@ -31,7 +30,7 @@ import {
  * delivery deadline.
  */
 export async function startWebhookHarness(env: Record<string, string> = {}, options: HarnessOptions = {}) {
-  const h = await startHarness({
+  return startHarness({
     ...options,
     env: {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -39,14 +38,9 @@ export async function startWebhookHarness(env: Record<string, string> = {}, opti
       WEBHOOK_TIMEOUT_MS: '2000',
       ...env,
     },
+    // No test asks real DNS: a host name resolves only where a test gives its own stub.
+    service: { webhookResolver: resolveNoNames, ...options.service },
   });
-  // No test asks real DNS: a host name resolves only where a test installs its own stub.
-  setWebhookResolver(h.service.ctx, async (hostname) => {
-    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (tests resolve no names)`), {
-      code: 'ENOTFOUND',
-    });
-  });
-  return h;
 }
 
 export interface ReceivedRequest {
@@ -289,7 +283,7 @@ export async function payThroughSimulator(
     payload: { payment_method: method, phone: testPhoneNumber(method, code) },
   });
   assert.equal(res.statusCode, 202, res.body);
-  await Promise.allSettled([...gatewayOf(h.service.ctx).inflight]);
+  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
   const db = h.service.ctx.database.db;
   const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
   sim.approve(attempt!.reference);

@@ -3,7 +3,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import { findDevMail, listDevMail, type DevMailRow } from '../../mail/mailbox.ts';
-import { mailerOf } from '../../mail/mailer.ts';
 import { html, type Html } from '../../platform/html.ts';
 import { PageError } from '../app-access.ts';
 import { optionalViewer, sendPage, type Handler } from '../replies.ts';
@@ -14,7 +13,7 @@ import { paramsOf } from '../app-input.ts';
 const MailParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
 
 function mailboxOpen(ctx: AppContext): boolean {
-  return ctx.config.env !== 'production' && mailerOf(ctx).kind === 'mailbox';
+  return ctx.config.env !== 'production' && ctx.mailer.kind === 'mailbox';
 }
 
 /** The mail's text with links to this app made clickable; everything else stays escaped text. */

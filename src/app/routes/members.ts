@@ -4,7 +4,6 @@
 // and says each refusal in the page's words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { mailerOf } from '../../mail/mailer.ts';
 import { changeMemberRole } from '../../members/actions/change-member-role.ts';
 import { inviteMember } from '../../members/actions/invite-member.ts';
 import type { MembershipOutcome, MembershipTarget } from '../../members/actions/membership-change.ts';
@@ -124,15 +123,13 @@ export function inviteMemberRoute(ctx: AppContext): Handler {
       link,
     });
     // Awaited: the page says whether the mail went, and shows the link either way.
-    const mailed = await mailerOf(ctx)
-      .send({ to: invitation.email, ...mail })
-      .then(
-        () => true,
-        (error: unknown) => {
-          request.log.warn({ err: error }, 'invitation mail not sent');
-          return false;
-        },
-      );
+    const mailed = await ctx.mailer.send({ to: invitation.email, ...mail }).then(
+      () => true,
+      (error: unknown) => {
+        request.log.warn({ err: error }, 'invitation mail not sent');
+        return false;
+      },
+    );
     const viewer = await viewerOf(ctx, request);
     return sendPage(
       reply,

@@ -3,7 +3,6 @@
 // when the mailer is kind 'none' (production without SMTP) the page says reset is not set up.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { mailerOf } from '../../mail/mailer.ts';
 import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import {
   findPasswordReset,
@@ -21,7 +20,7 @@ import { TokenParams, paramsOf } from '../app-input.ts';
 import { NewPasswordForm, ResetRequestForm } from '../app-forms.schema.ts';
 
 function mailConfigured(ctx: AppContext): boolean {
-  return mailerOf(ctx).kind !== 'none';
+  return ctx.mailer.kind !== 'none';
 }
 
 export function showResetRequest(ctx: AppContext): Handler {
@@ -68,7 +67,7 @@ export function submitResetRequest(ctx: AppContext): Handler {
         const link = passwordResetUrl(ctx.config.appUrl, found.token);
         // Not awaited: the answer comes as soon for an email with an account as for one without,
         // and whether the mail went is for the log only (the mailer waits for it at shutdown).
-        void mailerOf(ctx)
+        void ctx.mailer
           .send({ to: found.member.email, ...resetMail(ctx, link) })
           .catch((error: unknown) => request.log.warn({ err: error }, 'password reset mail not sent'));
       }

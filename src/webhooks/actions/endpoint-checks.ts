@@ -10,7 +10,6 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookEndpointRow,
 } from '../webhook-endpoints.ts';
-import { webhookRuntime } from '../webhook-runtime.ts';
 
 export interface EndpointInput {
   url?: string | undefined;
@@ -25,7 +24,7 @@ export async function checkEndpointInput(
   const errors: FieldError[] = [];
   let url: string | undefined;
   if (input.url !== undefined) {
-    const checked = await checkEndpointUrl(webhookRuntime(ctx), input.url);
+    const checked = await checkEndpointUrl(ctx.webhooks, input.url);
     if (checked.ok) url = checked.url;
     else errors.push({ field: 'url', message: checked.message });
   }
