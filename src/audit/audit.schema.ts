@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { members } from '../members/members.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const auditEvents = pgTable(
   'audit_events',

@@ -2,7 +2,7 @@
 // (auth/tokens.ts), so minting one writes nothing and checking one reads only the client row.
 import { bigserial, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const apiClients = pgTable(
   'api_clients',

@@ -3,7 +3,7 @@ import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { apiClients } from '../auth/auth.schema.ts';
 import { events } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export interface Prefill {
   buyer_name?: string;

@@ -15,7 +15,7 @@ import { bigserial, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-cor
 import { members } from '../members/members.schema.ts';
 import { orders } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 /** One row per attempt to mail an order's confirmation: the first one after payment, or a resend. */
 export const orderMails = pgTable(

@@ -1,7 +1,7 @@
 // Mail kept in the database instead of sent, in development without SMTP_URL, for the
 // development mailbox page (APP_URL/dev/mailbox). Production never writes here.
 import { pgTable, text } from 'drizzle-orm/pg-core';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const devMail = pgTable('dev_mail', {
   id: text('id').primaryKey(),

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];

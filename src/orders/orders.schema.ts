@@ -15,7 +15,7 @@ import { apiClients } from '../auth/auth.schema.ts';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { events, ticketTypes } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const orders = pgTable(
   'orders',

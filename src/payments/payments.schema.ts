@@ -5,7 +5,7 @@ import { index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { members } from '../members/members.schema.ts';
 import { orders } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 export const paymentAttempts = pgTable(
   'payment_attempts',

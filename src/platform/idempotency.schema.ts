@@ -1,6 +1,6 @@
 // The idempotency records that protect the creation of checkout sessions and orders (idempotency.ts).
 import { index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { ts } from './columns.ts';
+import { ts } from './columns.schema.ts';
 
 /**
  * api_clients as far as the foreign key below needs it, named rather than imported: the plumbing

@@ -1,7 +1,7 @@
 // The database-backed job queue: rows claimed with FOR UPDATE SKIP LOCKED, safe with many processes.
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { ts } from './columns.ts';
+import { ts } from './columns.schema.ts';
 
 export const jobs = pgTable(
   'jobs',

@@ -5,7 +5,7 @@ import { check, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'd
 import { events, ticketTypes } from '../events/events.schema.ts';
 import { registrations } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 /** The highest bib number: six digits fit a printed bib. */
 export const BIB_MAX = 999_999;

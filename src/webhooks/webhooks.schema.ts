@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations } from '../organizations/organizations.schema.ts';
-import { ts } from '../platform/columns.ts';
+import { ts } from '../platform/columns.schema.ts';
 
 // The transactional outbox: each event (order.paid, ...) is written in the transaction that caused
 // it, so a crash can never lose one. Delivery to endpoints reads from here.

@@ -1,4 +1,5 @@
-// Column helpers shared by every module's schema.
+// Column helpers shared by every module's tables. A schema file, so that other schema files import it
+// directly, as drizzle-kit loads them: through platform's entry file they would load all the plumbing.
 import { timestamp } from 'drizzle-orm/pg-core';
 
 /**
