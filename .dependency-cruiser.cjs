@@ -1,4 +1,4 @@
-/* global module */
+/* global module, process, __dirname */
 // Module boundaries (docs/architecture.md), checked by `npm run lint` (scripts/check-boundaries.ts).
 // A module is a folder directly under src/, its subfolders included; files directly in src/ are
 // the composition root.
@@ -10,6 +10,33 @@
 // same statement joins it through a function of that module (organizations/join-organization.ts).
 /** Files platform may import: platform itself and, of the root, config.ts (with its schema) and context.ts. */
 const PLUMBING = '^src/(platform/|config(-schema)?[.]ts$|context[.]ts$)';
+
+/**
+ * The src/ files esbuild bundles into the browser scripts: those web/ imports, and what they import
+ * in turn. Through an entry file they would carry their module's server side (database, Node
+ * built-ins) into the page, so they import each other directly.
+ */
+function browserShared() {
+  const fs = process.getBuiltinModule('node:fs');
+  const path = process.getBuiltinModule('node:path');
+  const IMPORT = /\b(?:from|import)\s*['"]([.][^'"]+)['"]/g;
+  const pending = fs
+    .readdirSync(path.join(__dirname, 'web'), { recursive: true })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.join(__dirname, 'web', file));
+  const seen = new Set();
+  while (pending.length > 0) {
+    const file = pending.pop();
+    if (seen.has(file) || !fs.existsSync(file)) continue;
+    seen.add(file);
+    for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(IMPORT))
+      pending.push(path.resolve(path.dirname(file), specifier));
+  }
+  return [...seen]
+    .map((file) => path.relative(__dirname, file).split(path.sep).join('/'))
+    .filter((file) => file.startsWith('src/'))
+    .map((file) => `^${file.replaceAll('.', '[.]')}$`);
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -32,6 +59,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/([^/]+)', pathNot: '([.]schema[.]ts|^src/db-schema[.]ts)$' },
       to: { path: '^src/[^/]+/.+[.]schema[.]ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'only-entry-files',
+      comment:
+        'A module is used through its entry file, src/<module>/index.ts, which re-exports what others ' +
+        'may use; its other files are its own. Root files go through entry files too. Outside the ' +
+        "rule: another module's schema files (a schema file may import them for a foreign key or a " +
+        'shared limit, any other file may not: no-foreign-schema-imports); config.ts, ' +
+        "config-schema.ts and context.ts, which count in platform and import platform's files; the " +
+        'files the browser scripts bundle (browserShared); test/, scripts/ and bench/, which may reach ' +
+        "a module's inside.",
+      severity: 'error',
+      from: {
+        path: '^src/([^/]+)',
+        pathNot: ['^src/(config(-schema)?|context)[.]ts$', ...browserShared()],
+      },
+      to: { path: '^src/[^/]+/', pathNot: '^src/$1/|^src/[^/]+/index[.]ts$|[.]schema[.]ts$' },
     },
     {
       name: 'no-db-schema-imports',

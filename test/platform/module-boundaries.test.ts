@@ -28,9 +28,20 @@ describe('a tree with one violation of each rule', async () => {
   const violations = await checkBoundaries(FIXTURE);
   const found = violations.map(brief).sort();
 
+  test('importing a file of another module other than its entry file is refused, from a module or the root', () => {
+    assert.deepEqual(
+      found.filter((v) => v.startsWith('only-entry-files')),
+      [
+        'only-entry-files: src/events/events.ts -> src/admin/events/list.ts',
+        'only-entry-files: src/service.ts -> src/site/page.ts',
+        'only-entry-files: src/site/receipt.ts -> src/orders/order-code.ts',
+      ],
+    );
+  });
+
   test('platform importing a feature module is refused', () => {
     assert.ok(
-      found.includes('platform-imports-no-module: src/platform/db.ts -> src/orders/order-code.ts'),
+      found.includes('platform-imports-no-module: src/platform/db.ts -> src/orders/index.ts'),
       found.join('\n'),
     );
   });
@@ -75,8 +86,8 @@ describe('a tree with one violation of each rule', async () => {
     assert.ok(cycle, found.join('\n'));
     assert.equal(cycle.to, 'src/orders');
     assert.deepEqual(cycle.cycle, [
-      'src/checkout -> src/orders (src/checkout/session.ts -> src/orders/order-code.ts)',
-      'src/orders -> src/checkout (src/orders/create-order.ts -> src/checkout/session.ts)',
+      'src/checkout -> src/orders (src/checkout/session.ts -> src/orders/index.ts)',
+      'src/orders -> src/checkout (src/orders/create-order.ts -> src/checkout/index.ts)',
     ]);
   });
 
@@ -84,6 +95,8 @@ describe('a tree with one violation of each rule', async () => {
     assert.ok(found.includes(`${MODULE_CYCLE_RULE}: src/admin -> src/events`), found.join('\n'));
   });
 
+  // Nor does another module's schema file count against the entry file rule (refunds.ts is refused
+  // by the schema rule alone), nor context.ts or config.ts importing platform's files.
   test('these and nothing else: neither a module importing its own subfolder nor a foreign key makes a cycle', () => {
     assert.deepEqual(found, [
       'no-db-schema-imports: src/site/all-tables.ts -> src/db-schema.ts',
@@ -92,8 +105,11 @@ describe('a tree with one violation of each rule', async () => {
       `${MODULE_CYCLE_RULE}: src/admin -> src/events`,
       `${MODULE_CYCLE_RULE}: src/checkout -> src/orders`,
       `${TABLE_REEXPORT_RULE}: src/races/race-tables.ts -> src/races/races.schema.ts`,
+      'only-entry-files: src/events/events.ts -> src/admin/events/list.ts',
+      'only-entry-files: src/service.ts -> src/site/page.ts',
+      'only-entry-files: src/site/receipt.ts -> src/orders/order-code.ts',
       'platform-imports-no-module: src/context.ts -> src/payments/gateway.ts',
-      'platform-imports-no-module: src/platform/db.ts -> src/orders/order-code.ts',
+      'platform-imports-no-module: src/platform/db.ts -> src/orders/index.ts',
     ]);
   });
 
