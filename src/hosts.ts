@@ -1,27 +1,26 @@
 // Builds each host's Fastify instance without listening (main.ts listens; tests inject or listen).
 import swagger from '@fastify/swagger';
-import { registerCors } from './auth/cors.ts';
-import { refusePartnerCredentials } from './auth/refuse-partner-credentials.ts';
-import { recordApiRequests } from './auth/request-log.ts';
-import { SCOPE_DESCRIPTIONS } from './auth/scopes.ts';
-import { registerTokenRoute } from './auth/token.routes.ts';
-import { registerAdminRoutes } from './admin/admin.routes.ts';
-import { registerAppRoutes } from './app/app.routes.ts';
-import { appNotFound } from './app/app-scope.ts';
-import { registerWebhookRoutes } from './webhooks/webhooks.routes.ts';
-import { registerEventStreamRoutes } from './webhooks/event-stream.ts';
+import {
+  recordApiRequests,
+  refusePartnerCredentials,
+  registerCors,
+  registerTokenRoute,
+  SCOPE_DESCRIPTIONS,
+} from './auth/index.ts';
+import { registerAdminRoutes } from './admin/index.ts';
+import { appNotFound, registerAppRoutes } from './app/index.ts';
+import { registerEventStreamRoutes, registerWebhookRoutes } from './webhooks/index.ts';
 import type { AppContext } from './context.ts';
-import { registerEventRoutes } from './events/events.routes.ts';
-import { registerCheckoutRoutes } from './checkout/checkout.routes.ts';
-import { registerCheckoutJs } from './embed/checkout-js.routes.ts';
-import { registerDocsRoutes } from './docs/docs.routes.ts';
-import { registerOrderRoutes } from './orders/orders.routes.ts';
-import { registerPaymentRoutes } from './payments/payments.routes.ts';
+import { registerEventRoutes } from './events/index.ts';
+import { registerCheckoutRoutes } from './checkout/index.ts';
+import { registerCheckoutJs } from './embed/index.ts';
+import { registerDocsRoutes } from './docs/index.ts';
+import { registerOrderRoutes } from './orders/index.ts';
+import { registerPaymentRoutes } from './payments/index.ts';
 import { addErrorExamples, webhooksSection } from './openapi.ts';
-import { createHost, type Host } from './platform/http.ts';
-import { observeRequests } from './metrics/request-metrics.ts';
-import { ErrorOut } from './platform/schemas.ts';
-import { registerSiteRoutes } from './site/site.routes.ts';
+import { createHost, ErrorOut, type Host } from './platform/index.ts';
+import { observeRequests } from './metrics/index.ts';
+import { registerSiteRoutes } from './site/index.ts';
 import type { Logger } from 'pino';
 
 /** Browser-callable paths (publishable key) and their methods, for CORS. */

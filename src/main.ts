@@ -1,14 +1,12 @@
 // Start: config -> database -> migrations (applied, or in production checked) -> listeners;
 // SIGTERM/SIGINT stop it in order. With WEB_CONCURRENCY > 1 this process runs that many workers.
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { ensureAdminKey } from './admin/admin-auth.ts';
-import { seedDemo } from './demo/seed-demo.ts';
-import { createLogger } from './platform/logger.ts';
-import { MigrationsPending } from './platform/migrate.ts';
+import { ensureAdminKey } from './admin/index.ts';
+import { seedDemo } from './demo/index.ts';
+import { createLogger, MigrationsPending, runWorkers, workerIndex } from './platform/index.ts';
 import { createService, type Service } from './service.ts';
-import { startLocalSimulator } from './payments/gateway.ts';
-import { runWorkers, workerIndex } from './platform/workers.ts';
-import { answerPrimaryScrapes, serveWorkersMetrics } from './metrics/cluster-metrics.ts';
+import { startLocalSimulator } from './payments/index.ts';
+import { answerPrimaryScrapes, serveWorkersMetrics } from './metrics/index.ts';
 import type { Logger } from 'pino';
 
 async function main() {

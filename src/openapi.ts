@@ -2,10 +2,9 @@
 // POST a partner's receiver gets, src/webhooks/README.md) and an example per error status.
 import type { OpenAPIV3_2 } from '@fastify/swagger';
 import { Type, type TSchema } from 'typebox';
-import { OrderOut } from './orders/order-out.ts';
-import type { ErrorCode, FieldError } from './platform/errors.ts';
-import { USER_AGENT } from './webhooks/send-webhook.ts';
-import { TEST_EVENT_TYPE } from './webhooks/webhook-endpoints.ts';
+import { OrderOut } from './orders/index.ts';
+import type { ErrorCode, FieldError } from './platform/index.ts';
+import { TEST_EVENT_TYPE, USER_AGENT } from './webhooks/index.ts';
 
 /** The body every webhook carries: {type, timestamp, data}, nothing else. */
 function WebhookBody(type: string, happened: string, data: TSchema) {

@@ -1,47 +1,64 @@
 // The whole service in one object: database, migrations, keys, the three hosts, and an orderly
 // stop. main.ts runs it; tests build it with their own config and clock.
-import { createAdmissionGate } from './platform/admission.ts';
+import {
+  createAdmissionGate,
+  createLogger,
+  createRateLimiter,
+  enqueueJob,
+  IDEMPOTENCY_SWEEP_JOB,
+  idempotencyJobHandlers,
+  JobRunner,
+  loadServiceKeys,
+  migrate,
+  openDatabase,
+  OutageWatch,
+  OverloadMonitor,
+  readJobQueue,
+  requireMigrationsApplied,
+  startTracing,
+  systemClock,
+  type Clock,
+  type Database,
+  type Host,
+  type JobHandlerEntry,
+  type RateLimiter,
+} from './platform/index.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { buildApiHost, buildAppHost, buildSiteHost } from './hosts.ts';
-import { systemClock, type Clock } from './platform/clock.ts';
-import { openDatabase, type Database } from './platform/db.ts';
-import { migrate, requireMigrationsApplied } from './platform/migrate.ts';
-import { OutageWatch } from './platform/db-errors.ts';
-import type { Host } from './platform/http.ts';
-import { loadServiceKeys } from './platform/keys.ts';
-import { createLogger } from './platform/logger.ts';
-import { OverloadMonitor } from './platform/overload.ts';
-import { startTracing } from './platform/tracing.ts';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createRateLimiter, type RateLimiter } from './platform/rate-limit.ts';
-import { enqueueJob, JobRunner, readJobQueue, type JobHandlerEntry } from './platform/jobs.ts';
-import { createMetrics, observeRedisLimiter, type Metrics } from './metrics/metrics.ts';
-import { listenForScrapes, type MetricsListener } from './metrics/metrics-listener.ts';
-import { countRefusals } from './metrics/rate-limit-refusals.ts';
-import { readAtScrape, watchDatabase } from './metrics/scrape-gauges.ts';
-import { countActiveHolds } from './orders/count-active-holds.ts';
-import { countUndispatchedEvents, readPendingDeliveries } from './webhooks/webhook-backlog.ts';
-import { IDEMPOTENCY_SWEEP_JOB, idempotencyJobHandlers } from './platform/idempotency.ts';
-import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/session-jobs.ts';
-import { orderJobHandlers } from './orders/order-jobs.ts';
-import { paymentJobHandlers } from './payments/collect.ts';
-import { createPaymentGateway } from './payments/gateway.ts';
+import {
+  countRefusals,
+  createMetrics,
+  listenForScrapes,
+  observeRedisLimiter,
+  readAtScrape,
+  watchDatabase,
+  type Metrics,
+  type MetricsListener,
+} from './metrics/index.ts';
+import { countActiveHolds, OrderBatches, orderJobHandlers } from './orders/index.ts';
+import {
+  countUndispatchedEvents,
+  createWebhookRuntime,
+  readPendingDeliveries,
+  webhookJobHandlers,
+  WebhookSender,
+  type Resolver,
+} from './webhooks/index.ts';
+import { checkoutJobHandlers, SESSION_SWEEP_JOB } from './checkout/index.ts';
 import {
   checkPaymentMethods,
+  createPaymentGateway,
   PAYMENT_METHOD_REGISTRY,
+  paymentJobHandlers,
   type PaymentMethodDefinition,
-} from './payments/methods/registry.ts';
-import { createMailer } from './mail/mailer.ts';
-import { RequestLog } from './auth/request-log.ts';
-import { OrderBatches } from './orders/order-batches.ts';
-import { webhookJobHandlers } from './webhooks/webhook-jobs.ts';
-import { WebhookSender } from './webhooks/webhook-sender.ts';
-import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
-import type { Resolver } from './webhooks/send-webhook.ts';
-import { confirmationFollower, confirmationJobHandlers } from './confirmations/send-confirmation.ts';
-import { privacyJobHandlers, RETENTION_JOB } from './privacy/retention-pass.ts';
+} from './payments/index.ts';
+import { createMailer } from './mail/index.ts';
+import { RequestLog } from './auth/index.ts';
+import { confirmationFollower, confirmationJobHandlers } from './confirmations/index.ts';
+import { privacyJobHandlers, RETENTION_JOB } from './privacy/index.ts';
 
 export interface Service {
   ctx: AppContext;

@@ -2,10 +2,15 @@
 // The key comes from ADMIN_API_KEY, or is generated on first start and kept hashed in the database.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { matchesHash, safeEqual, sha256Hex } from '../platform/crypto.ts';
-import { ApiError } from '../platform/errors.ts';
-import { newSecret } from '../platform/ids.ts';
-import { getSetting, setSetting } from '../platform/keys.ts';
+import {
+  ApiError,
+  getSetting,
+  matchesHash,
+  newSecret,
+  safeEqual,
+  setSetting,
+  sha256Hex,
+} from '../platform/index.ts';
 
 const SETTING = 'admin_key_hash';
 

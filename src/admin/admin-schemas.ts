@@ -4,12 +4,16 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { Type } from 'typebox';
-import { MAX_PRICE_MINOR } from '../events/fees.ts';
-import { violates } from '../platform/db.ts';
-import { notFound, validationError, type FieldError } from '../platform/errors.ts';
-import { fieldErrors } from '../platform/validation.ts';
-import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
-import { ErrorOut } from '../platform/schemas.ts';
+import { MAX_PRICE_MINOR } from '../events/index.ts';
+import {
+  ErrorOut,
+  fieldErrors,
+  LONE_SURROGATE,
+  notFound,
+  validationError,
+  violates,
+  type FieldError,
+} from '../platform/index.ts';
 
 /** The largest value a PostgreSQL integer column holds. */
 export const MAX_INT = 2_147_483_647;

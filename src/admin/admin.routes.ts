@@ -2,7 +2,7 @@
 // and ticket types, API clients, webhook endpoints, invitations, payments needing a refund, buyer
 // erasures. Every route needs the admin key; envelopes as the partner API.
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { requireAdmin } from './admin-auth.ts';
 import { formatAdminSchemaErrors, rejectBrokenUnicode } from './admin-schemas.ts';
 import { registerClientAdminRoutes } from './clients.admin.ts';

@@ -4,12 +4,9 @@
 // repeats the address. An address with no data answers zero counts; running it again is harmless.
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { OPERATOR_LABEL } from '../audit/audit-log.ts';
-import { send, type Host } from '../platform/http.ts';
-import { Envelope } from '../platform/schemas.ts';
-import { buyerEmailProblem, eraseBuyer } from '../privacy/erase-buyer.ts';
-import { countsOut } from '../privacy/redact-orders.ts';
-import { validationError } from '../platform/errors.ts';
+import { OPERATOR_LABEL } from '../audit/index.ts';
+import { Envelope, send, validationError, type Host } from '../platform/index.ts';
+import { buyerEmailProblem, countsOut, eraseBuyer } from '../privacy/index.ts';
 import { errorResponses } from './admin-schemas.ts';
 
 const BuyerErasureIn = Type.Object(

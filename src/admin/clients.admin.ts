@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { createClientRoute } from './clients/create-client.ts';
 import { getClientRoute } from './clients/get-client.ts';
 import { listClientsRoute } from './clients/list-clients.ts';

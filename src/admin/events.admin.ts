@@ -3,7 +3,7 @@
 // events/; the schema checks each field, the cross-field rules (event-admin-checks.ts) run on the
 // merged result.
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { addTicketTypeRoute } from './events/add-ticket-type.ts';
 import { createEventRoute } from './events/create-event.ts';
 import { getEventRoute } from './events/get-event.ts';

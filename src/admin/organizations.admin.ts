@@ -1,7 +1,7 @@
 // Admin routes for organizations: create, list, read, update (name, payments, support email, fees).
 // One file per route in organizations/.
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { createOrganizationRoute } from './organizations/create-organization.ts';
 import { getOrganizationRoute } from './organizations/get-organization.ts';
 import { listOrganizationsRoute } from './organizations/list-organizations.ts';

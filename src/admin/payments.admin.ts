@@ -3,15 +3,13 @@
 // them with the provider; the list is how none is ever silently dropped.
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { findOrganization } from '../organizations/organizations.ts';
-import { notFound } from '../platform/errors.ts';
-import { envelope, type Host } from '../platform/http.ts';
-import { Envelope, Timestamp } from '../platform/schemas.ts';
+import { findOrganization } from '../organizations/index.ts';
+import { Envelope, envelope, notFound, Timestamp, type Host } from '../platform/index.ts';
 import {
   listPaymentsNeedingRefund,
   REFUND_LIST_LIMIT,
   type PaymentNeedingRefund,
-} from '../payments/refunds.ts';
+} from '../payments/index.ts';
 import { assertId, errorResponses, IdParams } from './admin-schemas.ts';
 
 const RefundDueOut = Type.Object({

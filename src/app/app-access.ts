@@ -3,9 +3,14 @@
 // the route declares in its config, asked of the one role table (members/roles.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { can, PERMISSIONS, type Permission } from '../members/roles.ts';
-import { findCurrentSession, type CurrentSession } from '../members/sessions.ts';
-import { safeEqual } from '../platform/crypto.ts';
+import {
+  can,
+  findCurrentSession,
+  PERMISSIONS,
+  type CurrentSession,
+  type Permission,
+} from '../members/index.ts';
+import { safeEqual } from '../platform/index.ts';
 import { cookieNames, cookieValue } from './app-cookies.ts';
 import { formOf } from './form-body.ts';
 

@@ -3,8 +3,8 @@
 // and the checkout's own assets for its preview.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { makeAsset, sendAsset, type Asset } from '../platform/static-assets.ts';
-import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../site/assets.ts';
+import { makeAsset, sendAsset, type Asset } from '../platform/index.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../site/index.ts';
 import { PageError } from './app-access.ts';
 import { loadAppAssets } from './build-app-assets.ts';
 import { paramsOf } from './app-input.ts';

@@ -3,7 +3,7 @@
 // accept with Secure, Path=/ and no Domain, so no sibling host can set or shadow them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { randomString } from '../platform/ids.ts';
+import { randomString } from '../platform/index.ts';
 
 export interface CookieNames {
   session: string;

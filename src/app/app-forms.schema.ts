@@ -4,15 +4,13 @@
 // thing its limit and its choices are imported here, never written again; this is a schema file
 // so that it may import the admin API's.
 import { Type } from 'typebox';
-import { MAX_INT, Name } from '../admin/admin-schemas.ts';
+import { MAX_INT, Name } from '../admin/index.ts';
 import { EventCreateIn, QuestionIn, TicketTypeIn } from '../admin/events/event-admin.schema.ts';
 import { ClientCreateIn, DisplayName, ScopeList } from '../admin/clients/client-admin.schema.ts';
 import { InvitationCreateIn } from '../admin/invitations/invitation-admin.schema.ts';
-import { ALL_SCOPES } from '../auth/scopes.ts';
-import { EMAIL_MAX_LENGTH } from '../members/members.ts';
-import { PASSWORD_MAX_LENGTH } from '../members/passwords.ts';
-import { EndpointCreateIn, UrlIn } from '../webhooks/endpoint-input.ts';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-endpoints.ts';
+import { ALL_SCOPES } from '../auth/index.ts';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from '../members/index.ts';
+import { EndpointCreateIn, UrlIn, WEBHOOK_EVENT_TYPES } from '../webhooks/index.ts';
 import { NEXT_MAX_LENGTH } from './app-access.ts';
 import { IdParam } from './app-input.ts';
 import { Checkbox, ChoiceList, limitOf, TextField } from './form-body.ts';

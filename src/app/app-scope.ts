@@ -4,9 +4,7 @@
 import compress from '@fastify/compress';
 import type { AppContext } from '../context.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../platform/errors.ts';
-import { type Host } from '../platform/http.ts';
-import { logRequestError, sendError, toApiError } from '../platform/error-replies.ts';
+import { ApiError, logRequestError, sendError, toApiError, type Host } from '../platform/index.ts';
 import { checkAccess, loadSession, PageError } from './app-access.ts';
 import { FORM_BODY_LIMIT_BYTES, FormBody } from './form-body.ts';
 import { optionalViewer, sendPage } from './replies.ts';

@@ -15,7 +15,7 @@ import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import cookie from '@fastify/cookie';
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import type { Access } from './app-access.ts';
 import { serveAppAsset } from './app-assets.ts';
 import { showAuditLog } from './routes/audit-log.ts';

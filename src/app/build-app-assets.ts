@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_SCRIPT_BUILD, projectRoot } from '../embed/build-checkout-js.ts';
+import { BROWSER_SCRIPT_BUILD, projectRoot } from '../embed/index.ts';
 
 export interface AppAssetsBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */

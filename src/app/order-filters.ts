@@ -2,7 +2,7 @@
 // per field for what cannot be read (a date that is not YYYY-MM-DD, a cursor that was tampered
 // with). Unknown statuses, channels and over-long text are errors too, never silently dropped.
 import { Type } from 'typebox';
-import { ORDER_CHANNELS, ORDER_STATUSES, type OrderKey, type OrderSearch } from '../orders/search-orders.ts';
+import { ORDER_CHANNELS, ORDER_STATUSES, type OrderKey, type OrderSearch } from '../orders/index.ts';
 import type { FieldErrors } from './form-body.ts';
 
 export interface OrderFilterValues {

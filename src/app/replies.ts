@@ -2,8 +2,8 @@
 // view of themselves (their session and organizations) that every signed-in page's header shows.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { ActingOn, Actor } from '../audit/audit-log.ts';
-import { listMemberOrganizations } from '../members/members.ts';
+import type { ActingOn, Actor } from '../audit/index.ts';
+import { listMemberOrganizations } from '../members/index.ts';
 import { memberOf } from './app-access.ts';
 import type { Viewer } from './views/layout.ts';
 

@@ -1,7 +1,7 @@
 // The audit log's writer and reader. A change and its entry are written in one transaction by the
 // caller, so no change goes unrecorded and no entry tells of a change that did not happen.
 import { and, desc, eq, lt } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { auditEvents } from './audit.schema.ts';
 
 export type AuditEventRow = typeof auditEvents.$inferSelect;

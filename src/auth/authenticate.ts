@@ -6,10 +6,7 @@
 // once the body is in, still before any field of it is validated.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../platform/errors.ts';
-import type { AdmissionGate } from '../platform/admission.ts';
-import { bodyArrived } from '../platform/client-errors.ts';
-import { enforceRateLimit } from '../platform/rate-limit.ts';
+import { ApiError, bodyArrived, enforceRateLimit, type AdmissionGate } from '../platform/index.ts';
 import { findRequestClient, type RequestClient } from './clients.ts';
 import { PUBLISHABLE_KEY_HEADER, readRequestCredentials, type CredentialSource } from './credentials.ts';
 import { noteRequestClient, type LoggedRequest } from './request-log.ts';

@@ -3,7 +3,7 @@
 // display name buyers see, checked in the same answer.
 import { ALL_SCOPES, isScope, type Scope } from './scopes.ts';
 import { parseOrigin } from './origins.ts';
-import { validationError, type FieldError } from '../platform/errors.ts';
+import { validationError, type FieldError } from '../platform/index.ts';
 
 const ORIGIN_MESSAGE =
   'must be an origin such as https://shop.example.org or http://localhost:5173 (https, or http for localhost and 127.0.0.1 with a port; no path, no trailing slash)';

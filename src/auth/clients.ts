@@ -1,11 +1,16 @@
 // API clients: client credentials, publishable key, scopes and domain allowlists, and their wire shape.
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Db, Executor, Tx } from '../platform/db.ts';
-import { sha256Hex } from '../platform/crypto.ts';
-import { newId, newSecret } from '../platform/ids.ts';
-import { Timestamp } from '../platform/schemas.ts';
-import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
+import {
+  newId,
+  newSecret,
+  sha256Hex,
+  Timestamp,
+  type Db,
+  type Executor,
+  type Tx,
+} from '../platform/index.ts';
+import { joinOrganization, organizationColumns } from '../organizations/index.ts';
 import { apiClients } from './auth.schema.ts';
 import type { Scope } from './scopes.ts';
 

@@ -4,9 +4,7 @@
 // No cookies, ever.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { ApiError } from '../platform/errors.ts';
-import { type Host } from '../platform/http.ts';
-import { sendError } from '../platform/error-replies.ts';
+import { ApiError, sendError, type Host } from '../platform/index.ts';
 import { isOriginAllowlisted } from './clients.ts';
 
 export const CORS_ALLOW_HEADERS =

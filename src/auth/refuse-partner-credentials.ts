@@ -3,9 +3,7 @@
 // mistake that must fail loudly.
 // What counts as one is decided by the API's own parser (credentials.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../platform/errors.ts';
-import { type Host } from '../platform/http.ts';
-import { sendError } from '../platform/error-replies.ts';
+import { ApiError, sendError, type Host } from '../platform/index.ts';
 import { carriesPartnerCredential, readRequestCredentials } from './credentials.ts';
 
 export function refusePartnerCredentials(app: Host): void {

@@ -9,9 +9,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
-import type { Executor } from '../platform/db.ts';
-import { retryWhileUnreachable } from '../platform/db-errors.ts';
-import type { Host } from '../platform/http.ts';
+import { retryWhileUnreachable, type Executor, type Host } from '../platform/index.ts';
 import { apiClients, apiRequestLog } from './auth.schema.ts';
 
 /** Rows kept per organization: the app says "the last 100 requests". */

@@ -3,10 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { matchesHash, sha256Hex } from '../platform/crypto.ts';
-import { type Host } from '../platform/http.ts';
-import { sendOAuthError } from '../platform/error-replies.ts';
-import { rateLimitHeaders } from '../platform/rate-limit.ts';
+import { matchesHash, rateLimitHeaders, sendOAuthError, sha256Hex, type Host } from '../platform/index.ts';
 import { findClientForToken } from './clients.ts';
 import { noteRequestClient } from './request-log.ts';
 import { ALL_SCOPES, isScope, type Scope } from './scopes.ts';

@@ -2,7 +2,7 @@
 // partners, unforgeable without the service key, and checkable with one read of the client row
 // (so revocation and removed scopes still act on the next request). The organizer app's sign-in
 // tokens use another prefix and another key, so one can never pass for the other.
-import { open, seal } from '../platform/crypto.ts';
+import { open, seal } from '../platform/index.ts';
 import { ALL_SCOPES, type Scope } from './scopes.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'pat_';

@@ -1,13 +1,19 @@
 // POST /v1/checkout-sessions (bearer or publishable key) and GET /v1/checkout-sessions/{id} (bearer).
 import { Type } from 'typebox';
-import { guard } from '../auth/authenticate.ts';
-import { bodyEventOf, readBodyEvent, readSessionEvent, type SessionEvent } from '../events/events-on-sale.ts';
+import { guard } from '../auth/index.ts';
+import { bodyEventOf, readBodyEvent, readSessionEvent, type SessionEvent } from '../events/index.ts';
 import type { AppContext } from '../context.ts';
-import { notFound } from '../platform/errors.ts';
-import { envelope, type Host } from '../platform/http.ts';
-import { idempotencyKeyOf, runIdempotentWrite, sendIdempotent } from '../platform/idempotency.ts';
+import {
+  Envelope,
+  envelope,
+  errorResponses,
+  idempotencyKeyOf,
+  notFound,
+  runIdempotentWrite,
+  sendIdempotent,
+  type Host,
+} from '../platform/index.ts';
 import type { FastifyReply } from 'fastify';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
 import {
   CheckoutSessionCreatedOut,
   CheckoutSessionIn,

@@ -2,7 +2,7 @@
 // a partner passed as prefill are cleared with the order's buyer data or by the buyer's email, and
 // sessions that ended without an order are deleted some days after they expired.
 import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { checkoutSessions } from './checkout.schema.ts';
 
 const hasPrefill = sql`${checkoutSessions.prefill} <> '{}'::jsonb`;

@@ -1,7 +1,7 @@
 // Return URL and embed origin rules for checkout sessions (docs/contract.md#return-urls and
 // #embed-origin). Pure functions.
-import { parseOrigin } from '../auth/origins.ts';
-import type { FieldError } from '../platform/errors.ts';
+import { parseOrigin } from '../auth/index.ts';
+import type { FieldError } from '../platform/index.ts';
 
 export const MAX_RETURN_URL_LENGTH = 2048;
 const PLACEHOLDERS = /\{CHECKOUT_SESSION_ID\}|%7BCHECKOUT_SESSION_ID%7D/gi;

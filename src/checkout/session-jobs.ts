@@ -1,6 +1,6 @@
 // Background work of checkout sessions, run by the shared job runner.
 import { and, eq, sql } from 'drizzle-orm';
-import type { JobHandler } from '../platform/jobs.ts';
+import type { JobHandler } from '../platform/index.ts';
 import { checkoutSessions } from './checkout.schema.ts';
 
 export const SESSION_SWEEP_JOB = 'checkout_session.expire_due';

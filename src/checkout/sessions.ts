@@ -3,19 +3,21 @@
 // The wire schemas are the routes' validation and OpenAPI and, through Static, the types here.
 import { and, eq, ne } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { PartnerAuth } from '../auth/authenticate.ts';
-import { parseOrigin } from '../auth/origins.ts';
+import { parseOrigin, type PartnerAuth } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { isRegistrationOpen } from '../events/event-rules.ts';
-import type { SessionEvent } from '../events/events-on-sale.ts';
-import { isEmail, normalizePhone } from '../orders/contact.ts';
-import { findSessionOrder } from '../orders/list-orders.ts';
-import type { Executor } from '../platform/db.ts';
-import type { PlannedWrite } from '../platform/idempotency.ts';
-import { ApiError, notFound, validationError, type FieldError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { Timestamp } from '../platform/schemas.ts';
-import { currentTraceContext } from '../platform/tracing.ts';
+import { isRegistrationOpen, type SessionEvent } from '../events/index.ts';
+import { findSessionOrder, isEmail, normalizePhone } from '../orders/index.ts';
+import {
+  ApiError,
+  currentTraceContext,
+  newId,
+  notFound,
+  Timestamp,
+  validationError,
+  type Executor,
+  type FieldError,
+  type PlannedWrite,
+} from '../platform/index.ts';
 import { checkoutSessions } from './checkout.schema.ts';
 import {
   collect,

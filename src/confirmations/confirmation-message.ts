@@ -2,9 +2,9 @@
 // same facts, with no remote images, scripts or styles sheets (many mail clients block them, and
 // a tracking pixel has no place here). Dates are the event's own, in its time zone, formatted as
 // the checkout pages format them.
-import type { MailMessage } from '../mail/mailer.ts';
-import { html, type Html } from '../platform/html.ts';
-import { formatDateTime, formatMoney, methodName, zoneLabel } from '../site/format.ts';
+import type { MailMessage } from '../mail/index.ts';
+import { html, type Html } from '../platform/index.ts';
+import { formatDateTime, formatMoney, methodName, zoneLabel } from '../site/index.ts';
 
 export interface ConfirmationFacts {
   buyerName: string;

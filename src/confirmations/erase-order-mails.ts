@@ -1,8 +1,7 @@
 // Confirmations' part of retention and erasure (src/privacy/ drives both): the record of an order's
 // confirmation mails keeps when and how each went, not to whom once the buyer's data is erased.
 import { and, inArray, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { ERASED } from '../platform/erased.ts';
+import { ERASED, type Executor } from '../platform/index.ts';
 import { orderMails } from './confirmations.schema.ts';
 
 /** Replaces the recipient of these orders' mail records with the marker; counts the rows changed. */

@@ -1,7 +1,7 @@
 // The record of confirmation mails (order_mails): what was sent or tried for an order, read by the
 // organizer app's order page and by the senders to stay idempotent and to pace resends.
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { orderMails } from './confirmations.schema.ts';
 
 export type OrderMailRow = typeof orderMails.$inferSelect;

@@ -2,12 +2,11 @@
 // minute per order, each resend audited. The claim (order locked, pace checked, row and audit entry
 // written) commits before the mail is handed over, so two clicks at once send one mail, and no
 // transaction stays open while the SMTP server answers.
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
 import type { AppContext } from '../context.ts';
-import { MailError } from '../mail/mailer.ts';
-import { lockOrder } from '../orders/order-lifecycle.ts';
-import { isErased } from '../platform/erased.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
+import { MailError } from '../mail/index.ts';
+import { lockOrder } from '../orders/index.ts';
+import { ApiError, isErased, notFound } from '../platform/index.ts';
 import { lastResend, recordOrderMail, settleOrderMail, type OrderMailRow } from './order-mails.ts';
 import { loadConfirmation, mailFailureText } from './send-confirmation.ts';
 

@@ -2,15 +2,11 @@
 // organizer), the job that mails it once after payment, and the outbox follower that makes that job
 // from the order.paid event.
 import type { AppContext } from '../context.ts';
-import { findEvent } from '../events/events.ts';
-import { MailError, type MailMessage } from '../mail/mailer.ts';
-import type { MailFailureCause } from '../mail/mail-message.ts';
-import { findOrder } from '../orders/list-orders.ts';
-import { registrationsOf, type OrderRow } from '../orders/order-out.ts';
-import type { Executor } from '../platform/db.ts';
-import { isErased } from '../platform/erased.ts';
-import type { JobHandlerEntry } from '../platform/jobs.ts';
-import type { OutboxFollower } from '../webhooks/webhook-deliveries.ts';
+import { findEvent } from '../events/index.ts';
+import { MailError, type MailFailureCause, type MailMessage } from '../mail/index.ts';
+import { findOrder, registrationsOf, type OrderRow } from '../orders/index.ts';
+import { isErased, type Executor, type JobHandlerEntry } from '../platform/index.ts';
+import type { OutboxFollower } from '../webhooks/index.ts';
 import { confirmationMessage } from './confirmation-message.ts';
 import { paidMailSent, recordOrderMail } from './order-mails.ts';
 

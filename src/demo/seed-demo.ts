@@ -4,14 +4,13 @@
 // invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { insertApiClient } from '../auth/clients.ts';
-import { ALL_SCOPES } from '../auth/scopes.ts';
+import { ALL_SCOPES, insertApiClient } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { insertEvent, type EventInput } from '../events/events.ts';
-import { createInvitation, invitationUrl } from '../members/invitations.ts';
-import { countOrganizations, createOrganization } from '../organizations/organizations.ts';
+import { insertEvent, type EventInput } from '../events/index.ts';
+import { createInvitation, invitationUrl } from '../members/index.ts';
+import { countOrganizations, createOrganization } from '../organizations/index.ts';
 import { ConfigError } from '../config.ts';
-import { checkEndpointUrl, insertWebhookEndpoint } from '../webhooks/webhook-endpoints.ts';
+import { checkEndpointUrl, insertWebhookEndpoint } from '../webhooks/index.ts';
 
 const DAY = 24 * 3600 * 1000;
 const DEMO_OWNER_EMAIL = 'owner@demo-running.example';

@@ -1,6 +1,6 @@
 // The page shell of /docs: the head with the one stylesheet, a skip link, the service's name,
 // the nav of every guide and the API reference, then the guide. No script.
-import { attr, html, type Html } from '../platform/html.ts';
+import { attr, html, type Html } from '../platform/index.ts';
 
 export interface NavEntry {
   href: string;

@@ -4,9 +4,7 @@
 // JSON answers.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { html, raw } from '../platform/html.ts';
-import type { Host } from '../platform/http.ts';
-import { makeAsset, sendAsset, type Asset } from '../platform/static-assets.ts';
+import { html, makeAsset, raw, sendAsset, type Asset, type Host } from '../platform/index.ts';
 import { docsPage, type NavEntry } from './docs-shell.ts';
 import { DOCS_CSS } from './docs-style.ts';
 import { loadExamples, loadGuides } from './guides.ts';

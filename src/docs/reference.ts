@@ -3,8 +3,7 @@
 // request of it, so that hosts which never serve it (tests) do not pay for it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { html } from '../platform/html.ts';
-import { makeAsset, type Asset } from '../platform/static-assets.ts';
+import { html, makeAsset, type Asset } from '../platform/index.ts';
 
 const BUNDLE = fileURLToPath(import.meta.resolve('redoc/bundles/redoc.standalone.js'));
 /**

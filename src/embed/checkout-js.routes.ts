@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { fillCheckoutJsOrigins, loadCheckoutJsBundle } from './build-checkout-js.ts';
 
 export const CHECKOUT_JS_PATH = '/v1/checkout.js';

@@ -1,7 +1,7 @@
 // Events that ended long enough ago, for retention (src/privacy/): the buyer data of their orders
 // is kept RETENTION_BUYER_DATA_DAYS after the event's end (ends_at).
 import { and, asc, gt, lt } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { events } from './events.schema.ts';
 
 /** A page, by id, of the events (every organization's) that ended before `before`. */

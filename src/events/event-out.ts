@@ -2,8 +2,8 @@
 // them. Each schema is the route's validation and serialization, its OpenAPI entry and, through
 // Static, the TypeScript type.
 import { Type, type Static } from 'typebox';
-import type { OrganizationRow } from '../organizations/organizations.ts';
-import { Timestamp } from '../platform/schemas.ts';
+import type { OrganizationRow } from '../organizations/index.ts';
+import { Timestamp } from '../platform/index.ts';
 import type { EventListRow } from './events-on-sale.ts';
 import { type EventRow, remainingOf, type TicketTypeRow } from './events.ts';
 import { priceByMethod, type PricedMethod } from './fees.ts';

@@ -1,6 +1,6 @@
 // Rules about an event that no schema can state: its registration window, the cross-field checks
 // of an admin write, and the price ceiling of its ticket types.
-import { validationError, type FieldError } from '../platform/errors.ts';
+import { validationError, type FieldError } from '../platform/index.ts';
 import type { EventInput, EventRow, TicketTypeInput } from './events.ts';
 import { MAX_PRICE_MINOR } from './fees.ts';
 

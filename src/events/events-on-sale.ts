@@ -3,9 +3,8 @@
 import { and, asc, eq, gt, ne, or, sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import type { OrganizationRow } from '../organizations/organizations.ts';
-import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
-import type { Db, Executor } from '../platform/db.ts';
+import { joinOrganization, organizationColumns, type OrganizationRow } from '../organizations/index.ts';
+import type { Db, Executor } from '../platform/index.ts';
 import { events, ticketTypes } from './events.schema.ts';
 import type { EventRow, EventWithTickets } from './events.ts';
 

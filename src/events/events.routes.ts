@@ -1,11 +1,18 @@
 // GET /v1/events and GET /v1/events/{eventId}: bearer token or publishable key, scope events:read.
 import { Type } from 'typebox';
-import { guard } from '../auth/authenticate.ts';
+import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
-import { envelope, type Host, sendSerialized } from '../platform/http.ts';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
+import {
+  ApiError,
+  decodeCursor,
+  encodeCursor,
+  Envelope,
+  envelope,
+  errorResponses,
+  notFound,
+  sendSerialized,
+  type Host,
+} from '../platform/index.ts';
 import { EventDetailOut, EventListItemOut, toEventDetail, toEventListItem } from './event-out.ts';
 import { EventPageCache } from './event-page-cache.ts';
 import { type EventPageKey, findEventOnSale, listEventsOnSale } from './events-on-sale.ts';

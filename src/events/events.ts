@@ -3,10 +3,13 @@
 // Partner reads are in events-on-sale.ts, the wire shapes in event-out.ts, the rules in
 // event-rules.ts.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { newId, randomString } from '../platform/ids.ts';
-import { bumpCatalogVersion, type OrganizationRow } from '../organizations/organizations.ts';
-import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
+import { newId, randomString, type Executor } from '../platform/index.ts';
+import {
+  bumpCatalogVersion,
+  joinOrganization,
+  organizationColumns,
+  type OrganizationRow,
+} from '../organizations/index.ts';
 import { checkTicketPrices } from './event-rules.ts';
 import { type AdditionalQuestion, events, ticketTypes } from './events.schema.ts';
 

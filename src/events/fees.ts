@@ -3,7 +3,7 @@
 // orders/ sit below payments/, so the composition root puts each service's methods on its context
 // (ctx.paymentMethods) and pricing never names one.
 import type { AppContext, PricedMethod } from '../context.ts';
-import type { FeeSchedule, MethodFee } from '../organizations/organizations.ts';
+import type { FeeSchedule, MethodFee } from '../organizations/index.ts';
 import type { MethodPriceOut } from './event-out.ts';
 
 export type { PricedMethod };

@@ -5,7 +5,7 @@
 // and a CHECK constraint backs it up.
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { ticketTypes } from './events.schema.ts';
-import { violates, type Executor } from '../platform/db.ts';
+import { violates, type Executor } from '../platform/index.ts';
 
 /** ticket type id -> quantity, in id order */
 export type Quantities = Map<string, number>;

@@ -1,7 +1,7 @@
 // Mail's part of erasure (src/privacy/): the development mailbox (dev_mail, never written in
 // production) forgets every mail kept for an address.
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { devMail } from './mail.schema.ts';
 
 /** Deletes the kept mails to this address (lower-cased and trimmed by the caller); counts them. */

@@ -1,6 +1,6 @@
 // A mail as the service hands it over, the checks it passes before it goes anywhere, and what a
 // log line may say about it: never the body (it may hold a sign-in or reset link) nor an address.
-import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
+import { LONE_SURROGATE } from '../platform/index.ts';
 
 export interface MailMessage {
   to: string;

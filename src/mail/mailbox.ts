@@ -1,7 +1,7 @@
 // The development mailbox's store: mail kept in dev_mail instead of sent (no SMTP_URL outside
 // production), for the mailbox page on the APP host (APP_URL/dev/mailbox) to list and show.
 import { desc, eq } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { devMail } from './mail.schema.ts';
 
 export type DevMailRow = typeof devMail.$inferSelect;

@@ -4,8 +4,7 @@
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Database } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
+import { newId, type Database } from '../platform/index.ts';
 import { keepDevMail } from './mailbox.ts';
 import {
   checkMailMessage,

@@ -2,10 +2,8 @@
 // an owner or admin in the app; a single-use link, valid INVITATION_DAYS. Accepting makes the
 // member (or, for someone who already has an account, proves it is them) and the membership.
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
-import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
-import type { Database, Executor } from '../platform/db.ts';
-import { validationError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
+import { joinOrganization, organizationColumns } from '../organizations/index.ts';
+import { newId, validationError, type Database, type Executor } from '../platform/index.ts';
 import { emailProblem, findMemberByEmail, isLastOwner, isMemberRole, type MemberRow } from './members.ts';
 import { invitations, members, memberships, type MemberRole } from './members.schema.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';

@@ -3,7 +3,7 @@
 // then deleted. A member's own record is not retention's to delete (docs/privacy.md).
 import { inArray, lt, or, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { invitations, memberSessions, passwordResets } from './members.schema.ts';
 
 /** Deletes up to `limit` rows of `table` that match `ended`, by key; counts them. */

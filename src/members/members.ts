@@ -1,8 +1,8 @@
 // Members (people who sign in to the organizer app) and their memberships: lookups by id and by
 // email, and the organizations a member belongs to. Emails are compared trimmed and lower-cased.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { joinOrganization, organizationColumns } from '../organizations/join-organization.ts';
-import type { Database, Executor } from '../platform/db.ts';
+import { joinOrganization, organizationColumns } from '../organizations/index.ts';
+import type { Database, Executor } from '../platform/index.ts';
 import { MEMBER_ROLES, members, memberships, type MemberRole } from './members.schema.ts';
 
 export type MemberRow = typeof members.$inferSelect;

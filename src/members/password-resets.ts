@@ -1,7 +1,7 @@
 // Password resets by an emailed single-use link (valid RESET_MINUTES), and changing one's own
 // password. Either way the member's other sessions end: whoever knew the old password is out.
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database, Executor } from '../platform/db.ts';
+import type { Database, Executor } from '../platform/index.ts';
 import { findMember, findMemberByEmail, type MemberRow } from './members.ts';
 import { members, passwordResets } from './members.schema.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';

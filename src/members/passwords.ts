@@ -2,7 +2,7 @@
 // build) stored as a self-describing string, so that the cost can be raised later and old hashes
 // still verify.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
+import { LONE_SURROGATE } from '../platform/index.ts';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 200;

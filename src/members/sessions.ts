@@ -2,8 +2,7 @@
 // holds a random token; the row keeps its SHA-256 and is named by its `ast_` id. A session ends
 // at expires_at however active it is, or earlier after idleMinutes unused.
 import { and, desc, eq, exists, gt, isNull, ne, type SQL } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { newId, randomString } from '../platform/ids.ts';
+import { newId, randomString, type Executor } from '../platform/index.ts';
 import { listMemberOrganizations, type MemberRow } from './members.ts';
 import { memberSessions, members, memberships, type MemberRole } from './members.schema.ts';
 import { hashOfToken, newToken } from './tokens.ts';

@@ -1,7 +1,6 @@
 // The random tokens of invitation links, reset links and session cookies: only their SHA-256 is
 // stored, so a copy of the database opens nothing.
-import { sha256Hex } from '../platform/crypto.ts';
-import { randomString } from '../platform/ids.ts';
+import { randomString, sha256Hex } from '../platform/index.ts';
 
 // 43 base62 characters: about 256 bits.
 const TOKEN_LENGTH = 43;

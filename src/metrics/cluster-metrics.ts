@@ -13,7 +13,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Gauge, Registry, type Aggregator } from 'prom-client';
-import { workerIndex } from '../platform/workers.ts';
+import { workerIndex } from '../platform/index.ts';
 import { registerBuildInfo } from './build-info.ts';
 import { listenForScrapes, type ListenForScrapesOptions, type MetricsListener } from './metrics-listener.ts';
 import type { Metrics } from './metrics.ts';

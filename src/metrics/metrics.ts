@@ -3,8 +3,7 @@
 // only when METRICS_PORT is set; without it the context's `metrics` is null, nothing is counted
 // and no hook runs.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DatabaseObserver } from '../platform/db.ts';
-import type { RedisLimiterObserver } from '../platform/rate-limit.ts';
+import type { DatabaseObserver, RedisLimiterObserver } from '../platform/index.ts';
 import { registerBuildInfo } from './build-info.ts';
 
 /** How a webhook delivery attempt ended: sent (delivered), to be retried, given up, or not sent. */

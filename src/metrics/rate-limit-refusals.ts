@@ -4,7 +4,7 @@
 // tickets per IP are counted in the database, not by the limiter: that refusal is counted where
 // it is answered (countRefusal).
 import type { AppContext } from '../context.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { RateLimiter } from '../platform/index.ts';
 import type { Metrics, RateLimiterName } from './metrics.ts';
 
 /** The limiter of each key prefix, as the callers write their keys (auth, payments, site, members). */

@@ -2,8 +2,7 @@
 // promise: it runs on every request). The route label is the route's pattern, never the URL, so
 // the series stay bounded whatever paths clients send.
 import type { AppContext } from '../context.ts';
-import type { Host, HostName } from '../platform/http.ts';
-import { onShed } from '../platform/shed-requests.ts';
+import { onShed, type Host, type HostName } from '../platform/index.ts';
 
 /**
  * Times every answer of the host, and counts the requests it sheds, when the service has metrics

@@ -5,10 +5,7 @@
 // (as their `aggregator` tells the primary under WEB_CONCURRENCY).
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
-import type { Clock } from '../platform/clock.ts';
-import type { Database } from '../platform/db.ts';
-import { retryWhileUnreachable } from '../platform/db-errors.ts';
-import type { JobQueueKind } from '../platform/jobs.ts';
+import { retryWhileUnreachable, type Clock, type Database, type JobQueueKind } from '../platform/index.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Scrapes within this long of a database read are answered from it. */

@@ -2,7 +2,7 @@
 // orders_pending_hold_idx (hold_expires_at of pending orders only), so the cost follows the number
 // of pending orders, not of all orders.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db.ts';
+import type { Database } from '../platform/index.ts';
 import { orders } from './orders.schema.ts';
 
 /** Pending orders holding tickets at `now`; at most `limit` are counted. */

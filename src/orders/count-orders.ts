@@ -1,7 +1,7 @@
 // What the orders table holds, in all organizations: the check an operator makes of a restored
 // database (cli db restore).
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db.ts';
+import type { Database } from '../platform/index.ts';
 import { orders } from './orders.schema.ts';
 
 export interface OrderCounts {

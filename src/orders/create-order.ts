@@ -1,8 +1,8 @@
 // Creating an order: the one domain function behind POST /v1/orders and the hosted checkout page.
 // Validates everything, holds the tickets, and pays free orders at once, in the caller's transaction.
 import type { AppContext } from '../context.ts';
-import type { Tx } from '../platform/db.ts';
-import { countTickets, holdTickets, isCapacityRefusal, takePaidIfAvailable } from '../events/inventory.ts';
+import type { Tx } from '../platform/index.ts';
+import { countTickets, holdTickets, isCapacityRefusal, takePaidIfAvailable } from '../events/index.ts';
 import { expireLapsedHolds } from './order-lifecycle.ts';
 import { planOrder, soldOut, type CreateOrderOptions, type OrderPlan } from './plan-order.ts';
 import { writeOrders, type CreatedOrder } from './write-orders.ts';

@@ -3,8 +3,7 @@
 // timestamps stay), the Order wire shape with its data replaced, and deleting unpaid orders that
 // ended long ago. Every write takes the caller's transaction and a bounded list of ids.
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { ERASED } from '../platform/erased.ts';
+import { ERASED, type Executor } from '../platform/index.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 /** An order as retention and erasure handle it. */

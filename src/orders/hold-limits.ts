@@ -6,8 +6,7 @@
 // are counted one after another and cannot pass the limit together.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Clock } from '../platform/clock.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import type { Clock, Executor, Tx } from '../platform/index.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 /** First key of the two-key advisory locks this module takes (the ASCII of "Hold"). */

@@ -1,9 +1,7 @@
 // Reading orders: one by id, or a page newest first with filters and an opaque cursor.
 import { and, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
-import type { Executor } from '../platform/db.ts';
-import type { FieldError } from '../platform/errors.ts';
+import { decodeCursor, encodeCursor, type Executor, type FieldError } from '../platform/index.ts';
 import { registrationsOf, toOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { orders } from './orders.schema.ts';
 

@@ -16,16 +16,11 @@
 // service, the context's `orderBatches`, built at start by the composition root (service.ts).
 import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { asOneStatement, connectionGone, type Tx } from '../platform/db.ts';
+import { asOneStatement, connectionGone, type Tx } from '../platform/index.ts';
 import { countsOf } from './create-order.ts';
 import { soldOut, type OrderPlan } from './plan-order.ts';
 import { orderWrites, type OrderRows } from './write-orders.ts';
-import {
-  capacityRefusal,
-  isCapacityRefusal,
-  lockTicketTypes,
-  ticketCountUpdate,
-} from '../events/inventory.ts';
+import { capacityRefusal, isCapacityRefusal, lockTicketTypes, ticketCountUpdate } from '../events/index.ts';
 
 declare module '../context.ts' {
   interface AppContext {

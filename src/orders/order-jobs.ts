@@ -1,5 +1,5 @@
 // Background work of the commerce core, run by the shared job runner.
-import type { JobHandler } from '../platform/jobs.ts';
+import type { JobHandler } from '../platform/index.ts';
 import { HOLD_EXPIRY_JOB } from './write-orders.ts';
 import { expireOrderHold } from './order-lifecycle.ts';
 

@@ -1,16 +1,15 @@
 // Order status changes after creation: paid, hold expired, cancelled, refunded. Each one locks the order row,
 // asks the pure state machine, and moves inventory in the same transaction.
 import { and, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { continueStoredTrace } from '../platform/tracing.ts';
-import { writeOutboxEvents, type OutboxEvent } from '../webhooks/outbox.ts';
+import { continueStoredTrace, type Executor } from '../platform/index.ts';
+import { writeOutboxEvents, type OutboxEvent } from '../webhooks/index.ts';
 import {
   convertHeldToPaid,
   countTickets,
   quantitiesOf,
   releaseTickets,
   takePaidIfAvailable,
-} from '../events/inventory.ts';
+} from '../events/index.ts';
 import { loadOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
 import { transition, type FailureKind, type OrderEvent, type OrderState } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';

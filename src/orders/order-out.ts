@@ -2,8 +2,7 @@
 // is the routes' validation and serialization, their OpenAPI entry and, through Static, the type.
 import { asc, inArray } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Executor } from '../platform/db.ts';
-import { Timestamp } from '../platform/schemas.ts';
+import { Timestamp, type Executor } from '../platform/index.ts';
 import { FAILURE_KINDS } from './order-state.ts';
 import { orders, registrations } from './orders.schema.ts';
 

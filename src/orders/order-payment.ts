@@ -1,9 +1,9 @@
 // What paying changes on an order, for the payments module (payments/start-payment.ts): the price for
 // the chosen method, the hold stretched over a prompt, a failed attempt shown to the buyer.
 import { asc, eq, sql } from 'drizzle-orm';
-import { feeFor, methodFee, type PricedMethod } from '../events/fees.ts';
-import { findOrganization } from '../organizations/organizations.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import { feeFor, methodFee, type PricedMethod } from '../events/index.ts';
+import { findOrganization } from '../organizations/index.ts';
+import type { Executor, Tx } from '../platform/index.ts';
 import { lockOrder } from './order-lifecycle.ts';
 import type { OrderRow } from './order-out.ts';
 import { transition, type FailureKind } from './order-state.ts';

@@ -1,8 +1,7 @@
 // The input rules of an order that need its event but no inventory (createOrder's checks before
 // any statement), and the calendar arithmetic they use.
-import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { type FieldError, validationError } from '../platform/errors.ts';
-import { LONE_SURROGATE } from '../platform/unstorable-text.ts';
+import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/index.ts';
+import { LONE_SURROGATE, validationError, type FieldError } from '../platform/index.ts';
 import { isEmail, normalizePhone } from './contact.ts';
 import type { CreateOrderInput } from './order-in.ts';
 

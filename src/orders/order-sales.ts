@@ -2,7 +2,7 @@
 // per day per ticket type and money per payment method and client. Sums happen in SQL, so a page
 // reads a few dozen rows however many orders there are.
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 export interface DailyTicketCount {

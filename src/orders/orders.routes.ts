@@ -1,16 +1,28 @@
 // Orders API: POST /v1/orders (headless checkout), GET /v1/orders/{orderId}, GET /v1/orders.
 // Bearer tokens only: a publishable key never creates, pays or reads orders.
 import { Type } from 'typebox';
-import { guard } from '../auth/authenticate.ts';
+import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError, notFound, validationError } from '../platform/errors.ts';
-import { envelope, type Host } from '../platform/http.ts';
-import { idempotencyKeyOf, runIdempotent, sendIdempotent } from '../platform/idempotency.ts';
+import {
+  ApiError,
+  Envelope,
+  envelope,
+  errorResponses,
+  idempotencyKeyOf,
+  notFound,
+  runIdempotent,
+  sendIdempotent,
+  validationError,
+  type Host,
+} from '../platform/index.ts';
 import type { FastifyReply } from 'fastify';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
-import { clampLimit } from '../events/events.routes.ts';
-import { bodyEventOf, readBodyEvent, readEventOnSale } from '../events/events-on-sale.ts';
-import type { EventWithTickets } from '../events/events.ts';
+import {
+  bodyEventOf,
+  clampLimit,
+  readBodyEvent,
+  readEventOnSale,
+  type EventWithTickets,
+} from '../events/index.ts';
 import { createOrder, createPlannedOrder, runOrderTransaction } from './create-order.ts';
 import { planOrder } from './plan-order.ts';
 import type { OrderRows } from './write-orders.ts';

@@ -1,12 +1,17 @@
 // Planning an order: every check that needs no statement, and its price, before anything is
 // written (createPlannedOrder and order-batches.ts write the plan).
 import type { AppContext } from '../context.ts';
-import { isRegistrationOpen } from '../events/event-rules.ts';
-import type { EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { feeFor, findPricedMethod, methodFee } from '../events/fees.ts';
-import { ApiError, notFound, validationError } from '../platform/errors.ts';
-import { currentTraceContext } from '../platform/tracing.ts';
-import { quantitiesOf, type Quantities } from '../events/inventory.ts';
+import {
+  feeFor,
+  findPricedMethod,
+  isRegistrationOpen,
+  methodFee,
+  quantitiesOf,
+  type EventWithTickets,
+  type Quantities,
+  type TicketTypeRow,
+} from '../events/index.ts';
+import { ApiError, currentTraceContext, notFound, validationError } from '../platform/index.ts';
 import type { CreateOrderInput, OrderItemInput } from './order-in.ts';
 import { checkInput, unstorableText } from './order-rules.ts';
 

@@ -3,7 +3,7 @@
 // module names its tables.
 import { and, eq } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgSelectBase, SelectedFields } from 'drizzle-orm/pg-core';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 /** A runner's columns; the order code comes from their order. */

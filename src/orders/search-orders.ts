@@ -4,7 +4,7 @@
 // and the CSV export read the same way at any depth. Event and client names come from their own
 // modules: the caller looks them up by id.
 import { and, desc, eq, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { normalizePhone } from './contact.ts';
 import { orders, registrations } from './orders.schema.ts';
 

@@ -2,10 +2,8 @@
 // order.paid outbox row of a free order, the hold-expiry job of a pending one).
 import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { insertRows, type Tx } from '../platform/db.ts';
-import { newId, randomString } from '../platform/ids.ts';
-import { jobsInsert } from '../platform/jobs.ts';
-import { outboxInsert } from '../webhooks/outbox.ts';
+import { insertRows, jobsInsert, newId, randomString, type Tx } from '../platform/index.ts';
+import { outboxInsert } from '../webhooks/index.ts';
 import { normalizePhone } from './contact.ts';
 import { orderPaidEvents } from './order-lifecycle.ts';
 import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';

@@ -1,8 +1,7 @@
 // Organizations: create, read and update. A fee schedule names a fee per payment method; one it
 // does not name takes the method's default (docs/contract.md#fees).
 import { eq, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
+import { newId, type Executor } from '../platform/index.ts';
 import { type FeeSchedule, organizations } from './organizations.schema.ts';
 
 export type { FeeSchedule, MethodFee } from './organizations.schema.ts';

@@ -4,8 +4,8 @@
 // the order was paid another way or released meanwhile): nothing a buyer paid for is lost.
 import { and, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { lockOrder } from '../orders/order-lifecycle.ts';
-import type { Tx } from '../platform/db.ts';
+import { lockOrder } from '../orders/index.ts';
+import type { Tx } from '../platform/index.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
 import { RESEND_AFTER_MS } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';

@@ -8,7 +8,7 @@
 // This file holds the attempt's job (reconcileAttempt); starting a payment is start-payment.ts,
 // settling it settle-payment.ts, callbacks note-callback.ts, the schedule payment-schedule.ts.
 import type { AppContext } from '../context.ts';
-import type { OutsideJobHandler } from '../platform/jobs.ts';
+import type { OutsideJobHandler } from '../platform/index.ts';
 import { findAttempt, isUnsettled, timeOutAttempt } from './payment-attempts.ts';
 import { providerOf } from './payment-gateway.ts';
 import { nextQueryAt, PAYMENT_JOB } from './payment-schedule.ts';

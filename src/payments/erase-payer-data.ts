@@ -3,8 +3,7 @@
 // refunds and the provider's statements still reconcile), and an unpaid order deleted after it
 // ended takes its failed attempts with it, unless money is in play.
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
-import { ERASED } from '../platform/erased.ts';
+import { ERASED, type Executor } from '../platform/index.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
 
 /** Replaces the payer's number of these orders' payment attempts; counts the attempts changed. */

@@ -2,7 +2,7 @@
 // final answer only is applied; it never moves or ends the attempt's job.
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { warnUnlessUnreachable } from '../platform/db-errors.ts';
+import { warnUnlessUnreachable } from '../platform/index.ts';
 import { findAttempt, isUnsettled, UNSETTLED } from './payment-attempts.ts';
 import { providerOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';

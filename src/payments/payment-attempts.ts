@@ -2,9 +2,8 @@
 // how attempts end (payment_attempts_total).
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { showPaymentFailure } from '../orders/order-payment.ts';
-import type { FailureKind } from '../orders/order-state.ts';
-import type { Database, Executor, Tx } from '../platform/db.ts';
+import { showPaymentFailure, type FailureKind } from '../orders/index.ts';
+import type { Database, Executor, Tx } from '../platform/index.ts';
 import { paymentAttempts } from './payments.schema.ts';
 
 export type PaymentAttemptRow = typeof paymentAttempts.$inferSelect;

@@ -1,6 +1,6 @@
 // The payment gateway of a service (its providers, time scale and limits), the context's `gateway`:
 // built at start by the composition root (service.ts), declared here since the context knows no module.
-import { ApiError } from '../platform/errors.ts';
+import { ApiError } from '../platform/index.ts';
 import type { PaymentMethod } from './methods/catalogue.ts';
 import type { PaymentMethodDefinition } from './methods/registry.ts';
 import type { PaymentProvider } from './provider.ts';

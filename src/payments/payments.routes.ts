@@ -1,11 +1,9 @@
 // POST /v1/orders/{orderId}/pay (headless checkout) and the providers' callback endpoints.
 import { Type } from 'typebox';
-import { guard } from '../auth/authenticate.ts';
+import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { loadOrderOut, OrderOut } from '../orders/order-out.ts';
-import { envelope, type Host } from '../platform/http.ts';
-import { enforceRateLimit } from '../platform/rate-limit.ts';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
+import { loadOrderOut, OrderOut } from '../orders/index.ts';
+import { enforceRateLimit, Envelope, envelope, errorResponses, type Host } from '../platform/index.ts';
 import { noteCallback } from './note-callback.ts';
 import { startPayment } from './start-payment.ts';
 

@@ -4,11 +4,10 @@
 // the order paid and the refund failed, listed as needing attention. Provider calls happen
 // outside any transaction.
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/index.ts';
 import type { AppContext } from '../context.ts';
-import { markOrderRefunded } from '../orders/order-lifecycle.ts';
-import type { Executor } from '../platform/db.ts';
-import type { OutsideJobHandler } from '../platform/jobs.ts';
+import { markOrderRefunded } from '../orders/index.ts';
+import type { Executor, OutsideJobHandler } from '../platform/index.ts';
 import { providerOf } from './payment-gateway.ts';
 import { nextPollDelayMs, RECONCILE_FOR_MS } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';

@@ -1,7 +1,6 @@
 // Plumbing shared by the adapters: one HTTP call with a deadline that never throws, and a cached
 // access token refreshed before it expires (or once after a 401).
-import { systemClock, type Clock } from '../platform/clock.ts';
-import { traceCallOut } from '../platform/tracing.ts';
+import { systemClock, traceCallOut, type Clock } from '../platform/index.ts';
 import { PaymentProviderError } from './provider.ts';
 
 export type HttpOutcome =

@@ -2,8 +2,8 @@
 // answers it can get. Adapters (mtn-momo.ts, airtel.ts) speak the real APIs; the simulator speaks
 // the same contracts, so both are always exercised over real HTTP. Nothing here touches the
 // database: callers record attempts and decide what an answer means for an order.
-import type { FailureKind } from '../orders/order-state.ts';
-import { currencyExponent } from '../platform/currency.ts';
+import type { FailureKind } from '../orders/index.ts';
+import { currencyExponent } from '../platform/index.ts';
 
 export type { PaymentMethod } from './methods/catalogue.ts';
 

@@ -4,14 +4,10 @@
 // provider is then asked at once (process-refund.ts), and the job follows a pending refund.
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { recordAudit, type AuditAction } from '../audit/audit-log.ts';
+import { recordAudit, type AuditAction } from '../audit/index.ts';
 import type { AppContext } from '../context.ts';
-import { lockOrder } from '../orders/order-lifecycle.ts';
-import type { OrderRow } from '../orders/order-out.ts';
-import type { Tx } from '../platform/db.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs.ts';
+import { lockOrder, type OrderRow } from '../orders/index.ts';
+import { ApiError, enqueueJob, newId, notFound, type Tx } from '../platform/index.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
 import { nextPollDelayMs } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';

@@ -5,9 +5,8 @@
 // while its refund is under way or done (refund-order.ts), and comes back if the refund fails.
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/pg-core';
-import { findOrders, paidAfterExpiryOrderIds } from '../orders/list-orders.ts';
-import type { OrderRow } from '../orders/order-out.ts';
-import type { Executor } from '../platform/db.ts';
+import { findOrders, paidAfterExpiryOrderIds, type OrderRow } from '../orders/index.ts';
+import type { Executor } from '../platform/index.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
 

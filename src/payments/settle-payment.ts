@@ -1,10 +1,10 @@
 // Settling a payment attempt on the provider's answer to a status query: only a final success of
 // the amount asked pays the order; a pending answer counts a poll and says when to ask next.
 import { eq } from 'drizzle-orm';
-import { completeCheckoutSessions } from '../checkout/sessions.ts';
+import { completeCheckoutSessions } from '../checkout/index.ts';
 import type { AppContext } from '../context.ts';
-import { confirmOrderPaid, type PayOutcome } from '../orders/order-lifecycle.ts';
-import type { Tx } from '../platform/db.ts';
+import { confirmOrderPaid, type PayOutcome } from '../orders/index.ts';
+import type { Tx } from '../platform/index.ts';
 import { countAttemptEnd, failAttempt, timeOutAttempt, type PaymentAttemptRow } from './payment-attempts.ts';
 import { nextQueryAt, reconcileEnd } from './payment-schedule.ts';
 import { paymentAttempts } from './payments.schema.ts';

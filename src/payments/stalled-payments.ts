@@ -2,10 +2,8 @@
 // been out longer than the buyer's approval window (the provider never answered, or our
 // reconciliation is behind). Read for the sales overview; refunds.ts lists the ones to pay back.
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { findOrders } from '../orders/list-orders.ts';
-import { pendingOrderIds } from '../orders/order-sales.ts';
-import type { OrderRow } from '../orders/order-out.ts';
-import type { Executor } from '../platform/db.ts';
+import { findOrders, pendingOrderIds, type OrderRow } from '../orders/index.ts';
+import type { Executor } from '../platform/index.ts';
 import type { PaymentAttemptRow } from './payment-attempts.ts';
 import { paymentAttempts } from './payments.schema.ts';
 

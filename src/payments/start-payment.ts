@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { normalizePhone } from '../orders/contact.ts';
-import { expireOrderHold, lockOrder } from '../orders/order-lifecycle.ts';
-import type { OrderRow } from '../orders/order-out.ts';
-import { extendHold, repriceOrder } from '../orders/order-payment.ts';
-import type { Tx } from '../platform/db.ts';
-import { warnUnlessUnreachable } from '../platform/db-errors.ts';
-import { ApiError, notFound } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { enqueueJob } from '../platform/jobs.ts';
+import {
+  expireOrderHold,
+  extendHold,
+  lockOrder,
+  normalizePhone,
+  repriceOrder,
+  type OrderRow,
+} from '../orders/index.ts';
+import { ApiError, enqueueJob, newId, notFound, warnUnlessUnreachable, type Tx } from '../platform/index.ts';
 import {
   countAttemptEnd,
   failAttempt,

@@ -4,14 +4,12 @@
 // with the address are cleared, and the operator's erasure also empties the development mailbox
 // of it. Each organization whose data changed records one buyer.erased audit entry with the
 // counts and an erasure id, never the address. Running it again finds nothing and changes nothing.
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
-import { clearPrefillOfBuyer } from '../checkout/erase-session-data.ts';
+import { recordAudit, type Actor } from '../audit/index.ts';
+import { clearPrefillOfBuyer } from '../checkout/index.ts';
 import type { AppContext } from '../context.ts';
-import { deleteKeptMailTo } from '../mail/erase-kept-mail.ts';
-import { isEmail } from '../orders/contact.ts';
-import { findOrdersOfBuyer, type OrderRef } from '../orders/erase-buyer-data.ts';
-import { validationError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
+import { deleteKeptMailTo } from '../mail/index.ts';
+import { findOrdersOfBuyer, isEmail, type OrderRef } from '../orders/index.ts';
+import { newId, validationError } from '../platform/index.ts';
 import { addErasures, countsOut, noErasures, redactOrderSet, type ErasureCounts } from './redact-orders.ts';
 
 /** Orders erased per transaction: a buyer has few, a club secretary buying for a field many. */

@@ -4,15 +4,14 @@
 // of the webhook events about them (and what receivers answered), and, for an erasure, the stored
 // idempotent responses that would replay them. Retention (retention-pass.ts) and the erasure of
 // one buyer (erase-buyer.ts) both come here, so the two cannot differ.
-import { clearPrefill } from '../checkout/erase-session-data.ts';
-import { redactOrderMails } from '../confirmations/erase-order-mails.ts';
-import { redactOrderJson, redactOrders, type OrderRef } from '../orders/erase-buyer-data.ts';
-import { redactPayerNumbers } from '../payments/erase-payer-data.ts';
-import type { Executor } from '../platform/db.ts';
-import { rewriteStoredResponses } from '../platform/idempotency-erasure.ts';
-import { rewriteEventPayloads } from '../webhooks/webhook-retention.ts';
+import { clearPrefill } from '../checkout/index.ts';
+import { redactOrderMails } from '../confirmations/index.ts';
+import { redactOrderJson, redactOrders, type OrderRef } from '../orders/index.ts';
+import { redactPayerNumbers } from '../payments/index.ts';
+import { rewriteStoredResponses, type Executor } from '../platform/index.ts';
+import { rewriteEventPayloads } from '../webhooks/index.ts';
 
-export { ERASED, isErased } from '../platform/erased.ts';
+export { ERASED, isErased } from '../platform/index.ts';
 
 /** What an erasure or a retention pass changed, row by row. */
 export interface ErasureCounts {

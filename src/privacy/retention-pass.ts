@@ -13,10 +13,10 @@
 // own, so no transaction holds many rows. A run stops between batches after its time budget and
 // keeps where it stopped in the job's payload; the next run, due at once, goes on from there.
 import type { AppContext } from '../context.ts';
-import { deleteEndedSessions, findEndedSessions } from '../checkout/erase-session-data.ts';
-import { deleteOrderMails } from '../confirmations/erase-order-mails.ts';
-import { listEventsEndedBefore } from '../events/ended-events.ts';
-import { deleteEndedMemberRecords } from '../members/member-retention.ts';
+import { deleteEndedSessions, findEndedSessions } from '../checkout/index.ts';
+import { deleteOrderMails } from '../confirmations/index.ts';
+import { listEventsEndedBefore } from '../events/index.ts';
+import { deleteEndedMemberRecords } from '../members/index.ts';
 import {
   deleteEndedUnpaidOrders,
   findEndedUnpaidOrders,
@@ -24,10 +24,10 @@ import {
   lockEndedUnpaidOrders,
   sessionsWithOrders,
   type OrderRef,
-} from '../orders/erase-buyer-data.ts';
-import { deleteFailedAttempts, ordersWithMoney } from '../payments/erase-payer-data.ts';
-import type { JobHandlerEntry } from '../platform/jobs.ts';
-import { deleteFinishedDeliveries, deleteOldEvents } from '../webhooks/webhook-retention.ts';
+} from '../orders/index.ts';
+import { deleteFailedAttempts, ordersWithMoney } from '../payments/index.ts';
+import type { JobHandlerEntry } from '../platform/index.ts';
+import { deleteFinishedDeliveries, deleteOldEvents } from '../webhooks/index.ts';
 import { countsOut, redactOrderSet } from './redact-orders.ts';
 
 export const RETENTION_JOB = 'privacy.retention_pass';

@@ -3,15 +3,16 @@
 // and per channel or partner; for the whole organization, the payments needing attention. Every
 // figure is an SQL aggregate of the owning module (orders, events, payments, auth); this module
 // only puts them together.
-import { PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
-import { findOrders } from '../orders/list-orders.ts';
-import { listFailedRefunds } from '../payments/process-refund.ts';
-import { listApiClients } from '../auth/clients.ts';
-import { listEventsOfOrganization, ticketTypesOf, type EventRow } from '../events/events.ts';
-import { paidTicketsPerDay, paidTotals } from '../orders/order-sales.ts';
-import type { Executor } from '../platform/db.ts';
-import { listPaymentsNeedingRefund } from '../payments/refunds.ts';
-import { listStalledPayments } from '../payments/stalled-payments.ts';
+import {
+  listFailedRefunds,
+  listPaymentsNeedingRefund,
+  listStalledPayments,
+  PAYMENT_METHOD_CATALOGUE,
+} from '../payments/index.ts';
+import { findOrders, paidTicketsPerDay, paidTotals } from '../orders/index.ts';
+import { listApiClients } from '../auth/index.ts';
+import { listEventsOfOrganization, ticketTypesOf, type EventRow } from '../events/index.ts';
+import type { Executor } from '../platform/index.ts';
 
 /** Longest list of each kind of payment needing attention on the page; the rest is counted as more. */
 export const ATTENTION_LIMIT = 20;

@@ -3,7 +3,7 @@
 // stylesheet. Each is served under a content hash, cached for a year, gzip or brotli encoded.
 import { loadCheckoutPageBundle } from './build-checkout-page.ts';
 import { CHECKOUT_CSS } from './client/checkout.css.ts';
-import { makeAsset, type Asset } from '../platform/static-assets.ts';
+import { makeAsset, type Asset } from '../platform/index.ts';
 
 const bundle = await loadCheckoutPageBundle();
 

@@ -6,8 +6,8 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { AppContext } from '../context.ts';
 import { msg } from './messages/current.ts';
-import { DEFAULT_SCENARIO, scenarioFor } from '../payments/simulator/scenarios.ts';
-import type { ServiceKeys } from '../platform/keys.ts';
+import { DEFAULT_SCENARIO, scenarioFor } from '../payments/index.ts';
+import type { ServiceKeys } from '../platform/index.ts';
 
 /** The window of PROMPT_LIMIT_PER_PHONE. */
 export const PROMPT_WINDOW_SECONDS = 600;

@@ -2,20 +2,23 @@
 // createOrder input it becomes, the payment choice, and where each error is shown. Field names
 // in the form are the paths createOrder names in its errors ('items[0].participant_name',
 // 'buyer.email', 'waiver_accepted'), so an error lands next to its input without a mapping table.
-import type { CheckoutSessionRow } from '../checkout/sessions.ts';
-import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/events.ts';
-import { feeFor, methodFee } from '../events/fees.ts';
-import type { CreateOrderInput } from '../orders/order-in.ts';
-import { MAX_TICKETS_PER_ORDER } from '../orders/order-rules.ts';
-import { normalizePhone } from '../orders/contact.ts';
+import type { CheckoutSessionRow } from '../checkout/index.ts';
+import {
+  feeFor,
+  methodFee,
+  type AdditionalQuestion,
+  type EventWithTickets,
+  type TicketTypeRow,
+} from '../events/index.ts';
+import { MAX_TICKETS_PER_ORDER, normalizePhone, type CreateOrderInput } from '../orders/index.ts';
 import {
   catalogueEntry,
   isMobileMoneyNumber,
   isPaymentMethod,
   networkNames,
   type PaymentMethod,
-} from '../payments/methods/catalogue.ts';
-import type { FieldError } from '../platform/errors.ts';
+} from '../payments/index.ts';
+import type { FieldError } from '../platform/index.ts';
 import { locale, msg } from './messages/current.ts';
 import { phoneWordsOf, wrongNetworkMessage } from './payment-phone.ts';
 

@@ -2,25 +2,28 @@
 // place (or dry-run) the session's order, read its payment state, and cancel. At most one order
 // of a session is pending, and an order whose payment prompt is out is never replaced or
 // cancelled: the session row is locked first, then the pending order, then its attempts are read.
-import { DEFAULT_METHOD } from '../payments/methods/catalogue.ts';
+import { DEFAULT_METHOD, hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../payments/index.ts';
 import {
   completeCheckoutSessions,
   lockCheckoutSession,
   sessionStatus,
   type CheckoutSessionRow,
-} from '../checkout/sessions.ts';
+} from '../checkout/index.ts';
 import type { AppContext } from '../context.ts';
-import { findEventOnSale } from '../events/events-on-sale.ts';
-import type { EventWithTickets } from '../events/events.ts';
-import { createPlannedOrder, runOrderTransaction } from '../orders/create-order.ts';
-import { planOrder } from '../orders/plan-order.ts';
-import { checkHoldLimit } from '../orders/hold-limits.ts';
-import { findOrder, findSessionOrder, lockPendingSessionOrders } from '../orders/list-orders.ts';
-import { cancelPendingOrder, lockOrder } from '../orders/order-lifecycle.ts';
-import type { OrderRow } from '../orders/order-out.ts';
-import { hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../payments/payment-attempts.ts';
-import type { Executor, Tx } from '../platform/db.ts';
-import { ApiError, type ErrorCode, type FieldError } from '../platform/errors.ts';
+import { findEventOnSale, type EventWithTickets } from '../events/index.ts';
+import {
+  cancelPendingOrder,
+  checkHoldLimit,
+  createPlannedOrder,
+  findOrder,
+  findSessionOrder,
+  lockOrder,
+  lockPendingSessionOrders,
+  planOrder,
+  runOrderTransaction,
+  type OrderRow,
+} from '../orders/index.ts';
+import { ApiError, type ErrorCode, type Executor, type FieldError, type Tx } from '../platform/index.ts';
 import { hashClientIp } from './buyer-limits.ts';
 import { msg } from './messages/current.ts';
 import {

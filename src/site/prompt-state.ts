@@ -3,7 +3,7 @@
 // returned follows a prompt recorded (the job sends it even if this process stops); one from inside
 // it cannot tell whether its transaction committed, so it says so.
 import type { FastifyRequest } from 'fastify';
-import { databaseUnavailable } from '../platform/db-errors.ts';
+import { databaseUnavailable } from '../platform/index.ts';
 
 export type PromptState = 'none' | 'sent' | 'unknown';
 

@@ -3,7 +3,7 @@
 // (errors too), urlencoded forms only, per-IP rate limit, no cookies, security headers on all.
 // One handler per file in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
-import type { Host } from '../platform/http.ts';
+import type { Host } from '../platform/index.ts';
 import { parseUrlEncoded } from './checkout-form.ts';
 import { confirmCancel } from './routes/confirm-cancel.ts';
 import { leaveCheckout } from './routes/leave-checkout.ts';

@@ -3,8 +3,8 @@
 // (event, number) is the last line of defence. A number once given is never changed: assigning
 // again only numbers the registrations without one, from numbers no one in the event holds.
 import { and, asc, between, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { rosterColumns, selectRoster } from '../orders/registration-roster.ts';
-import type { Executor, Tx } from '../platform/db.ts';
+import { rosterColumns, selectRoster } from '../orders/index.ts';
+import type { Executor, Tx } from '../platform/index.ts';
 import type { RaceEvent } from './race-event.ts';
 import { BIB_MAX, bibRanges, bibs } from './startlists.schema.ts';
 

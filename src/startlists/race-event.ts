@@ -1,7 +1,7 @@
 // The event a start list belongs to, found only within the member's organization: another
 // organization's event is as missing as one that does not exist.
-import { findEvent, type EventRow, type TicketTypeRow } from '../events/events.ts';
-import type { Executor } from '../platform/db.ts';
+import { findEvent, type EventRow, type TicketTypeRow } from '../events/index.ts';
+import type { Executor } from '../platform/index.ts';
 
 export interface RaceEvent {
   event: EventRow;

@@ -2,7 +2,7 @@
 // order mark: without it Excel reads the file as the local code page and garbles names such as
 // "Nakalembe Ssekitoleko-Müller". A text cell that a spreadsheet would run as a formula (starting
 // with = + - @, or a tab or carriage return) gets a leading apostrophe.
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import type { RaceEvent } from './race-event.ts';
 import { walkStartList } from './start-list.ts';
 

@@ -3,9 +3,9 @@
 // that indexes keep in order (bibs_ticket_type_number_idx, registrations_start_list_idx), so a
 // page costs the same at the start of a 20,000-runner list as at its end.
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
-import type { AdditionalQuestion } from '../events/events.ts';
-import { joinRoster, rosterColumns, selectRoster } from '../orders/registration-roster.ts';
-import type { Executor } from '../platform/db.ts';
+import type { AdditionalQuestion } from '../events/index.ts';
+import { joinRoster, rosterColumns, selectRoster } from '../orders/index.ts';
+import type { Executor } from '../platform/index.ts';
 import { ageOn, localDate, type RaceEvent } from './race-event.ts';
 import { bibs } from './startlists.schema.ts';
 

@@ -8,9 +8,7 @@
 // batch (record-attempts.ts; webhook-sender.ts gathers them).
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { randomString } from '../platform/ids.ts';
-import { jobsInsert } from '../platform/jobs.ts';
-import { continueStoredTrace, tracingOn } from '../platform/tracing.ts';
+import { continueStoredTrace, jobsInsert, randomString, tracingOn } from '../platform/index.ts';
 import { decideOutcome, parseRetryAfter, type AttemptOutcome } from './delivery-schedule.ts';
 import { sendWebhook, type SendAgents, type SendOutcome } from './send-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';

@@ -2,7 +2,7 @@
 // through the outbox payload's data.id, which outbox_events_data_id_idx serves, newest first,
 // each with its endpoint's URL and every attempt.
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { attemptsOf, type WebhookAttemptRow, type WebhookDeliveryRow } from './webhook-deliveries.ts';
 import { outboxEvents, webhookDeliveries, webhookEndpoints } from './webhooks.schema.ts';
 

@@ -1,7 +1,7 @@
 // What the admin API and the partner API take to create or change a webhook endpoint, and what
 // they answer with a new secret: the wire types (the checks are the actions', in actions/).
 import { Type } from 'typebox';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError } from '../platform/index.ts';
 import { MAX_URL_LENGTH } from './address-policy.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEndpointOut } from './webhook-endpoints.ts';
 

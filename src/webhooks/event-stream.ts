@@ -10,12 +10,18 @@ import { PassThrough } from 'node:stream';
 import { and, asc, eq, gte, inArray, notInArray } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { credentialLapse, guard, type CredentialLapse, type PartnerAuth } from '../auth/authenticate.ts';
+import { credentialLapse, guard, type CredentialLapse, type PartnerAuth } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError, notFound, validationError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { send, type Host } from '../platform/http.ts';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
+import {
+  ApiError,
+  Envelope,
+  errorResponses,
+  newId,
+  notFound,
+  send,
+  validationError,
+  type Host,
+} from '../platform/index.ts';
 import { webhookBody } from './deliver-webhook.ts';
 import { webhookHeaders } from './sign-webhook.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './webhook-endpoints.ts';

@@ -1,9 +1,7 @@
 // The transactional outbox as other modules write to it: each event in the transaction that
 // caused it, delivered to the organization's endpoints later (webhook-deliveries.ts).
 import type { SQL } from 'drizzle-orm';
-import { insertRows, type Executor } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
-import { currentTraceContext } from '../platform/tracing.ts';
+import { currentTraceContext, insertRows, newId, type Executor } from '../platform/index.ts';
 import { outboxEvents } from './webhooks.schema.ts';
 
 export interface OutboxEvent {

@@ -3,8 +3,8 @@
 // first attempts are all written, and the endpoints an answer condemned disabled.
 import { sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import type { WebhookOutcome } from '../metrics/metrics.ts';
-import { retryWhileUnreachable } from '../platform/db-errors.ts';
+import type { WebhookOutcome } from '../metrics/index.ts';
+import { retryWhileUnreachable } from '../platform/index.ts';
 import type { FinishedAttempt } from './deliver-webhook.ts';
 import type { AttemptOutcome } from './delivery-schedule.ts';
 import { disableWebhookEndpoint } from './webhook-endpoints.ts';

@@ -15,7 +15,7 @@ import {
   type ResolvedAddress,
   type UrlPolicy,
 } from './address-policy.ts';
-import { traceCallOut } from '../platform/tracing.ts';
+import { traceCallOut } from '../platform/index.ts';
 
 /** Host name -> addresses. Injectable, so tests never touch real DNS. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;

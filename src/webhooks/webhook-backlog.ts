@@ -1,7 +1,7 @@
 // The webhook backlog as metrics read it: outbox events not yet sent, and deliveries not yet
 // done. Each count walks a table or partial index that holds only those rows, and stops at `limit`.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../platform/db.ts';
+import type { Database } from '../platform/index.ts';
 import { outboxEvents, outboxQueue, webhookDeliveries } from './webhooks.schema.ts';
 
 /** Events whose first attempts are not recorded yet (taken ones included); at most `limit` are counted. */

@@ -4,11 +4,14 @@
 // shape.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Executor } from '../platform/db.ts';
-import { newId, randomString } from '../platform/ids.ts';
-import type { EnqueueOptions } from '../platform/jobs.ts';
-import { currentTraceContext } from '../platform/tracing.ts';
-import { Timestamp } from '../platform/schemas.ts';
+import {
+  currentTraceContext,
+  newId,
+  randomString,
+  Timestamp,
+  type EnqueueOptions,
+  type Executor,
+} from '../platform/index.ts';
 import { TEST_EVENT_TYPE, type WebhookEndpointRow } from './webhook-endpoints.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries } from './webhooks.schema.ts';
 

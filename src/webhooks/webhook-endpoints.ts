@@ -3,9 +3,7 @@
 // delete. Write functions take the transaction explicitly.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import type { Executor } from '../platform/db.ts';
-import { newId } from '../platform/ids.ts';
-import { Timestamp } from '../platform/schemas.ts';
+import { newId, Timestamp, type Executor } from '../platform/index.ts';
 import { checkWebhookUrl } from './address-policy.ts';
 import { SECRET_OVERLAP_MS } from './delivery-schedule.ts';
 import { resolveAllowed } from './send-webhook.ts';

@@ -1,7 +1,7 @@
 // Job kinds of earlier releases, kept as no-ops for rolling updates: a process of the earlier
 // release may still enqueue them, and a job nobody handles would never leave the table. The
 // sender (webhook-sender.ts) is a queue of the job runner of its own.
-import type { JobHandlerEntry } from '../platform/jobs.ts';
+import type { JobHandlerEntry } from '../platform/index.ts';
 
 /** The dispatcher was a recurring job; the sender takes new events itself now. */
 export const RETIRED_DISPATCH_JOB = 'webhook.dispatch';

@@ -3,7 +3,7 @@
 // deliveries (with their attempts) and events nothing waits for are deleted after the webhook
 // retention. A pending delivery and an event still in the outbox queue are never touched.
 import { and, asc, eq, gt, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../platform/db.ts';
+import type { Executor } from '../platform/index.ts';
 import { outboxEvents, outboxQueue, webhookAttempts, webhookDeliveries } from './webhooks.schema.ts';
 
 /** The outer query's event id inside a subquery (Drizzle leaves a lone table's columns unqualified). */

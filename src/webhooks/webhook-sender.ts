@@ -5,7 +5,7 @@
 // others: a freed place is filled by the next batch. Several processes share the work through the
 // leases on queue rows and on deliveries.
 import type { AppContext } from '../context.ts';
-import type { WorkQueue } from '../platform/jobs.ts';
+import type { WorkQueue } from '../platform/index.ts';
 import {
   claimDeliveries,
   sendDelivery,

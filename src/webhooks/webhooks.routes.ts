@@ -5,13 +5,18 @@
 // organization's audit log, by the API client that made it.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ActingOn } from '../audit/audit-log.ts';
-import { guard } from '../auth/authenticate.ts';
+import type { ActingOn } from '../audit/index.ts';
+import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
-import { notFound } from '../platform/errors.ts';
-import { envelope, send, type Host } from '../platform/http.ts';
-import { refusalError } from '../platform/outcome.ts';
-import { Envelope, errorResponses } from '../platform/schemas.ts';
+import {
+  Envelope,
+  envelope,
+  errorResponses,
+  notFound,
+  refusalError,
+  send,
+  type Host,
+} from '../platform/index.ts';
 import { createWebhookEndpoint } from './actions/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from './actions/delete-webhook-endpoint.ts';
 import { updateWebhookEndpoint } from './actions/update-webhook-endpoint.ts';

@@ -1,12 +1,15 @@
 // What the admin client routes share: the client id of the path checked (400), and each refusal of
 // a client action as the admin API answers it. The rules are the actions' (auth/actions/).
-import type { ClientLimitReached } from '../../auth/actions/create-api-client.ts';
-import type { ClientRevoked } from '../../auth/actions/client-actor.ts';
-import type { ListFull } from '../../auth/actions/change-client-origin.ts';
-import { clientLimitMessage, findApiClient, type ApiClientRow } from '../../auth/clients.ts';
+import {
+  clientLimitMessage,
+  findApiClient,
+  type ApiClientRow,
+  type ClientLimitReached,
+  type ClientRevoked,
+  type ListFull,
+} from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { ApiError, notFound } from '../../platform/errors.ts';
-import { refusalError, type Refusal } from '../../platform/outcome.ts';
+import { ApiError, notFound, refusalError, type Refusal } from '../../platform/index.ts';
 import { assertId } from '../admin-schemas.ts';
 
 /** The client id of the path, or 400 when it cannot be one. */

@@ -1,9 +1,7 @@
 // The admin client routes' wire types: what a create and a patch take, and the answers that show
 // a secret or a publishable key.
 import { Type } from 'typebox';
-import { ClientOut } from '../../auth/clients.ts';
-import { DISPLAY_NAME_MAX_LENGTH } from '../../auth/client-lists.ts';
-import { ALL_SCOPES } from '../../auth/scopes.ts';
+import { ALL_SCOPES, ClientOut, DISPLAY_NAME_MAX_LENGTH } from '../../auth/index.ts';
 import { Name } from '../admin-schemas.ts';
 
 export const ScopeList = Type.Array(Type.String({ maxLength: 100 }), {

@@ -1,12 +1,9 @@
 // POST /organizations/:id/clients: a new API client of the organization; its secret is shown once.
 // 409 client_limit_reached when the organization has API_CLIENTS_PER_ORGANIZATION live ones.
-import { createApiClient } from '../../auth/actions/create-api-client.ts';
-import { toClientOut } from '../../auth/clients.ts';
+import { createApiClient, toClientOut } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, notFound, send, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { clientRefusal } from './client-admin-checks.ts';

@@ -1,8 +1,7 @@
 // GET /clients/:client_id: one API client.
-import { ClientOut, toClientOut } from '../../auth/clients.ts';
+import { ClientOut, toClientOut } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
 import { clientOr404 } from './client-admin-checks.ts';
 

@@ -1,11 +1,9 @@
 // GET /organizations/:id/clients: every API client of the organization, revoked ones included.
 import { Type } from 'typebox';
-import { ClientOut, listApiClients, toClientOut } from '../../auth/clients.ts';
+import { ClientOut, listApiClients, toClientOut } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 
 export function listClientsRoute(admin: Host, ctx: AppContext): void {

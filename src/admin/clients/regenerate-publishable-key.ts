@@ -1,8 +1,7 @@
 // POST /clients/:client_id/regenerate-publishable-key: a new publishable key; the old one stops working.
-import { regeneratePublishableKey } from '../../auth/actions/client-credentials.ts';
+import { regeneratePublishableKey } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientIdOf, clientRefusal } from './client-admin-checks.ts';

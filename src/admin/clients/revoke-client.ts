@@ -1,9 +1,7 @@
 // POST /clients/:client_id/revoke: the client and all its tokens are cut off on their next request.
-import { revokeApiClient } from '../../auth/actions/client-credentials.ts';
-import { ClientOut, toClientOut } from '../../auth/clients.ts';
+import { ClientOut, revokeApiClient, toClientOut } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { ClientIdParams, errorResponses, NoBody } from '../admin-schemas.ts';
 import { clientIdOf, clientRefusal } from './client-admin-checks.ts';

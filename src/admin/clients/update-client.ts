@@ -1,10 +1,8 @@
 // PATCH /clients/:client_id: the client's name, display name (null removes it), scopes and origin
 // allowlists.
-import { updateApiClient } from '../../auth/actions/update-api-client.ts';
-import { ClientOut, toClientOut } from '../../auth/clients.ts';
+import { ClientOut, toClientOut, updateApiClient } from '../../auth/index.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { ClientIdParams, errorResponses } from '../admin-schemas.ts';
 import { clientIdOf, clientRefusal } from './client-admin-checks.ts';

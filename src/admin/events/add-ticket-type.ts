@@ -1,10 +1,8 @@
 // POST /events/:id/ticket-types: adds a ticket type; its sales window defaults to the event's
 // registration window and must not be empty.
 import type { AppContext } from '../../context.ts';
-import { addTicketType } from '../../events/actions/add-ticket-type.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { addTicketType } from '../../events/index.ts';
+import { Envelope, refusalError, send, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
 import { SALES_DATES, throwIfAny } from './event-admin-checks.ts';

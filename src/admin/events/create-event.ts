@@ -1,13 +1,9 @@
 // POST /organizations/:id/events: creates an event and its ticket types (events/actions/), after
 // the wire checks of its dates; a handle the organization already uses is a conflict.
 import type { AppContext } from '../../context.ts';
-import { createEvent } from '../../events/actions/create-event.ts';
-import type { EventInput } from '../../events/events.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { createEvent, type EventInput } from '../../events/index.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, notFound, refusalError, send, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
 import { EVENT_DATES, SALES_DATES, throwIfAny, toQuestions } from './event-admin-checks.ts';

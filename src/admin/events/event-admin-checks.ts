@@ -1,8 +1,8 @@
 // The wire checks of the admin event routes that no schema states: dates that pass the date-time
 // format but name no real instant, and the questions' defaults. The business rules are the
 // actions' (events/actions/).
-import type { AdditionalQuestion } from '../../events/events.ts';
-import { uniqueErrors, validationError, type FieldError } from '../../platform/errors.ts';
+import type { AdditionalQuestion } from '../../events/index.ts';
+import { uniqueErrors, validationError, type FieldError } from '../../platform/index.ts';
 import type { QuestionIn } from './event-admin.schema.ts';
 
 export const EVENT_DATES = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'];

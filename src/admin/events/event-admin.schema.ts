@@ -2,24 +2,22 @@
 // (docs/architecture.md#admin-api): what each route takes, and the partner's Event detail plus what
 // only an operator sees.
 import { Type, type Static } from 'typebox';
-import type { PricedMethod } from '../../events/fees.ts';
 import {
+  EVENT_STATUSES,
+  EVENT_VISIBILITIES,
   EventDetailOut,
   EventListItemOut,
   TicketTypeOut,
   toEventDetail,
   toEventListItem,
   toTicketTypeOut,
-} from '../../events/event-out.ts';
-import {
-  EVENT_STATUSES,
-  EVENT_VISIBILITIES,
   type EventRow,
   type EventWithTickets,
+  type PricedMethod,
   type TicketTypeRow,
-} from '../../events/events.ts';
-import type { OrganizationRow } from '../../organizations/organizations.ts';
-import { Timestamp } from '../../platform/schemas.ts';
+} from '../../events/index.ts';
+import type { OrganizationRow } from '../../organizations/index.ts';
+import { Timestamp } from '../../platform/index.ts';
 import {
   CURRENCY_PATTERN,
   DateTimeIn,

@@ -1,9 +1,7 @@
 // GET /events/:id: one event with its ticket types and their paid and held counts.
 import type { AppContext } from '../../context.ts';
-import { findEvent } from '../../events/events.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { findEvent } from '../../events/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { AdminEventOut, toAdminEvent } from './event-admin.schema.ts';
 

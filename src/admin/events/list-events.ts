@@ -1,11 +1,9 @@
 // GET /organizations/:id/events: every event of the organization, whatever its status.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listEventsOfOrganization } from '../../events/events.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { listEventsOfOrganization } from '../../events/index.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { AdminEventListItemOut, toAdminEventListItem } from './event-admin.schema.ts';
 

@@ -1,10 +1,8 @@
 // PATCH /events/:id: changes any event field (events/actions/); the cross-field rules run on the
 // fields sent merged over the stored event. Ticket types change through their own routes.
 import type { AppContext } from '../../context.ts';
-import { updateEvent } from '../../events/actions/update-event.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { updateEvent } from '../../events/index.ts';
+import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
 import { EVENT_DATES, throwIfAny, toQuestions } from './event-admin-checks.ts';

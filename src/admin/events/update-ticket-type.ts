@@ -1,11 +1,8 @@
 // PATCH /ticket-types/:id: changes a ticket type; its capacity cannot go below the tickets
 // already paid or held (a conflict).
 import type { AppContext } from '../../context.ts';
-import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { updateTicketType } from '../../events/index.ts';
+import { ApiError, Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, impossibleDates } from '../admin-schemas.ts';
 import { SALES_DATES, throwIfAny } from './event-admin-checks.ts';

@@ -1,10 +1,8 @@
 // POST /organizations/:id/invitations: the operator invites someone (often the first owner) to an
 // organization (members/actions/); the single-use link is in the answer, and only there.
 import type { AppContext } from '../../context.ts';
-import { inviteMember } from '../../members/actions/invite-member.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { inviteMember } from '../../members/index.ts';
+import { Envelope, refusalError, send, type Host } from '../../platform/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { InvitationCreatedOut, InvitationCreateIn } from './invitation-admin.schema.ts';

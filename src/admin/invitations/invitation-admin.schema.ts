@@ -1,8 +1,8 @@
 // The admin invitation routes' wire types. The email's shape is checked by the invite action
 // (members/actions/invite-member.ts), the same for the admin API and the organizer app.
 import { Type } from 'typebox';
-import { MEMBER_ROLES } from '../../members/roles.ts';
-import { Timestamp } from '../../platform/schemas.ts';
+import { MEMBER_ROLES } from '../../members/index.ts';
+import { Timestamp } from '../../platform/index.ts';
 
 const Role = Type.Enum([...MEMBER_ROLES], {
   description:

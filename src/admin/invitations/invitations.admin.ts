@@ -2,7 +2,7 @@
 // link is shown once) and list the pending ones. One file per route in this folder; this one
 // registers them.
 import type { AppContext } from '../../context.ts';
-import type { Host } from '../../platform/http.ts';
+import type { Host } from '../../platform/index.ts';
 import { createInvitationRoute } from './create-invitation.ts';
 import { listInvitationsRoute } from './list-invitations.ts';
 

@@ -2,11 +2,9 @@
 // withdrawn or expired), newest first; never their links.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listPendingInvitations } from '../../members/invitations.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { listPendingInvitations } from '../../members/index.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import { PendingInvitationOut } from './invitation-admin.schema.ts';
 

@@ -1,8 +1,7 @@
 // POST /organizations: a new organization, with the default fees for any method left out.
 import type { AppContext } from '../../context.ts';
-import { createOrganization } from '../../organizations/organizations.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { createOrganization } from '../../organizations/index.ts';
+import { Envelope, send, type Host } from '../../platform/index.ts';
 import { errorResponses } from '../admin-schemas.ts';
 import {
   mergeFees,

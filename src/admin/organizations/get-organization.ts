@@ -1,10 +1,8 @@
 // GET /organizations/:id: one organization.
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
+import { findOrganization } from '../../organizations/index.ts';
 import { OrganizationOut, toOrganizationOut } from './organization-admin.schema.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 
 export function getOrganizationRoute(admin: Host, ctx: AppContext): void {

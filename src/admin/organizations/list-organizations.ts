@@ -1,10 +1,9 @@
 // GET /organizations: every organization.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listOrganizations } from '../../organizations/organizations.ts';
+import { listOrganizations } from '../../organizations/index.ts';
 import { OrganizationOut, toOrganizationOut } from './organization-admin.schema.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import { errorResponses } from '../admin-schemas.ts';
 
 export function listOrganizationsRoute(admin: Host, ctx: AppContext): void {

@@ -1,10 +1,10 @@
 // The admin organization routes' wire types, and how a fees patch merges into the stored schedule.
 // Fees are keyed by the payment methods of the registry (payments/methods/catalogue.ts).
 import { Type, type Static, type TSchema } from 'typebox';
-import { MAX_FIXED_FEE_MINOR } from '../../events/fees.ts';
-import type { FeeSchedule, MethodFee, OrganizationRow } from '../../organizations/organizations.ts';
-import { PAYMENT_METHOD_CATALOGUE } from '../../payments/methods/catalogue.ts';
-import { Timestamp } from '../../platform/schemas.ts';
+import { MAX_FIXED_FEE_MINOR } from '../../events/index.ts';
+import type { FeeSchedule, MethodFee, OrganizationRow } from '../../organizations/index.ts';
+import { PAYMENT_METHOD_CATALOGUE } from '../../payments/index.ts';
+import { Timestamp } from '../../platform/index.ts';
 import { EmailOrEmpty, Name } from '../admin-schemas.ts';
 
 /** One property per method of the registry, in its order. */

@@ -1,10 +1,8 @@
 // PATCH /organizations/:id: name, payments, support email and fees; a fee method left out keeps its
 // current fee.
 import type { AppContext } from '../../context.ts';
-import { findOrganization, updateOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { findOrganization, updateOrganization } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import {
   mergeFees,

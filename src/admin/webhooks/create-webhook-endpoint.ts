@@ -1,14 +1,14 @@
 // POST /organizations/:id/webhook-endpoints: registers a receiver URL for some event types (default
 // order.paid); the answer carries the signing secret, shown this once.
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { createWebhookEndpoint } from '../../webhooks/actions/create-webhook-endpoint.ts';
-import { EndpointCreatedOut, EndpointCreateIn } from '../../webhooks/endpoint-input.ts';
-import { toWebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, notFound, refusalError, send, type Host } from '../../platform/index.ts';
+import {
+  createWebhookEndpoint,
+  EndpointCreatedOut,
+  EndpointCreateIn,
+  toWebhookEndpointOut,
+} from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 

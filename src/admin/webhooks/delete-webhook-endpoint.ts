@@ -1,10 +1,7 @@
 // DELETE /webhook-endpoints/:id: removes the endpoint (an action: no body).
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { deleteWebhookEndpoint } from '../../webhooks/actions/delete-webhook-endpoint.ts';
-import { DeletedOut } from '../../webhooks/endpoint-input.ts';
+import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
+import { DeletedOut, deleteWebhookEndpoint } from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 

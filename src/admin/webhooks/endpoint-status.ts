@@ -1,11 +1,8 @@
 // POST /webhook-endpoints/:id/disable stops deliveries to the endpoint (reason manual);
 // POST /webhook-endpoints/:id/enable resumes them. One route each, alike but for the status.
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { updateWebhookEndpoint } from '../../webhooks/actions/update-webhook-endpoint.ts';
-import { toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
+import { toWebhookEndpointOut, updateWebhookEndpoint, WebhookEndpointOut } from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 

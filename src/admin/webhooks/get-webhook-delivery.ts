@@ -1,15 +1,8 @@
 // GET /webhook-endpoints/:id/deliveries/:delivery_id: one delivery with its attempts.
 import { assertId, errorResponses } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import {
-  attemptsOf,
-  findDelivery,
-  toDeliveryOut,
-  WebhookDeliveryOut,
-} from '../../webhooks/webhook-deliveries.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
+import { attemptsOf, findDelivery, toDeliveryOut, WebhookDeliveryOut } from '../../webhooks/index.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeliveryParams } from './webhook-admin.schema.ts';
 

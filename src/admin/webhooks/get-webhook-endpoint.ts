@@ -1,9 +1,8 @@
 // GET /webhook-endpoints/:id: one endpoint, without its secret.
 import { errorResponses, IdParams } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
+import { toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/index.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 
 export function getWebhookEndpointRoute(admin: Host, ctx: AppContext): void {

@@ -2,16 +2,8 @@
 // attempts; a signed cursor pages through it, bound to the endpoint and the status filter.
 import { IdParams, errorResponses } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { decodeCursor, encodeCursor } from '../../platform/cursor.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import {
-  attemptsOf,
-  listDeliveries,
-  toDeliveryOut,
-  type DeliveryStatus,
-} from '../../webhooks/webhook-deliveries.ts';
+import { ApiError, decodeCursor, encodeCursor, Envelope, envelope, type Host } from '../../platform/index.ts';
+import { attemptsOf, listDeliveries, toDeliveryOut, type DeliveryStatus } from '../../webhooks/index.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeliveryListOut, DeliveryQuery } from './webhook-admin.schema.ts';
 

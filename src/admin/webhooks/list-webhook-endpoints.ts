@@ -2,15 +2,9 @@
 import { Type } from 'typebox';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import { notFound } from '../../platform/errors.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import {
-  listWebhookEndpoints,
-  toWebhookEndpointOut,
-  WebhookEndpointOut,
-} from '../../webhooks/webhook-endpoints.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
+import { listWebhookEndpoints, toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/index.ts';
 
 export function listWebhookEndpointsRoute(admin: Host, ctx: AppContext): void {
   const db = ctx.database.db;

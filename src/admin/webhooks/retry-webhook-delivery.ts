@@ -2,17 +2,15 @@
 // same webhook-id, to an enabled endpoint.
 import { assertId, errorResponses, NoBody } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { notFound } from '../../platform/errors.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
+import { Envelope, notFound, send, type Host } from '../../platform/index.ts';
 import {
   attemptsOf,
+  disabledConflict,
   findDelivery,
   retryDelivery,
   toDeliveryOut,
   WebhookDeliveryOut,
-} from '../../webhooks/webhook-deliveries.ts';
-import { disabledConflict } from '../../webhooks/endpoint-input.ts';
+} from '../../webhooks/index.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 import { DeliveryParams } from './webhook-admin.schema.ts';
 

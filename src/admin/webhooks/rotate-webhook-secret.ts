@@ -2,10 +2,8 @@
 // keeps signing alongside it until previous_secret_expires_at.
 import { SecretOut } from './webhook-admin.schema.ts';
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { rotateWebhookSecret } from '../../webhooks/actions/rotate-webhook-secret.ts';
+import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
+import { rotateWebhookSecret } from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 

@@ -1,10 +1,13 @@
 // POST /webhook-endpoints/:id/test: queues a signed `test` event for an enabled endpoint.
 import { errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 import type { AppContext } from '../../context.ts';
-import { send, type Host } from '../../platform/http.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { createTestDelivery, toDeliveryOut, WebhookDeliveryOut } from '../../webhooks/webhook-deliveries.ts';
-import { disabledConflict } from '../../webhooks/endpoint-input.ts';
+import { Envelope, send, type Host } from '../../platform/index.ts';
+import {
+  createTestDelivery,
+  disabledConflict,
+  toDeliveryOut,
+  WebhookDeliveryOut,
+} from '../../webhooks/index.ts';
 import { endpointOr404 } from './webhook-admin-checks.ts';
 
 export function sendTestWebhookRoute(actions: Host, ctx: AppContext): void {

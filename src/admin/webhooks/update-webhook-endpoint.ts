@@ -1,11 +1,12 @@
 // PATCH /webhook-endpoints/:id: changes the URL and/or the event types.
 import type { AppContext } from '../../context.ts';
-import { envelope, type Host } from '../../platform/http.ts';
-import { refusalError } from '../../platform/outcome.ts';
-import { Envelope } from '../../platform/schemas.ts';
-import { updateWebhookEndpoint } from '../../webhooks/actions/update-webhook-endpoint.ts';
-import { EndpointPatchIn } from '../../webhooks/endpoint-input.ts';
-import { toWebhookEndpointOut, WebhookEndpointOut } from '../../webhooks/webhook-endpoints.ts';
+import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
+import {
+  EndpointPatchIn,
+  toWebhookEndpointOut,
+  updateWebhookEndpoint,
+  WebhookEndpointOut,
+} from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 

@@ -2,8 +2,8 @@
 // parameters and the delivery filters. Endpoint bodies and answers are the webhooks module's
 // (endpoint-input.ts, WebhookEndpointOut, WebhookDeliveryOut).
 import { Type } from 'typebox';
-import { DELIVERY_STATUSES, WebhookDeliveryOut } from '../../webhooks/webhook-deliveries.ts';
-import { Timestamp } from '../../platform/schemas.ts';
+import { DELIVERY_STATUSES, WebhookDeliveryOut } from '../../webhooks/index.ts';
+import { Timestamp } from '../../platform/index.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.ts';
-import type { Host } from '../../platform/http.ts';
+import type { Host } from '../../platform/index.ts';
 import { createWebhookEndpointRoute } from './create-webhook-endpoint.ts';
 import { deleteWebhookEndpointRoute } from './delete-webhook-endpoint.ts';
 import { webhookEndpointStatusRoutes } from './endpoint-status.ts';

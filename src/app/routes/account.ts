@@ -3,21 +3,21 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { changePassword } from '../../members/password-resets.ts';
-import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
-import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
 import {
+  changePassword,
   listMemberSessions,
+  PASSWORD_MIN_LENGTH,
   revokeMemberSession,
   revokeOtherSessions,
+  ROLE_DESCRIPTIONS,
+  spendSignInAttempt,
   switchOrganization,
-} from '../../members/sessions.ts';
-import { spendSignInAttempt } from '../../members/sign-in.ts';
+} from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { clearSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
-import { loadSalesOverview } from '../../sales/sales-overview.ts';
+import { loadSalesOverview } from '../../sales/index.ts';
 import { renderAccount } from '../views/account-pages.ts';
 import { renderOverview } from '../views/overview-page.ts';
 import { tooManyAttempts } from './sign-in.ts';

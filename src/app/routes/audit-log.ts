@@ -2,7 +2,7 @@
 // a page, newest first; ?before=<id> pages back from an entry.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listAuditEvents } from '../../audit/audit-log.ts';
+import { listAuditEvents } from '../../audit/index.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderAuditLog } from '../views/audit-page.ts';
 import { queryOf } from '../app-input.ts';

@@ -3,8 +3,8 @@
 // audited with the member as actor. Owners and admins only; another organization's order is the
 // same 404 page. An order whose buyer was erased already shows its page: there is nothing to ask.
 import type { AppContext } from '../../context.ts';
-import { findOrder } from '../../orders/list-orders.ts';
-import { eraseBuyer } from '../../privacy/erase-buyer.ts';
+import { findOrder } from '../../orders/index.ts';
+import { eraseBuyer } from '../../privacy/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import {

@@ -4,15 +4,17 @@
 // write is an action of the auth module (auth/actions/), which audits it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { changeClientOrigin, MAX_CLIENT_ORIGINS } from '../../auth/actions/change-client-origin.ts';
 import {
+  changeClientOrigin,
+  findApiClient,
+  MAX_CLIENT_ORIGINS,
   regeneratePublishableKey,
   revokeApiClient,
   rotateClientSecret,
-} from '../../auth/actions/client-credentials.ts';
-import { updateApiClient } from '../../auth/actions/update-api-client.ts';
-import { findApiClient, type ApiClientRow } from '../../auth/clients.ts';
-import { can } from '../../members/roles.ts';
+  updateApiClient,
+  type ApiClientRow,
+} from '../../auth/index.ts';
+import { can } from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';

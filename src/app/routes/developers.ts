@@ -2,14 +2,17 @@
 // and POST /developers/clients (create, with its audit entry; the secret is shown once, in the
 // answer to the POST; 409 with the form again when the organization has its most live clients).
 import type { AppContext } from '../../context.ts';
-import { checkDisplayName } from '../../auth/client-lists.ts';
-import { createApiClient } from '../../auth/actions/create-api-client.ts';
-import type { Refusal } from '../../platform/outcome.ts';
-import { clientLimitMessage, listApiClients } from '../../auth/clients.ts';
-import { ALL_SCOPES, type Scope } from '../../auth/scopes.ts';
-import { can } from '../../members/roles.ts';
-import { ERROR_STATUS } from '../../platform/errors.ts';
-import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
+import {
+  ALL_SCOPES,
+  checkDisplayName,
+  clientLimitMessage,
+  createApiClient,
+  listApiClients,
+  type Scope,
+} from '../../auth/index.ts';
+import { ERROR_STATUS, type Refusal } from '../../platform/index.ts';
+import { can } from '../../members/index.ts';
+import { listWebhookEndpoints } from '../../webhooks/index.ts';
 import { memberOf } from '../app-access.ts';
 import { formOf, hasErrors, readChoices, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';

@@ -1,16 +1,17 @@
 // The event and ticket type forms of the organizer app: the typed values read into the admin
 // API's inputs (the same limits as src/admin/events/event-admin.schema.ts), each problem keyed by
 // its field so it shows next to it. Dates are datetime-local in the event's time zone.
-import { checkEventRules, isTimeZone } from '../../events/event-rules.ts';
 import {
+  checkEventRules,
+  isTimeZone,
+  MAX_PRICE_MINOR,
   type AdditionalQuestion,
   type EventPatch,
   type EventRow,
   type TicketTypeInput,
   type TicketTypeRow,
-} from '../../events/events.ts';
-import { MAX_PRICE_MINOR } from '../../events/fees.ts';
-import { currencyExponent } from '../../platform/currency.ts';
+} from '../../events/index.ts';
+import { currencyExponent } from '../../platform/index.ts';
 import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
 import { readChoice, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import {

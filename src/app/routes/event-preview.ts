@@ -3,32 +3,36 @@
 // views under a banner saying nothing is sold. It only reads: no checkout session, order, hold or
 // payment is ever made. The form is a GET of this page: each button shows the next step, checked
 // by the order's own input rules (without inventory), so the organizer sees the buyer's errors.
-import { DEFAULT_METHOD } from '../../payments/methods/catalogue.ts';
+import { DEFAULT_METHOD } from '../../payments/index.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { findEvent, type EventWithTickets } from '../../events/events.ts';
-import { firstHoldEnds } from '../../orders/hold-limits.ts';
-import { checkInput } from '../../orders/order-rules.ts';
-import { ApiError, type FieldError } from '../../platform/errors.ts';
+import { findEvent, type EventWithTickets } from '../../events/index.ts';
+import { checkInput, firstHoldEnds } from '../../orders/index.ts';
+import { ApiError, type FieldError } from '../../platform/index.ts';
 import {
+  anyOnlyHeld,
   checkPayment,
+  errorsBefore,
   estimateTotal,
+  firstErrorStage,
+  formErrors,
+  isOnSale,
   isPaymentMethod,
+  msg,
   parseDonation,
   parseUrlEncoded,
+  pickLocale,
   readForm,
-  STAGES,
+  renderFormPreview,
+  runInLocale,
   stageOf,
+  STAGES,
   toOrderInput,
   type FormBody,
+  type FormContent,
   type FormValues,
   type Stage,
-} from '../../site/checkout-form.ts';
-import { msg, pickLocale, runInLocale } from '../../site/messages/current.ts';
-import { firstErrorStage } from '../../site/routes/page-replies.ts';
-import { errorsBefore, formErrors } from '../../site/routes/submit-order.ts';
-import { renderFormPreview, type FormContent } from '../../site/views/form-page.ts';
-import { anyOnlyHeld, isOnSale } from '../../site/views/steps/tickets-step.ts';
+} from '../../site/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { PREVIEW_CONTENT_SECURITY_POLICY } from '../app-scope.ts';
 import { sendPage, type Handler } from '../replies.ts';

@@ -1,11 +1,7 @@
 // The status changes of an event in the organizer app's words: publish (draft or closed -> open),
 // close (open -> closed) and cancel (any but cancelled -> cancelled, for good). Which change may
 // start from which status is the action's (events/actions/change-event-status.ts).
-import {
-  STATUS_CHANGE_NAMES,
-  statusChangeAllowed,
-  type StatusChange,
-} from '../../events/actions/change-event-status.ts';
+import { STATUS_CHANGE_NAMES, statusChangeAllowed, type StatusChange } from '../../events/index.ts';
 
 export const STATUS_ACTIONS = STATUS_CHANGE_NAMES;
 export type StatusAction = StatusChange;

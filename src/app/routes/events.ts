@@ -4,15 +4,16 @@
 // is an action of the events module (events/actions/), which audits it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { addTicketType } from '../../events/actions/add-ticket-type.ts';
-import { changeEventStatus } from '../../events/actions/change-event-status.ts';
-import { createEvent } from '../../events/actions/create-event.ts';
-import { updateEvent } from '../../events/actions/update-event.ts';
-import { updateTicketType } from '../../events/actions/update-ticket-type.ts';
-import { can } from '../../members/roles.ts';
-import type { FieldError } from '../../platform/errors.ts';
-import type { Refusal } from '../../platform/outcome.ts';
-import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
+import {
+  addTicketType,
+  changeEventStatus,
+  createEvent,
+  updateEvent,
+  updateTicketType,
+} from '../../events/index.ts';
+import { can } from '../../members/index.ts';
+import type { FieldError, Refusal } from '../../platform/index.ts';
+import { findRaceEvent, type RaceEvent } from '../../startlists/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf } from '../form-body.ts';
 import { actorOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';

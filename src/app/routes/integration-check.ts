@@ -5,13 +5,11 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { checkClientLists } from '../../auth/client-lists.ts';
-import { listApiClients } from '../../auth/clients.ts';
-import { CHECKOUT_JS_PATH } from '../../embed/checkout-js.routes.ts';
-import { can } from '../../members/roles.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { createTestDelivery } from '../../webhooks/webhook-deliveries.ts';
-import { listWebhookEndpoints } from '../../webhooks/webhook-endpoints.ts';
+import { checkClientLists, listApiClients } from '../../auth/index.ts';
+import { CHECKOUT_JS_PATH } from '../../embed/index.ts';
+import { can } from '../../members/index.ts';
+import { ApiError } from '../../platform/index.ts';
+import { createTestDelivery, listWebhookEndpoints } from '../../webhooks/index.ts';
 import { checkField, formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderIntegration, type OriginCheck } from '../views/integration-page.ts';

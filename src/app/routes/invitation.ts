@@ -2,11 +2,13 @@
 // password (a new one, or the current one of an existing member), which is a members action
 // (members/actions/join-by-invitation.ts). Accepting signs the member in.
 import type { AppContext } from '../../context.ts';
-import { joinByInvitation } from '../../members/actions/join-by-invitation.ts';
-import { findInvitation } from '../../members/invitations.ts';
-import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
-import { ROLE_DESCRIPTIONS } from '../../members/roles.ts';
-import { createMemberSession } from '../../members/sessions.ts';
+import {
+  createMemberSession,
+  findInvitation,
+  joinByInvitation,
+  PASSWORD_MIN_LENGTH,
+  ROLE_DESCRIPTIONS,
+} from '../../members/index.ts';
 import { csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, userAgentOf, type Handler } from '../replies.ts';

@@ -2,8 +2,8 @@
 // without SMTP_URL. Never in production, and 404 whenever the mailer is not the mailbox.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { findDevMail, listDevMail, type DevMailRow } from '../../mail/mailbox.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { findDevMail, listDevMail, type DevMailRow } from '../../mail/index.ts';
+import { html, type Html } from '../../platform/index.ts';
 import { PageError } from '../app-access.ts';
 import { optionalViewer, sendPage, type Handler } from '../replies.ts';
 import { formatTime } from '../views/fields.ts';

@@ -4,14 +4,22 @@
 // and says each refusal in the page's words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { changeMemberRole } from '../../members/actions/change-member-role.ts';
-import { inviteMember } from '../../members/actions/invite-member.ts';
-import type { MembershipOutcome, MembershipTarget } from '../../members/actions/membership-change.ts';
-import { removeMember } from '../../members/actions/remove-member.ts';
-import { revokeInvitation } from '../../members/actions/revoke-invitation.ts';
-import { INVITATION_DAYS, listPendingInvitations } from '../../members/invitations.ts';
-import { isLastOwner, listOrganizationMembers, type OrganizationMember } from '../../members/members.ts';
-import { canChangeMember, ROLE_DESCRIPTIONS, type MemberRole } from '../../members/roles.ts';
+import {
+  canChangeMember,
+  changeMemberRole,
+  INVITATION_DAYS,
+  inviteMember,
+  isLastOwner,
+  listOrganizationMembers,
+  listPendingInvitations,
+  removeMember,
+  revokeInvitation,
+  ROLE_DESCRIPTIONS,
+  type MemberRole,
+  type MembershipOutcome,
+  type MembershipTarget,
+  type OrganizationMember,
+} from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, readChoice, readField, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';

@@ -2,8 +2,8 @@
 // sent (latest few, each linked to its endpoint's delivery log) and its payments waiting for a
 // refund (paid after expiry, or a second payment).
 import type { AppContext } from '../../context.ts';
-import { paymentsNeedingRefundOfOrder } from '../../payments/refunds.ts';
-import { listDeliveriesAbout } from '../../webhooks/deliveries-about.ts';
+import { paymentsNeedingRefundOfOrder } from '../../payments/index.ts';
+import { listDeliveriesAbout } from '../../webhooks/index.ts';
 import type { OrderActivity } from '../views/order-activity.ts';
 import { deliveryLogHref } from './webhook-deliveries.ts';
 

@@ -3,9 +3,9 @@
 // is the same 404 page. A refusal (not paid, or resent less than a minute ago) is the order page
 // with its message, and changes nothing.
 import type { AppContext } from '../../context.ts';
-import { resendConfirmation } from '../../confirmations/resend-confirmation.ts';
-import { findOrder } from '../../orders/list-orders.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { resendConfirmation } from '../../confirmations/index.ts';
+import { findOrder } from '../../orders/index.ts';
+import { ApiError } from '../../platform/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { actorOf, seeOther, type Handler } from '../replies.ts';
 import { orderPage } from './order-detail.ts';

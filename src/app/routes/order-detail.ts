@@ -4,13 +4,11 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { listApiClients } from '../../auth/clients.ts';
-import { findEvent } from '../../events/events.ts';
-import { findOrder } from '../../orders/list-orders.ts';
-import { registrationsOf } from '../../orders/order-out.ts';
-import { attemptsOfOrder } from '../../payments/payment-attempts.ts';
-import { refundsOfOrder } from '../../payments/process-refund.ts';
-import { can } from '../../members/roles.ts';
+import { listApiClients } from '../../auth/index.ts';
+import { findEvent } from '../../events/index.ts';
+import { findOrder, registrationsOf } from '../../orders/index.ts';
+import { attemptsOfOrder, refundsOfOrder } from '../../payments/index.ts';
+import { can } from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';

@@ -3,9 +3,9 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listOrderMails } from '../../confirmations/order-mails.ts';
-import { can } from '../../members/roles.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
+import { listOrderMails } from '../../confirmations/index.ts';
+import { can } from '../../members/index.ts';
+import type { OrderRow } from '../../orders/index.ts';
 import { memberOf } from '../app-access.ts';
 import type { OrderMailsView } from '../views/order-mails.ts';
 import { queryOf } from '../app-input.ts';

@@ -3,9 +3,9 @@
 // is the same 404 page. A refusal (not paid, refunded or being refunded) is the order page with its
 // message, and changes nothing.
 import type { AppContext } from '../../context.ts';
-import { findOrder } from '../../orders/list-orders.ts';
-import { refundOrder, type RefundOrderOptions } from '../../payments/refund-order.ts';
-import { ApiError } from '../../platform/errors.ts';
+import { findOrder } from '../../orders/index.ts';
+import { refundOrder, type RefundOrderOptions } from '../../payments/index.ts';
+import { ApiError } from '../../platform/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderRefundConfirmation } from '../views/order-pages.ts';

@@ -2,12 +2,11 @@
 // (memory stays flat however many there are). Unreadable filters are the orders page with errors.
 import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.ts';
-import { listApiClients } from '../../auth/clients.ts';
-import { listEventsOfOrganization } from '../../events/events.ts';
-import { orderBatches, type OrderSearch } from '../../orders/search-orders.ts';
-import { CSV_BOM, csvRow } from '../../platform/csv.ts';
-import { nationalPhone } from '../../site/format.ts';
-import type { Executor } from '../../platform/db.ts';
+import { listApiClients } from '../../auth/index.ts';
+import { listEventsOfOrganization } from '../../events/index.ts';
+import { orderBatches, type OrderSearch } from '../../orders/index.ts';
+import { CSV_BOM, csvRow, type Executor } from '../../platform/index.ts';
+import { nationalPhone } from '../../site/index.ts';
 import { memberOf } from '../app-access.ts';
 import { OrderFilterQuery, readOrderFilters } from '../order-filters.ts';
 import type { Handler } from '../replies.ts';

@@ -1,9 +1,9 @@
 // GET /orders: the organization's orders, filtered and searched (order-filters.ts), a page at a
 // time newest first. Unreadable filters come back next to their fields with a 400.
 import type { AppContext } from '../../context.ts';
-import { listApiClients } from '../../auth/clients.ts';
-import { listEventsOfOrganization } from '../../events/events.ts';
-import { searchOrders } from '../../orders/search-orders.ts';
+import { listApiClients } from '../../auth/index.ts';
+import { listEventsOfOrganization } from '../../events/index.ts';
+import { searchOrders } from '../../orders/index.ts';
 import { memberOf } from '../app-access.ts';
 import { OrderFilterQuery, readOrderFilters } from '../order-filters.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';

@@ -3,14 +3,14 @@
 // when the mailer is kind 'none' (production without SMTP) the page says reset is not set up.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { PASSWORD_MIN_LENGTH } from '../../members/passwords.ts';
 import {
   findPasswordReset,
+  PASSWORD_MIN_LENGTH,
   passwordResetUrl,
   requestPasswordReset,
-  resetPassword,
   RESET_MINUTES,
-} from '../../members/password-resets.ts';
+  resetPassword,
+} from '../../members/index.ts';
 import { clearSessionCookie, csrfCookieToken } from '../app-cookies.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { seeOther, sendPage, type Handler } from '../replies.ts';

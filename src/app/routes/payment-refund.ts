@@ -6,11 +6,14 @@
 // page with its message, and changes nothing: a second click never refunds twice.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
-import { attemptsOfOrder, type PaymentAttemptRow } from '../../payments/payment-attempts.ts';
-import { refundsOfOrder } from '../../payments/process-refund.ts';
-import { refundPayment } from '../../payments/refund-order.ts';
-import { paymentsNeedingRefundOfOrder } from '../../payments/refunds.ts';
+import type { OrderRow } from '../../orders/index.ts';
+import {
+  attemptsOfOrder,
+  paymentsNeedingRefundOfOrder,
+  refundPayment,
+  refundsOfOrder,
+  type PaymentAttemptRow,
+} from '../../payments/index.ts';
 import { PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderPaymentRefundConfirmation } from '../views/order-activity.ts';

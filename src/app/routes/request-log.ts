@@ -2,8 +2,7 @@
 // (?client=). A client of another organization, or none, is the same 404 page as elsewhere.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listApiClients } from '../../auth/clients.ts';
-import { listRequestLog } from '../../auth/request-log.ts';
+import { listApiClients, listRequestLog } from '../../auth/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderRequestLog } from '../views/request-log-page.ts';

@@ -2,8 +2,7 @@
 // and token); signing out revokes the session on the server, then clears the cookie.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { createMemberSession, revokeMemberSession } from '../../members/sessions.ts';
-import { signIn } from '../../members/sign-in.ts';
+import { createMemberSession, revokeMemberSession, signIn } from '../../members/index.ts';
 import { memberOf, safeNext } from '../app-access.ts';
 import { clearSessionCookie, csrfCookieToken, setSessionCookie } from '../app-cookies.ts';
 import { formOf, hasErrors, readChoice, readField, type FieldErrors } from '../form-body.ts';

@@ -6,19 +6,22 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import { listEventsOfOrganization } from '../../events/events.ts';
-import { assignBibs } from '../../startlists/actions/assign-bibs.ts';
-import { saveBibRanges } from '../../startlists/actions/save-bib-ranges.ts';
-import { bibProgress, listBibRanges } from '../../startlists/bib-numbers.ts';
-import { can } from '../../members/roles.ts';
-import { findRaceEvent, type RaceEvent } from '../../startlists/race-event.ts';
-import { csvFileName, startListCsv } from '../../startlists/start-list-csv.ts';
+import { listEventsOfOrganization } from '../../events/index.ts';
 import {
   answerTotals,
+  assignBibs,
+  bibProgress,
+  csvFileName,
   decodeStartListCursor,
   encodeStartListCursor,
+  findRaceEvent,
+  listBibRanges,
   readStartList,
-} from '../../startlists/start-list.ts';
+  saveBibRanges,
+  startListCsv,
+  type RaceEvent,
+} from '../../startlists/index.ts';
+import { can } from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';

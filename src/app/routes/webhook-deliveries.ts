@@ -4,8 +4,8 @@
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { can } from '../../members/roles.ts';
-import { decodeCursor, encodeCursor } from '../../platform/cursor.ts';
+import { can } from '../../members/index.ts';
+import { decodeCursor, encodeCursor } from '../../platform/index.ts';
 import {
   attemptsOf,
   createTestDelivery,
@@ -13,8 +13,8 @@ import {
   listDeliveries,
   retryDelivery,
   type WebhookDeliveryRow,
-} from '../../webhooks/webhook-deliveries.ts';
-import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
+  type WebhookEndpointRow,
+} from '../../webhooks/index.ts';
 import { PageError } from '../app-access.ts';
 import { seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import type { DeliveryLog, SentResult } from '../views/webhook-log.ts';

@@ -4,13 +4,13 @@
 // the request.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { attemptDelivery } from '../../webhooks/deliver-webhook.ts';
-import type { Refusal } from '../../platform/outcome.ts';
 import {
+  attemptDelivery,
   findWebhookEndpoint,
   type WebhookEndpointRow,
   type WebhookEventType,
-} from '../../webhooks/webhook-endpoints.ts';
+} from '../../webhooks/index.ts';
+import type { Refusal } from '../../platform/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { readChoices, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import { EndpointParams, paramsOf } from '../app-input.ts';

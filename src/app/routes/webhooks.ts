@@ -3,11 +3,14 @@
 // confirmation page. Each is an action of the webhooks module (webhooks/actions/), audited there.
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { createWebhookEndpoint } from '../../webhooks/actions/create-webhook-endpoint.ts';
-import { deleteWebhookEndpoint } from '../../webhooks/actions/delete-webhook-endpoint.ts';
-import { rotateWebhookSecret } from '../../webhooks/actions/rotate-webhook-secret.ts';
-import { updateWebhookEndpoint } from '../../webhooks/actions/update-webhook-endpoint.ts';
-import { WEBHOOK_EVENT_TYPES, type WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEndpointRow,
+} from '../../webhooks/index.ts';
 import { PageError } from '../app-access.ts';
 import { formOf, hasErrors, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';

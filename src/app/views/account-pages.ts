@@ -1,7 +1,7 @@
 // The account page (change password,
 // your sessions with a Revoke button each, sign out everywhere else).
-import type { MemberSessionRow } from '../../members/sessions.ts';
-import { attr, html } from '../../platform/html.ts';
+import type { MemberSessionRow } from '../../members/index.ts';
+import { attr, html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';

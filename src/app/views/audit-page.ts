@@ -1,8 +1,8 @@
 // The audit log page: newest first, a page at a time, each entry as who did what to which object,
 // its details written out as words (roles, scopes, origins), and the address it came from.
-import { AUDIT_ACTIONS, type AuditEventRow } from '../../audit/audit-log.ts';
-import { isMemberRole } from '../../members/members.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { AUDIT_ACTIONS, type AuditEventRow } from '../../audit/index.ts';
+import { isMemberRole } from '../../members/index.ts';
+import { html, type Html } from '../../platform/index.ts';
 import { formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';
 import { ROLE_LABELS } from './member-pages.ts';

@@ -1,9 +1,8 @@
 // The signed-out pages: sign in, an invitation, asking for a password reset and setting the new
 // password. Labels stay as docs/architecture.md#organizer-app-labels lists them, so outside tests
 // can find them.
-import { INVITATION_DAYS } from '../../members/invitations.ts';
-import { RESET_MINUTES } from '../../members/password-resets.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { INVITATION_DAYS, RESET_MINUTES } from '../../members/index.ts';
+import { html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { csrfInput, page } from './layout.ts';
 import { errorSummary, input } from './fields.ts';

@@ -1,11 +1,10 @@
 // Erasing a buyer's personal data from an order's page (owners and admins): the question, which
 // says plainly what goes and what stays, and the answer, with what was erased. Also how the
 // order pages show a buyer whose data was erased.
-import type { OrderRow } from '../../orders/order-out.ts';
-import { html, type Html } from '../../platform/html.ts';
-import { isErased } from '../../platform/erased.ts';
-import type { BuyerErasure } from '../../privacy/erase-buyer.ts';
-import { formatMoney } from '../../site/format.ts';
+import type { OrderRow } from '../../orders/index.ts';
+import { html, isErased, type Html } from '../../platform/index.ts';
+import type { BuyerErasure } from '../../privacy/index.ts';
+import { formatMoney } from '../../site/index.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 
 /** An order's buyer whose name, email and phone were all erased. */

@@ -2,7 +2,7 @@
 // chart is an image with a title and a description for assistive technology, the same numbers
 // as a table behind "Show as table", and a legend in HTML so it wraps at 320 px. The drawing
 // scales with its viewBox; text and lines use currentColor so they follow forced colours.
-import { html, type Html } from '../../platform/html.ts';
+import { html, type Html } from '../../platform/index.ts';
 
 /**
  * One colour per series, in order; distinct for the common colour-vision deficiencies

@@ -1,10 +1,9 @@
 // The organizer's words on the checkout preview (routes/event-preview.ts): the banner above the
 // checkout and the note where a buyer's order would be placed. The page under them is the hosted
 // checkout's own; these are in English, the app's language, whatever language the checkout shows.
-import type { EventRow } from '../../events/events.ts';
-import { html, type Html } from '../../platform/html.ts';
-import { formatDateTime } from '../../site/format.ts';
-import { LOCALE_NAMES, type Locale } from '../../site/messages/catalog.ts';
+import type { EventRow } from '../../events/index.ts';
+import { html, type Html } from '../../platform/index.ts';
+import { formatDateTime, LOCALE_NAMES, type Locale } from '../../site/index.ts';
 
 export const PREVIEW_TITLE_PREFIX = 'Preview: ';
 

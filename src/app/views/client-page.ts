@@ -2,8 +2,8 @@
 // domains and return URL domains (each edited one entry at a time), rotating the secret and
 // revoking (after a confirmation).
 // Without the developer_settings permission, or once revoked, everything is read-only.
-import type { ApiClientRow } from '../../auth/clients.ts';
-import { html, type Html } from '../../platform/html.ts';
+import type { ApiClientRow } from '../../auth/index.ts';
+import { html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { DISPLAY_NAME_HINT, scopeCheckboxes, statusBadge } from './developer-pages.ts';
 import { errorSummary, formatTime, input } from './fields.ts';

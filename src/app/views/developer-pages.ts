@@ -2,10 +2,9 @@
 // webhook-list.ts), the form creating a client (a name, an optional display name for buyers, and
 // one checkbox per scope, all checked by default), and the page showing a client id and a secret
 // once, each with a copy button.
-import type { ApiClientRow } from '../../auth/clients.ts';
-import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
-import { ALL_SCOPES, SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import { ALL_SCOPES, SCOPE_DESCRIPTIONS, type ApiClientRow } from '../../auth/index.ts';
+import type { WebhookEndpointRow } from '../../webhooks/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, fieldId, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';

@@ -1,9 +1,9 @@
 // The event pages of the organizer app: the event form (new and edit), the event page with its
 // facts, ticket types (an add form and an edit form each, for owners and admins) and status
 // actions, and the confirmation page of publishing, closing or cancelling.
-import type { EventRow, TicketTypeRow } from '../../events/events.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
-import type { RaceEvent } from '../../startlists/race-event.ts';
+import type { EventRow, TicketTypeRow } from '../../events/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
+import type { RaceEvent } from '../../startlists/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { questionRows, ticketTypeValues, toMajor, type FormState } from '../routes/event-form.ts';
 import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';

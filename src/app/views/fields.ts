@@ -1,6 +1,6 @@
 // Form controls of the app: a label, an optional hint and the error tied to each input with
 // aria-describedby and aria-invalid, and an error summary linking to each field (GOV.UK pattern).
-import { attr, html, type Html } from '../../platform/html.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 
 export function fieldId(name: string): string {

@@ -2,9 +2,9 @@
 // against the client's allowed domains and return URL domains, with what to change; the exact
 // checkout.js tag and the Content-Security-Policy the partner site needs; and a signed test webhook
 // per enabled endpoint, with what the receiver answered.
-import type { ApiClientRow } from '../../auth/clients.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
-import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
+import type { ApiClientRow } from '../../auth/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
+import type { WebhookEndpointRow } from '../../webhooks/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { DOMAIN_LISTS, type DomainList } from './client-page.ts';
 import { errorSummary, fieldId, input } from './fields.ts';

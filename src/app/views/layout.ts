@@ -1,10 +1,8 @@
 // The page shell of the organizer app: head with the one stylesheet (and the copy script where a
 // page asks for it), a skip link, and for a signed-in member the header with the organization,
 // its switcher, the navigation (Audit log only for roles that may read it) and the Sign out button.
-import type { MemberOrganization } from '../../members/members.ts';
-import { can } from '../../members/roles.ts';
-import type { CurrentSession } from '../../members/sessions.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import { can, type CurrentSession, type MemberOrganization } from '../../members/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import { CSRF_FIELD } from '../app-access.ts';
 import { APP_SCRIPT, APP_STYLES } from '../app-assets.ts';
 

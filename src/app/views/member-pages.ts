@@ -1,16 +1,16 @@
 // Members of the organization: who they are, their roles and pending invitations, for every role
 // to read; for owners and admins an invite form, role changes, removals (after a confirmation
 // page) and revoking invitations. Controls show only where canChangeMember allows them.
-import type { InvitationRow } from '../../members/invitations.ts';
-import type { OrganizationMember } from '../../members/members.ts';
 import {
   can,
   canChangeMember,
   MEMBER_ROLES,
   ROLE_DESCRIPTIONS,
+  type InvitationRow,
   type MemberRole,
-} from '../../members/roles.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+  type OrganizationMember,
+} from '../../members/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, fieldId, formatTime, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';

@@ -1,11 +1,11 @@
 // The order page's parts about what happened around the order: each webhook delivery its
 // partner was sent, as timeline entries with every attempt, and the payments of the order waiting
 // for a refund, each with its "Refund this payment" action and the question asked before it.
-import type { OrderRow } from '../../orders/order-out.ts';
-import type { PaymentNeedingRefund, RefundReason } from '../../payments/refunds.ts';
-import { html, type Html } from '../../platform/html.ts';
-import { formatMoney, maskPhone, METHOD_NAMES } from '../../site/format.ts';
-import type { DeliveryAbout } from '../../webhooks/deliveries-about.ts';
+import type { OrderRow } from '../../orders/index.ts';
+import type { PaymentNeedingRefund, RefundReason } from '../../payments/index.ts';
+import { html, type Html } from '../../platform/index.ts';
+import { formatMoney, maskPhone, METHOD_NAMES } from '../../site/index.ts';
+import type { DeliveryAbout } from '../../webhooks/index.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { answered2xx, attemptSummary } from './webhook-log.ts';

@@ -1,9 +1,8 @@
 // The orders list: its filters (a GET form, no script needed), a page at a time newest first, and
 // the same filters as a CSV download.
-import type { OrderListRow } from '../../orders/search-orders.ts';
-import { ORDER_CHANNELS, ORDER_STATUSES } from '../../orders/search-orders.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
-import { formatMoney, nationalPhone } from '../../site/format.ts';
+import { ORDER_CHANNELS, ORDER_STATUSES, type OrderListRow } from '../../orders/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
+import { formatMoney, nationalPhone } from '../../site/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import type { OrderFilterValues } from '../order-filters.ts';
 import { filterQuery } from '../order-filters.ts';

@@ -1,10 +1,9 @@
 // The order page's part about the buyer's confirmation email: each mail sent or tried, as timeline
 // entries, and the "Resend confirmation email" form for owners and admins on a paid order, with
 // the outcome of the last resend.
-import type { OrderMailRow } from '../../confirmations/order-mails.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
-import { isErased } from '../../platform/erased.ts';
-import { html, type Html } from '../../platform/html.ts';
+import type { OrderMailRow } from '../../confirmations/index.ts';
+import type { OrderRow } from '../../orders/index.ts';
+import { html, isErased, type Html } from '../../platform/index.ts';
 import { csrfInput } from './layout.ts';
 
 export interface OrderMailsView {

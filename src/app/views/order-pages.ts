@@ -1,12 +1,10 @@
 // One order of the organization: its registrations, refunds and payments to refund, and a
 // timeline of what happened to it (created, each payment attempt and its outcome, paid, closed,
 // each webhook delivery). The orders list is in order-list-page.ts.
-import type { OrderChannel } from '../../orders/search-orders.ts';
-import type { OrderRow, RegistrationRow } from '../../orders/order-out.ts';
-import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
-import type { RefundRow } from '../../payments/process-refund.ts';
-import { html, type Html } from '../../platform/html.ts';
-import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/format.ts';
+import type { OrderChannel, OrderRow, RegistrationRow } from '../../orders/index.ts';
+import type { PaymentAttemptRow, RefundRow } from '../../payments/index.ts';
+import { html, type Html } from '../../platform/index.ts';
+import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';

@@ -1,9 +1,9 @@
 // The organization's home page: who you are, then sales at a glance for one event (paid tickets
 // per day per ticket type, places left, money by payment method and by channel or partner) and
 // the organization's payments needing attention.
-import { html, type Html } from '../../platform/html.ts';
-import type { AttentionItem, MoneyLine, SalesOverview } from '../../sales/sales-overview.ts';
-import { formatDate, formatMoney } from '../../site/format.ts';
+import { html, type Html } from '../../platform/index.ts';
+import type { AttentionItem, MoneyLine, SalesOverview } from '../../sales/index.ts';
+import { formatDate, formatMoney } from '../../site/index.ts';
 import { renderCapacityBars, renderStackedBarChart } from './charts.ts';
 import { formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';

@@ -1,8 +1,7 @@
 // The API request log page: a GET form choosing the client (no script needed), then the last
 // requests newest first. Nothing on it is secret: ids, paths without query strings, codes.
-import type { ApiClientRow } from '../../auth/clients.ts';
-import type { RequestLogRow } from '../../auth/request-log.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import type { ApiClientRow, RequestLogRow } from '../../auth/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import { page, type Viewer } from './layout.ts';
 
 export interface RequestLogView {

@@ -1,7 +1,7 @@
 // The organization's events, each with a link to its page and its start list, and a "New event"
 // link for the members who may create one.
-import type { EventRow } from '../../events/events.ts';
-import { html } from '../../platform/html.ts';
+import type { EventRow } from '../../events/index.ts';
+import { html } from '../../platform/index.ts';
 import { page, type Viewer } from './layout.ts';
 
 function dateOf(event: EventRow): string {

@@ -1,11 +1,15 @@
 // The start list of an event: bib ranges and progress per ticket type (a form for owners and
 // admins), the "Assign bib numbers" button, answer totals per ticket type, and the runners a page
 // at a time with a CSV download of the whole list.
-import type { BibRange, TypeProgress } from '../../startlists/bib-numbers.ts';
-import type { RaceEvent } from '../../startlists/race-event.ts';
-import type { AnswerTotals, StartListRow } from '../../startlists/start-list.ts';
-import type { AdditionalQuestion } from '../../events/events.ts';
-import { html, type Html } from '../../platform/html.ts';
+import type {
+  AnswerTotals,
+  BibRange,
+  RaceEvent,
+  StartListRow,
+  TypeProgress,
+} from '../../startlists/index.ts';
+import type { AdditionalQuestion } from '../../events/index.ts';
+import { html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';

@@ -1,6 +1,6 @@
 // The app's dead ends: an expired or foreign form (CSRF), a write the role may not do, a page
 // that does not exist (or belongs to another organization: the same page), and other errors.
-import { html } from '../../platform/html.ts';
+import { html } from '../../platform/index.ts';
 import type { PageErrorKind } from '../app-access.ts';
 import { page, type Viewer } from './layout.ts';
 

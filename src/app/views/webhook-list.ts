@@ -1,7 +1,7 @@
 // The organization's webhook endpoints as the developer settings page lists them, and the status
 // and event words the endpoint pages share.
-import { html, type Html } from '../../platform/html.ts';
-import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
+import { html, type Html } from '../../platform/index.ts';
+import type { WebhookEndpointRow } from '../../webhooks/index.ts';
 
 const DISABLED_REASONS: Record<string, string> = {
   manual: 'Disabled by hand',

@@ -1,9 +1,8 @@
 // An endpoint's delivery log: each delivery with its event type, status and every attempt (time,
 // HTTP status or error, latency, the start of the response), a Retry button for writers, and the
 // notice saying what the receiver answered to a send made from the page.
-import { html, type Html } from '../../platform/html.ts';
-import type { WebhookAttemptRow, WebhookDeliveryRow } from '../../webhooks/webhook-deliveries.ts';
-import type { WebhookEndpointRow } from '../../webhooks/webhook-endpoints.ts';
+import { html, type Html } from '../../platform/index.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../webhooks/index.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput } from './layout.ts';
 

@@ -1,12 +1,8 @@
 // Webhook endpoint pages: the form adding one (URL and one checkbox per event type, all checked by
 // default), the page showing its signing secret once, the endpoint's page (facts, edit form,
 // enable/disable, rotate, send a test event, delivery log) and the delete confirmation.
-import { html, attr, type Html } from '../../platform/html.ts';
-import {
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEndpointRow,
-  type WebhookEventType,
-} from '../../webhooks/webhook-endpoints.ts';
+import { html, attr, type Html } from '../../platform/index.ts';
+import { WEBHOOK_EVENT_TYPES, type WebhookEndpointRow, type WebhookEventType } from '../../webhooks/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { copyable } from './developer-pages.ts';
 import { errorSummary, fieldId, formatTime, input } from './fields.ts';

@@ -1,8 +1,8 @@
 // Adds one origin to, or removes one from, a live client's list, in one statement each, so that
 // two edits at once both stay; audited when the list changed.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import { readClientLists } from '../client-lists.ts';
 import { appendClientOrigin, dropClientOrigin, type ApiClientRow } from '../clients.ts';
 import { CLIENT_REVOKED, clientAudit, findClientFor, type ClientRevoked } from './client-actor.ts';

@@ -1,6 +1,6 @@
 // The API client an action acts on, found within the actor's organization, and its audit entries
 // (never with a secret in them).
-import { withinReach, type ActingOn, type AuditAction } from '../../audit/audit-log.ts';
+import { withinReach, type ActingOn, type AuditAction } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
 import { findApiClient, type ApiClientRow } from '../clients.ts';
 

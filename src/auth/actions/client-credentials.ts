@@ -2,9 +2,9 @@
 // the old one minting tokens at once (tokens already issued live until they expire); a new
 // publishable key makes the old one invalid_key at once; a revoked client's key and tokens are
 // refused on the next request. A revoked client's credentials cannot be replaced.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import {
   markClientRevoked,
   replaceClientSecret,

@@ -1,8 +1,8 @@
 // Creates an API client unless its organization already has as many live ones as it may
 // (API_CLIENTS_PER_ORGANIZATION), audited; the plain secret is in the answer and never again.
-import { recordAudit, type Actor } from '../../audit/audit-log.ts';
+import { recordAudit, type Actor } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, type Outcome } from '../../platform/outcome.ts';
+import { invalid, type Outcome } from '../../platform/index.ts';
 import { readClientLists, type ClientLists } from '../client-lists.ts';
 import { insertApiClientWithinLimit, type ApiClientRow } from '../clients.ts';
 import { clientAudit } from './client-actor.ts';

@@ -1,9 +1,9 @@
 // Changes an API client's name, display name (null removes it), scopes and origin lists; one audit
 // entry per thing that changed (a name, the scopes, each origin added or removed), none when
 // nothing did.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import { readClientLists, type ClientLists } from '../client-lists.ts';
 import { patchApiClient, type ApiClientRow } from '../clients.ts';
 import { clientAudit, findClientFor } from './client-actor.ts';

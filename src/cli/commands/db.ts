@@ -7,30 +7,30 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, readVariable } from '../../config.ts';
 import {
-  BackupRefused,
   backupEmbedded,
   backupFormatOf,
   backupPostgres,
-  restoreEmbedded,
-  restorePostgres,
-} from '../../platform/backup.ts';
-import { countOrders, type OrderCounts } from '../../orders/count-orders.ts';
-import { countPaymentAttempts } from '../../payments/payment-attempts.ts';
-import { DataDirBusy, lockDataDir } from '../../platform/data-dir-lock.ts';
-import { openDatabase, type Database } from '../../platform/db.ts';
-import {
-  MigrationFailed,
+  BackupRefused,
+  DataDirBusy,
+  lockDataDir,
   lockTimedOut,
   migrate,
+  MigrationFailed,
   migrationNames,
   migrationStatus,
+  openDatabase,
   readMigration,
+  restoreEmbedded,
+  restorePostgres,
+  type Database,
   type MigrationMode,
   type MigrationProgress,
   type MigrationStatus,
-} from '../../platform/migrate.ts';
+} from '../../platform/index.ts';
+import { countOrders, type OrderCounts } from '../../orders/index.ts';
+import { countPaymentAttempts } from '../../payments/index.ts';
 import { UsageError } from '../command.ts';
-import { countWebhookBacklog } from '../../webhooks/webhook-backlog.ts';
+import { countWebhookBacklog } from '../../webhooks/index.ts';
 import { DB_USAGE } from './db-usage.ts';
 
 export interface DbIo {

@@ -1,8 +1,8 @@
 // Adds a ticket type to an event, audited; its sales window defaults to the event's registration
 // window and must not be empty.
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import { salesWindowErrors, ticketPriceErrors } from '../event-rules.ts';
 import {
   insertTicketType,

@@ -2,9 +2,9 @@
 // start from is stated here, so a confirmation page and the write refuse the same cases; the
 // status is read again under the event's status lock, so two changes at once cannot both pass.
 import { sql } from 'drizzle-orm';
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { findEvent, patchEvent, type EventRow } from '../events.ts';
 import { findEventFor, type ActingOn } from './event-actor.ts';
 

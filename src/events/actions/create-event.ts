@@ -1,10 +1,8 @@
 // Creates an event with its ticket types, audited, after the rules no schema can state; a handle
 // the organization already uses is a conflict.
-import { recordAudit, type Actor } from '../../audit/audit-log.ts';
+import { recordAudit, type Actor } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { violates } from '../../platform/db.ts';
-import { uniqueErrors } from '../../platform/errors.ts';
-import { conflict, invalid, type Outcome } from '../../platform/outcome.ts';
+import { conflict, invalid, uniqueErrors, violates, type Outcome } from '../../platform/index.ts';
 import { checkEventRules, salesWindowErrors, ticketPriceErrors } from '../event-rules.ts';
 import {
   EVENT_HANDLE_KEY,

@@ -1,6 +1,6 @@
 // The event an action acts on, found within the actor's organization (ActingOn).
-import { withinReach, type ActingOn } from '../../audit/audit-log.ts';
-import type { Executor } from '../../platform/db.ts';
+import { withinReach, type ActingOn } from '../../audit/index.ts';
+import type { Executor } from '../../platform/index.ts';
 import { findEvent, type EventWithTickets } from '../events.ts';
 
 export type { ActingOn };

@@ -2,11 +2,9 @@
 // rules run on the fields given merged over the stored event; ticket types change through their
 // own actions.
 import type { EventRow } from '../events.ts';
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { violates } from '../../platform/db.ts';
-import { uniqueErrors } from '../../platform/errors.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, uniqueErrors, violates, type Outcome } from '../../platform/index.ts';
 import { checkEventRules } from '../event-rules.ts';
 import {
   EVENT_HANDLE_KEY,

@@ -1,8 +1,8 @@
 // Changes a ticket type, audited. Its capacity cannot go below the places already paid or held:
 // that refusal carries how many, for each interface to say in its own words.
-import { recordAudit, withinReach } from '../../audit/audit-log.ts';
+import { recordAudit, withinReach } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import { salesWindowErrors, ticketPriceErrors } from '../event-rules.ts';
 import {
   findTicketType,

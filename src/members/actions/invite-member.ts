@@ -2,11 +2,10 @@
 // organization, an owner or admin in the app to their own. Someone already a member is not invited
 // again; a pending invitation of the same email is withdrawn, so only the newest link works. The
 // answer carries the single-use link, which only it holds; mailing it is the interface's affair.
-import { recordAudit, withinReach } from '../../audit/audit-log.ts';
+import { recordAudit, withinReach } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { findOrganization } from '../../organizations/organizations.ts';
-import type { FieldError } from '../../platform/errors.ts';
-import { conflict, invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { conflict, invalid, notThere, type FieldError, type Outcome } from '../../platform/index.ts';
 import { createInvitation, invitationUrl, type InvitationRow } from '../invitations.ts';
 import { emailProblem, findMemberByEmail, findMembershipRole, isMemberRole } from '../members.ts';
 import { MEMBER_ROLES } from '../roles.ts';

@@ -1,9 +1,9 @@
 // Accepting an invitation: a new member sets a password, an existing one proves it is them with
 // theirs (those guesses count as sign-in attempts). The membership, the spent invitation and the
 // entry commit together; the one who joined is the entry's actor.
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import { acceptInvitationIn, findInvitation } from '../invitations.ts';
 import type { MemberRow } from '../members.ts';
 import type { MemberRole } from '../roles.ts';

@@ -1,8 +1,8 @@
 // Who may change an organization's members and invitations: the operator any; a member as
 // canChangeMember says of the role they hold when the action runs (read in its transaction, so
 // a role taken away a moment ago no longer counts). API clients never manage members.
-import type { ActingOn, AuditEntry } from '../../audit/audit-log.ts';
-import type { Executor } from '../../platform/db.ts';
+import type { ActingOn, AuditEntry } from '../../audit/index.ts';
+import type { Executor } from '../../platform/index.ts';
 import { findMembershipRole } from '../members.ts';
 import { canChangeMember, type MemberRole } from '../roles.ts';
 

@@ -1,9 +1,9 @@
 // What changing a member's role and removing a member share: the member found in the organization
 // within the actor's reach, who may touch them, the last-owner rule, the write and its entry, all
 // in one transaction, so the rules see the roles as they are at the write.
-import { recordAudit, withinReach } from '../../audit/audit-log.ts';
+import { recordAudit, withinReach } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { changeMembershipIn, findOrganizationMember, type OrganizationMember } from '../members.ts';
 import type { MemberRole } from '../roles.ts';
 import {

@@ -1,8 +1,8 @@
 // Withdraws a pending invitation, audited: its link stops working. Whoever may not give the
 // invited role (an admin, for an owner's invitation) may not withdraw it either.
-import { recordAudit, withinReach } from '../../audit/audit-log.ts';
+import { recordAudit, withinReach } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { findPendingInvitation, revokePendingInvitation, type InvitationRow } from '../invitations.ts';
 import {
   mayChangeMember,

@@ -1,7 +1,7 @@
 // `npm run simulator`: the provider simulator on its own. SIMULATOR_PORT (default 4010),
 // SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may contain {reference}).
 import { readVariable } from '../../config.ts';
-import { createLogger } from '../../platform/logger.ts';
+import { createLogger } from '../../platform/index.ts';
 import {
   DEFAULT_REFUND_SCENARIO,
   DEFAULT_SCENARIO,

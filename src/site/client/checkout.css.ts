@@ -1,6 +1,6 @@
 // The checkout pages' one stylesheet, served from the SITE host as /assets/checkout.<hash>.css.
 // Mobile first (readable at 320 px), system fonts, colours chosen for at least 4.5:1 contrast.
-import { PAYMENT_METHOD_CATALOGUE } from '../../payments/methods/catalogue.ts';
+import { PAYMENT_METHOD_CATALOGUE } from '../../payments/index.ts';
 
 /** Each payment method's badge in its brand colours (.brand-momo, .brand-airtel). */
 const BRAND_CSS = PAYMENT_METHOD_CATALOGUE.map(

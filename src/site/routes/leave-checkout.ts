@@ -4,7 +4,7 @@
 // prompt is then closed safely and the order kept payable until its hold lapses, so an approval
 // still charges and registers the buyer, as the cancel step says.
 import type { AppContext } from '../../context.ts';
-import { closePaymentAttempt } from '../../payments/close-attempt.ts';
+import { closePaymentAttempt } from '../../payments/index.ts';
 import type { FormBody } from '../checkout-form.ts';
 import { cancelCheckout, loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';

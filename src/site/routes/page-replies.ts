@@ -1,15 +1,12 @@
 // How the checkout's handlers answer: an HTML page, a 303 to another page, and the session every
 // page of /checkout/<session_id> starts from (a 404 page when there is none).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findCheckoutSessionById, sessionStatus } from '../../checkout/sessions.ts';
+import { findCheckoutSessionById, sessionStatus } from '../../checkout/index.ts';
 import type { AppContext } from '../../context.ts';
-import { isRegistrationOpen } from '../../events/event-rules.ts';
-import { findEvent, type EventWithTickets } from '../../events/events.ts';
-import { clientDisplayName } from '../../auth/clients.ts';
-import { firstHoldEnds } from '../../orders/hold-limits.ts';
-import { loadOrderOut, type OrderRow } from '../../orders/order-out.ts';
-import type { FieldError } from '../../platform/errors.ts';
-import { continueStoredTrace } from '../../platform/tracing.ts';
+import { findEvent, isRegistrationOpen, type EventWithTickets } from '../../events/index.ts';
+import { clientDisplayName } from '../../auth/index.ts';
+import { firstHoldEnds, loadOrderOut, type OrderRow } from '../../orders/index.ts';
+import { continueStoredTrace, type FieldError } from '../../platform/index.ts';
 import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';

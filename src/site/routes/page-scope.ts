@@ -3,10 +3,14 @@
 // a 503 gets the page of routes/unavailable-reply.ts, the status poll its errors in JSON).
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { AppContext } from '../../context.ts';
-import { type Host } from '../../platform/http.ts';
-import { logRequestError, sendError, toApiError } from '../../platform/error-replies.ts';
-import { enforceRateLimit } from '../../platform/rate-limit.ts';
-import { chooseEncoding } from '../../platform/static-assets.ts';
+import {
+  chooseEncoding,
+  enforceRateLimit,
+  logRequestError,
+  sendError,
+  toApiError,
+  type Host,
+} from '../../platform/index.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
 import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderErrorPage } from '../views/end-pages.ts';

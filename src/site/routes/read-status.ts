@@ -1,8 +1,7 @@
 // GET /checkout/<session_id>/status.json: what the wait screen polls. No personal data.
 import type { AppContext } from '../../context.ts';
-import { findCheckoutSessionById } from '../../checkout/sessions.ts';
-import { notFound } from '../../platform/errors.ts';
-import { sendError } from '../../platform/error-replies.ts';
+import { findCheckoutSessionById } from '../../checkout/index.ts';
+import { notFound, sendError } from '../../platform/index.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { promptSecondsLeft, secondsLeft } from '../views/status-pages.ts';

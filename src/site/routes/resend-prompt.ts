@@ -2,10 +2,13 @@
 // minute (close-attempt.ts resendOpensAt). Closes the open attempt safely and sends a new prompt
 // to the same number and network, counted against the number's prompt limit like any other.
 import type { AppContext } from '../../context.ts';
-import type { PaymentMethod } from '../../payments/methods/catalogue.ts';
-import { closePaymentAttempt, resendOpensAt } from '../../payments/close-attempt.ts';
-import { startPayment } from '../../payments/start-payment.ts';
-import { toApiError } from '../../platform/error-replies.ts';
+import {
+  closePaymentAttempt,
+  resendOpensAt,
+  startPayment,
+  type PaymentMethod,
+} from '../../payments/index.ts';
+import { toApiError } from '../../platform/index.ts';
 import { claimPromptSlot, promptLimitMessage } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';

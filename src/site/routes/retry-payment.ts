@@ -2,11 +2,9 @@
 // on either network. Problems come back as the wait page with the retry form's fields in error.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { normalizePhone } from '../../orders/contact.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
-import { startPayment } from '../../payments/start-payment.ts';
-import type { FieldError } from '../../platform/errors.ts';
-import { toApiError } from '../../platform/error-replies.ts';
+import { normalizePhone, type OrderRow } from '../../orders/index.ts';
+import { startPayment } from '../../payments/index.ts';
+import { toApiError, type FieldError } from '../../platform/index.ts';
 import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';

@@ -1,8 +1,7 @@
 // GET /assets/<file>: the script, its source map and the stylesheet, by content hash, cached for a
 // year, in the encoding the browser takes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../platform/errors.ts';
-import { sendAsset } from '../../platform/static-assets.ts';
+import { notFound, sendAsset } from '../../platform/index.ts';
 import { ASSETS } from '../assets.ts';
 
 export async function serveAsset(request: FastifyRequest, reply: FastifyReply) {

@@ -2,14 +2,14 @@
 // unpaid order of the session holds tickets), the confirmation again once paid, or a dead end.
 // The form starts from the session's last unpaid order, so what the buyer typed survives a hold
 // that ran out, a cancelled prompt and a restart of the service.
-import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
+import type { CheckoutSessionRow } from '../../checkout/index.ts';
 import type { AppContext } from '../../context.ts';
-import { registrationsOf, type OrderRow, type RegistrationRow } from '../../orders/order-out.ts';
-import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
+import { registrationsOf, type OrderRow, type RegistrationRow } from '../../orders/index.ts';
+import type { PaymentAttemptRow } from '../../payments/index.ts';
 import { readForm, type FormValues } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';
 import { msg } from '../messages/current.ts';
-import { html } from '../../platform/html.ts';
+import { html } from '../../platform/index.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
 import { checkoutPath } from '../views/page-parts.ts';

@@ -2,12 +2,10 @@
 // are checked by a dry run of the order), or the order itself and its payment prompt.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { normalizePhone } from '../../orders/contact.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
-import { startPayment } from '../../payments/start-payment.ts';
-import { ERROR_STATUS, type FieldError } from '../../platform/errors.ts';
-import { toApiError } from '../../platform/error-replies.ts';
-import { countRefusal } from '../../metrics/rate-limit-refusals.ts';
+import { normalizePhone, type OrderRow } from '../../orders/index.ts';
+import { startPayment } from '../../payments/index.ts';
+import { ERROR_STATUS, toApiError, type FieldError } from '../../platform/index.ts';
+import { countRefusal } from '../../metrics/index.ts';
 import { claimPromptSlot, holdLimitMessage } from '../buyer-limits.ts';
 import {
   itemsMatch,

@@ -2,7 +2,7 @@
 // the open prompt safely (payments/close-attempt.ts: a late approval of it still pays the order),
 // then the wait screen shows the retry form filled with the method and number just used.
 import type { AppContext } from '../../context.ts';
-import { closePaymentAttempt } from '../../payments/close-attempt.ts';
+import { closePaymentAttempt } from '../../payments/index.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { checkoutPath } from '../views/page-parts.ts';
 import { renderExpiredPage } from '../views/end-pages.ts';

@@ -5,8 +5,7 @@
 // (docs/decisions/a-503-is-never-a-dead-end.md, unavailable-page-in-any-frame.md).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import type { ApiError } from '../../platform/errors.ts';
-import { BODY_LIMIT_BYTES } from '../../platform/errors.ts';
+import { BODY_LIMIT_BYTES, type ApiError } from '../../platform/index.ts';
 import { parseUrlEncoded, type FormBody } from '../checkout-form.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
 import { promptStateOf } from '../prompt-state.ts';

@@ -2,10 +2,9 @@
 // with the message on its field), for the handlers that send payment prompts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { feeFor, methodFee } from '../../events/fees.ts';
-import { registrationsOf, type OrderRow } from '../../orders/order-out.ts';
-import { resendOpensAt } from '../../payments/close-attempt.ts';
-import { PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../../payments/methods/catalogue.ts';
+import { feeFor, methodFee } from '../../events/index.ts';
+import { registrationsOf, type OrderRow } from '../../orders/index.ts';
+import { PAYMENT_METHOD_CATALOGUE, resendOpensAt, type PaymentMethod } from '../../payments/index.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';

@@ -1,10 +1,10 @@
 // The pages that end a checkout: the confirmation, and the clear dead ends (expired, registration
 // closed, cancelled, not found, errors), each with the way back to the partner where there is one.
-import type { EventWithTickets } from '../../events/events.ts';
-import type { OrderOut } from '../../orders/order-out.ts';
+import type { EventWithTickets } from '../../events/index.ts';
+import type { OrderOut } from '../../orders/index.ts';
 import { formatMoney } from '../format.ts';
 import { msg } from '../messages/current.ts';
-import { html, type Html } from '../../platform/html.ts';
+import { html, type Html } from '../../platform/index.ts';
 import { layout } from './layout.ts';
 import { partnerLabel, sentence, type PageSession } from './page-parts.ts';
 

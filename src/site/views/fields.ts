@@ -1,7 +1,7 @@
 // Form field markup shared by the checkout pages: label, hint and error tied to the control with
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
-import type { PaymentMethod } from '../../payments/methods/catalogue.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
+import type { PaymentMethod } from '../../payments/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
 import { msg } from '../messages/current.ts';
 
 export interface FieldErrors {

@@ -3,13 +3,12 @@
 // plain POST re-rendered by the server with errors next to their fields; the other steps' fields
 // are in the page too, hidden, so what was typed travels with the form. With the script the same
 // markup becomes one step at a time without a round trip (web/checkout-page).
-import type { EventWithTickets } from '../../events/events.ts';
-import { MAX_TICKETS_PER_ORDER } from '../../orders/order-rules.ts';
-import type { FieldError } from '../../platform/errors.ts';
-import { DEFAULT_METHOD } from '../../payments/methods/catalogue.ts';
+import type { EventWithTickets } from '../../events/index.ts';
+import { MAX_TICKETS_PER_ORDER } from '../../orders/index.ts';
+import { attr, html, type FieldError, type Html } from '../../platform/index.ts';
+import { DEFAULT_METHOD } from '../../payments/index.ts';
 import type { FormValues, Stage } from '../checkout-form.ts';
 import { formatMoney } from '../format.ts';
-import { attr, html, type Html } from '../../platform/html.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
 import { msg } from '../messages/current.ts';

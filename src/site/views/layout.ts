@@ -1,16 +1,16 @@
 // The page shell every checkout page shares: head with our one stylesheet and one deferred
 // script, the event header, the main region and the footer with the language switch. The page
 // script's words come with the page, as a JSON data block in the buyer's language.
-import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
-import type { EventWithTickets } from '../../events/events.ts';
+import type { CheckoutSessionRow } from '../../checkout/index.ts';
+import type { EventWithTickets } from '../../events/index.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
 import { CHECKOUT_CSS } from '../client/checkout.css.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { networkNames } from '../../payments/methods/catalogue.ts';
-import { attr, html, raw, type Html } from '../../platform/html.ts';
+import { networkNames } from '../../payments/index.ts';
+import { attr, html, raw, type Html } from '../../platform/index.ts';
 
 export interface LayoutOptions {
   title: string;

@@ -1,10 +1,9 @@
 // Pieces several checkout pages share: their paths, the cancel form, and a form's errors as the
 // page shows them (one message per field, and the summary's list).
-import type { CheckoutSessionRow } from '../../checkout/sessions.ts';
-import type { EventWithTickets } from '../../events/events.ts';
-import type { FieldError } from '../../platform/errors.ts';
+import type { CheckoutSessionRow } from '../../checkout/index.ts';
+import type { EventWithTickets } from '../../events/index.ts';
+import { html, type FieldError, type Html, type Interpolation } from '../../platform/index.ts';
 import { errorAnchor, fieldId, friendlyMessage } from '../checkout-form.ts';
-import { html, type Html, type Interpolation } from '../../platform/html.ts';
 import { langQuery, msg } from '../messages/current.ts';
 
 /** A path of the checkout, keeping the language the buyer chose on the page. */

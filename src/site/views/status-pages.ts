@@ -1,19 +1,18 @@
 // The payment pages after the form: the wait screen, its outcomes with the retry form, and the
 // question before cancelling while a prompt is out (the confirmation and dead ends: end-pages.ts).
-import type { EventWithTickets } from '../../events/events.ts';
+import type { EventWithTickets } from '../../events/index.ts';
 import {
   methodMenus,
   PAYMENT_METHOD_CATALOGUE,
+  type PaymentAttemptRow,
   type PaymentMethod,
-} from '../../payments/methods/catalogue.ts';
-import type { OrderRow } from '../../orders/order-out.ts';
-import type { PaymentAttemptRow } from '../../payments/payment-attempts.ts';
-import type { FieldError } from '../../platform/errors.ts';
+} from '../../payments/index.ts';
+import type { OrderRow } from '../../orders/index.ts';
+import { html, type FieldError, type Html } from '../../platform/index.ts';
 import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../format.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { html, type Html } from '../../platform/html.ts';
 import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import {

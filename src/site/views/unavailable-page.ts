@@ -6,7 +6,7 @@
 import type { FormBody } from '../checkout-form.ts';
 import { msg } from '../messages/current.ts';
 import type { PromptState } from '../prompt-state.ts';
-import { attr, html, raw, type Html } from '../../platform/html.ts';
+import { attr, html, raw, type Html } from '../../platform/index.ts';
 import { INLINE_STYLES, layout } from './layout.ts';
 
 /** What the request was, as the buyer did it. */

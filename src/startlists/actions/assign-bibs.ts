@@ -1,8 +1,8 @@
 // Gives a bib number to every paid runner of the event still without one, from their ticket type's
 // range, audited with how many each type got and how many are left waiting (no range, or full).
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { giveBibNumbers, lockEventBibs, type TypeAssignment } from '../bib-numbers.ts';
 import { findRaceEventFor, ticketTypeNames, type ActingOn } from './race-actor.ts';
 

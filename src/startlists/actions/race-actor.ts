@@ -1,8 +1,8 @@
 // The event whose start list an action changes, found within the actor's organization (ActingOn),
 // and the names its audit entries give the ticket types.
-import { withinReach, type ActingOn } from '../../audit/audit-log.ts';
-import { findEvent } from '../../events/events.ts';
-import type { Executor } from '../../platform/db.ts';
+import { withinReach, type ActingOn } from '../../audit/index.ts';
+import { findEvent } from '../../events/index.ts';
+import type { Executor } from '../../platform/index.ts';
 import type { RaceEvent } from '../race-event.ts';
 
 export type { ActingOn };

@@ -1,8 +1,8 @@
 // Replaces an event's bib number ranges, audited, after checkRanges. Under the event's bib lock, so
 // an assignment at the same moment numbers from the old ranges or the new ones, never from both.
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import {
   checkRanges,
   lockEventBibs,

@@ -1,8 +1,8 @@
 // Registers a receiver URL for some event types (order.paid when none are named), audited. The
 // answer carries the signing secret, which is shown this once.
-import { recordAudit, type Actor } from '../../audit/audit-log.ts';
+import { recordAudit, type Actor } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, type Outcome } from '../../platform/outcome.ts';
+import { invalid, type Outcome } from '../../platform/index.ts';
 import { insertWebhookEndpoint, type WebhookEndpointRow } from '../webhook-endpoints.ts';
 import { checkEndpointInput, endpointAudit } from './endpoint-checks.ts';
 

@@ -1,7 +1,7 @@
 // Deletes an endpoint with its delivery log, audited; nothing more is sent to it.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { removeWebhookEndpoint, type WebhookEndpointRow } from '../webhook-endpoints.ts';
 import { endpointAudit, findEndpointFor } from './endpoint-checks.ts';
 

@@ -1,8 +1,8 @@
 // What every webhook endpoint action checks of its input, and the endpoint it acts on, found within
 // the actor's organization.
-import { withinReach, type ActingOn } from '../../audit/audit-log.ts';
+import { withinReach, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import type { FieldError } from '../../platform/errors.ts';
+import type { FieldError } from '../../platform/index.ts';
 import {
   checkEndpointUrl,
   checkEventTypes,

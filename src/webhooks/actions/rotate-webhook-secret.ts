@@ -1,8 +1,8 @@
 // A new signing secret, audited (never with a secret in it). The old one keeps signing alongside
 // it for 24 hours, so a receiver can switch without losing a delivery.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/outcome.ts';
+import { notThere, type Outcome } from '../../platform/index.ts';
 import { replaceWebhookSecret, type WebhookEndpointRow } from '../webhook-endpoints.ts';
 import { endpointAudit, findEndpointFor } from './endpoint-checks.ts';
 

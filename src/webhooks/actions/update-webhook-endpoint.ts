@@ -1,9 +1,9 @@
 // Changes an endpoint's URL, its event types and whether it is enabled; the fields left out keep
 // their values. Each change is audited, in one transaction: the URL and events first, then the
 // status. Disabling cancels the pending deliveries; enabling starts with no failure streak.
-import { recordAudit, type ActingOn } from '../../audit/audit-log.ts';
+import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { invalid, notThere, type Outcome } from '../../platform/outcome.ts';
+import { invalid, notThere, type Outcome } from '../../platform/index.ts';
 import {
   disableWebhookEndpoint,
   enableWebhookEndpoint,

@@ -3,7 +3,7 @@
 // (GET /standard/v1/payments/{id}). Airtel's callback URL is registered with Airtel, not sent.
 // Refunds: POST /standard/v1/payments/refund naming the payment's airtel_money_id, followed by the
 // same transaction enquiry under the refund's own id (see src/payments/README.md, "Refunds").
-import { systemClock } from '../../../platform/clock.ts';
+import { systemClock } from '../../../platform/index.ts';
 import {
   mapAirtelEnquiry,
   mapAirtelRefundEnquiry,

@@ -2,7 +2,7 @@
 // UUID as X-Reference-Id, status query. MTN calls back with PUT to the X-Callback-Url we send.
 // Refunds go through the Disbursement product (its own subscription key and token):
 // POST /disbursement/v1_0/refund with referenceIdToRefund, GET /disbursement/v1_0/refund/{id}.
-import { systemClock } from '../../../platform/clock.ts';
+import { systemClock } from '../../../platform/index.ts';
 import { MTN_REASONS, mapMtnReason, mapMtnRefundStatus, mapMtnStatus } from './mtn-momo-status.ts';
 import {
   CURRENCY_EXPONENT,

@@ -1,6 +1,6 @@
 // The buyer, first on the details step: who receives the confirmation and the race details.
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { html, type Html } from '../../../platform/html.ts';
+import { html, type Html } from '../../../platform/index.ts';
 import { textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 

@@ -1,8 +1,8 @@
 // The donation, on the details step: an optional gift to the organizer, in whole units of the
 // event's currency, folded away until the buyer opens it (open when it holds a value or an error).
-import type { EventWithTickets } from '../../../events/events.ts';
+import type { EventWithTickets } from '../../../events/index.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { attr, html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/index.ts';
 import { textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 

@@ -3,11 +3,11 @@
 // which the page script builds the fieldsets when the quantities change. "I am the runner" hides
 // the first participant's name by CSS alone (the buyer's name from the next step is used), so it
 // works without the script too.
-import type { TicketTypeRow } from '../../../events/events.ts';
-import { localDate } from '../../../orders/order-rules.ts';
+import type { TicketTypeRow } from '../../../events/index.ts';
+import { localDate } from '../../../orders/index.ts';
 import { fieldId, type ItemValues } from '../../checkout-form.ts';
 import { formatDate } from '../../format.ts';
-import { attr, html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/index.ts';
 import { selectField, textField } from '../fields.ts';
 import { INTL_LOCALES } from '../../messages/catalog.ts';
 import { locale, msg } from '../../messages/current.ts';

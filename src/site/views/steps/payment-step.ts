@@ -1,16 +1,15 @@
 // The payment step: the order's summary (folded), the network as a tile each (card shown as not
 // yet available), and the number the prompt goes to, which starts as the buyer's own. The network
 // starts as the one the number belongs to; the page script keeps it following the number.
-import type { EventWithTickets } from '../../../events/events.ts';
-import { feeFor, methodFee } from '../../../events/fees.ts';
-import { normalizePhone } from '../../../orders/contact.ts';
+import { feeFor, methodFee, type EventWithTickets } from '../../../events/index.ts';
+import { normalizePhone } from '../../../orders/index.ts';
 import {
   catalogueEntry,
   DEFAULT_METHOD,
   networkOf,
   PAYMENT_METHOD_CATALOGUE,
   type PaymentMethod,
-} from '../../../payments/methods/catalogue.ts';
+} from '../../../payments/index.ts';
 import {
   fieldId,
   isPaymentMethod,
@@ -19,7 +18,7 @@ import {
   type FormValues,
 } from '../../checkout-form.ts';
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
-import { html, type Html } from '../../../platform/html.ts';
+import { html, type Html } from '../../../platform/index.ts';
 import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
 import { locale, msg } from '../../messages/current.ts';
 

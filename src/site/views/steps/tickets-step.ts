@@ -1,16 +1,16 @@
 // The tickets list of the first step: each ticket type with its price for the chosen network, what
 // is known about it (distance, sale dates, minimum age, how many are left) and a quantity.
-import { remainingOf, type EventWithTickets, type TicketTypeRow } from '../../../events/events.ts';
-import { priceByMethod } from '../../../events/fees.ts';
-import { MAX_TICKETS_PER_ORDER } from '../../../orders/order-rules.ts';
 import {
-  DEFAULT_METHOD,
-  PAYMENT_METHOD_CATALOGUE,
-  type PaymentMethod,
-} from '../../../payments/methods/catalogue.ts';
+  priceByMethod,
+  remainingOf,
+  type EventWithTickets,
+  type TicketTypeRow,
+} from '../../../events/index.ts';
+import { MAX_TICKETS_PER_ORDER } from '../../../orders/index.ts';
+import { DEFAULT_METHOD, PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../../../payments/index.ts';
 import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
 import { formatDate, formatMoney, formatTime, methodName } from '../../format.ts';
-import { attr, html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/index.ts';
 import { controlAria, errorNote } from '../fields.ts';
 import { INTL_LOCALES } from '../../messages/catalog.ts';
 import { locale, msg } from '../../messages/current.ts';

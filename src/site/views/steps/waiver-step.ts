@@ -1,8 +1,8 @@
 // The waiver, on the details step: the event's waiver text (folded away: it can be long) and one
 // checkbox that accepts it for every participant.
-import type { EventWithTickets } from '../../../events/events.ts';
+import type { EventWithTickets } from '../../../events/index.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { attr, html, type Html } from '../../../platform/html.ts';
+import { attr, html, type Html } from '../../../platform/index.ts';
 import { controlAria, errorNote } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 

@@ -1,0 +1,6 @@
+// The buyer's confirmation email of a paid order, its record and resends.
+export { deleteOrderMails, redactOrderMails } from './erase-order-mails.ts';
+export { listOrderMails } from './order-mails.ts';
+export type { OrderMailRow } from './order-mails.ts';
+export { resendConfirmation } from './resend-confirmation.ts';
+export { confirmationFollower, confirmationJobHandlers } from './send-confirmation.ts';

@@ -1,0 +1,2 @@
+// The demo organization seeded on first start.
+export { seedDemo } from './seed-demo.ts';

@@ -1,0 +1,11 @@
+// Organizations, their fee schedules, and the join other modules read them through.
+export { joinOrganization, organizationColumns } from './join-organization.ts';
+export {
+  bumpCatalogVersion,
+  countOrganizations,
+  createOrganization,
+  findOrganization,
+  listOrganizations,
+  updateOrganization,
+} from './organizations.ts';
+export type { FeeSchedule, MethodFee, OrganizationRow } from './organizations.ts';

@@ -1,0 +1,30 @@
+// Payment methods and providers, payment attempts, callbacks, reconciliation and refunds.
+export { closePaymentAttempt, resendOpensAt } from './close-attempt.ts';
+export { paymentJobHandlers } from './collect.ts';
+export { deleteFailedAttempts, ordersWithMoney, redactPayerNumbers } from './erase-payer-data.ts';
+export { createPaymentGateway, startLocalSimulator } from './gateway.ts';
+export {
+  catalogueEntry,
+  DEFAULT_METHOD,
+  isMobileMoneyNumber,
+  isPaymentMethod,
+  methodMenus,
+  networkNames,
+  networkOf,
+  PAYMENT_METHOD_CATALOGUE,
+} from './methods/catalogue.ts';
+export type { PaymentMethod } from './methods/catalogue.ts';
+export { checkPaymentMethods, PAYMENT_METHOD_REGISTRY } from './methods/registry.ts';
+export type { PaymentMethodDefinition } from './methods/registry.ts';
+export { attemptsOfOrder, countPaymentAttempts, hasOpenAttempt, latestAttempt } from './payment-attempts.ts';
+export type { PaymentAttemptRow } from './payment-attempts.ts';
+export { registerPaymentRoutes } from './payments.routes.ts';
+export { listFailedRefunds, refundsOfOrder } from './process-refund.ts';
+export type { RefundRow } from './process-refund.ts';
+export { refundOrder, refundPayment } from './refund-order.ts';
+export type { RefundOrderOptions } from './refund-order.ts';
+export { listPaymentsNeedingRefund, paymentsNeedingRefundOfOrder, REFUND_LIST_LIMIT } from './refunds.ts';
+export type { PaymentNeedingRefund, RefundReason } from './refunds.ts';
+export { DEFAULT_SCENARIO, scenarioFor } from './simulator/scenarios.ts';
+export { listStalledPayments } from './stalled-payments.ts';
+export { startPayment } from './start-payment.ts';

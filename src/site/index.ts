@@ -1,0 +1,33 @@
+// The hosted checkout pages on the SITE host, with their buyer limits.
+export { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from './assets.ts';
+export {
+  checkPayment,
+  estimateTotal,
+  isPaymentMethod,
+  parseDonation,
+  parseUrlEncoded,
+  readForm,
+  stageOf,
+  STAGES,
+  toOrderInput,
+} from './checkout-form.ts';
+export type { FormBody, FormValues, Stage } from './checkout-form.ts';
+export {
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  maskPhone,
+  METHOD_NAMES,
+  methodName,
+  nationalPhone,
+  zoneLabel,
+} from './format.ts';
+export { LOCALE_NAMES } from './messages/catalog.ts';
+export type { Locale } from './messages/catalog.ts';
+export { msg, pickLocale, runInLocale } from './messages/current.ts';
+export { firstErrorStage } from './routes/page-replies.ts';
+export { errorsBefore, formErrors } from './routes/submit-order.ts';
+export { registerSiteRoutes } from './site.routes.ts';
+export { renderFormPreview } from './views/form-page.ts';
+export type { FormContent } from './views/form-page.ts';
+export { anyOnlyHeld, isOnSale } from './views/steps/tickets-step.ts';

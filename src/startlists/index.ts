@@ -1,0 +1,10 @@
+// Start lists and bib numbers: ranges per ticket type, numbers given, the list and its CSV.
+export { assignBibs } from './actions/assign-bibs.ts';
+export { saveBibRanges } from './actions/save-bib-ranges.ts';
+export { bibProgress, listBibRanges } from './bib-numbers.ts';
+export type { BibRange, TypeProgress } from './bib-numbers.ts';
+export { findRaceEvent } from './race-event.ts';
+export type { RaceEvent } from './race-event.ts';
+export { csvFileName, startListCsv } from './start-list-csv.ts';
+export { answerTotals, decodeStartListCursor, encodeStartListCursor, readStartList } from './start-list.ts';
+export type { AnswerTotals, StartListRow } from './start-list.ts';
