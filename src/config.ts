@@ -92,7 +92,7 @@ export interface Config {
   retention: RetentionSettings;
 }
 
-export interface RetentionSettings {
+interface RetentionSettings {
   /** days after an event's end that its orders keep their buyers' personal data */
   buyerDataDays: number;
   /** days finished webhook deliveries (with their attempts) and outbox events are kept */
@@ -101,7 +101,7 @@ export interface RetentionSettings {
   expiredDays: number;
 }
 
-export interface PaymentsConfig {
+interface PaymentsConfig {
   /** simulator: the built-in provider simulator, started in-process; live: the real APIs */
   provider: NonNullable<Env['PAYMENT_PROVIDER']>;
   /**
@@ -129,13 +129,13 @@ export interface PaymentsConfig {
   airtel?: { baseUrl: string; clientId: string; clientSecret: string };
 }
 
-export interface MailConfig {
+interface MailConfig {
   /** SMTP_URL; absent: development and tests keep mail in the database (APP_URL/dev/mailbox); production sends none */
   smtpUrl: string | undefined;
   from: string;
 }
 
-export interface WebhooksConfig {
+interface WebhooksConfig {
   /**
    * Development and tests only (refused in production): http URLs and receivers on loopback or
    * private addresses, e.g. http://localhost:3000/hooks.

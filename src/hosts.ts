@@ -24,7 +24,7 @@ import { registerSiteRoutes } from './site/index.ts';
 import type { Logger } from 'pino';
 
 /** Browser-callable paths (publishable key) and their methods, for CORS. */
-export const PUBLISHABLE_PATHS: Record<string, string[]> = {
+const PUBLISHABLE_PATHS: Record<string, string[]> = {
   '/v1/events': ['GET'],
   '/v1/events/:eventId': ['GET'],
   '/v1/checkout-sessions': ['POST'],

@@ -23,9 +23,9 @@ function WebhookBody(type: string, happened: string, data: TSchema) {
 }
 
 /** data of order.paid: the Order exactly as GET /v1/orders/{orderId} returns it. */
-export const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid', OrderOut);
+const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid', OrderOut);
 /** The refund an order.refunded event carries (docs/partners/webhooks.md, "What your endpoint receives"). */
-export const OrderRefundOut = Type.Object(
+const OrderRefundOut = Type.Object(
   {
     amount_minor: Type.Integer({
       description: 'What was returned to the buyer, minor units (the whole payment)',
@@ -41,12 +41,12 @@ export const OrderRefundOut = Type.Object(
   { additionalProperties: false },
 );
 /** data of order.refunded: the Order (status refunded) with the refund. */
-export const OrderRefundedWebhookBody = WebhookBody(
+const OrderRefundedWebhookBody = WebhookBody(
   'order.refunded',
   'When the refund was confirmed',
   Type.Object({ ...OrderOut.properties, refund: OrderRefundOut }),
 );
-export const TestWebhookBody = WebhookBody(
+const TestWebhookBody = WebhookBody(
   TEST_EVENT_TYPE,
   'When the test was asked for',
   Type.Object({ endpoint_id: Type.String(), message: Type.String() }, { additionalProperties: false }),

@@ -11,7 +11,6 @@ import {
   LONE_SURROGATE,
   notFound,
   validationError,
-  violates,
   type FieldError,
 } from '../platform/index.ts';
 
@@ -27,9 +26,9 @@ export const PriceMinor = Type.Integer({
 
 export const SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
 export const CURRENCY_PATTERN = '^[A-Z]{3}$';
-export const EMAIL_OR_EMPTY_PATTERN = '^$|^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$';
+const EMAIL_OR_EMPTY_PATTERN = '^$|^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$';
 export const URL_OR_EMPTY_PATTERN = '^$|^https?://[^\\s/?#]+[^\\s]*$';
-export const NOT_BLANK_PATTERN = '\\S';
+const NOT_BLANK_PATTERN = '\\S';
 export const QUESTION_KEY_PATTERN = '^[a-z][a-z0-9_]*$';
 export const SHORT_CODE_PATTERN = '^[A-Za-z0-9_-]+$';
 
@@ -138,9 +137,4 @@ export function impossibleDates(values: object, fields: string[], prefix = ''): 
     }
   }
   return errors;
-}
-
-/** True when a database error (possibly wrapped by Drizzle) is a unique violation of `constraint`. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  return violates(error, '23505', constraint);
 }

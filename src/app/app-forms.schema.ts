@@ -109,9 +109,6 @@ export const CreateClientForm = Type.Object({
   scopes: ScopesField,
 });
 
-export const ClientDisplayNameForm = Type.Object({ display_name: DisplayNameField });
-export const ClientScopesForm = Type.Object({ scopes: ScopesField });
-
 /**
  * The integration checker's origin and client, typed in its query or carried in the hidden fields
  * of a test send; a client id that cannot be one is left out (the first live client is checked).

@@ -44,7 +44,7 @@ export const AUDIT_ACTIONS = {
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-export type AuditTarget =
+type AuditTarget =
   | 'member'
   | 'invitation'
   | 'client'

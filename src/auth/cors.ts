@@ -7,10 +7,9 @@ import type { AppContext } from '../context.ts';
 import { ApiError, sendError, type Host } from '../platform/index.ts';
 import { isOriginAllowlisted } from './clients.ts';
 
-export const CORS_ALLOW_HEADERS =
-  'Content-Type, Accept, Authorization, X-Service-Publishable-Key, Idempotency-Key';
-export const CORS_EXPOSE_HEADERS = 'Retry-After, X-Request-Id';
-export const CORS_MAX_AGE_SECONDS = 300;
+const CORS_ALLOW_HEADERS = 'Content-Type, Accept, Authorization, X-Service-Publishable-Key, Idempotency-Key';
+const CORS_EXPOSE_HEADERS = 'Retry-After, X-Request-Id';
+const CORS_MAX_AGE_SECONDS = 300;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

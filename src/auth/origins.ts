@@ -24,13 +24,3 @@ export function parseOrigin(value: string): string | null {
   if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname) && url.port !== '') return url.origin;
   return null;
 }
-
-/** The origin (scheme://host[:port]) of an absolute URL, or null. */
-export function originOf(value: string): string | null {
-  try {
-    const url = new URL(value);
-    return url.origin === 'null' ? null : url.origin;
-  } catch {
-    return null;
-  }
-}

@@ -18,11 +18,11 @@ export const KEPT_PER_ORG = 100;
 export const COMPACT_EVERY = 1000;
 /** Entries kept at most after a compaction; beyond it the oldest are dropped (many clients at once). */
 export const MAX_BUFFERED = 5000;
-export const FLUSH_INTERVAL_MS = 1000;
+const FLUSH_INTERVAL_MS = 1000;
 /** How long a shutdown waits for the last write. */
 const CLOSE_WAIT_MS = 5000;
 /** Longer paths are cut: a path names a resource, and the log is for reading. */
-export const PATH_MAX_LENGTH = 200;
+const PATH_MAX_LENGTH = 200;
 
 /** bearer | publishable | token: how the request named its client (the table's credential). */
 export type LogCredential = 'bearer' | 'publishable' | 'token';

@@ -31,7 +31,7 @@ const CLIENT_ID_FORM = /^[A-Za-z0-9_]{1,64}$/;
 type TokenRequest = Partial<Record<(typeof FIELDS)[number], string>>;
 
 /** Form or JSON body -> the four fields, each a single string. */
-export function parseTokenBody(contentType: string | undefined, raw: string): TokenRequest {
+function parseTokenBody(contentType: string | undefined, raw: string): TokenRequest {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const out: TokenRequest = {};
   if (type === 'application/x-www-form-urlencoded') {
@@ -71,7 +71,7 @@ function formDecode(part: string): string {
 }
 
 /** Authorization: Basic -> {clientId, clientSecret}; anything malformed is invalid_client. */
-export function parseBasic(header: string): { clientId: string; clientSecret: string } {
+function parseBasic(header: string): { clientId: string; clientSecret: string } {
   const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
   const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
@@ -92,7 +92,7 @@ export function parseBasic(header: string): { clientId: string; clientSecret: st
   }
 }
 
-export function parseScopeParam(scope: string | undefined, held: readonly string[]): Scope[] {
+function parseScopeParam(scope: string | undefined, held: readonly string[]): Scope[] {
   if (scope === undefined) return ALL_SCOPES.filter((s) => held.includes(s));
   const asked = scope.split(' ');
   if (asked.some((s) => s === '')) {

@@ -59,9 +59,3 @@ function openAccessToken(key: Buffer, token: string): AccessTokenClaims | null {
     expiresAt: new Date(Number(parts[3]) * 1000),
   });
 }
-
-/**
- * Organizer app sign-in tokens carry this prefix and are sealed with a different key, so a
- * sign-in token presented as a partner bearer token fails readAccessToken (401 invalid_token).
- */
-export const APP_SESSION_TOKEN_PREFIX = 'ast_';

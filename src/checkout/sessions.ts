@@ -30,8 +30,8 @@ import {
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
-export const SESSION_LIFETIME_MS = 24 * 3600 * 1000;
-export const MAX_CLIENT_REFERENCE_LENGTH = 256;
+const SESSION_LIFETIME_MS = 24 * 3600 * 1000;
+const MAX_CLIENT_REFERENCE_LENGTH = 256;
 
 export const CheckoutSessionIn = Type.Object(
   {
@@ -220,7 +220,7 @@ export function planCheckoutSession(
   };
 }
 
-export function checkoutUrl(ctx: AppContext, sessionId: string): string {
+function checkoutUrl(ctx: AppContext, sessionId: string): string {
   return new URL(`/checkout/${sessionId}`, ctx.config.siteUrl).toString();
 }
 

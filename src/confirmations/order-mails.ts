@@ -5,8 +5,8 @@ import type { Executor } from '../platform/index.ts';
 import { orderMails } from './confirmations.schema.ts';
 
 export type OrderMailRow = typeof orderMails.$inferSelect;
-export type OrderMailKind = 'paid' | 'resent';
-export type OrderMailOutcome = 'sending' | 'sent' | 'failed';
+type OrderMailKind = 'paid' | 'resent';
+type OrderMailOutcome = 'sending' | 'sent' | 'failed';
 
 /** An order's confirmation mails, oldest first (the order page's timeline). */
 export async function listOrderMails(

@@ -11,7 +11,7 @@ import { lastResend, recordOrderMail, settleOrderMail, type OrderMailRow } from 
 import { loadConfirmation, mailFailureText } from './send-confirmation.ts';
 
 /** One resend per order in this long: a mis-click or an impatient organizer does not flood a buyer. */
-export const RESEND_INTERVAL_MS = 60_000;
+const RESEND_INTERVAL_MS = 60_000;
 
 export interface ResendOptions {
   organizationId: string;

@@ -44,7 +44,7 @@ function projectRoot(): string {
   return dir;
 }
 
-export function partnerDocsDir(): string {
+function partnerDocsDir(): string {
   return join(projectRoot(), 'docs', 'partners');
 }
 

@@ -27,7 +27,7 @@ function inlineText(token: Token | undefined): string {
 }
 
 /** Where a relative link of a guide goes once served: guide.md#x -> /docs/guide#x. */
-export function servedHref(href: string): string {
+function servedHref(href: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/') || href.startsWith('#')) return href;
   const hashAt = href.indexOf('#');
   const file = hashAt < 0 ? href : href.slice(0, hashAt);

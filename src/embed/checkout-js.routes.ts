@@ -15,12 +15,12 @@ import { fillCheckoutJsOrigins, loadCheckoutJsBundle } from './build-checkout-js
 export const CHECKOUT_JS_PATH = '/v1/checkout.js';
 /** The contract's "under 6 KB" (docs/contract.md#limits): the served script's raw bytes stay under 6,144. */
 export const CHECKOUT_JS_MAX_BYTES = 6144;
-export const CHECKOUT_JS_CACHE_CONTROL = 'public, max-age=300';
+const CHECKOUT_JS_CACHE_CONTROL = 'public, max-age=300';
 
 let bundle: Promise<{ text: string; from: string }> | undefined;
 
 /** The served bytes for these origins (the bundle is loaded or built once per process). */
-export async function checkoutJsFor(origins: { site: string; api: string }): Promise<Buffer> {
+async function checkoutJsFor(origins: { site: string; api: string }): Promise<Buffer> {
   bundle ??= loadCheckoutJsBundle();
   try {
     return Buffer.from(fillCheckoutJsOrigins((await bundle).text, origins), 'utf8');
@@ -33,7 +33,7 @@ export async function checkoutJsFor(origins: { site: string; api: string }): Pro
 type Encoding = 'br' | 'gzip' | 'identity';
 
 /** br, then gzip, when Accept-Encoding takes them (q above 0), else the plain bytes. */
-export function pickEncoding(acceptEncoding: string | undefined): Encoding {
+function pickEncoding(acceptEncoding: string | undefined): Encoding {
   const accepted = new Set(
     (acceptEncoding ?? '')
       .toLowerCase()

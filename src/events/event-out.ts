@@ -56,7 +56,7 @@ export const TicketTypeOut = Type.Object({
 });
 export type TicketTypeOut = Static<typeof TicketTypeOut>;
 
-export const AdditionalQuestionOut = Type.Object({
+const AdditionalQuestionOut = Type.Object({
   key: Type.String(),
   label: Type.String(),
   type: Type.String({ examples: ['select'] }),
@@ -64,7 +64,7 @@ export const AdditionalQuestionOut = Type.Object({
   options: Type.Array(Type.String()),
   help: Type.String(),
 });
-export type AdditionalQuestionOut = Static<typeof AdditionalQuestionOut>;
+type AdditionalQuestionOut = Static<typeof AdditionalQuestionOut>;
 
 export const EventDetailOut = Type.Object({
   ...eventFields,

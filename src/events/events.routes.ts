@@ -29,7 +29,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const EventListOut = Type.Object({
+const EventListOut = Type.Object({
   events: Type.Array(EventListItemOut),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
   has_more: Type.Boolean(),

@@ -71,7 +71,7 @@ export interface EventInput {
   ticket_types: TicketTypeInput[];
 }
 
-export function slugify(name: string): string {
+function slugify(name: string): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -80,7 +80,7 @@ export function mailDomain(address: unknown): string | undefined {
 }
 
 /** Addresses and URLs cut out of a server's or a library's text before it is logged. */
-export function redactMailText(text: string): string {
+function redactMailText(text: string): string {
   return text
     .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[url]')
     .replace(/[^\s<>"'(),;:[\]]+@[^\s<>"'(),;:[\]]+/g, '[address]');

@@ -7,7 +7,7 @@ import { devMail } from './mail.schema.ts';
 export type DevMailRow = typeof devMail.$inferSelect;
 
 /** How many mails listDevMail returns when not told, and the most it returns at once. */
-export const DEV_MAIL_LIST_DEFAULT = 50;
+const DEV_MAIL_LIST_DEFAULT = 50;
 export const DEV_MAIL_LIST_MAX = 200;
 
 /** The shape of a kept mail's id (newId('mail')): anything else is no mail, without a query. */

@@ -15,7 +15,7 @@ import {
   type MailMessage,
 } from './mail-message.ts';
 
-export type { MailMessage, MailErrorCode } from './mail-message.ts';
+export type { MailMessage } from './mail-message.ts';
 export { MailError } from './mail-message.ts';
 
 declare module '../context.ts' {
@@ -34,7 +34,7 @@ export interface Mailer {
 }
 
 /** A dead or stalled SMTP server fails the send after this long, rather than holding its caller. */
-export const SMTP_SEND_TIMEOUT_MS = 10_000;
+const SMTP_SEND_TIMEOUT_MS = 10_000;
 
 export interface CreateMailerOptions {
   config: Config;

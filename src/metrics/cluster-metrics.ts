@@ -25,7 +25,7 @@ export const WORKER_ANSWER_TIMEOUT_MS = 3000;
  * Gauges that describe one worker: its start, its event loop, its database pool and its Redis
  * connection. A sum or an average would hide the one worker in trouble.
  */
-export const PER_WORKER_METRICS: ReadonlySet<string> = new Set([
+const PER_WORKER_METRICS: ReadonlySet<string> = new Set([
   'process_start_time_seconds',
   'nodejs_eventloop_lag_seconds',
   'nodejs_eventloop_lag_min_seconds',
@@ -131,7 +131,7 @@ async function asJson(registry: Pick<Registry, 'getMetricsAsJSON'>): Promise<Met
   return (await registry.getMetricsAsJSON()) as unknown as MetricJson[];
 }
 
-export interface WorkersMetricsOptions {
+interface WorkersMetricsOptions {
   log: Logger;
   /** WORKER_ANSWER_TIMEOUT_MS unless given (tests) */
   answerTimeoutMs?: number;
@@ -141,10 +141,7 @@ export interface WorkersMetricsOptions {
  * In the primary: a registry-like source whose metrics() asks every worker and sums the answers.
  * Scrapes that come while one is being answered get its answer.
  */
-export function collectWorkersMetrics({
-  log,
-  answerTimeoutMs = WORKER_ANSWER_TIMEOUT_MS,
-}: WorkersMetricsOptions) {
+function collectWorkersMetrics({ log, answerTimeoutMs = WORKER_ANSWER_TIMEOUT_MS }: WorkersMetricsOptions) {
   const own = new Registry();
   registerBuildInfo(own);
   const unanswered = new Gauge({

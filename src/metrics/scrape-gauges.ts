@@ -16,7 +16,7 @@ export const SCRAPE_READ_INTERVAL_MS = 1000;
  * long transaction, a database slow to answer) the scrape is answered without those gauges, and
  * the read goes on for the scrapes after it.
  */
-export const SCRAPE_READ_DEADLINE_MS = 2000;
+const SCRAPE_READ_DEADLINE_MS = 2000;
 
 /**
  * The most rows a scrape-time count looks at, so that its cost is bounded in a backlog (about

@@ -32,7 +32,7 @@ declare module '../context.ts' {
 type BatchWriter = Pick<AppContext, 'config' | 'database'>;
 
 /** at most this many orders in one batch */
-export const BATCH_LIMIT = 50;
+const BATCH_LIMIT = 50;
 
 interface Waiting {
   plan: OrderPlan;

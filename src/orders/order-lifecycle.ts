@@ -114,12 +114,7 @@ async function payLockedOrder(db: Executor, order: OrderRow, now: Date): Promise
  * outbox row whose data is the Order (`data`). Used by confirmOrderPaid and by createOrder for
  * free orders.
  */
-export async function recordOrderPaid(
-  db: Executor,
-  order: OrderRow,
-  data: OrderOut,
-  now: Date,
-): Promise<void> {
+async function recordOrderPaid(db: Executor, order: OrderRow, data: OrderOut, now: Date): Promise<void> {
   await writeOutboxEvents(db, orderPaidEvents([{ order, data, now }]));
 }
 

@@ -9,7 +9,7 @@ import { orders, registrations } from './orders.schema.ts';
 export type OrderRow = typeof orders.$inferSelect;
 export type RegistrationRow = typeof registrations.$inferSelect;
 
-export const RegistrationOut = Type.Object({
+const RegistrationOut = Type.Object({
   id: Type.String(),
   ticket_type_id: Type.String(),
   distance_km: Type.Number(),
@@ -21,7 +21,7 @@ export const RegistrationOut = Type.Object({
     examples: ['confirmed'],
   }),
 });
-export type RegistrationOut = Static<typeof RegistrationOut>;
+type RegistrationOut = Static<typeof RegistrationOut>;
 
 export const OrderOut = Type.Object({
   id: Type.String({ examples: ['ord_7hYt2LmQ9xWc4RbN1sKp3VzA'] }),

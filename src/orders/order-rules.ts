@@ -9,7 +9,7 @@ export const MAX_TICKETS_PER_ORDER = 10;
 export const MAX_DONATION_MINOR = 100_000_000;
 
 /** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
-export function ageOn(dateOfBirth: string, on: string): number {
+function ageOn(dateOfBirth: string, on: string): number {
   const [by, bm, bd] = dateOfBirth.split('-').map(Number) as [number, number, number];
   const [oy, om, od] = on.split('-').map(Number) as [number, number, number];
   return oy - by - (om < bm || (om === bm && od < bd) ? 1 : 0);

@@ -67,8 +67,3 @@ export function transition(state: OrderState, event: OrderEvent): Transition {
       return refuse(state, event);
   }
 }
-
-/** Pending orders hold tickets; everything else is settled one way or the other. */
-export function holdsTickets(status: OrderStatus): boolean {
-  return status === 'pending';
-}

@@ -23,7 +23,7 @@ import { checkInput, unstorableText } from './order-rules.ts';
 export const MAX_ORDER_TOTAL_MINOR = 1_000_000_000;
 
 /** What an order takes from the hosted checkout's session (checkout/sessions.ts). */
-export interface OrderSession {
+interface OrderSession {
   id: string;
   eventId: string;
   clientReferenceId: string | null;

@@ -15,7 +15,7 @@ import { paymentAttempts } from './payments.schema.ts';
  * and returns it as it was, or null when no prompt was open. The order row is locked first, as
  * startPayment and the settling paths do, so closing never races a new attempt for the order.
  */
-export async function closeOpenAttempt(
+async function closeOpenAttempt(
   tx: Tx,
   options: { organizationId: string; orderId: string; reason: string },
 ): Promise<PaymentAttemptRow | null> {

@@ -79,7 +79,7 @@ async function fetchOutcome(
 }
 
 /** The provider's expires_in (a number or, for Airtel, a numeric string) in seconds; 60 if absent. */
-export function parseExpiresIn(value: unknown): number {
+function parseExpiresIn(value: unknown): number {
   const n = typeof value === 'string' ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 60;
 }
@@ -149,7 +149,7 @@ export function readIssuedToken(
 }
 
 /** Turns a failed token request into a PaymentProviderError with a message fit for logs. */
-export function tokenError(method: string, name: string, outcome: HttpOutcome): PaymentProviderError {
+function tokenError(method: string, name: string, outcome: HttpOutcome): PaymentProviderError {
   if (!outcome.ok) {
     return new PaymentProviderError(
       method,

@@ -14,7 +14,7 @@ import { paymentAttempts, refunds } from './payments.schema.ts';
 import { processRefund, REFUND_JOB, type RefundRow } from './process-refund.ts';
 
 /** Who asked: a signed-in member, or the operator (memberId null, label "operator"). */
-export interface RefundActor {
+interface RefundActor {
   memberId: string | null;
   /** the member's email, or "operator" */
   label: string;

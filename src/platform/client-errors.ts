@@ -50,7 +50,7 @@ const REASONS: Record<number, string> = {
 };
 
 /** A client error of the parser or of Node's time-outs as the error it is answered with. */
-export function clientErrorOf(error: NodeJS.ErrnoException): ApiError | null {
+function clientErrorOf(error: NodeJS.ErrnoException): ApiError | null {
   const code = error.code ?? '';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return new ApiError('request_timeout', 'The request did not arrive in time.');
@@ -62,7 +62,7 @@ export function clientErrorOf(error: NodeJS.ErrnoException): ApiError | null {
 }
 
 /** A complete HTTP/1.1 error response in the envelope, written straight to a socket. */
-export function rawErrorResponse(error: ApiError, requestId: string): string {
+function rawErrorResponse(error: ApiError, requestId: string): string {
   const body = JSON.stringify({
     code: error.status,
     message: error.message,

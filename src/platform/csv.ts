@@ -2,7 +2,7 @@
 // against formula injection (a cell a spreadsheet would run as a formula starts with an apostrophe).
 
 /** A cell: quoted when it holds a comma, quote or line break; neutralised when it looks like a formula. */
-export function csvCell(value: string | number | null | undefined): string {
+function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;

@@ -11,7 +11,7 @@ interface CursorBody {
 }
 
 /** Stable hash of the filters that produced a page (key order does not matter). */
-export function filtersHash(filters: Record<string, unknown>): string {
+function filtersHash(filters: Record<string, unknown>): string {
   const canonical = JSON.stringify(
     Object.keys(filters)
       .sort()

@@ -77,14 +77,14 @@ export interface Database {
 }
 
 /** What Database's own calls are timed as (a transaction: from asking for it to its commit). */
-export type DatabaseOperation = 'rows' | 'statement' | 'write' | 'transaction';
+type DatabaseOperation = 'rows' | 'statement' | 'write' | 'transaction';
 
 /** Hears how long each call of Database's own methods took (metrics); `db` queries are not timed. */
 export interface DatabaseObserver {
   observe(operation: DatabaseOperation, seconds: number): void;
 }
 
-export interface DatabaseUsage {
+interface DatabaseUsage {
   /** connections by use, as configured: reads, transactions and lazy writes (PostgreSQL), or the one embedded */
   connections: { reads: number; transactions: number; lazyWrites: 1 } | { embedded: 1 };
   /** transaction() calls begun and not ended, those waiting for a connection included */

@@ -12,7 +12,7 @@ import { idempotencyKeys } from './idempotency.schema.ts';
 import type { JobHandler } from './jobs.ts';
 import { ApiError } from './errors.ts';
 
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -26,7 +26,7 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-export function requestHash(body: unknown): string {
+function requestHash(body: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(canonical(body ?? null)))
     .digest('hex');

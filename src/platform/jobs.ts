@@ -19,7 +19,7 @@ import { currentTraceContext, markSpanFailed, traceJob } from './tracing.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 
-export interface JobContext {
+interface JobContext {
   job: JobRow;
   tx: Tx;
   now: Date;
@@ -34,7 +34,7 @@ export interface JobContext {
 export type JobHandler = (ctx: JobContext) => Promise<void | JobRetry>;
 
 /** Run the job again at `retryAt`, with `payload` in place of its payload when given. */
-export interface JobRetry {
+interface JobRetry {
   retryAt: Date;
   payload?: Record<string, unknown>;
 }

@@ -5,7 +5,7 @@ import type { Database } from './db.ts';
 import { settings } from './platform.schema.ts';
 
 /** Returns the stored value for `key`, creating it with `make()` if absent (first writer wins). */
-export async function ensureSetting(database: Database, key: string, make: () => string): Promise<string> {
+async function ensureSetting(database: Database, key: string, make: () => string): Promise<string> {
   await database.db.insert(settings).values({ key, value: make() }).onConflictDoNothing();
   const [row] = await database.db.select().from(settings).where(eq(settings.key, key));
   if (!row) throw new Error(`setting ${key} missing after insert`);

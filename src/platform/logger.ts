@@ -8,7 +8,7 @@ import { workerIndex } from './workers.ts';
 
 const REDACTED = '[redacted]';
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-service-publishable-key"]',
   'req.headers.cookie',
@@ -47,7 +47,7 @@ const URL_FIELD = /(url|uri|href|location)$/i;
 const PARAMETER_FIELDS = ['params', 'parameters', 'args', 'values', 'bindings'];
 const MAX_DEPTH = 8;
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return SECRET_FIELD.test(name) || (KEY_FIELD.test(name) && !IDEMPOTENCY_FIELD.test(name));
 }
 
@@ -103,7 +103,7 @@ const PARAMETER_NAME = /^[A-Za-z0-9_.[\]-]{1,40}$/;
  * the path's secrets redacted as redactUrl does: for the organizer app, whose searches carry
  * buyers' names, e-mails and phone numbers.
  */
-export function queryNamesOnly(logged: string): string {
+function queryNamesOnly(logged: string): string {
   const cut = logged.search(/[?#]/);
   if (cut < 0) return redactUrl(logged);
   const path = redactUrl(logged.slice(0, cut));
@@ -133,7 +133,7 @@ function redactUrlsIn(text: string): string {
  * A message or stack as logged: what is left of a failed query's `params:` line removed, the
  * query's literals redacted, and URLs in it redacted.
  */
-export function redactText(text: string): string {
+function redactText(text: string): string {
   let out = text;
   if (out.includes('params: ')) out = out.replace(/\n?params: [^\n]*/g, '');
   if (out.includes('Failed query')) out = redactSqlLiterals(out);

@@ -25,7 +25,7 @@ export interface RateLimiter {
 }
 
 /** One GCRA step: given the stored theoretical arrival time, decide and return the new one. */
-export function gcra(
+function gcra(
   tatMs: number | undefined,
   nowMs: number,
   limit: RateLimitSetting,
@@ -57,7 +57,7 @@ export function gcra(
   };
 }
 
-export class MemoryRateLimiter implements RateLimiter {
+class MemoryRateLimiter implements RateLimiter {
   private readonly tats = new Map<string, number>();
   private readonly sweep: NodeJS.Timeout;
   private readonly now: () => number;

@@ -36,7 +36,7 @@ export function makeAsset({ name, extension, contentType, text, brotliQuality = 
 }
 
 /** Whether an Accept-Encoding header takes `name` (a q=0 refuses it). */
-export function acceptsEncoding(acceptEncoding: string | string[] | undefined, name: string): boolean {
+function acceptsEncoding(acceptEncoding: string | string[] | undefined, name: string): boolean {
   const header = (
     Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : (acceptEncoding ?? '')
   ).toLowerCase();

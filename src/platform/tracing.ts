@@ -55,7 +55,7 @@ export interface Tracing {
 }
 
 /** The longest a stop waits for the last spans' export: an unreachable collector must not hold it. */
-export const SHUTDOWN_EXPORT_MS = 3000;
+const SHUTDOWN_EXPORT_MS = 3000;
 
 let tracer: Tracer | null = null;
 let provider: BasicTracerProvider | null = null;

@@ -7,7 +7,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 
 /** The environment variable telling a worker its place (0 to count - 1); kept when it is started again. */
-export const WORKER_INDEX = 'WORKER_INDEX';
+const WORKER_INDEX = 'WORKER_INDEX';
 
 /** A worker's place, or undefined in a process that is not a worker. */
 export function workerIndex(): number | undefined {

@@ -16,7 +16,7 @@ import { addErasures, countsOut, noErasures, redactOrderSet, type ErasureCounts 
 const ERASE_BATCH = 200;
 
 /** The address as erasure compares it: trimmed, without regard to case. */
-export function normalizeBuyerEmail(text: string): string {
+function normalizeBuyerEmail(text: string): string {
   return text.trim().toLowerCase();
 }
 

@@ -11,7 +11,7 @@ import { redactPayerNumbers } from '../payments/index.ts';
 import { rewriteStoredResponses, type Executor } from '../platform/index.ts';
 import { rewriteEventPayloads } from '../webhooks/index.ts';
 
-export { ERASED, isErased } from '../platform/index.ts';
+export { ERASED } from '../platform/index.ts';
 
 /** What an erasure or a retention pass changed, row by row. */
 export interface ErasureCounts {

@@ -15,9 +15,9 @@ import { listEventsOfOrganization, ticketTypesOf, type EventRow } from '../event
 import type { Executor } from '../platform/index.ts';
 
 /** Longest list of each kind of payment needing attention on the page; the rest is counted as more. */
-export const ATTENTION_LIMIT = 20;
+const ATTENTION_LIMIT = 20;
 
-export interface TicketTypeSales {
+interface TicketTypeSales {
   id: string;
   name: string;
   capacity: number;
@@ -34,8 +34,7 @@ export interface MoneyLine {
   feesMinor: number;
 }
 
-export type AttentionReason =
-  'paid_after_expiry' | 'duplicate_payment' | 'pending_too_long' | 'refund_failed';
+type AttentionReason = 'paid_after_expiry' | 'duplicate_payment' | 'pending_too_long' | 'refund_failed';
 
 export interface AttentionItem {
   reason: AttentionReason;

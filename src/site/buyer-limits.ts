@@ -10,7 +10,7 @@ import { DEFAULT_SCENARIO, scenarioFor } from '../payments/index.ts';
 import type { ServiceKeys } from '../platform/index.ts';
 
 /** The window of PROMPT_LIMIT_PER_PHONE. */
-export const PROMPT_WINDOW_SECONDS = 600;
+const PROMPT_WINDOW_SECONDS = 600;
 
 const derived = new WeakMap<ServiceKeys, Buffer>();
 

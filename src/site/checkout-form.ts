@@ -73,7 +73,7 @@ export function stageOf(field: string): Stage {
   return 'tickets';
 }
 
-export function emptyValues(session: Pick<CheckoutSessionRow, 'prefill'>): FormValues {
+function emptyValues(session: Pick<CheckoutSessionRow, 'prefill'>): FormValues {
   const prefill = session.prefill ?? {};
   return {
     quantities: new Map(),

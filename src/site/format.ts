@@ -15,8 +15,6 @@ function moneyFormat(currency: string): Intl.NumberFormat {
   return format;
 }
 
-export { currencyExponent };
-
 /** 30000 UGX (exponent 0) -> "UGX 30,000" (with a no-break space after the code). */
 export function formatMoney(minor: number, currency: string): string {
   const amount = minor / 10 ** currencyExponent(currency);

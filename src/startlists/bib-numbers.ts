@@ -8,8 +8,6 @@ import type { Executor, Tx } from '../platform/index.ts';
 import type { RaceEvent } from './race-event.ts';
 import { BIB_MAX, bibRanges, bibs } from './startlists.schema.ts';
 
-export { BIB_MAX };
-
 /** First key of the two-key advisory lock (the ASCII of "Bibs"). */
 const BIB_LOCK_CLASS = 0x42696273;
 const INSERT_BATCH = 1000;

@@ -16,7 +16,7 @@ export function csvCell(value: string | number | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvLine(cells: (string | number | null)[]): string {
+function csvLine(cells: (string | number | null)[]): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 

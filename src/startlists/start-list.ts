@@ -149,7 +149,7 @@ export async function* walkStartList(
 }
 
 /** The questions whose answers are counted: those with a fixed list of options (T-shirt size). */
-export function countedQuestions(race: RaceEvent): AdditionalQuestion[] {
+function countedQuestions(race: RaceEvent): AdditionalQuestion[] {
   return race.event.additionalQuestions.filter((q) => q.type === 'select');
 }
 

@@ -29,7 +29,7 @@ export function webhookBody(payload: Record<string, unknown>): string {
 }
 
 /** What a send needs of its endpoint. */
-export type SendingEndpoint = Pick<
+type SendingEndpoint = Pick<
   typeof webhookEndpoints.$inferSelect,
   | 'id'
   | 'organizationId'
@@ -58,7 +58,7 @@ export interface ClaimedDelivery {
 }
 
 /** Where a first attempt came from: its event's queue row, and what its delivery's row needs. */
-export interface FreshOrigin {
+interface FreshOrigin {
   seq: number;
   organizationId: string;
   type: string;

@@ -26,13 +26,13 @@ export const RETRY_SCHEDULE_MS = [
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
 /** Jitter only lengthens a delay (up to 10 %), so the whole schedule never drops below 3 days. */
-export const JITTER = 0.1;
+const JITTER = 0.1;
 
 /** A receiver's Retry-After may slow us down, never speed us up, and never past a day. */
-export const RETRY_AFTER_CAP_MS = DAY;
+const RETRY_AFTER_CAP_MS = DAY;
 
 /** An endpoint failing this long without a single success is disabled. */
-export const DISABLE_AFTER_FAILING_MS = 5 * DAY;
+const DISABLE_AFTER_FAILING_MS = 5 * DAY;
 
 /** How long an old secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = DAY;
@@ -63,7 +63,7 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   return Math.max(0, at - now.getTime());
 }
 
-export type EndpointEffect =
+type EndpointEffect =
   /** a success: the endpoint is healthy again */
   | 'healthy'
   /** a failure; the endpoint keeps trying */

@@ -109,7 +109,7 @@ const STREAM_EXAMPLE = [
 ].join('\n');
 
 /** The stream signing secret of one API client: derived, so each stream it opens announces the same. */
-export function streamSecret(key: Buffer, clientId: string): string {
+function streamSecret(key: Buffer, clientId: string): string {
   const mac = createHmac('sha256', key).update(`webhook-event-stream:${clientId}`).digest('base64');
   return `whsec_${mac}`;
 }

@@ -26,7 +26,7 @@ export const systemResolver: Resolver = async (hostname) =>
     family: a.family,
   }));
 
-export class AddressNotAllowedError extends Error {
+class AddressNotAllowedError extends Error {
   readonly code = 'EADDRNOTALLOWED';
 }
 
@@ -51,7 +51,7 @@ export async function resolveAllowed(
 }
 
 /** A `lookup` for http.request that connects only to addresses resolveAllowed accepted. */
-export function guardedLookup(resolve: Resolver, policy: UrlPolicy): LookupFunction {
+function guardedLookup(resolve: Resolver, policy: UrlPolicy): LookupFunction {
   return (hostname, options, callback) => {
     resolveAllowed(hostname, resolve, policy).then(
       (all) => {
@@ -111,8 +111,8 @@ export interface SendOutcome {
   retryAfter: string | null;
 }
 
-export const MAX_READ_BYTES = 4096;
-export const EXCERPT_BYTES = 1024;
+const MAX_READ_BYTES = 4096;
+const EXCERPT_BYTES = 1024;
 export const USER_AGENT = 'PartnerTicketing-Webhooks/1.0 (+https://www.standardwebhooks.com)';
 
 /** The start of a body as text fit for a PostgreSQL text column (no NUL, no half character). */

@@ -10,10 +10,6 @@ export function newWebhookSecret(): string {
   return `${PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
-export function isWebhookSecret(value: string): boolean {
-  return value.startsWith(PREFIX) && Buffer.from(value.slice(PREFIX.length), 'base64').length >= 24;
-}
-
 /** Keys made from secrets: a key from raw bytes costs about twice the HMAC of a whole body. */
 const keys = new Map<string, KeyObject>();
 const MAX_KEYS = 1000;

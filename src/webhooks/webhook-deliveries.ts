@@ -26,7 +26,7 @@ export function newDeliveryId(): string {
 }
 
 /** An outbox event as the sender hands it to followers; `subjectId` is its data's id (an order's). */
-export interface DispatchedEvent {
+interface DispatchedEvent {
   id: string;
   organizationId: string;
   type: string;
@@ -161,14 +161,14 @@ export async function attemptsOf(
   return byDelivery;
 }
 
-export const WebhookAttemptOut = Type.Object({
+const WebhookAttemptOut = Type.Object({
   attempted_at: Timestamp,
   status: Type.Union([Type.Integer(), Type.Null()]),
   latency_ms: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   response_excerpt: Type.Union([Type.String(), Type.Null()]),
 });
-export type WebhookAttemptOut = Static<typeof WebhookAttemptOut>;
+type WebhookAttemptOut = Static<typeof WebhookAttemptOut>;
 
 export const WebhookDeliveryOut = Type.Object({
   id: Type.String(),

@@ -4,10 +4,10 @@
 import type { JobHandlerEntry } from '../platform/index.ts';
 
 /** The dispatcher was a recurring job; the sender takes new events itself now. */
-export const RETIRED_DISPATCH_JOB = 'webhook.dispatch';
+const RETIRED_DISPATCH_JOB = 'webhook.dispatch';
 
 /** Each delivery was sent by a job; the sender reads the deliveries themselves now. */
-export const RETIRED_DELIVER_JOB = 'webhook.deliver';
+const RETIRED_DELIVER_JOB = 'webhook.deliver';
 
 export const webhookJobHandlers: Record<string, JobHandlerEntry> = {
   [RETIRED_DISPATCH_JOB]: async () => {},

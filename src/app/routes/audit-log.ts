@@ -9,7 +9,7 @@ import { queryOf } from '../app-input.ts';
 
 const AuditQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 20 })) });
 
-export const AUDIT_PAGE_SIZE = 50;
+const AUDIT_PAGE_SIZE = 50;
 
 /** A positive entry id from the query; anything else means the newest page. */
 function beforeOf(value: string | undefined): number | undefined {

@@ -108,7 +108,7 @@ export function createClient(ctx: AppContext): Handler {
 }
 
 /** A client action's refusal as the form's field errors (`scopes[2]` is the scopes field). */
-export function clientFormErrors(refusal: Refusal): FieldErrors {
+function clientFormErrors(refusal: Refusal): FieldErrors {
   if (refusal.refused !== 'invalid')
     return { name: refusal.refused === 'conflict' ? refusal.message : 'Not found.' };
   return Object.fromEntries(

@@ -23,7 +23,7 @@ import {
 } from '../app-forms.schema.ts';
 
 /** Empty rows offered under the event's questions, so one can be added without JavaScript. */
-export const SPARE_QUESTIONS = 2;
+const SPARE_QUESTIONS = 2;
 const MAX_QUESTIONS = EVENT_FORM_LIMITS.questions;
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -31,7 +31,7 @@ const URL = /^https?:\/\/[^\s/?#]+\S*$/;
 const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
 const QUESTION_KEY = /^[a-z][a-z0-9_]*$/;
 
-export const EVENT_DATE_FIELDS = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'] as const;
+const EVENT_DATE_FIELDS = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'] as const;
 
 /** A form's values as typed (strings, kept on error) and the problems found in them. */
 export interface FormState {

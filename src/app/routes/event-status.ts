@@ -37,10 +37,6 @@ export const STATUS_LABELS: Record<string, string> = {
   cancelled: 'Cancelled',
 };
 
-export function isStatusAction(value: string): value is StatusAction {
-  return (STATUS_ACTIONS as readonly string[]).includes(value);
-}
-
 /** Why `action` cannot be done from `status`, in words; null when it can. */
 export function refusalOf(action: StatusAction, status: string): string | null {
   if (statusChangeAllowed(action, status)) return null;

@@ -8,7 +8,7 @@ import type { OrderActivity } from '../views/order-activity.ts';
 import { deliveryLogHref } from './webhook-deliveries.ts';
 
 /** Deliveries shown on an order page; an order has a handful (order.paid, order.refunded per endpoint). */
-export const ORDER_DELIVERIES_SHOWN = 50;
+const ORDER_DELIVERIES_SHOWN = 50;
 
 export async function loadOrderActivity(
   ctx: AppContext,

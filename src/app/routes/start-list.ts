@@ -31,7 +31,7 @@ import { EventParams, paramsOf, queryOf } from '../app-input.ts';
 import { BibRangeForm } from '../app-forms.schema.ts';
 
 /** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
-export const START_LIST_PAGE_SIZE = 100;
+const START_LIST_PAGE_SIZE = 100;
 
 const StartListQuery = Type.Object({
   after: Type.Optional(Type.String({ maxLength: 2000 })),

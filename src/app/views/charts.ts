@@ -8,22 +8,13 @@ import { html, type Html } from '../../platform/index.ts';
  * One colour per series, in order; distinct for the common colour-vision deficiencies
  * (Okabe and Ito's palette, darkened where needed for 3:1 against white).
  */
-export const SERIES_COLOURS = [
-  '#1f4fbf',
-  '#c25400',
-  '#007a5a',
-  '#b4478c',
-  '#8a6d00',
-  '#2a7ab0',
-  '#5b3a9e',
-  '#444',
-];
+const SERIES_COLOURS = ['#1f4fbf', '#c25400', '#007a5a', '#b4478c', '#8a6d00', '#2a7ab0', '#5b3a9e', '#444'];
 
 export function colourOf(index: number): string {
   return SERIES_COLOURS[index % SERIES_COLOURS.length]!;
 }
 
-export interface Series {
+interface Series {
   name: string;
   /** one value per category (day), in the categories' order */
   values: readonly number[];
@@ -51,7 +42,7 @@ export const CHART = { height: 220, top: 10, bottom: 30, left: 40, right: 10, fo
  * Width of the drawing: 320 units up to about four weeks, so that at a 320 px screen the text is
  * near its own size; wider with more categories so bars stay apart (the table has every number).
  */
-export function chartWidth(categories: number): number {
+function chartWidth(categories: number): number {
   return Math.min(720, Math.max(320, CHART.left + CHART.right + categories * 10));
 }
 
@@ -71,7 +62,7 @@ export function niceScale(max: number): { top: number; step: number } {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /** Which category labels to print: at most about `room` of them, evenly spaced, always the first. */
-export function labelEvery(count: number, room: number): number {
+function labelEvery(count: number, room: number): number {
   return Math.max(1, Math.ceil(count / Math.max(1, room)));
 }
 
@@ -195,7 +186,7 @@ export function renderStackedBarChart(chart: StackedBarChart): Html {
 }
 
 /** The key of a chart's colours, as an HTML list that wraps on narrow screens. */
-export function legend(names: readonly string[]): Html {
+function legend(names: readonly string[]): Html {
   return html`<ul class="legend">
     ${names.map((name, i) => html`<li>${swatch(colourOf(i))}<span>${name}</span></li>`)}
   </ul>`;

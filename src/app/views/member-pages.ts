@@ -33,7 +33,7 @@ export function memberNoticeFor(key: string | undefined): string | null {
   return NOTICES[key ?? ''] ?? null;
 }
 
-export interface InviteForm {
+interface InviteForm {
   email: string;
   role: string;
   errors: FieldErrors;

@@ -55,7 +55,7 @@ export function startListNotice(done: string | undefined, given: string | undefi
   return NOTICES[done ?? ''] ?? null;
 }
 
-export function eventDate(race: RaceEvent): string {
+function eventDate(race: RaceEvent): string {
   return new Intl.DateTimeFormat('en-GB', {
     dateStyle: 'full',
     timeStyle: 'short',

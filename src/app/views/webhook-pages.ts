@@ -11,7 +11,7 @@ import { endpointStatus, eventList, statusText } from './webhook-list.ts';
 import { deliveryLog, sentNotice, type DeliveryLog, type SentResult } from './webhook-log.ts';
 
 /** One line per event type, next to its checkbox; a new type must say when it is sent. */
-export const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
+const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'order.paid': 'An order is paid and its tickets are issued',
   'order.refunded': "An order's payment is returned to the buyer and its tickets are released",
 };

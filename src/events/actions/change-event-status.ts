@@ -8,7 +8,7 @@ import { notThere, type Outcome } from '../../platform/index.ts';
 import { findEvent, patchEvent, type EventRow } from '../events.ts';
 import { findEventFor, type ActingOn } from './event-actor.ts';
 
-export const STATUS_CHANGES = {
+const STATUS_CHANGES = {
   publish: { to: 'open', from: ['draft', 'closed'] },
   close: { to: 'closed', from: ['open'] },
   /** for good: nothing leaves cancelled */

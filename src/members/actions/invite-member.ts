@@ -27,7 +27,7 @@ export interface Invited {
   url: string;
 }
 
-export const ALREADY_A_MEMBER = 'This person is already a member of this organization.';
+const ALREADY_A_MEMBER = 'This person is already a member of this organization.';
 
 export async function inviteMember(
   ctx: AppContext,

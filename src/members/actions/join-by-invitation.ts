@@ -18,18 +18,18 @@ export interface JoinByInvitationOptions {
 }
 
 /** The link worked once but no longer does; an unknown link is not found. */
-export interface InvitationEnded {
+interface InvitationEnded {
   refused: 'invitation_ended';
   reason: 'expired' | 'used' | 'revoked';
 }
 
 /** Too many password guesses for the account or from the IP: try again after the wait. */
-export interface TooManyAttempts {
+interface TooManyAttempts {
   refused: 'too_many_attempts';
   retryAfterSeconds: number;
 }
 
-export interface Joined {
+interface Joined {
   member: MemberRow;
   organizationId: string;
   role: MemberRole;

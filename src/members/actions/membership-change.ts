@@ -21,12 +21,12 @@ export interface MembershipTarget {
 }
 
 /** Refused: the member is the organization's only owner, and an organization keeps an owner. */
-export interface LastOwner {
+interface LastOwner {
   refused: 'last_owner';
   member: OrganizationMember;
 }
 
-export interface MembershipChanged {
+interface MembershipChanged {
   /** the member as they were before the change */
   member: OrganizationMember;
   /** false when the member already had the role asked for: nothing written, nothing recorded */

@@ -4,28 +4,17 @@
 // Imports only plain data, so web/checkout-page bundles it.
 import { airtelMethod } from './airtel/airtel-method.ts';
 import { momoMethod } from './momo/momo-method.ts';
-import type { CheckoutLanguage, MethodLabels, PaymentMethodInfo } from './payment-method.ts';
+import type { CheckoutLanguage, PaymentMethodInfo } from './payment-method.ts';
 
 export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHOD_CATALOGUE)[number]['key'];
-
-export const PAYMENT_METHOD_KEYS: readonly PaymentMethod[] = PAYMENT_METHOD_CATALOGUE.map((m) => m.key);
 
 /** The method shown and priced before the buyer picks one. */
 export const DEFAULT_METHOD: PaymentMethod = PAYMENT_METHOD_CATALOGUE[0].key;
 
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
   return typeof value === 'string' && PAYMENT_METHOD_CATALOGUE.some((m) => m.key === value);
-}
-
-export function methodInfo(key: string): PaymentMethodInfo | undefined {
-  return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key);
-}
-
-/** A method's words in a checkout language; undefined for a key the catalogue does not hold. */
-export function methodLabels(key: string, language: CheckoutLanguage = 'en'): MethodLabels | undefined {
-  return methodInfo(key)?.labels[language];
 }
 
 /**

@@ -6,7 +6,7 @@
 /** The languages the hosted checkout speaks (site/messages/catalog.ts). */
 export type CheckoutLanguage = 'en' | 'sw';
 
-export interface MethodLabels {
+interface MethodLabels {
   /** the method as a buyer names it: "MTN Mobile Money" */
   name: string;
   /** the network alone, as in "an MTN or Airtel number" */
@@ -18,7 +18,7 @@ export interface MethodLabels {
 }
 
 /** fee = round_half_up(price * percent_bp / 10000) + fixed_minor (organizations.schema.ts MethodFee). */
-export interface DefaultFee {
+interface DefaultFee {
   percent_bp: number;
   fixed_minor: number;
 }

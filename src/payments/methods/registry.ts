@@ -17,7 +17,7 @@ export interface CallbackHint {
 }
 
 /** What a method's adapter is built from. */
-export interface ProviderSetting {
+interface ProviderSetting {
   config: Config;
   /** deadline of each HTTP call */
   timeoutMs: number;
@@ -60,11 +60,4 @@ export function checkPaymentMethods(
     keys.add(key);
   }
   return methods;
-}
-
-export function findMethodDefinition(
-  methods: readonly PaymentMethodDefinition[],
-  key: string,
-): PaymentMethodDefinition | undefined {
-  return methods.find((m) => m.key === key);
 }

@@ -5,9 +5,9 @@ import { PAYMENT_METHOD_REGISTRY } from '../methods/registry.ts';
 import type { PaymentMethod } from '../provider.ts';
 
 /** MTN's approval window for a prompt; scenario 04 fails at its end. */
-export const PROMPT_WINDOW_MS = 5 * 60_000;
+const PROMPT_WINDOW_MS = 5 * 60_000;
 
-export interface Decline {
+interface Decline {
   /** MTN request-to-pay reason */
   mtnReason: string;
   /** Airtel transaction status and response code */

@@ -4,8 +4,6 @@
 import { en } from './en.ts';
 import { sw } from './sw.ts';
 
-export { fill } from './fill.ts';
-
 export type Messages = typeof en;
 export const CATALOGS = { en, sw } satisfies Record<string, Messages>;
 export type Locale = keyof typeof CATALOGS;

@@ -4,12 +4,7 @@ import type { PaymentMethod } from '../../payments/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import { msg } from '../messages/current.ts';
 
-export interface FieldErrors {
-  /** friendly message per anchor field */
-  byField: Map<string, string>;
-}
-
-export function errorId(id: string): string {
+function errorId(id: string): string {
   return `err-${id}`;
 }
 

@@ -36,11 +36,11 @@ export interface LayoutOptions {
 export const INLINE_STYLES = CHECKOUT_CSS.trim();
 
 /** Only https covers are shown (the CSP allows https: images); anything else is left out. */
-export function coverUrl(cover: string): string | null {
+function coverUrl(cover: string): string | null {
   return /^https:\/\/[^\s"'<>]+$/i.test(cover) ? cover : null;
 }
 
-export function eventHeader(found: EventWithTickets): Html {
+function eventHeader(found: EventWithTickets): Html {
   const { event } = found;
   const cover = coverUrl(event.cover);
   return html`<header class="event">

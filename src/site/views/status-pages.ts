@@ -24,7 +24,7 @@ import {
   type PageSession,
 } from './page-parts.ts';
 
-export interface Outcome {
+interface Outcome {
   title: string;
   text: string;
   retry: boolean;
@@ -43,7 +43,7 @@ const RETRY: Record<OutcomeKind, boolean> = {
 };
 
 /** What a failure_kind means to the buyer, in the request's language, and whether to offer a retry. */
-export function outcomeOf(kind: string): Outcome | null {
+function outcomeOf(kind: string): Outcome | null {
   if (!Object.hasOwn(RETRY, kind)) return null;
   const words = msg().status.outcomes[kind as OutcomeKind];
   return { ...words, retry: RETRY[kind as OutcomeKind] };
@@ -59,7 +59,7 @@ export function startErrorText(code: string | undefined): string | null {
  * waiting: a prompt is out; failed: the last one failed or timed out; stopped: the buyer closed the
  * last one (another number or network); not_started: no prompt yet; closed: the order is settled.
  */
-export type WaitState = 'waiting' | 'failed' | 'stopped' | 'not_started' | 'closed';
+type WaitState = 'waiting' | 'failed' | 'stopped' | 'not_started' | 'closed';
 
 export interface WaitView {
   session: PageSession;
@@ -85,7 +85,7 @@ export function isOpen(attempt: Pick<PaymentAttemptRow, 'status'> | null): boole
   return attempt !== null && (attempt.status === 'submitting' || attempt.status === 'pending');
 }
 
-export function waitState(order: OrderRow, attempt: PaymentAttemptRow | null, now: Date): WaitState {
+function waitState(order: OrderRow, attempt: PaymentAttemptRow | null, now: Date): WaitState {
   if (order.status !== 'pending') return 'closed';
   if (isOpen(attempt)) return 'waiting';
   if (order.holdExpiresAt && order.holdExpiresAt.getTime() <= now.getTime()) return 'closed';

@@ -53,7 +53,7 @@ export const FRAMED_READY =
 export const UNAVAILABLE_INLINE = { scripts: [FRAMED_READY], styles: [INLINE_STYLES] };
 
 /** What the request did on the buyer's phone, in the request's language. */
-export function promptText(step: UnavailableStep, prompt: PromptState): string {
+function promptText(step: UnavailableStep, prompt: PromptState): string {
   const m = msg().status.unavailablePrompt;
   if (prompt === 'sent') return m.sent;
   if (prompt === 'unknown') return m.unknown;

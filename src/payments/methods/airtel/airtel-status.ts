@@ -52,7 +52,7 @@ export function mapAirtelResponseCode(code: unknown): AirtelCodeMeaning {
   );
 }
 
-export interface AirtelEnvelope {
+interface AirtelEnvelope {
   data?: { transaction?: Record<string, unknown> } | null;
   status?: {
     code?: unknown;

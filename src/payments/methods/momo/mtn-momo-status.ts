@@ -72,7 +72,7 @@ export const MTN_REASONS: Readonly<Record<string, Failure>> = {
 };
 
 /** The reason's code, whether MTN sent a string or {code, message}. */
-export function mtnReasonCode(reason: unknown): string | undefined {
+function mtnReasonCode(reason: unknown): string | undefined {
   if (typeof reason === 'string' && reason) return reason;
   if (reason && typeof reason === 'object') {
     const code = (reason as Record<string, unknown>).code;
@@ -95,7 +95,7 @@ export function mapMtnReason(reason: unknown): Failure & { providerCode?: string
   };
 }
 
-export interface MtnStatusBody {
+interface MtnStatusBody {
   status?: unknown;
   reason?: unknown;
   amount?: unknown;

@@ -23,7 +23,7 @@ import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../field
 import { locale, msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
-export function paymentPhone(values: FormValues): string {
+function paymentPhone(values: FormValues): string {
   return values.payment_phone.trim() !== '' ? values.payment_phone : values.buyer.phone;
 }
 
@@ -56,7 +56,7 @@ export function orderTotals(values: FormValues, found: EventWithTickets, method:
 }
 
 /** The folded summary: each ticket, the fee, the donation and the total; who runs and who pays. */
-export function orderSummary(values: FormValues, found: EventWithTickets, method: PaymentMethod): Html {
+function orderSummary(values: FormValues, found: EventWithTickets, method: PaymentMethod): Html {
   const currency = found.event.currency;
   const money = (n: number) => formatMoney(n, currency);
   const t = orderTotals(values, found, method);

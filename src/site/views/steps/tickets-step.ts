@@ -17,7 +17,7 @@ import { locale, msg } from '../../messages/current.ts';
 import type { FormContent } from '../form-page.ts';
 
 /** At or below this many left, the page says how many remain. */
-export const LOW_REMAINING = 10;
+const LOW_REMAINING = 10;
 
 /** 'held': none left now, but unpaid holds may still lapse and free some. */
 type SaleState = 'on_sale' | 'not_yet' | 'ended' | 'sold_out' | 'held';
@@ -66,7 +66,7 @@ function priceLine(tt: TicketTypeRow, view: FormContent): Html {
 }
 
 /** The method the prices are shown for until the buyer picks one: the form's, else the default. */
-export function shownMethod(view: Pick<FormContent, 'values'>): PaymentMethod {
+function shownMethod(view: Pick<FormContent, 'values'>): PaymentMethod {
   return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : DEFAULT_METHOD;
 }
 

@@ -7,7 +7,7 @@ import { controlAria, errorNote } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 
 /** Plain text as paragraphs: blank lines part paragraphs, single line breaks stay. */
-export function paragraphs(text: string): Html[] {
+function paragraphs(text: string): Html[] {
   return text
     .split(/\r?\n\s*\r?\n/)
     .map((p) => p.trim())
