@@ -13,7 +13,7 @@ import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from '../members/index.ts';
 import { EndpointCreateIn, UrlIn, WEBHOOK_EVENT_TYPES } from '../webhooks/index.ts';
 import { NEXT_MAX_LENGTH } from './app-access.ts';
 import { IdParam } from './app-input.ts';
-import { Checkbox, ChoiceList, limitOf, TextField } from './form-body.ts';
+import { Checkbox, ChoiceList, limitOf, patternOf, TextField } from './form-body.ts';
 
 /**
  * A display name as the admin API caps what it reads: beyond that it is cut, and its rules (in
@@ -261,6 +261,14 @@ export const EVENT_FORM_LIMITS = {
   distanceKm: limitOf(ticketType.distance_km, 'maximum'),
   minAge: limitOf(ticketType.min_age, 'maximum'),
   capacity: MAX_INT,
+} as const;
+
+/** The admin API's patterns the event forms check in their own words (a value left empty is not checked). */
+export const EVENT_FORM_PATTERNS = {
+  email: patternOf(event.support_email),
+  url: patternOf(event.cover),
+  questionKey: patternOf(question.key),
+  currency: patternOf(event.currency),
 } as const;
 
 /**

@@ -70,6 +70,13 @@ export function limitOf(schema: TSchema, keyword: 'maxLength' | 'maxItems' | 'mi
   return value;
 }
 
+/** A schema's `pattern` as a RegExp, so that a form checks what the admin API checks. */
+export function patternOf(schema: TSchema): RegExp {
+  const value: unknown = Reflect.get(schema, 'pattern');
+  if (typeof value !== 'string') throw new Error('the schema has no pattern');
+  return new RegExp(value);
+}
+
 export type TextFieldSchema = ReturnType<typeof TextField>;
 
 /**

@@ -17,6 +17,7 @@ import { readChoice, readField, type FieldErrors, type FormBody } from '../form-
 import {
   EVENT_FORM_LIMITS,
   EventChoiceForm,
+  EVENT_FORM_PATTERNS,
   EventForm,
   QuestionForm,
   TicketTypeForm,
@@ -26,10 +27,7 @@ import {
 const SPARE_QUESTIONS = 2;
 const MAX_QUESTIONS = EVENT_FORM_LIMITS.questions;
 
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-const URL = /^https?:\/\/[^\s/?#]+\S*$/;
 const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
-const QUESTION_KEY = /^[a-z][a-z0-9_]*$/;
 
 const EVENT_DATE_FIELDS = ['starts_at', 'ends_at', 'reg_opens_at', 'reg_closes_at'] as const;
 
@@ -164,7 +162,7 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
     if (!row.key && !row.label) continue;
     const n = i + 1;
     for (const [field, message] of Object.entries(rowErrors)) errors[field] = inQuestion(n, message);
-    if (!errors[name('key')] && !QUESTION_KEY.test(row.key)) {
+    if (!errors[name('key')] && !EVENT_FORM_PATTERNS.questionKey.test(row.key)) {
       errors[name('key')] =
         `Question ${n}: enter a key of lowercase letters, digits and _, starting with a letter.`;
     } else if (!errors[name('key')] && keys.has(row.key)) {
@@ -215,13 +213,17 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   values.waiver_required =
     readChoice(body, 'waiver_required', EventChoiceForm.properties.waiver_required) ?? '';
 
-  if (!errors.support_email && values.support_email && !EMAIL.test(values.support_email!)) {
+  if (
+    !errors.support_email &&
+    values.support_email &&
+    !EVENT_FORM_PATTERNS.email.test(values.support_email!)
+  ) {
     errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
   }
-  if (!errors.cover && values.cover && !URL.test(values.cover!)) {
+  if (!errors.cover && values.cover && !EVENT_FORM_PATTERNS.url.test(values.cover!)) {
     errors.cover = 'Enter the cover image address starting with https://, or leave it empty.';
   }
-  if (!errors.currency && !/^[A-Z]{3}$/.test(values.currency!)) {
+  if (!errors.currency && !EVENT_FORM_PATTERNS.currency.test(values.currency!)) {
     errors.currency = 'Enter the currency as three capital letters, such as UGX.';
   }
   const zoneOk = !errors.timezone && isTimeZone(values.timezone!);
