@@ -88,11 +88,8 @@ export async function findMembershipRole(
   return row?.role ?? null;
 }
 
-/** The organization's members, oldest membership first. */
-export async function listOrganizationMembers(
-  db: Executor,
-  organizationId: string,
-): Promise<OrganizationMember[]> {
+/** A member as the members page lists them: the member's row joined to their membership. */
+function selectOrganizationMembers(db: Executor) {
   return db
     .select({
       memberId: members.id,
@@ -102,7 +99,15 @@ export async function listOrganizationMembers(
       createdAt: memberships.createdAt,
     })
     .from(memberships)
-    .innerJoin(members, eq(members.id, memberships.memberId))
+    .innerJoin(members, eq(members.id, memberships.memberId));
+}
+
+/** The organization's members, oldest membership first. */
+export async function listOrganizationMembers(
+  db: Executor,
+  organizationId: string,
+): Promise<OrganizationMember[]> {
+  return selectOrganizationMembers(db)
     .where(eq(memberships.organizationId, organizationId))
     .orderBy(asc(memberships.createdAt), asc(members.id));
 }
@@ -113,17 +118,9 @@ export async function findOrganizationMember(
   organizationId: string,
   memberId: string,
 ): Promise<OrganizationMember | undefined> {
-  const [row] = await db
-    .select({
-      memberId: members.id,
-      email: members.email,
-      name: members.name,
-      role: memberships.role,
-      createdAt: memberships.createdAt,
-    })
-    .from(memberships)
-    .innerJoin(members, eq(members.id, memberships.memberId))
-    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.memberId, memberId)));
+  const [row] = await selectOrganizationMembers(db).where(
+    and(eq(memberships.organizationId, organizationId), eq(memberships.memberId, memberId)),
+  );
   return row;
 }
 
