@@ -7,6 +7,7 @@ export {
 } from './actions/change-event-status.ts';
 export type { StatusChange } from './actions/change-event-status.ts';
 export { createEvent } from './actions/create-event.ts';
+export { findEventFor } from './actions/event-actor.ts';
 export { updateEvent } from './actions/update-event.ts';
 export { updateTicketType } from './actions/update-ticket-type.ts';
 export { listEventsEndedBefore } from './ended-events.ts';

@@ -4,7 +4,8 @@ import { recordAudit } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
 import { notThere, type Outcome } from '../../platform/index.ts';
 import { giveBibNumbers, lockEventBibs, type TypeAssignment } from '../bib-numbers.ts';
-import { findRaceEventFor, ticketTypeNames, type ActingOn } from './race-actor.ts';
+import { findEventFor } from '../../events/index.ts';
+import { ticketTypeNames, type ActingOn } from './race-actor.ts';
 
 export interface AssignBibsOptions extends ActingOn {
   eventId: string;
@@ -14,7 +15,7 @@ export async function assignBibs(
   ctx: AppContext,
   { eventId, ...on }: AssignBibsOptions,
 ): Promise<Outcome<TypeAssignment[]>> {
-  const race = await findRaceEventFor(ctx.database.db, on, eventId);
+  const race = await findEventFor(ctx.database.db, on, eventId);
   if (!race) return notThere;
   const nameOf = ticketTypeNames(race);
   const now = ctx.clock.now();

@@ -10,7 +10,8 @@ import {
   type BibRange,
   type RangeInput,
 } from '../bib-numbers.ts';
-import { findRaceEventFor, ticketTypeNames, type ActingOn } from './race-actor.ts';
+import { findEventFor } from '../../events/index.ts';
+import { ticketTypeNames, type ActingOn } from './race-actor.ts';
 
 export interface SaveBibRangesOptions extends ActingOn {
   eventId: string;
@@ -22,7 +23,7 @@ export async function saveBibRanges(
   ctx: AppContext,
   { eventId, ranges: inputs, ...on }: SaveBibRangesOptions,
 ): Promise<Outcome<BibRange[]>> {
-  const race = await findRaceEventFor(ctx.database.db, on, eventId);
+  const race = await findEventFor(ctx.database.db, on, eventId);
   if (!race) return notThere;
   const nameOf = ticketTypeNames(race);
   const foreign = inputs.filter((i) => !nameOf.has(i.ticketTypeId));
