@@ -4,7 +4,7 @@
 // refused on the next request. A revoked client's credentials cannot be replaced.
 import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { notThere, type Outcome } from '../../platform/index.ts';
+import { notThere, type Outcome, type Tx } from '../../platform/index.ts';
 import {
   markClientRevoked,
   replaceClientSecret,
@@ -17,37 +17,38 @@ export interface ClientActionOptions extends ActingOn {
   clientId: string;
 }
 
-export async function rotateClientSecret(
+export function rotateClientSecret(
+  ctx: AppContext,
+  options: ClientActionOptions,
+): Promise<Outcome<{ client: ApiClientRow; clientSecret: string }, ClientRevoked>> {
+  return replaceCredential(ctx, options, replaceClientSecret, 'client.secret_rotated');
+}
+
+export function regeneratePublishableKey(
+  ctx: AppContext,
+  options: ClientActionOptions,
+): Promise<Outcome<ApiClientRow, ClientRevoked>> {
+  return replaceCredential(ctx, options, replacePublishableKey, 'client.publishable_key_regenerated');
+}
+
+/** A live client's credential replaced and audited in one transaction. */
+async function replaceCredential<T>(
   ctx: AppContext,
   { clientId, ...on }: ClientActionOptions,
-): Promise<Outcome<{ client: ApiClientRow; clientSecret: string }, ClientRevoked>> {
+  replace: (tx: Tx, clientId: string, now: Date) => Promise<T | undefined>,
+  action: 'client.secret_rotated' | 'client.publishable_key_regenerated',
+): Promise<Outcome<T, ClientRevoked>> {
   const client = await findClientFor(ctx, on, clientId);
   if (!client) return notThere;
   if (client.revokedAt) return CLIENT_REVOKED;
   const now = ctx.clock.now();
-  const rotated = await ctx.database.transaction(async (tx) => {
-    const row = await replaceClientSecret(tx, client.id, now);
-    if (row) await recordAudit(tx, clientAudit(on, client, 'client.secret_rotated'), now);
+  const replaced = await ctx.database.transaction(async (tx) => {
+    const row = await replace(tx, client.id, now);
+    if (row) await recordAudit(tx, clientAudit(on, client, action), now);
     return row;
   });
   // undefined: revoked in the meantime
-  return rotated ? { done: rotated } : CLIENT_REVOKED;
-}
-
-export async function regeneratePublishableKey(
-  ctx: AppContext,
-  { clientId, ...on }: ClientActionOptions,
-): Promise<Outcome<ApiClientRow, ClientRevoked>> {
-  const client = await findClientFor(ctx, on, clientId);
-  if (!client) return notThere;
-  if (client.revokedAt) return CLIENT_REVOKED;
-  const now = ctx.clock.now();
-  const row = await ctx.database.transaction(async (tx) => {
-    const updated = await replacePublishableKey(tx, client.id, now);
-    if (updated) await recordAudit(tx, clientAudit(on, client, 'client.publishable_key_regenerated'), now);
-    return updated;
-  });
-  return row ? { done: row } : CLIENT_REVOKED;
+  return replaced ? { done: replaced } : CLIENT_REVOKED;
 }
 
 /** Revoking again changes nothing (revoked_at stays), so it is recorded once. */
