@@ -16,7 +16,8 @@ import {
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import postgres from 'postgres';
 import { lockDataDir } from './data-dir-lock.ts';
-import { traceStatement, traceTransaction, tracingOn } from './tracing.ts';
+import { traceStatement, traceTransaction } from './statement-spans.ts';
+import { tracingOn } from './tracing.ts';
 import { TransactionConnections } from './transaction-connections.ts';
 
 // No schema: queries name their tables (drizzle's relational db.query API is not used), so the

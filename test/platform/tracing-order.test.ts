@@ -19,7 +19,8 @@ import { PAYMENT_JOB } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { describeStatement, flushTraces } from '../../src/platform/tracing.ts';
+import { describeStatement } from '../../src/platform/statement-spans.ts';
+import { flushTraces } from '../../src/platform/tracing.ts';
 import { bearer, type Harness } from '../helpers/harness.ts';
 import { fullForm, makeRace, postForm, readSession, type Race } from '../site/site-helpers.ts';
 import {
