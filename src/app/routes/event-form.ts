@@ -12,7 +12,11 @@ import {
   type TicketTypeRow,
 } from '../../events/index.ts';
 import { currencyExponent } from '../../platform/index.ts';
-import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
+// Deep imports: the package root (and formatInTimeZone) load all of date-fns, seconds at start.
+import { fromZonedTime } from 'date-fns-tz/fromZonedTime';
+import { getTimezoneOffset } from 'date-fns-tz/getTimezoneOffset';
+import { toZonedTime } from 'date-fns-tz/toZonedTime';
+import { lightFormat } from 'date-fns/lightFormat';
 import { readChoice, readField, type FieldErrors, type FormBody } from '../form-body.ts';
 import {
   EVENT_FORM_LIMITS,
@@ -56,14 +60,14 @@ export function fromLocalTime(value: string, zone: string): Date | 'skipped' | n
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || hh > 23 || mm > 59) return null;
   const instant = fromZonedTime(value, zone);
   if (Number.isNaN(instant.getTime())) return null;
-  if (formatInTimeZone(instant, zone, LOCAL_FORMAT) !== value) return 'skipped';
+  if (toLocalTime(instant, zone) !== value) return 'skipped';
   // The two instants of a repeated time lie the size of the change apart.
   const change = Math.abs(
     getTimezoneOffset(zone, new Date(instant.getTime() + DAY_MS)) -
       getTimezoneOffset(zone, new Date(instant.getTime() - DAY_MS)),
   );
   const earlier = new Date(instant.getTime() - change);
-  return change > 0 && formatInTimeZone(earlier, zone, LOCAL_FORMAT) === value ? earlier : instant;
+  return change > 0 && toLocalTime(earlier, zone) === value ? earlier : instant;
 }
 
 function skippedMessage(zone: string): string {
@@ -72,7 +76,7 @@ function skippedMessage(zone: string): string {
 
 /** The instant as datetime-local text in `zone`. */
 export function toLocalTime(instant: Date, zone: string): string {
-  return formatInTimeZone(instant, zone, LOCAL_FORMAT);
+  return lightFormat(toZonedTime(instant, zone), LOCAL_FORMAT);
 }
 
 // ---------------------------------------------------------------------------------------------
