@@ -11,8 +11,9 @@ const PACKAGE = '/node_modules/drizzle-orm/';
 const bare = new Map<string, ResolveFnOutput>();
 
 function insidePackage(url: string | undefined): url is string {
-  const at = url?.indexOf(PACKAGE) ?? -1;
-  return at >= 0 && !url!.includes('/node_modules/', at + PACKAGE.length);
+  if (url === undefined) return false;
+  const at = url.indexOf(PACKAGE);
+  return at >= 0 && !url.includes('/node_modules/', at + PACKAGE.length);
 }
 
 registerHooks({
