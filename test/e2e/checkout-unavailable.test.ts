@@ -324,11 +324,12 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
       }
       return route.continue();
     });
+    // Armed once the wait screen shows: asking the page itself from in here could wait on a
+    // navigation that waits on this very handler.
+    let armed = false;
     let outcomes = 0;
     await page.route(/\/checkout\/[^/]+\/pay(\?|$)/, async (route) => {
-      if (route.request().method() !== 'GET' || (await page.locator('[data-wait]').count()) === 0) {
-        return route.continue();
-      }
+      if (!armed || route.request().method() !== 'GET') return route.continue();
       if (outcomes++ === 0) {
         return route.fulfill({
           status: 503,
@@ -343,6 +344,7 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
     await fillToPay(page);
     await shown(page).locator('[data-primary]').click();
     await page.getByRole('heading', { name: WORDS.en.approve }).waitFor();
+    armed = true;
     await page.getByText(WORDS.en.stillChecking).waitFor({ timeout: 20_000 });
     await screenshot(page, 'unavailable-wait-still-checking-en-360');
     await waitForRegistered(page, 'en');
