@@ -3,10 +3,10 @@
 // (site/build-checkout-page.ts). `npm run build:app-assets` writes them to dist/app-assets/ with
 // the list of source files they were made from; the APP host loads them at start when none of
 // those files is newer, else builds in memory, so tests and `npm run dev` need no build step.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_SCRIPT_BUILD, projectRoot } from '../embed/index.ts';
+import { BROWSER_SCRIPT_BUILD, projectRoot, writeBuilt } from '../embed/index.ts';
 
 export interface AppAssetsBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
@@ -104,11 +104,10 @@ export async function loadAppAssets(
 export async function writeAppAssets(root = projectRoot()): Promise<{ paths: string[]; bytes: number }> {
   const bundle = await bundleAppAssets(root);
   const paths = appAssetsPaths(root);
-  mkdirSync(dirname(paths.script), { recursive: true });
-  writeFileSync(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
-  writeFileSync(paths.map, bundle.map);
-  writeFileSync(paths.script, bundle.script);
-  writeFileSync(paths.css, bundle.css);
+  writeBuilt(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
+  writeBuilt(paths.map, bundle.map);
+  writeBuilt(paths.script, bundle.script);
+  writeBuilt(paths.css, bundle.css);
   return {
     paths: [paths.script, paths.css].map((path) => relative(root, path)),
     bytes: Buffer.byteLength(bundle.script) + Buffer.byteLength(bundle.css),

@@ -3,7 +3,7 @@
 // serves the file (checkout-js.routes.ts). `npm run build:checkout-js` writes it to
 // dist/checkout-js/checkout.js; the SITE host builds it in memory at start when that file is
 // missing or older than the sources, so tests and `npm run dev` need no build step.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -102,12 +102,22 @@ export async function loadCheckoutJsBundle(
   return { text: await bundleCheckoutJs(root), from: 'memory' };
 }
 
+/**
+ * Writes a built file whole: to a file of its own, then renamed over the old one, so that a
+ * service starting meanwhile (a second build beside a running suite) never reads half of it.
+ */
+export function writeBuilt(path: string, data: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const partial = `${path}.${process.pid}`;
+  writeFileSync(partial, data);
+  renameSync(partial, path);
+}
+
 /** `npm run build:checkout-js` */
 export async function writeCheckoutJs(root = projectRoot()): Promise<{ path: string; bytes: number }> {
   const text = await bundleCheckoutJs(root);
   const { built } = checkoutJsPaths(root);
-  mkdirSync(dirname(built), { recursive: true });
-  writeFileSync(built, text);
+  writeBuilt(built, text);
   return { path: built, bytes: Buffer.byteLength(text) };
 }
 

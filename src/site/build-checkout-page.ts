@@ -2,10 +2,10 @@
 // its source map. `npm run build:checkout-page` writes both to dist/checkout-page/, with the list
 // of source files they were made from; the SITE host loads them at start when none of those files
 // is newer, else builds in memory, so tests and `npm run dev` need no build step.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_SCRIPT_BUILD, projectRoot } from '../embed/index.ts';
+import { BROWSER_SCRIPT_BUILD, projectRoot, writeBuilt } from '../embed/index.ts';
 
 export interface CheckoutPageBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
@@ -87,10 +87,9 @@ export async function loadCheckoutPageBundle(
 export async function writeCheckoutPage(root = projectRoot()): Promise<{ path: string; bytes: number }> {
   const bundle = await bundleCheckoutPage(root);
   const paths = checkoutPagePaths(root);
-  mkdirSync(dirname(paths.code), { recursive: true });
-  writeFileSync(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
-  writeFileSync(paths.map, bundle.map);
-  writeFileSync(paths.code, bundle.code);
+  writeBuilt(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
+  writeBuilt(paths.map, bundle.map);
+  writeBuilt(paths.code, bundle.code);
   return { path: relative(root, paths.code), bytes: Buffer.byteLength(bundle.code) };
 }
 
