@@ -1,5 +1,5 @@
-// Static assets of server-rendered pages (the checkout pages' and the organizer app's): made once
-// at start, served under a content hash, cached for a year, in the encoding the browser takes.
+// Static assets of server-rendered pages (the checkout pages' and the organizer app's): made once,
+// served under a content hash, cached for a year, in the encoding the browser takes.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
@@ -8,8 +8,8 @@ export interface Asset {
   path: string;
   contentType: string;
   body: Buffer;
-  gzip: Buffer;
-  brotli: Buffer;
+  readonly gzip: Buffer;
+  readonly brotli: Buffer;
 }
 
 export interface AssetSource {
@@ -24,14 +24,21 @@ export interface AssetSource {
 export function makeAsset({ name, extension, contentType, text, brotliQuality = 11 }: AssetSource): Asset {
   const body = Buffer.from(text, 'utf8');
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12);
+  let gzip: Buffer | undefined;
+  let brotli: Buffer | undefined;
   return {
     path: `/assets/${name}.${hash}.${extension}`,
     contentType,
     body,
-    gzip: gzipSync(body, { level: 9 }),
-    brotli: brotliCompressSync(body, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
-    }),
+    // Compressed when first asked for, once: a start (each CLI run, each test's service) skips it.
+    get gzip() {
+      return (gzip ??= gzipSync(body, { level: 9 }));
+    },
+    get brotli() {
+      return (brotli ??= brotliCompressSync(body, {
+        params: { [zlib.BROTLI_PARAM_QUALITY]: brotliQuality, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }));
+    },
   };
 }
 

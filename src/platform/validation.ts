@@ -1,7 +1,7 @@
 // Validation of every host's requests: bodies as typed JSON, query strings and paths coerced from
 // text, and ajv's errors as field errors a person can read.
 import type { FastifySchemaCompiler } from 'fastify';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from './errors.ts';
 
@@ -23,9 +23,19 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const queryAjv = makeAjv(true);
 
+// Compiled at a route's first request, not at start: a start (each CLI run, each test's service)
+// would otherwise compile every route's schemas, most of which it never uses.
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate as ReturnType<FastifySchemaCompiler<object>>;
 };
 
 /** ajv errors -> [{field, message}] with dotted field paths a person can read. */
