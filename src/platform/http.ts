@@ -34,7 +34,7 @@ import {
   sendOAuthError,
   toApiError,
 } from './error-replies.ts';
-import { validatorCompiler } from './validation.ts';
+import { buildSerializer, validatorCompiler } from './validation.ts';
 import { newId } from './ids.ts';
 import { shedUnderOverload } from './shed-requests.ts';
 import { LazyChildLogger, QUERY_NAMES_ONLY } from './logger.ts';
@@ -136,6 +136,7 @@ function buildFastify(ctx: AppContext, options: CreateHostOptions): Host {
     clientErrorHandler: answerClientError,
     trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer } },
     frameworkErrors: (error, request, reply) => {
       void sendError(request, reply, toApiError(error));
     },

@@ -1,6 +1,7 @@
 // Validation of every host's requests: bodies as typed JSON, query strings and paths coerced from
-// text, and ajv's errors as field errors a person can read.
+// text, and ajv's errors as field errors a person can read; responses serialized by their schemas.
 import type { FastifySchemaCompiler } from 'fastify';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from './errors.ts';
@@ -36,6 +37,18 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate as ReturnType<FastifySchemaCompiler<object>>;
+};
+
+/**
+ * Fastify's own response serializers (fast-json-stringify), each compiled at its route's first
+ * response rather than at start, as the validators are.
+ */
+export const buildSerializer: SerializerSelector.SerializerFactory = (externalSchemas, options) => {
+  const compile = SerializerSelector()(externalSchemas, options);
+  return (route) => {
+    let serialize: SerializerSelector.Serializer | undefined;
+    return (doc) => (serialize ??= compile(route))(doc);
+  };
 };
 
 /** ajv errors -> [{field, message}] with dotted field paths a person can read. */
