@@ -3,7 +3,15 @@
 // serves the file (checkout-js.routes.ts). `npm run build:checkout-js` writes it to
 // dist/checkout-js/checkout.js; the SITE host builds it in memory at start when that file is
 // missing or older than the sources, so tests and `npm run dev` need no build step.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
