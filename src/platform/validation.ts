@@ -24,15 +24,43 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const queryAjv = makeAjv(true);
 
+/** The compilations put off so far; compileEverySchema() runs them. */
+const pending = new Set<() => unknown>();
+
+/** `make` run once, when first needed, or by compileEverySchema(). */
+function onFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  const get = () => {
+    if (made === undefined) {
+      made = make();
+      pending.delete(get);
+    }
+    return made;
+  };
+  pending.add(get);
+  return get;
+}
+
+/**
+ * Compiles every validator and serializer not compiled yet, so that a schema ajv or
+ * fast-json-stringify refuses fails here (a test calls it) rather than at a route's first request.
+ * Returns how many it compiled.
+ */
+export function compileEverySchema(): number {
+  const count = pending.size;
+  for (const compile of [...pending]) compile();
+  return count;
+}
+
 // Compiled at a route's first request, not at start: a start (each CLI run, each test's service)
 // would otherwise compile every route's schemas, most of which it never uses.
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  let compiled: ValidateFunction | undefined;
+  const compiled = onFirstUse(() => ajv.compile(schema));
   const validate = (data: unknown) => {
-    compiled ??= ajv.compile(schema);
-    const valid = compiled(data);
-    validate.errors = compiled.errors;
+    const check = compiled();
+    const valid = check(data);
+    validate.errors = check.errors;
     return valid;
   };
   validate.errors = null as ValidateFunction['errors'];
@@ -46,8 +74,8 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 export const buildSerializer: SerializerSelector.SerializerFactory = (externalSchemas, options) => {
   const compile = SerializerSelector()(externalSchemas, options);
   return (route) => {
-    let serialize: SerializerSelector.Serializer | undefined;
-    return (doc) => (serialize ??= compile(route))(doc);
+    const serialize = onFirstUse(() => compile(route));
+    return (doc) => serialize()(doc);
   };
 };
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { Type } from 'typebox';
 import { createHost, envelope, type Host } from '../../src/platform/http.ts';
+import { compileEverySchema } from '../../src/platform/validation.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import { bearer, getToken, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -279,5 +280,26 @@ describe('NUL characters', () => {
     assert.equal(query.json().errors?.[0]?.field, 'query.event_id');
     const path = await h.service.api.inject({ url: '/v1/orders/ord_%00', headers: bearer(token) });
     assertErrorEnvelope(path, 404, 'not_found');
+  });
+});
+
+describe('schemas compiled when first used', () => {
+  test('every route schema of the three hosts compiles; one that cannot fails compileEverySchema', async () => {
+    // The hosts built so far in this file put theirs off: compiling them all is the proof.
+    assert.ok(compileEverySchema() > 100);
+    assert.equal(compileEverySchema(), 0, 'each is compiled once');
+
+    const broken = createHost(h.service.ctx, { name: 'api', logger: createLogger('silent') });
+    broken.post(
+      '/broken',
+      { schema: { body: { type: 'object', properties: { when: { type: 'instant' } } } } },
+      async () => envelope(200, 'ok', null),
+    );
+    await broken.ready();
+    try {
+      assert.throws(() => compileEverySchema(), /schema is invalid/);
+    } finally {
+      await broken.close();
+    }
   });
 });
