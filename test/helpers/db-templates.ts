@@ -105,7 +105,7 @@ const postgresTemplates = new Map<string, Promise<string>>();
 /**
  * The name of a migrated database on the server at `baseUrl` to create test databases from
  * (CREATE DATABASE … TEMPLATE). Files side by side take turns under an advisory lock: the first
- * builds it, and drops the templates of older migrations.
+ * builds it; templates of other migrations go once unused for a week.
  */
 export function migratedPostgresTemplate(baseUrl: string): Promise<string> {
   let template = postgresTemplates.get(baseUrl);
@@ -139,9 +139,21 @@ async function ensurePostgresTemplate(baseUrl: string): Promise<string> {
       }
       // Renamed once whole, so that a build cut short is never taken for a template.
       await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
-      const old = await admin<{ datname: string }[]>`
-        SELECT datname FROM pg_database WHERE datname LIKE 't\_template\_%' AND datname <> ${name}`;
-      for (const { datname } of old) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+    // As with the PGlite dumps, checkouts sharing the server may test different migrations at
+    // once: each template notes when it was last taken, and goes only once unused for a week.
+    await admin.unsafe(`COMMENT ON DATABASE ${name} IS '${new Date().toISOString()}'`);
+    const others = await admin<{ datname: string; used: string | null }[]>`
+      SELECT datname, shobj_description(oid, 'pg_database') AS used FROM pg_database
+      WHERE datname LIKE 't\_template\_%' AND datname <> ${name}`;
+    for (const { datname, used } of others) {
+      const usedAt = Date.parse(used ?? '');
+      // One without a note was made before notes were kept: its week starts now.
+      if (Number.isNaN(usedAt)) {
+        await admin.unsafe(`COMMENT ON DATABASE ${datname} IS '${new Date().toISOString()}'`);
+      } else if (Date.now() - usedAt > WEEK) {
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      }
     }
     return name;
   } finally {

@@ -42,18 +42,21 @@ export async function freshPostgresDatabase(
 ): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const template = migrated ? await migratedPostgresTemplate(baseUrl) : null;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
-  await admin.end();
+  // Ended whatever happens: an open connection would keep a failed test file's process alive.
+  const onServer = async (statement: string) => {
+    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  await onServer(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: async () => {
-      const again = postgres(baseUrl, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
+    drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }
 
