@@ -14,3 +14,4 @@ export * from './mail/mail.schema.ts';
 export * from './audit/audit.schema.ts';
 export * from './startlists/startlists.schema.ts';
 export * from './confirmations/confirmations.schema.ts';
+export * from './tickets/tickets.schema.ts';

@@ -1,7 +1,7 @@
 // The registrations that make a race's field: confirmed registrations of paid orders, read by
 // other modules (the start list) through this module's columns and joins, so that only this
 // module names its tables.
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { PgColumn, PgSelect, PgSelectBase, SelectedFields } from 'drizzle-orm/pg-core';
 import type { Executor } from '../platform/index.ts';
 import { orders, registrations } from './orders.schema.ts';
@@ -48,4 +48,49 @@ export function joinRoster<T extends PgSelect>(query: T, registrationId: PgColum
   return query
     .innerJoin(registrations, eq(registrations.id, registrationId))
     .innerJoin(orders, inPaidOrder) as unknown as T;
+}
+
+/** A confirmed registration of a paid order, as a ticket shows it. */
+export interface ConfirmedRegistration {
+  registrationId: string;
+  orderId: string;
+  organizationId: string;
+  eventId: string;
+  ticketTypeId: string;
+  ticketLabel: string;
+  distanceKm: number;
+  participantName: string;
+  position: number;
+}
+
+const confirmedColumns = {
+  registrationId: registrations.id,
+  orderId: registrations.orderId,
+  organizationId: registrations.organizationId,
+  eventId: orders.eventId,
+  ticketTypeId: registrations.ticketTypeId,
+  ticketLabel: registrations.ticketLabel,
+  distanceKm: registrations.distanceKm,
+  participantName: registrations.participantName,
+  position: registrations.position,
+};
+
+/**
+ * The confirmed registrations of a paid order (by order id), or the one with this registration id
+ * while it is confirmed in a paid order; in the order's own order. Pending and cancelled ones, and
+ * those of orders not paid (a refund cancels them), are left out.
+ */
+export async function confirmedRegistrations(
+  db: Executor,
+  by: { orderId: string } | { registrationIds: string[] },
+): Promise<ConfirmedRegistration[]> {
+  if ('registrationIds' in by && by.registrationIds.length === 0) return [];
+  return db
+    .select(confirmedColumns)
+    .from(registrations)
+    .innerJoin(orders, inPaidOrder)
+    .where(
+      'orderId' in by ? eq(registrations.orderId, by.orderId) : inArray(registrations.id, by.registrationIds),
+    )
+    .orderBy(asc(registrations.orderId), asc(registrations.position), asc(registrations.id));
 }

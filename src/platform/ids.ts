@@ -51,7 +51,8 @@ export type IdPrefix =
   | 'inv'
   | 'ast'
   | 'mail'
-  | 'era';
+  | 'era'
+  | 'tkt';
 
 /** `prefix_` + 24 base62 characters (about 143 bits). Secrets use a longer body. */
 export function newId(prefix: IdPrefix, length = 24): string {

@@ -217,3 +217,13 @@ export async function bibProgress(db: Executor, race: RaceEvent): Promise<TypePr
     };
   });
 }
+
+/** The bib number of each of these registrations that has one (a ticket shows it once given). */
+export async function bibNumbersOf(db: Executor, registrationIds: string[]): Promise<Map<string, number>> {
+  if (registrationIds.length === 0) return new Map();
+  const rows = await db
+    .select({ registrationId: bibs.registrationId, number: bibs.number })
+    .from(bibs)
+    .where(inArray(bibs.registrationId, registrationIds));
+  return new Map(rows.map((r) => [r.registrationId, r.number]));
+}

@@ -1,7 +1,7 @@
 // Start lists and bib numbers: ranges per ticket type, numbers given, the list and its CSV.
 export { assignBibs } from './actions/assign-bibs.ts';
 export { saveBibRanges } from './actions/save-bib-ranges.ts';
-export { bibProgress, listBibRanges } from './bib-numbers.ts';
+export { bibNumbersOf, bibProgress, listBibRanges } from './bib-numbers.ts';
 export type { BibRange, TypeProgress } from './bib-numbers.ts';
 export { findRaceEvent } from './race-event.ts';
 export type { RaceEvent } from './race-event.ts';
