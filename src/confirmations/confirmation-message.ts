@@ -15,7 +15,7 @@ export interface ConfirmationFacts {
   timezone: string;
   /** '' when the event names none */
   venue: string;
-  registrations: { participantName: string; ticketLabel: string }[];
+  registrations: { participantName: string; ticketLabel: string; ticket?: MailedTicket | null }[];
   /** minor units; 0 for a free order */
   total: number;
   currency: string;
@@ -26,7 +26,22 @@ export interface ConfirmationFacts {
   supportEmail: string;
 }
 
+/** A runner's ticket as the mail gives it. */
+export interface MailedTicket {
+  code: string;
+  /** null until the start list gives one */
+  bib: number | null;
+  /** the ticket page's absolute address on the SITE host */
+  url: string;
+}
+
 const SUBJECT_NAME_MAX = 150;
+
+const TICKETS_NOTE = "Each runner's ticket is at its link: open it on race day, or print it.";
+
+function ticketLine(ticket: MailedTicket): string {
+  return `Ticket code: ${ticket.code}${ticket.bib === null ? '' : `, bib ${ticket.bib}`}`;
+}
 
 /** Text from the database on one line: a control character would make the mailer refuse the mail. */
 function oneLine(text: string, max = 500): string {
@@ -57,7 +72,11 @@ function factRows(f: ConfirmationFacts): [string, string][] {
 
 function textPart(f: ConfirmationFacts): string {
   const facts = factRows(f).map(([label, value]) => `${label}: ${value}`);
-  const regs = f.registrations.map((r) => `- ${oneLine(r.participantName)}: ${oneLine(r.ticketLabel)}`);
+  const regs = f.registrations.flatMap((r) => [
+    `- ${oneLine(r.participantName)}: ${oneLine(r.ticketLabel)}`,
+    ...(r.ticket ? [`  ${ticketLine(r.ticket)}`, `  ${r.ticket.url}`] : []),
+  ]);
+  const hasTickets = f.registrations.some((r) => r.ticket);
   return [
     `Hello ${oneLine(f.buyerName)},`,
     '',
@@ -68,12 +87,27 @@ function textPart(f: ConfirmationFacts): string {
     f.registrations.length === 1 ? 'Registration:' : 'Registrations:',
     ...regs,
     '',
+    ...(hasTickets ? [TICKETS_NOTE, ''] : []),
     ...(f.supportEmail ? [`Questions? Write to ${oneLine(f.supportEmail)}.`, ''] : []),
     oneLine(f.organizerName),
   ].join('\n');
 }
 
 const CELL = 'padding:4px 12px 4px 0;vertical-align:top;text-align:left';
+
+function registrationItem(r: ConfirmationFacts['registrations'][number]): Html {
+  const runner = oneLine(r.participantName);
+  const what = html`<strong>${runner}</strong>: ${oneLine(r.ticketLabel)}`;
+  if (!r.ticket) return html`<li>${what}</li>`;
+  const { code, bib, url } = r.ticket;
+  return html`<li style="margin-bottom:8px">
+    ${what}<br />Ticket code:
+    <strong style="letter-spacing:0.08em">${code}</strong
+    >${bib === null ? '' : html`, bib <strong>${String(bib)}</strong>`}<br /><a href="${url}"
+      >Open ${runner}'s ticket</a
+    >
+  </li>`;
+}
 
 function htmlPart(f: ConfirmationFacts, subject: string): string {
   const rows: Html[] = factRows(f).map(
@@ -107,8 +141,9 @@ function htmlPart(f: ConfirmationFacts, subject: string): string {
             ${f.registrations.length === 1 ? 'Registration' : 'Registrations'}
           </h2>
           <ul style="margin:0;padding-left:20px">
-            ${f.registrations.map((r) => html`<li><strong>${oneLine(r.participantName)}</strong>: ${oneLine(r.ticketLabel)}</li>`)}
+            ${f.registrations.map((r) => registrationItem(r))}
           </ul>
+          ${f.registrations.some((r) => r.ticket) ? html`<p style="margin-top:8px">${TICKETS_NOTE}</p>` : ''}
           ${support ? html`<p style="margin-top:16px">Questions? Write to <a href="mailto:${support}">${support}</a>.</p>` : ''}
           <p style="margin-top:16px">${oneLine(f.organizerName)}</p>
         </div>

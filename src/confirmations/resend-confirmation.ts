@@ -77,7 +77,7 @@ export async function resendConfirmation(ctx: AppContext, options: ResendOptions
   });
   const db = ctx.database.db;
   try {
-    const loaded = await loadConfirmation(db, options.organizationId, options.orderId);
+    const loaded = await loadConfirmation(ctx, options.organizationId, options.orderId);
     await ctx.mailer.send(loaded!.message);
   } catch (error) {
     // The mailer logs its own failures; anything else (the database) is logged here.

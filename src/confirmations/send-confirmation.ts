@@ -5,7 +5,8 @@ import type { AppContext } from '../context.ts';
 import { findEvent } from '../events/index.ts';
 import { MailError, type MailFailureCause, type MailMessage } from '../mail/index.ts';
 import { findOrder, registrationsOf, type OrderRow } from '../orders/index.ts';
-import { isErased, type Executor, type JobHandlerEntry } from '../platform/index.ts';
+import { isErased, type JobHandlerEntry } from '../platform/index.ts';
+import { issueTickets, ticketPagePath } from '../tickets/index.ts';
 import type { OutboxFollower } from '../webhooks/index.ts';
 import { confirmationMessage } from './confirmation-message.ts';
 import { paidMailSent, recordOrderMail } from './order-mails.ts';
@@ -30,16 +31,25 @@ export const confirmationFollower: OutboxFollower = (event, now) =>
       }
     : null;
 
-/** An order with the mail that confirms it. */
+/**
+ * An order with the mail that confirms it. The runners' tickets are issued here (once: issuing
+ * again finds them), so that a resend of an order paid before tickets existed carries them too.
+ */
 export async function loadConfirmation(
-  db: Executor,
+  ctx: AppContext,
   organizationId: string,
   orderId: string,
 ): Promise<{ order: OrderRow; message: MailMessage } | undefined> {
+  const db = ctx.database.db;
   const order = await findOrder(db, organizationId, orderId);
   if (!order) return undefined;
-  const [found, regs] = await Promise.all([findEvent(db, order.eventId), registrationsOf(db, [order.id])]);
+  const [found, regs, issued] = await Promise.all([
+    findEvent(db, order.eventId),
+    registrationsOf(db, [order.id]),
+    issueTickets(db, order.id, ctx.clock.now()),
+  ]);
   if (!found) return undefined;
+  const ticketOf = new Map(issued.filter((t) => t.status === 'valid').map((t) => [t.registrationId, t]));
   const { event, organization } = found;
   const message = confirmationMessage({
     buyerName: order.buyerName,
@@ -49,10 +59,20 @@ export async function loadConfirmation(
     startsAt: event.startsAt,
     timezone: event.timezone,
     venue: event.venue,
-    registrations: (regs.get(order.id) ?? []).map((r) => ({
-      participantName: r.participantName,
-      ticketLabel: r.ticketLabel,
-    })),
+    registrations: (regs.get(order.id) ?? []).map((r) => {
+      const ticket = ticketOf.get(r.id);
+      return {
+        participantName: r.participantName,
+        ticketLabel: r.ticketLabel,
+        ticket: ticket
+          ? {
+              code: ticket.code,
+              bib: ticket.bib,
+              url: new URL(ticketPagePath(ticket.token), ctx.config.siteUrl).toString(),
+            }
+          : null,
+      };
+    }),
     total: order.total,
     currency: order.currency,
     paymentMethod: order.paymentMethod,
@@ -89,7 +109,7 @@ export async function sendPaidConfirmation(
 ): Promise<PaidMailResult> {
   const db = ctx.database.db;
   if (await paidMailSent(db, orderId)) return 'already_sent';
-  const loaded = await loadConfirmation(db, organizationId, orderId);
+  const loaded = await loadConfirmation(ctx, organizationId, orderId);
   if (!loaded || loaded.order.status !== 'paid') {
     ctx.log.info({ order_id: orderId }, 'confirmation mail not sent: the order is not paid');
     return 'not_paid';

@@ -44,10 +44,14 @@ export function framePolicyFor(session: {
   return { embedOrigin, formTargets: [...new Set(formTargets)] };
 }
 
-/** Inline elements a page may run, by their exact text (the 503 page's: views/unavailable-page.ts). */
+/**
+ * Inline elements a page may run, by their exact text (the 503 page's: views/unavailable-page.ts),
+ * and whether it may start a service worker of ours (the ticket page's: ticket-worker.ts).
+ */
 export interface InlineParts {
   scripts?: string[];
   styles?: string[];
+  worker?: boolean;
 }
 
 /** The CSP source that allows an inline element with exactly this text. */
@@ -63,6 +67,7 @@ export function contentSecurityPolicy(policy: FramePolicy, inline: InlineParts =
     "img-src 'self' https: data:",
     "connect-src 'self'",
     "font-src 'self'",
+    ...(inline.worker ? ["worker-src 'self'"] : []),
     "object-src 'none'",
     "base-uri 'none'",
     `form-action ${["'self'", ...policy.formTargets].join(' ')}`,

@@ -1,6 +1,7 @@
 // The hosted checkout on the SITE host: GET /checkout/<session_id> and the form, payment, status
-// and cancel routes under it, plus the page's static assets under /assets. HTML pages only
-// (errors too), urlencoded forms only, per-IP rate limit, no cookies, security headers on all.
+// and cancel routes under it, the page's static assets under /assets, and runners' tickets under
+// /tickets. HTML pages only (errors too), urlencoded forms only, per-IP rate limit, no cookies,
+// security headers on all.
 // One handler per file in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/index.ts';
@@ -14,9 +15,11 @@ import { retryPayment } from './routes/retry-payment.ts';
 import { serveAsset } from './routes/serve-asset.ts';
 import { showCheckout } from './routes/show-checkout.ts';
 import { showPayment } from './routes/show-payment.ts';
+import { serveTicketWorker, showTicket, TICKET_PAGE_PARTS } from './routes/show-ticket.ts';
 import { submitOrder } from './routes/submit-order.ts';
 import { switchPayment } from './routes/switch-payment.ts';
 import { renderErrorPage, renderNotFoundPage } from './views/end-pages.ts';
+import { renderTicketNotFound } from './views/ticket-page.ts';
 
 /** Pages are not part of the API's OpenAPI document. */
 const HIDDEN = { schema: { hide: true } };
@@ -51,5 +54,15 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
       scope.post('/:sessionId/cancel', HIDDEN, leaveCheckout(ctx));
     },
     { prefix: '/checkout' },
+  );
+
+  // A runner's ticket, and the service worker that keeps it for offline use (scope /tickets/).
+  await app.register(
+    async (scope) => {
+      pageScope(scope, ctx, renderTicketNotFound, TICKET_PAGE_PARTS);
+      scope.get('/sw.js', HIDDEN, serveTicketWorker);
+      scope.get('/:token', HIDDEN, showTicket(ctx));
+    },
+    { prefix: '/tickets' },
   );
 }

@@ -24,3 +24,8 @@ export function newTicketToken(): string {
 export function isTicketToken(value: unknown): value is string {
   return typeof value === 'string' && TICKET_TOKEN.test(value);
 }
+
+/** The ticket page's path on the SITE host; the mail and the QR code give it absolute. */
+export function ticketPagePath(token: string): string {
+  return `/tickets/${token}`;
+}

@@ -80,6 +80,8 @@ dl.facts dd{margin:0 0 .5rem}
 @keyframes spin{to{transform:rotate(360deg)}}
 @media (prefers-reduced-motion:reduce){.spinner{animation:none;border-top-color:#c4c4c4}}
 ul.regs{padding-left:1.1rem}
+.ticket-line{display:block;margin:.1rem 0 .6rem}
+.ticket-line a{display:inline-block;padding:.4rem 0;font-weight:600}
 footer{padding:1rem;border-top:1px solid #d6d6d6;color:#4a4a4a;font-size:.875rem}
 footer p{margin:0 0 .25rem}
 a{color:#1d4ed8}

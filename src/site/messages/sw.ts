@@ -1,5 +1,6 @@
 // The hosted checkout in Swahili (Kiswahili), message for message as en.ts.
 import { statusSw } from './status.sw.ts';
+import { ticketSw } from './ticket.sw.ts';
 import type { en } from './en.ts';
 
 const count = (n: number, noun: string) => `${noun} ${n}`;
@@ -177,4 +178,6 @@ export const sw: typeof en = {
   },
   /** The pages around the form (status.sw.ts). */
   status: statusSw,
+  /** The ticket page and the confirmation's tickets (ticket.sw.ts). */
+  ticket: ticketSw,
 };

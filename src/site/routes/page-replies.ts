@@ -7,6 +7,7 @@ import { findEvent, isRegistrationOpen, type EventWithTickets } from '../../even
 import { clientDisplayName } from '../../auth/index.ts';
 import { firstHoldEnds, loadOrderOut, type OrderRow } from '../../orders/index.ts';
 import { continueStoredTrace, type FieldError } from '../../platform/index.ts';
+import { issueTickets, ticketPagePath } from '../../tickets/index.ts';
 import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';
@@ -128,10 +129,18 @@ export async function sendConfirmation(
   confirmed: { loaded: Loaded; order: OrderRow; justPaid: boolean },
 ) {
   const { loaded, order, justPaid } = confirmed;
-  const out = await loadOrderOut(ctx.database.db, order);
+  const db = ctx.database.db;
+  // Issued here too, so that an order paid before tickets existed gets them when it is shown.
+  const [out, issued] = await Promise.all([
+    loadOrderOut(db, order),
+    issueTickets(db, order.id, ctx.clock.now()),
+  ]);
+  const tickets = issued
+    .filter((t) => t.status === 'valid')
+    .map((t) => ({ ...t, url: ticketPagePath(t.token) }));
   return sendPage(
     reply,
     200,
-    renderConfirmationPage({ session: loaded.session, found: loaded.found, order: out, justPaid }),
+    renderConfirmationPage({ session: loaded.session, found: loaded.found, order: out, justPaid, tickets }),
   );
 }

@@ -12,7 +12,7 @@ import {
   type Host,
 } from '../../platform/index.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
-import { NO_FRAMING, setPageHeaders } from '../security-headers.ts';
+import { NO_FRAMING, setPageHeaders, type InlineParts } from '../security-headers.ts';
 import { renderErrorPage } from '../views/end-pages.ts';
 import { sendPage } from './page-replies.ts';
 import { sendUnavailable } from './unavailable-reply.ts';
@@ -20,8 +20,16 @@ import { sendUnavailable } from './unavailable-reply.ts';
 /** Pages smaller than this go out uncompressed: the encoding would cost more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
 
-/** The language, HTML error pages, the per-IP limit and compression for every route of a scope. */
-export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => string): void {
+/**
+ * The language, HTML error pages, the per-IP limit and compression for every route of a scope.
+ * `notFoundInline`: what the scope's own 404 page runs inline (the ticket pages stand alone).
+ */
+export function pageScope(
+  scope: Host,
+  ctx: AppContext,
+  notFoundPage: () => string,
+  notFoundInline?: InlineParts,
+): void {
   // The rest of the request runs in the buyer's language (a callback hook, so that it runs inside).
   scope.addHook('onRequest', (request, _reply, done) =>
     runInLocale(pickLocale(request.query, request.headers['accept-language']), done),
@@ -57,7 +65,7 @@ export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => stri
     }
     if (apiError.status === 503) return sendUnavailable(ctx, request, reply, apiError);
     for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
-    setPageHeaders(reply, NO_FRAMING);
+    setPageHeaders(reply, NO_FRAMING, apiError.status === 404 ? notFoundInline : undefined);
     const page =
       apiError.status === 404
         ? notFoundPage()
@@ -72,7 +80,7 @@ export function pageScope(scope: Host, ctx: AppContext, notFoundPage: () => stri
   });
 
   scope.setNotFoundHandler((_request, reply) => {
-    setPageHeaders(reply, NO_FRAMING);
+    setPageHeaders(reply, NO_FRAMING, notFoundInline);
     return sendPage(reply, 404, notFoundPage());
   });
 }

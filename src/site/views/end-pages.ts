@@ -7,6 +7,7 @@ import { msg } from '../messages/current.ts';
 import { html, type Html } from '../../platform/index.ts';
 import { layout } from './layout.ts';
 import { partnerLabel, sentence, type PageSession } from './page-parts.ts';
+import { ticketFacts, type ListedTicket } from './ticket-list.ts';
 
 export interface ConfirmationView {
   session: PageSession;
@@ -14,6 +15,8 @@ export interface ConfirmationView {
   order: OrderOut;
   /** right after paying (not when the buyer comes back to a complete session) */
   justPaid: boolean;
+  /** the runners' valid tickets, each with its page's path */
+  tickets: ListedTicket[];
 }
 
 export function renderConfirmationPage(view: ConfirmationView): string {
@@ -41,8 +44,16 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     <p class="code">${order.order_code}</p>
     <h3>${m.registrations}</h3>
     <ul class="regs">
-      ${order.registrations.map((r) => html`<li><strong>${r.participant_name}</strong>: ${r.ticket_label} <span class="muted">(${m.registrationStatus[r.status] ?? r.status})</span></li>`)}
+      ${order.registrations.map((r) => {
+        const ticket = view.tickets.find((t) => t.registrationId === r.id);
+        return html`<li>
+          <strong>${r.participant_name}</strong>: ${r.ticket_label}
+          <span class="muted">(${m.registrationStatus[r.status] ?? r.status})</span>
+          ${ticket ? ticketFacts(ticket, embedded) : ''}
+        </li>`;
+      })}
     </ul>
+    ${view.tickets.length > 0 ? html`<p class="muted">${msg().ticket.ticketsIntro}</p>` : ''}
     <h3>${m.whatNext}</h3>
     <ul>
       <li>${m.keepCode}</li>
