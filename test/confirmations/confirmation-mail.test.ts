@@ -13,6 +13,7 @@ import { DEV_MAIL_LIST_MAX, listDevMail, type DevMailRow } from '../../src/mail/
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { enqueueJob } from '../../src/platform/jobs.ts';
 import { bearer, makeEvent, type Harness } from '../helpers/harness.ts';
+import { flat } from '../site/site-helpers.ts';
 import {
   createOrder,
   makeShop,
@@ -56,8 +57,15 @@ function assertSelfContained(html: string) {
     /<script|<img|<link|<iframe|<style|url\(/i,
     'no scripts, images or fetched styles',
   );
-  assert.doesNotMatch(html, /(src|href)="https?:/i, 'nothing loaded from elsewhere');
+  assert.doesNotMatch(html, /src="https?:/i, 'nothing loaded from elsewhere');
+  // The only web links are the runners' ticket pages on the SITE host.
+  for (const [, href] of html.matchAll(/href="(https?:[^"]*)"/gi)) {
+    assert.match(href!, /^https?:\/\/[^/]+\/tickets\/[A-Za-z0-9_-]{32}$/, 'a ticket link');
+  }
 }
+
+/** A runner's line of the text part, with their ticket's code and link below it. */
+const TICKET_LINES = ' {2}Ticket code: [A-HJ-NP-TW-Z2-9]{8}\\n {2}https?://\\S+/tickets/[A-Za-z0-9_-]{32}';
 
 describe('the confirmation after payment', () => {
   test('an order paid through the simulator gets one mail with its code, runner, amount and method', async () => {
@@ -76,7 +84,7 @@ describe('the confirmation after payment', () => {
     assert.match(mail.text, /^Event: Test Run$/m);
     assert.match(mail.text, /^When: \w+day,? \d{1,2} \w+ \d{4}(,| at) \d\d:\d\d \(Kampala time, EAT\)$/m);
     assert.doesNotMatch(mail.text, /^Where:/m, 'no venue line for an event without one');
-    assert.match(mail.text, /^Registration:\n- Ann: 10 km$/m);
+    assert.match(mail.text, new RegExp(`^Registration:\\n- Ann: 10 km\\n${TICKET_LINES}$`, 'm'));
     assert.match(
       mail.text,
       new RegExp(
@@ -88,7 +96,10 @@ describe('the confirmation after payment', () => {
     assert.match(mail.text, /Questions\? Write to help@example\.org\./);
     assert.ok(mail.html, 'an HTML part');
     assert.match(mail.html, new RegExp(`<strong[^>]*>${code}</strong>`));
-    assert.match(mail.html, /<li><strong>Ann<\/strong>: 10 km<\/li>/);
+    assert.match(
+      flat(mail.html),
+      /<li style="margin-bottom:8px"><strong>Ann<\/strong>: 10 km<br>Ticket code:/,
+    );
     assertSelfContained(mail.html);
 
     const rows = await listOrderMails(db(), shop.partner.organizationId, orderId);
@@ -131,9 +142,15 @@ describe('the confirmation after payment', () => {
     assert.equal(mail!.to, 'achieng@example.org');
     assert.match(mail!.text, /^When: Saturday,? 13 March 2027(,| at) 06:30 \(Kampala time, EAT\)$/m);
     assert.match(mail!.text, /^Where: Kololo Airstrip, Kampala$/m);
-    assert.match(mail!.text, /^Registrations:\n- Achieng Okoth: 5 km\n- Brian O'Neil: 5 km$/m);
+    assert.match(
+      mail!.text,
+      new RegExp(
+        `^Registrations:\\n- Achieng Okoth: 5 km\\n${TICKET_LINES}\\n- Brian O'Neil: 5 km\\n${TICKET_LINES}$`,
+        'm',
+      ),
+    );
     assert.match(mail!.text, /^Paid: Nothing: the registration is free$/m);
-    assert.match(mail!.html!, /<li><strong>Brian O&#39;Neil<\/strong>: 5 km<\/li>/);
+    assert.match(flat(mail!.html!), /<strong>Brian O&#39;Neil<\/strong>: 5 km<br>Ticket code:/);
   });
 
   test('the job run twice sends once, and an order not paid gets no mail', async () => {

@@ -16,7 +16,7 @@ const TICKET_CSS = `
 .ticket-card{border:2px solid #1a1a1a;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
 .ticket-card h2{margin:0 0 .75rem}
 .runner{font-size:1.5rem;font-weight:700;line-height:1.2;margin:0 0 .75rem;overflow-wrap:anywhere}
-.facts{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:0 0 1rem}
+.facts{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;align-items:baseline;margin:0 0 1rem}
 .facts dt{color:#4a4a4a}
 .facts dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 .facts .big{font-size:1.35rem;letter-spacing:.08em;font-family:ui-monospace,Menlo,Consolas,monospace}
@@ -24,14 +24,21 @@ const TICKET_CSS = `
 .qr svg{display:block;width:100%;height:auto}
 .print-row{margin:1rem 0 0}
 @media print{
-@page{margin:10mm}
-body,.page{background:#fff;min-height:0}
+@page{margin:6mm}
+html{font-size:11pt}
+body{padding:0}
+body,.page{background:#fff;min-height:0;box-shadow:none}
 .page{max-width:none}
 .no-print,footer{display:none!important}
-.event{padding:0 0 .5rem}
-main{padding:.5rem 0 0}
-.ticket-card{break-inside:avoid;page-break-inside:avoid;margin:0}
-.qr{max-width:8cm}
+.event{padding:0 0 .4rem}
+h1{font-size:1.25rem}
+main{padding:.4rem 0 0}
+.ticket-card{break-inside:avoid;page-break-inside:avoid;margin:0 0 .4rem;padding:.6rem}
+.ticket-card h2{margin:0 0 .3rem}
+.runner{font-size:1.3rem;margin:0 0 .4rem}
+.facts{margin:0 0 .5rem}
+.qr{max-width:5cm}
+.screen-only{display:none}
 }
 `;
 
@@ -124,7 +131,7 @@ export async function renderTicketPage(view: TicketView): Promise<string> {
       </dl>
       <div class="qr" role="img" aria-label="${m.qrLabel}" data-qr>${raw(await qrSvg(view.url))}</div>
     </section>
-    <p>${m.showIt}</p>
+    <p class="screen-only">${m.showIt}</p>
     <p class="muted no-print">${m.offline}</p>
     <div class="print-row no-print">
       <button type="button" class="primary" data-print hidden>${m.print}</button>
