@@ -27,7 +27,7 @@ export interface ConfirmationFacts {
 }
 
 /** A runner's ticket as the mail gives it. */
-export interface MailedTicket {
+interface MailedTicket {
   code: string;
   /** null until the start list gives one */
   bib: number | null;

@@ -7,8 +7,8 @@ import { bibNumbersOf } from '../startlists/index.ts';
 import { newTicketCode, newTicketToken } from './ticket-codes.ts';
 import { tickets } from './tickets.schema.ts';
 
-export type TicketRow = typeof tickets.$inferSelect;
-export type TicketStatus = 'valid' | 'void';
+type TicketRow = typeof tickets.$inferSelect;
+type TicketStatus = 'valid' | 'void';
 
 /** A ticket with what it is for: the runner, the ticket type, and the bib when one is given. */
 export interface OrderTicket {

@@ -10,7 +10,7 @@ const CODE_LENGTH = 8;
 const TOKEN_BYTES = 24;
 
 export const TICKET_CODE = new RegExp(`^[${CODE_ALPHABET}]{${CODE_LENGTH}}$`);
-export const TICKET_TOKEN = /^[A-Za-z0-9_-]{32}$/;
+const TICKET_TOKEN = /^[A-Za-z0-9_-]{32}$/;
 
 export function newTicketCode(): string {
   return randomString(CODE_LENGTH, CODE_ALPHABET);

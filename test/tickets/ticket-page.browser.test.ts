@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import type { Harness } from '../helpers/harness.ts';
 import {
@@ -17,9 +17,12 @@ import {
   watchProblems,
 } from '../e2e/browser-helpers.ts';
 import { bibs } from '../../src/startlists/startlists.schema.ts';
-import { ticketsOfOrder } from '../../src/tickets/issue-tickets.ts';
+import { ticketsOfOrder } from '../../src/tickets/index.ts';
 import { makeShop } from '../webhooks/webhook-helpers.ts';
 import { confirmationMail, freeOrderOf, ticketLinks } from './ticket-helpers.ts';
+
+// jsqr is CommonJS whose types declare an ES default export: Node hands over the function itself.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
 
 /** A stuck browser fails the suite instead of stalling the run. */
 const SUITE_TIMEOUT_MS = 240_000;

@@ -8,7 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import { findEvent } from '../../src/events/events.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { bibs } from '../../src/startlists/startlists.schema.ts';
-import { issueTickets, ticketsOfOrder } from '../../src/tickets/issue-tickets.ts';
+import { issueTickets, ticketsOfOrder } from '../../src/tickets/index.ts';
 import { TICKET_CODE } from '../../src/tickets/ticket-codes.ts';
 import { tickets } from '../../src/tickets/tickets.schema.ts';
 import type { Harness } from '../helpers/harness.ts';
