@@ -280,10 +280,7 @@ describe('the confirmation', () => {
     assert.ok(ticket, 'issued by the page at the latest');
     assert.match(page.body, /<strong>Okello Brian<\/strong>: 5 km fun run/);
     assert.match(page.body, new RegExp(`<strong class="ticket-code">${ticket.code}</strong>`));
-    assert.match(
-      page.body,
-      new RegExp(`<a href="/tickets/${ticket.token}">Open Okello Brian&#39;s ticket</a>`),
-    );
+    assert.match(page.body, new RegExp(`<a href="/tickets/${ticket.token}">Open ticket</a>`));
     assert.doesNotMatch(page.body, /Bib number:/);
 
     await db().insert(bibs).values({
@@ -295,6 +292,6 @@ describe('the confirmation', () => {
     });
     const swahili = await getPage(h, `/checkout/${id}?lang=sw`);
     assert.match(swahili.body, /Namba ya kifuani \(bib\):<\/span><strong>77<\/strong>/);
-    assert.match(swahili.body, /Fungua tiketi ya Okello Brian/);
+    assert.match(swahili.body, /Fungua tiketi<\/a>/);
   });
 });

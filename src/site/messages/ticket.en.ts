@@ -19,5 +19,6 @@ export const ticketEn = {
   // The confirmation page after payment.
   tickets: 'Tickets',
   ticketsIntro: 'Each runner has a ticket of their own: open it and keep it on the phone, or print it.',
-  openTicket: (runner: string) => `Open ${runner}'s ticket`,
+  /** beside the runner's name in their own list item */
+  openTicket: 'Open ticket',
 };

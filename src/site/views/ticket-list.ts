@@ -21,7 +21,7 @@ export function ticketFacts(ticket: ListedTicket, newTab: boolean): Html {
       href="${ticket.url}"
       ${attr('target', newTab ? '_blank' : null)}
       ${attr('rel', newTab ? 'noopener' : null)}
-      >${m.openTicket(ticket.participantName)}</a
+      >${m.openTicket}</a
     >
   </span>`;
 }
