@@ -282,6 +282,10 @@ describe('the confirmation', () => {
     assert.match(page.body, new RegExp(`<strong class="ticket-code">${ticket.code}</strong>`));
     assert.match(page.body, new RegExp(`<a href="/tickets/${ticket.token}">Open ticket</a>`));
     assert.doesNotMatch(page.body, /Bib number:/);
+    const ticketPage = await getPage(h, `/tickets/${ticket.token}`);
+    assert.match(ticketPage.body, /<h1>Kampala City 10K<\/h1>/);
+    assert.match(ticketPage.body, /<p class="meta">Kololo Airstrip<\/p>/);
+    assert.match(ticketPage.body, /<dd>5 km fun run<\/dd>/);
 
     await db().insert(bibs).values({
       registrationId: ticket.registrationId,

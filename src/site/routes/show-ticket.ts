@@ -6,13 +6,8 @@ import type { AppContext } from '../../context.ts';
 import { findEvent } from '../../events/index.ts';
 import { findValidTicket, isTicketToken, ticketPagePath } from '../../tickets/index.ts';
 import { NO_FRAMING, setPageHeaders, type InlineParts } from '../security-headers.ts';
-import { TICKET_WORKER_JS } from '../ticket-worker.ts';
-import {
-  renderTicketNotFound,
-  renderTicketPage,
-  TICKET_PAGE_SCRIPT,
-  TICKET_PAGE_STYLES,
-} from '../views/ticket-page.ts';
+import { TICKET_PAGE_SCRIPT, TICKET_WORKER_JS } from '../ticket-worker.ts';
+import { renderTicketNotFound, renderTicketPage, TICKET_PAGE_STYLES } from '../views/ticket-page.ts';
 import { sendPage, type PageHandler } from './page-replies.ts';
 
 /** What the ticket pages run inline, and their worker: the CSP allows exactly these. */

@@ -44,7 +44,6 @@ main{padding:.4rem 0 0}
 
 /** The stylesheet inside the page: the checkout's own, and the ticket's. */
 export const TICKET_PAGE_STYLES = `${CHECKOUT_CSS.trim()}\n${TICKET_CSS.trim()}`;
-export { TICKET_PAGE_SCRIPT };
 
 export interface TicketView {
   found: EventWithTickets;
