@@ -1,9 +1,10 @@
 // The organizer app's roles and what each may do: one table, asked through can() by the app's
 // access check (app/app-access.ts, from each route's declared permission) and by pages choosing
 // which buttons to show. Every role reads; owners, admins and developers change developer
-// settings; owners and admins manage members, read the audit log, and make the writes to the
-// organization's business (events and bib numbers, refunds, confirmation resends, buyer erasures)
-// (docs/architecture.md#organizer-roles).
+// settings; owners and admins manage members, read the audit log, see buyers' contact details and
+// make the writes to the organization's business (events and bib numbers, refunds, confirmation
+// resends, buyer erasures); owners, admins and viewers download exports of runners and orders
+// (docs/architecture.md#organizer-roles, docs/decisions/buyer-contacts-and-exports.md).
 import type { MemberRole } from './members.schema.ts';
 
 // For other modules, which may not import this module's schema file.
@@ -19,6 +20,8 @@ export const PERMISSIONS = {
   refunds: 'role may not refund',
   confirmation_resends: 'role may not resend confirmations',
   buyer_erasure: "role may not erase a buyer's data",
+  exports: 'role may not export runners or orders',
+  buyer_contacts: "role may not see buyers' contact details",
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -28,7 +31,8 @@ const GRANTS: Record<MemberRole, readonly Permission[]> = {
   owner: Object.keys(PERMISSIONS) as Permission[],
   admin: Object.keys(PERMISSIONS) as Permission[],
   developer: ['read', 'developer_settings'],
-  viewer: ['read'],
+  // race-day helpers print and download lists of runners, without the buyers' email and phone
+  viewer: ['read', 'exports'],
 };
 
 /** Whether `role` holds `permission`. Who may touch an owner is canChangeMember's question. */
@@ -40,8 +44,9 @@ export function can(role: MemberRole, permission: Permission): boolean {
 export const ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   owner: 'Everything, including members, owners and refunds.',
   admin: 'Everything except removing or demoting an owner.',
-  developer: 'Developer settings (API clients, webhooks); read-only elsewhere.',
-  viewer: 'Read-only: sees everything but the audit log, changes nothing.',
+  developer:
+    "Developer settings (API clients, webhooks); read-only elsewhere, no exports or buyers' contacts.",
+  viewer: "Read-only: downloads runner lists; no audit log or buyers' email and phone.",
 };
 
 /**

@@ -72,7 +72,7 @@ describe('members page', () => {
     assert.match(managed.body, /<label for="f-role">Role<\/label>/);
     assert.match(
       textOf(managed.body),
-      /Viewer ?: Read-only: sees everything but the audit log, changes nothing\./,
+      /Viewer ?: Read-only: downloads runner lists; no audit log or buyers' email and phone\./,
     );
     assert.match(managed.body, /action="\/members\/invitations\/inv_[^"]+\/revoke"/);
     assert.match(textOf(managed.body), /as long as the organization keeps another owner/);

@@ -10,7 +10,14 @@ import {
   type Permission,
 } from '../../src/members/roles.ts';
 
-const BUSINESS: Permission[] = ['events', 'refunds', 'confirmation_resends', 'buyer_erasure'];
+const BUSINESS: Permission[] = [
+  'events',
+  'refunds',
+  'confirmation_resends',
+  'buyer_erasure',
+  'exports',
+  'buyer_contacts',
+];
 const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
 describe('can', () => {
@@ -19,7 +26,8 @@ describe('can', () => {
     owner: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
     admin: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
     developer: ['read', 'developer_settings'],
-    viewer: ['read'],
+    // exports without buyer_contacts: the viewer's files leave out buyers' email and phone
+    viewer: ['read', 'exports'],
   };
 
   test('the table names exactly these permissions', () => {

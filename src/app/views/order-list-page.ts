@@ -1,5 +1,6 @@
 // The orders list: its filters (a GET form, no script needed), a page at a time newest first, and
-// the same filters as a CSV download.
+// the same filters as a CSV download. Buyers' email and phone only for roles that see them.
+import { can } from '../../members/index.ts';
 import { ORDER_CHANNELS, ORDER_STATUSES, type OrderListRow } from '../../orders/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import { formatMoney, nationalPhone } from '../../site/index.ts';
@@ -107,6 +108,7 @@ function filterForm(view: OrdersView): Html {
 function orderRow(
   row: OrderListRow,
   names: { events: Map<string, string>; clients: Map<string, string> },
+  contacts: boolean,
 ): Html {
   const channel = CHANNEL_LABELS[row.channel];
   const client = row.apiClientId ? names.clients.get(row.apiClientId) : undefined;
@@ -122,9 +124,11 @@ function orderRow(
       ${
         buyerErased(row)
           ? ERASED_BUYER
-          : html`${row.buyerName}<br /><span class="muted"
-                >${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span
-              >`
+          : contacts
+            ? html`${row.buyerName}<br /><span class="muted"
+                  >${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span
+                >`
+            : row.buyerName
       }
     </td>
     <td data-label="Tickets">${row.tickets}</td>
@@ -140,10 +144,22 @@ export function renderOrders(view: OrdersView): string {
     clients: new Map(view.clients.map((c) => [c.id, c.name])),
   };
   const csv = `/orders.csv${filterQuery(view.values)}`;
+  const { role } = view.viewer.current;
+  const contacts = can(role, 'buyer_contacts');
   const hasErrors = Object.keys(view.errors).length > 0;
   const main = html`<h1>Orders</h1>
     ${errorSummary(view.errors)} ${filterForm(view)}
-    <p><a href="${csv}" download>Download these orders as CSV</a></p>
+    ${
+      can(role, 'exports')
+        ? html`<p>
+            <a href="${csv}" download>Download these orders as CSV</a>
+            <span class="muted"
+              >Every order the filters match, times in the event's time
+              zone${contacts ? '' : ", without buyers' email and phone"}.</span
+            >
+          </p>`
+        : ''
+    }
     ${
       view.rows.length === 0
         ? html`<p>No orders match.</p>`
@@ -162,7 +178,7 @@ export function renderOrders(view: OrdersView): string {
                 </tr>
               </thead>
               <tbody>
-                ${view.rows.map((row) => orderRow(row, names))}
+                ${view.rows.map((row) => orderRow(row, names, contacts))}
               </tbody>
             </table>
           </div>`

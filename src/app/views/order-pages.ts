@@ -1,6 +1,7 @@
 // One order of the organization: its registrations, refunds and payments to refund, and a
 // timeline of what happened to it (created, each payment attempt and its outcome, paid, closed,
 // each webhook delivery). The orders list is in order-list-page.ts.
+import { can } from '../../members/index.ts';
 import type { OrderChannel, OrderRow, RegistrationRow } from '../../orders/index.ts';
 import type { PaymentAttemptRow, RefundRow } from '../../payments/index.ts';
 import { html, type Html } from '../../platform/index.ts';
@@ -185,7 +186,13 @@ export function renderOrder(view: OrderView): string {
       </dd>
       <dt>Buyer</dt>
       <dd>
-        ${buyerErased(order) ? ERASED_BUYER : html`${order.buyerName}, ${order.buyerEmail}, ${nationalPhone(order.buyerPhone)}`}
+        ${
+          buyerErased(order)
+            ? ERASED_BUYER
+            : can(view.viewer.current.role, 'buyer_contacts')
+              ? html`${order.buyerName}, ${order.buyerEmail}, ${nationalPhone(order.buyerPhone)}`
+              : order.buyerName
+        }
       </dd>
       <dt>Channel</dt>
       <dd>${channel}${view.clientName ? `, ${view.clientName}` : ''}</dd>
