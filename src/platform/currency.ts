@@ -14,3 +14,16 @@ export function currencyExponent(currency: string): number {
   }
   return exponent;
 }
+
+const majorFormats = new Map<string, Intl.NumberFormat>();
+
+/** Minor units as major units with thousands separators: 30000 UGX -> "30,000", 30000 USD -> "300.00". */
+export function formatMajor(minor: number, currency: string): string {
+  let format = majorFormats.get(currency);
+  if (!format) {
+    const digits = currencyExponent(currency);
+    format = new Intl.NumberFormat('en-GB', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    majorFormats.set(currency, format);
+  }
+  return format.format(minor / 10 ** currencyExponent(currency));
+}

@@ -13,8 +13,9 @@ export { bodyArrived } from './client-errors.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { matchesHash, open, safeEqual, seal, sha256Hex } from './crypto.ts';
-export { CSV_BOM, csvRow } from './csv.ts';
-export { currencyExponent } from './currency.ts';
+export { CSV_BOM, csvRow, csvText } from './csv.ts';
+export type { CsvValue } from './csv.ts';
+export { currencyExponent, formatMajor } from './currency.ts';
 export { decodeCursor, encodeCursor } from './cursor.ts';
 export { DataDirBusy, lockDataDir } from './data-dir-lock.ts';
 export {
