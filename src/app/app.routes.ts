@@ -2,7 +2,7 @@
 // CSV, detail, refunds, confirmation resends, buyer erasure); sign-in, invitations, password reset
 // and account; the development mailbox; developer settings (API clients, webhook endpoints, request
 // log, integration checker); members; the audit log; and events with their checkout preview, start
-// list and bib numbers. Server-rendered pages in a scope of their own (forms, cookies, CSRF,
+// list, bib numbers, pickup list and runner exports (CSV, Excel). Server-rendered pages in a scope of their own (forms, cookies, CSRF,
 // security headers: app-scope.ts). Each route declares the permission it needs, checked
 // before its handler against the one role table (app-access.ts, members/roles.ts).
 // One handler per file group in routes/; this file only wires them.
@@ -78,8 +78,10 @@ import {
   downloadStartList,
   saveBibRangesRoute,
   showEvents,
+  showPickupList,
   showStartList,
 } from './routes/start-list.ts';
+import { exportRunnersCsv, exportRunnersXlsx } from './routes/runner-export.ts';
 import { retryDeliveryRoute, sendTestEvent, showEndpoint } from './routes/webhook-deliveries.ts';
 import {
   confirmDeleteEndpoint,
@@ -105,7 +107,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/', 'read', showOverview(ctx));
     route('POST', '/organizations/switch', 'read', switchOrganizationRoute(ctx));
     route('GET', '/orders', 'read', showOrders(ctx));
-    route('GET', '/orders.csv', 'read', exportOrders(ctx));
+    route('GET', '/orders.csv', 'exports', exportOrders(ctx));
     route('GET', '/orders/:orderId', 'read', showOrder(ctx));
     route('GET', '/orders/:orderId/refund', 'refunds', confirmRefund(ctx));
     route('POST', '/orders/:orderId/refund', 'refunds', submitRefund(ctx));
@@ -206,7 +208,11 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
       route('POST', `/events/:eventId/${action}`, 'events', changeStatus(ctx, action));
     }
     route('GET', '/events/:eventId/start-list', 'read', showStartList(ctx));
-    route('GET', '/events/:eventId/start-list.csv', 'read', downloadStartList(ctx));
+    // Lists of every runner, to download or print: roles that may export (members/roles.ts).
+    route('GET', '/events/:eventId/start-list.csv', 'exports', downloadStartList(ctx));
+    route('GET', '/events/:eventId/pickup-list', 'exports', showPickupList(ctx));
+    route('GET', '/events/:eventId/runners.csv', 'exports', exportRunnersCsv(ctx));
+    route('GET', '/events/:eventId/runners.xlsx', 'exports', exportRunnersXlsx(ctx));
     route('POST', '/events/:eventId/bib-ranges', 'events', saveBibRangesRoute(ctx));
     route('POST', '/events/:eventId/bibs/assign', 'events', assignBibsRoute(ctx));
   });

@@ -41,6 +41,9 @@ export const AUDIT_ACTIONS = {
   'refund.succeeded': 'confirmed a refund',
   'refund.failed': 'reported a refund failed',
   'buyer.erased': "erased a buyer's personal data",
+  'event.runners_exported': "downloaded an event's runners",
+  'event.start_list_exported': "downloaded an event's start list",
+  'orders.exported': 'downloaded orders',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
@@ -54,7 +57,9 @@ type AuditTarget =
   | 'order'
   | 'refund'
   /** an erasure of a buyer's data, named by its erasure id: the log never holds the buyer's data */
-  | 'buyer';
+  | 'buyer'
+  /** the whole organization, such as a download of orders across its events */
+  | 'organization';
 
 /** Who acted: a signed-in member, or the operator through the admin API or the CLI. */
 export interface Actor {

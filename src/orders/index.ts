@@ -42,7 +42,13 @@ export { paidTicketsPerDay, paidTotals, pendingOrderIds } from './order-sales.ts
 export type { FailureKind } from './order-state.ts';
 export { registerOrderRoutes } from './orders.routes.ts';
 export { planOrder } from './plan-order.ts';
-export { confirmedRegistrations, joinRoster, rosterColumns, selectRoster } from './registration-roster.ts';
+export {
+  confirmedRegistrations,
+  joinRoster,
+  rosterColumns,
+  rosterExportColumns,
+  selectRoster,
+} from './registration-roster.ts';
 export type { ConfirmedRegistration } from './registration-roster.ts';
 export { ORDER_CHANNELS, ORDER_STATUSES, orderBatches, searchOrders } from './search-orders.ts';
 export type { OrderChannel, OrderKey, OrderListRow, OrderSearch } from './search-orders.ts';

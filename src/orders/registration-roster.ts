@@ -17,6 +17,17 @@ export const rosterColumns = {
   orderCode: orders.orderCode,
 };
 
+/** What an export of runners adds: the registration's price and fee, and its order's buyer. */
+export const rosterExportColumns = {
+  distanceKm: registrations.distanceKm,
+  priceMinor: registrations.priceMinor,
+  feeMinor: registrations.feeMinor,
+  currency: orders.currency,
+  buyerName: orders.buyerName,
+  buyerEmail: orders.buyerEmail,
+  buyerPhone: orders.buyerPhone,
+};
+
 const inPaidOrder = and(
   eq(orders.id, registrations.orderId),
   eq(orders.status, 'paid'),

@@ -6,5 +6,12 @@ export type { BibRange, TypeProgress } from './bib-numbers.ts';
 export { findRaceEvent } from './race-event.ts';
 export type { RaceEvent } from './race-event.ts';
 export { csvFileName, startListCsv } from './start-list-csv.ts';
-export { answerTotals, decodeStartListCursor, encodeStartListCursor, readStartList } from './start-list.ts';
+export {
+  answerTotals,
+  decodeStartListCursor,
+  encodeStartListCursor,
+  readStartList,
+  walkStartList,
+  walkTicketTypeByName,
+} from './start-list.ts';
 export type { AnswerTotals, StartListRow } from './start-list.ts';

@@ -1,35 +1,27 @@
 // The start list as CSV (RFC 4180), produced row by row from keyset batches. UTF-8 with a byte
 // order mark: without it Excel reads the file as the local code page and garbles names such as
 // "Nakalembe Ssekitoleko-Müller". A text cell that a spreadsheet would run as a formula (starting
-// with = + - @, or a tab or carriage return) gets a leading apostrophe.
-import type { Executor } from '../platform/index.ts';
+// with = + - @, or a tab or carriage return) gets a leading apostrophe (platform/csv.ts).
+import { CSV_BOM, csvRow } from '../platform/index.ts';
 import type { RaceEvent } from './race-event.ts';
-import { walkStartList } from './start-list.ts';
+import type { StartListRow } from './start-list.ts';
 
-const BOM = '\uFEFF';
-
-/** A cell quoted when it must be: a comma, a quote or a line break. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
-function csvLine(cells: (string | number | null)[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
-}
-
-/** The file's lines, header first; a consumer that stops reading stops the reads. */
-export async function* startListCsv(db: Executor, race: RaceEvent): AsyncGenerator<string> {
+/**
+ * The file's lines, header first, from the start list's rows in order (walkStartList); a consumer
+ * that stops reading stops the reads.
+ */
+export async function* startListCsv(
+  race: RaceEvent,
+  rows: AsyncIterable<StartListRow>,
+): AsyncGenerator<string> {
   const questions = race.event.additionalQuestions;
   yield (
-    BOM +
-    csvLine(['Bib', 'Name', 'Ticket type', 'Age on race day', ...questions.map((q) => q.label), 'Order code'])
+    CSV_BOM +
+    csvRow(['Bib', 'Name', 'Ticket type', 'Age on race day', ...questions.map((q) => q.label), 'Order code'])
   );
   let chunk = '';
-  for await (const row of walkStartList(db, race)) {
-    chunk += csvLine([
+  for await (const row of rows) {
+    chunk += csvRow([
       row.bib,
       row.participantName,
       row.ticketTypeName,

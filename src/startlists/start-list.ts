@@ -4,7 +4,7 @@
 // page costs the same at the start of a 20,000-runner list as at its end.
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { AdditionalQuestion } from '../events/index.ts';
-import { joinRoster, rosterColumns, selectRoster } from '../orders/index.ts';
+import { joinRoster, rosterColumns, rosterExportColumns, selectRoster } from '../orders/index.ts';
 import type { Executor } from '../platform/index.ts';
 import { ageOn, localDate, type RaceEvent } from './race-event.ts';
 import { bibs } from './startlists.schema.ts';
@@ -19,6 +19,40 @@ export interface StartListRow {
   age: number | null;
   answers: Record<string, string>;
   orderCode: string;
+  /** YYYY-MM-DD as given, or null */
+  dateOfBirth: string | null;
+  registeredAt: Date;
+  distanceKm: number;
+  /** the ticket's price and its booking fee, in the order's currency's minor units */
+  paidMinor: number;
+  currency: string;
+  buyerName: string;
+  buyerEmail: string;
+  buyerPhone: string;
+}
+
+type RosterRow = Awaited<ReturnType<typeof unnumberedAfter>>[number];
+
+function rowOf(race: RaceEvent, raceDay: string, t: number, r: RosterRow): StartListRow {
+  const ticketType = race.ticketTypes[t]!;
+  return {
+    registrationId: r.registrationId,
+    ticketTypeId: ticketType.id,
+    ticketTypeName: ticketType.name,
+    bib: r.bib,
+    participantName: r.participantName,
+    age: ageOn(raceDay, r.dateOfBirth),
+    answers: r.answers,
+    orderCode: r.orderCode,
+    dateOfBirth: r.dateOfBirth,
+    registeredAt: r.createdAt,
+    distanceKm: r.distanceKm,
+    paidMinor: r.priceMinor + r.feeMinor,
+    currency: r.currency,
+    buyerName: r.buyerName,
+    buyerEmail: r.buyerEmail,
+    buyerPhone: r.buyerPhone,
+  };
 }
 
 /** Where a page starts: a ticket type (its index), and within it after a number or a name. */
@@ -46,7 +80,7 @@ export function decodeStartListCursor(text: string | undefined): StartListCursor
   return null;
 }
 
-const rowColumns = { ...rosterColumns, bib: bibs.number };
+const rowColumns = { ...rosterColumns, ...rosterExportColumns, bib: bibs.number };
 
 async function numberedAfter(db: Executor, race: RaceEvent, t: number, after: number, limit: number) {
   const query = db.select(rowColumns).from(bibs).$dynamic();
@@ -62,12 +96,14 @@ async function numberedAfter(db: Executor, race: RaceEvent, t: number, after: nu
     .limit(limit);
 }
 
+/** A ticket type's runners by name after `after`: those without a number, or (`all`) everyone. */
 async function unnumberedAfter(
   db: Executor,
   race: RaceEvent,
   t: number,
   after: { name: string; id: string } | null,
   limit: number,
+  all = false,
 ) {
   const { participantName, registrationId } = rosterColumns;
   return selectRoster(db, rowColumns, race.event.organizationId)
@@ -75,7 +111,7 @@ async function unnumberedAfter(
     .where(
       and(
         eq(rosterColumns.ticketTypeId, race.ticketTypes[t]!.id),
-        isNull(bibs.registrationId),
+        all ? undefined : isNull(bibs.registrationId),
         after ? sql`(${participantName}, ${registrationId}) > (${after.name}, ${after.id})` : undefined,
       ),
     )
@@ -102,7 +138,6 @@ export async function readStartList(
   // One row more than asked tells whether there is a next page.
   while (at && at.t < race.ticketTypes.length && found.length <= limit) {
     const want = limit + 1 - found.length;
-    const ticketType = race.ticketTypes[at.t]!;
     const t: number = at.t;
     const rows =
       at.p === 'n'
@@ -110,16 +145,7 @@ export async function readStartList(
         : await unnumberedAfter(db, race, t, at.name === '' && at.id === '' ? null : at, want);
     for (const r of rows) {
       found.push({
-        row: {
-          registrationId: r.registrationId,
-          ticketTypeId: ticketType.id,
-          ticketTypeName: ticketType.name,
-          bib: r.bib,
-          participantName: r.participantName,
-          age: ageOn(raceDay, r.dateOfBirth),
-          answers: r.answers,
-          orderCode: r.orderCode,
-        },
+        row: rowOf(race, raceDay, t, r),
         at:
           r.bib === null
             ? { t, p: 'u', name: r.participantName, id: r.registrationId }
@@ -146,6 +172,24 @@ export async function* walkStartList(
     yield* page.rows;
     cursor = page.next;
   } while (cursor);
+}
+
+/** Every row of one ticket type (its index) by name, numbered or not, read in batches by keyset. */
+export async function* walkTicketTypeByName(
+  db: Executor,
+  race: RaceEvent,
+  t: number,
+  batch = 1000,
+): AsyncGenerator<StartListRow> {
+  const raceDay = localDate(race.event.startsAt, race.event.timezone);
+  let after: { name: string; id: string } | null = null;
+  for (;;) {
+    const rows = await unnumberedAfter(db, race, t, after, batch, true);
+    for (const r of rows) yield rowOf(race, raceDay, t, r);
+    if (rows.length < batch) return;
+    const last = rows[rows.length - 1]!;
+    after = { name: last.participantName, id: last.registrationId };
+  }
 }
 
 /** The questions whose answers are counted: those with a fixed list of options (T-shirt size). */

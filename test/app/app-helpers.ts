@@ -13,6 +13,8 @@ export interface Reply {
   statusCode: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
+  /** the body as bytes, for files that are not text (a workbook) */
+  rawPayload: Buffer;
 }
 
 let ipCounter = 0;

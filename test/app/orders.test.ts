@@ -1,11 +1,13 @@
 // The organizer's orders pages over HTTP: the list scoped to the member's organization, each
 // filter and the search, bad filters refused next to their fields, pages newest first, the CSV
-// export of the same filters (quoted, formulas neutralised), and one order with its timeline.
+// export of the same filters (plain headers, local times, phones kept as text, formulas neutralised,
+// audited; buyers' contacts only for roles that see them), and one order with its timeline.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { Agent, makeMember, makeOrder, signIn } from './app-helpers.ts';
 import { ORDERS_PER_PAGE } from '../../src/app/routes/orders-list.ts';
+import { listAuditEvents } from '../../src/audit/audit-log.ts';
 
 let h: Harness;
 let mine: TestPartner;
@@ -127,21 +129,70 @@ describe('the CSV export', () => {
       String(res.headers['content-disposition']),
       /^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.csv"$/,
     );
-    const lines = res.body
-      .replace(/^\uFEFF/, '')
-      .trimEnd()
-      .split('\r\n');
+    const lines = csvLines(res.body);
+    // plain headers; one event, so the times are on its clock and the header names the zone
     assert.equal(
       lines[0],
-      'order_code,created_at,event,status,total_minor,currency,payment_method,buyer_name,buyer_email,buyer_phone,tickets,channel,partner',
+      'Order,Created (Africa/Kampala),Event,Status,Total,Currency,Payment method,Buyer name,Buyer email,Buyer phone,Tickets,Channel,Partner',
     );
     assert.equal(lines.length, 3);
     assert.ok(lines[1]!.startsWith(`${codes.formula},`));
     assert.ok(lines[1]!.includes(`"'=HYPERLINK(""x"")"`), lines[1]);
-    assert.ok(lines[2]!.includes(',Ada Runner,ada@example.org,0772123456,1,'), lines[2]);
+    // the phone keeps its leading 0 in Excel: ="0772123456"
+    assert.ok(lines[2]!.includes(',Ada Runner,ada@example.org,"=""0772123456""",1,'), lines[2]);
     assert.doesNotMatch(res.body, new RegExp(codes.theirs!));
   });
+
+  test('times on the event clock, totals in major units; several zones are named in a column', async () => {
+    const nairobi = (
+      await makeEvent(h, mine, {
+        name: 'Nairobi Night Run',
+        timezone: 'Africa/Nairobi',
+      })
+    ).id;
+    // a 30,000 UGX ticket; the order's total adds the booking fee
+    const paid = await makeOrder(h, mine, { eventId: nairobi, paid: true });
+    const res = await owner.get('/orders.csv');
+    const lines = csvLines(res.body);
+    assert.match(lines[0]!, /^Order,Created \(each event's local time\),Time zone,Event,/);
+    const row = lines.find((l) => l.startsWith(paid.order_code))!;
+    // the harness clock's instant, three hours ahead of UTC in Nairobi
+    const local = new Date(h.clock.now().getTime() + 3 * 3600_000)
+      .toISOString()
+      .slice(0, 16)
+      .replace('T', ' ');
+    assert.ok(row.startsWith(`${paid.order_code},${local},Africa/Nairobi,Nairobi Night Run,`), row);
+    assert.match(row, /,pending,"3\d,\d{3}",UGX,/);
+  });
+
+  test("a viewer's file leaves out buyers' email and phone, and each download is audited", async () => {
+    const res = await viewer.get(`/orders.csv?event=${raceId}`);
+    assert.equal(res.statusCode, 200);
+    const lines = csvLines(res.body);
+    assert.equal(
+      lines[0],
+      'Order,Created (Africa/Kampala),Event,Status,Total,Currency,Payment method,Buyer name,Tickets,Channel,Partner',
+    );
+    assert.doesNotMatch(res.body, /ada@example\.org|0772123456/);
+    const [entry] = (await listAuditEvents(h.service.ctx.database.db, mine.organizationId, { limit: 1 }))
+      .rows;
+    assert.equal(entry!.action, 'orders.exported');
+    assert.equal(entry!.targetType, 'event');
+    assert.equal(entry!.targetId, raceId);
+    const file = /filename="([^"]+)"/.exec(String(res.headers['content-disposition']))![1];
+    assert.deepEqual(entry!.details, { file, rows: 2, buyer_contacts: false });
+    const list = await viewer.get('/orders');
+    assert.match(list.body, /Ada Runner/);
+    assert.doesNotMatch(list.body, /ada@example\.org|0772123456/);
+  });
 });
+
+function csvLines(body: string): string[] {
+  return body
+    .replace(/^\uFEFF/, '')
+    .trimEnd()
+    .split('\r\n');
+}
 
 describe('one order', () => {
   test("shows its registrations and timeline; another organization's is the same 404 as a missing one", async () => {

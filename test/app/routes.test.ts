@@ -45,6 +45,8 @@ interface RouteCase {
   access: Access;
   /** fields a write of this route would accept */
   fields?: Fields;
+  /** a download of personal data: when it is served, its audit entry is the one change */
+  audited?: true;
 }
 
 const ROUTES: RouteCase[] = [
@@ -141,7 +143,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/developers/integration', access: 'read' },
   { method: 'POST', path: '/developers/integration/webhooks/:endpointId/test', access: 'developer_settings' },
   { method: 'GET', path: '/orders', access: 'read' },
-  { method: 'GET', path: '/orders.csv', access: 'read' },
+  { method: 'GET', path: '/orders.csv', access: 'exports', audited: true },
   { method: 'GET', path: '/orders/:orderId', access: 'read' },
   { method: 'GET', path: '/orders/:orderId/refund', access: 'refunds' },
   { method: 'POST', path: '/orders/:orderId/refund', access: 'refunds' },
@@ -182,7 +184,10 @@ const ROUTES: RouteCase[] = [
     { method: 'POST', path: `/events/:eventId/${action}`, access: 'events' },
   ]),
   { method: 'GET', path: '/events/:eventId/start-list', access: 'read' },
-  { method: 'GET', path: '/events/:eventId/start-list.csv', access: 'read' },
+  { method: 'GET', path: '/events/:eventId/start-list.csv', access: 'exports', audited: true },
+  { method: 'GET', path: '/events/:eventId/pickup-list', access: 'exports' },
+  { method: 'GET', path: '/events/:eventId/runners.csv', access: 'exports', audited: true },
+  { method: 'GET', path: '/events/:eventId/runners.xlsx', access: 'exports', audited: true },
   {
     method: 'POST',
     path: '/events/:eventId/bib-ranges',
@@ -299,7 +304,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
 }
 
 /** What a refused write must leave as it was: the clients, members and invitations of both organizations. */
-async function clientState() {
+async function clientState(options: { audit?: boolean } = {}) {
   const db = h.service.ctx.database.db;
   const now = h.clock.now();
   const endpoints = [];
@@ -313,7 +318,9 @@ async function clientState() {
     await findApiClient(db, mine.clientId),
     (await listApiClients(db, mine.organizationId)).length,
     endpoints,
-    (await listAuditEvents(db, mine.organizationId, { limit: 50 })).rows.length,
+    options.audit === false
+      ? null
+      : (await listAuditEvents(db, mine.organizationId, { limit: 50 })).rows.length,
     await listOrganizationMembers(db, mine.organizationId),
     await listOrganizationMembers(db, theirs.organizationId),
     await listPendingInvitations(db, mine.organizationId, now),
@@ -389,14 +396,21 @@ describe('security suite over every app route', () => {
           // Allowed through to the handler, which then refuses harmlessly: another organization's
           // id is 404, a form with no fields is the form again; nothing changes either way.
           test(`${name}: ${role} with ${permission}, not refused`, async () => {
-            const before = await clientState();
+            const db = h.service.ctx.database.db;
+            const entries = async () =>
+              (await listAuditEvents(db, mine.organizationId, { limit: 50 })).rows.length;
+            const audit = route.audited ? { audit: false } : {};
+            const [before, entriesBefore] = [await clientState(audit), await entries()];
             const agent = roleAgents[role];
             const url = fill(route.path, 'theirs');
             const res = isPost ? await agent.post(url, {}) : await agent.get(url);
             assert.notEqual(res.statusCode, 403, res.body.slice(0, 300));
             assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body.slice(0, 300)}`);
             assert.doesNotMatch(res.body, /Your role cannot do this/);
-            assert.equal(await clientState(), before);
+            assert.equal(await clientState(audit), before);
+            // a download served (no id of another organization to refuse) is audited, once
+            if (route.audited)
+              assert.equal(await entries(), entriesBefore + (res.statusCode === 200 ? 1 : 0));
           });
         }
       }

@@ -12,7 +12,8 @@ import {
   type BibRange,
 } from '../../src/startlists/bib-numbers.ts';
 import { ageOn, findRaceEvent, localDate, type RaceEvent } from '../../src/startlists/race-event.ts';
-import { csvCell, startListCsv } from '../../src/startlists/start-list-csv.ts';
+import { csvRow, csvText, type CsvValue } from '../../src/platform/csv.ts';
+import { startListCsv } from '../../src/startlists/start-list-csv.ts';
 import {
   answerTotals,
   decodeStartListCursor,
@@ -279,6 +280,9 @@ describe('the start list', () => {
   });
 });
 
+/** One cell as the file writes it. */
+const csvCell = (value: CsvValue) => csvRow([value]).slice(0, -2);
+
 describe('the CSV', () => {
   test('quotes as RFC 4180 and defuses spreadsheet formulas', () => {
     assert.equal(csvCell('plain'), 'plain');
@@ -293,6 +297,13 @@ describe('the CSV', () => {
     assert.equal(csvCell(null), '');
   });
 
+  test('a phone number stays text with its leading 0; anything else kept as text is guarded', () => {
+    assert.equal(csvCell(csvText('0772123456')), '"=""0772123456"""');
+    assert.equal(csvCell(csvText('[erased]')), '[erased]');
+    assert.equal(csvCell(csvText('=1+1')), "'=1+1");
+    assert.equal(csvCell(csvText('077"2')), '"077""2"');
+  });
+
   test('the whole list, BOM first, in the start list order', async () => {
     const race = await newRace();
     const db = h.service.ctx.database.db;
@@ -301,7 +312,7 @@ describe('the CSV', () => {
       { name: 'Nakato Müller', answers: { tshirt: 'S' }, dateOfBirth: '2000-01-01' },
     ]);
     let text = '';
-    for await (const chunk of startListCsv(db, race)) text += chunk;
+    for await (const chunk of startListCsv(race, walkStartList(db, race))) text += chunk;
     assert.ok(text.startsWith('\uFEFFBib,Name,Ticket type,Age on race day,T-shirt size,Order code\r\n'));
     const lines = text.slice(1).trimEnd().split('\r\n');
     assert.equal(lines.length, 3);

@@ -14,6 +14,10 @@ export interface RunnerInput {
   orderStatus?: string;
   /** the registration's status; confirmed unless said */
   status?: string;
+  /** who bought it; the runner, buyer@example.org, +256700000000 unless said */
+  buyer?: { name: string; email: string; phone: string };
+  /** the booking fee on the ticket; none unless said */
+  feeMinor?: number;
 }
 
 const BATCH = 500;
@@ -39,11 +43,11 @@ export async function seedRunners(
         status: r.orderStatus ?? 'paid',
         currency: event.currency,
         subtotal: ticketType.priceMinor,
-        lacesFee: 0,
-        total: ticketType.priceMinor,
-        buyerName: r.name,
-        buyerEmail: 'buyer@example.org',
-        buyerPhone: '+256700000000',
+        lacesFee: r.feeMinor ?? 0,
+        total: ticketType.priceMinor + (r.feeMinor ?? 0),
+        buyerName: r.buyer?.name ?? r.name,
+        buyerEmail: r.buyer?.email ?? 'buyer@example.org',
+        buyerPhone: r.buyer?.phone ?? '+256700000000',
         paidAt: (r.orderStatus ?? 'paid') === 'paid' ? at : null,
         createdAt: at,
         updatedAt: at,
@@ -59,7 +63,7 @@ export async function seedRunners(
       ticketLabel: ticketType.name,
       distanceKm: ticketType.distanceKm,
       priceMinor: ticketType.priceMinor,
-      feeMinor: 0,
+      feeMinor: r.feeMinor ?? 0,
       participantName: r.name,
       dateOfBirth: r.dateOfBirth ?? null,
       answers: r.answers ?? {},

@@ -1,5 +1,6 @@
 // Start lists: GET /events/:eventId/start-list (every member reads it, a page of runners at a
-// time), POST .../bib-ranges and POST .../bibs/assign (owners and admins), and the CSV download.
+// time), POST .../bib-ranges and POST .../bibs/assign (owners and admins), the CSV download and the
+// pickup list to print (roles that may export: both hold every runner at once; the CSV is audited).
 // Every read finds the event within the member's organization; each write is a start list action
 // (startlists/actions/), which takes the event's bib lock and commits with its audit entry.
 import { Readable } from 'node:stream';
@@ -19,15 +20,20 @@ import {
   readStartList,
   saveBibRanges,
   startListCsv,
+  walkStartList,
+  walkTicketTypeByName,
   type RaceEvent,
+  type StartListRow,
 } from '../../startlists/index.ts';
 import { can } from '../../members/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderEvents } from '../views/start-list-events.ts';
+import { renderPickupList } from '../views/pickup-list.ts';
 import { renderStartList, startListNotice, type RangeForm } from '../views/start-list-page.ts';
 import { EventParams, paramsOf, queryOf } from '../app-input.ts';
+import { audited } from '../exports.ts';
 import { BibRangeForm } from '../app-forms.schema.ts';
 
 /** Runners per page: a page renders in tens of milliseconds whatever the list's length. */
@@ -39,7 +45,7 @@ const StartListQuery = Type.Object({
   given: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
-async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
+export async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
   const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
   if (!race) throw new PageError('not_found', 'event');
@@ -131,9 +137,22 @@ export function assignBibsRoute(ctx: AppContext): Handler {
 export function downloadStartList(ctx: AppContext): Handler {
   return async (request, reply) => {
     const race = await raceOf(ctx, request);
-    reply.header('Content-Disposition', `attachment; filename="${csvFileName(race)}"`);
+    const file = csvFileName(race);
+    const rows = audited(
+      ctx,
+      request,
+      {
+        action: 'event.start_list_exported',
+        target: { type: 'event', id: race.event.id },
+        file,
+        contacts: false,
+      },
+      walkStartList(ctx.database.db, race),
+    );
+    reply.header('Content-Disposition', `attachment; filename="${file}"`);
+    reply.header('Cache-Control', 'no-store');
     reply.type('text/csv; charset=utf-8');
-    return reply.send(Readable.from(startListCsv(ctx.database.db, race)));
+    return reply.send(Readable.from(startListCsv(race, rows)));
   };
 }
 
@@ -146,5 +165,28 @@ export function showEvents(ctx: AppContext): Handler {
       200,
       renderEvents({ viewer, events, canCreate: can(viewer.current.role, 'events') }),
     );
+  };
+}
+
+const PickupQuery = Type.Object({
+  order: Type.Optional(Type.Union([Type.Literal('bib'), Type.Literal('name')])),
+});
+
+/** GET /events/:eventId/pickup-list: every runner, by bib (the start list's order) or by name. */
+export function showPickupList(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    const order = queryOf(request, PickupQuery).order ?? 'bib';
+    const db = ctx.database.db;
+    const runners = new Map<string, StartListRow[]>(race.ticketTypes.map((t) => [t.id, []]));
+    const rows =
+      order === 'bib'
+        ? walkStartList(db, race)
+        : (async function* () {
+            for (let t = 0; t < race.ticketTypes.length; t++) yield* walkTicketTypeByName(db, race, t);
+          })();
+    for await (const row of rows) runners.get(row.ticketTypeId)!.push(row);
+    const viewer = await viewerOf(ctx, request);
+    return sendPage(reply, 200, renderPickupList({ viewer, race, order, runners }));
   };
 }

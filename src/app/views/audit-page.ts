@@ -17,6 +17,7 @@ const TARGETS: Record<string, string> = {
   order: 'Order',
   refund: 'Refund',
   buyer: 'Buyer data, erasure',
+  organization: 'Organization',
 };
 
 const DETAIL_LABELS: Record<string, string> = {
@@ -31,6 +32,10 @@ const DETAIL_LABELS: Record<string, string> = {
   origin: 'Origin',
   url: 'URL',
   events: 'Events',
+  file: 'File',
+  rows: 'Rows',
+  buyer_contacts: "Buyers' email and phone",
+  complete: 'Complete',
 };
 
 const LIST_NAMES: Record<string, string> = {
@@ -53,6 +58,7 @@ function detailValue(key: string, value: unknown): Html | string {
     if (key === 'origin' || key === 'url') return html`<code>${value}</code>`;
     return value;
   }
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
   // a display name removed (or never given) is null
   if (value === null && key === 'display_name') return 'none';
   if (value === null || value === undefined) return '';
@@ -96,8 +102,8 @@ export function renderAuditLog(view: AuditView): string {
   const empty = view.paged ? 'There are no older entries.' : 'Nothing has been recorded yet.';
   const main = html`<h1>Audit log</h1>
     <p>
-      Every change to members, invitations, API clients and webhook endpoints of this organization: who made
-      it, when, and from which address. Newest first.
+      Every change to members, invitations, API clients, webhook endpoints, events and orders of this
+      organization, and every download of runners or orders: who, when, and from which address. Newest first.
     </p>
     ${
       view.entries.length === 0

@@ -9,6 +9,7 @@ import { questionRows, ticketTypeValues, toMajor, type FormState } from '../rout
 import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';
 import { errorSummary, fieldId } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+import { runnerExports } from './runner-exports.ts';
 
 interface Control {
   name: string;
@@ -298,6 +299,7 @@ export function renderEventPage(view: EventPageView): string {
           >`,
       )}
     </p>
+    ${runnerExports(view.viewer, event.id)}
     <h2>Ticket types</h2>
     ${
       ticketTypes.length === 0

@@ -13,6 +13,8 @@ import { html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { errorSummary, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+import { can } from '../../members/index.ts';
+import { runnerExports } from './runner-exports.ts';
 
 export interface RangeForm {
   /** ticket type id -> the values as typed */
@@ -235,7 +237,14 @@ function runnersSection(view: StartListView): Html {
       Paid registrations, by ticket type, then bib number; runners without a number follow by name. Age is on
       race day.
     </p>
-    <p><a class="button" href="${base}.csv" download>Download start list (CSV)</a></p>
+    ${
+      can(view.viewer.current.role, 'exports')
+        ? html`<p class="no-print">
+            <a class="button" href="${base}.csv" download>Download start list (CSV)</a>
+            <a href="/events/${view.race.event.id}/pickup-list">Pickup list to print</a>
+          </p>`
+        : ''
+    }
     ${table} ${pages}`;
 }
 
@@ -245,7 +254,7 @@ export function renderStartList(view: StartListView): string {
     .filter((p): p is string => p !== null);
   const errors = view.form?.errors ?? {};
   const main = html`${errorSummary(errors)}
-    <p><a href="/events">All events</a></p>
+    <p class="no-print"><a href="/events">All events</a></p>
     <h1>Start list: ${view.race.event.name}</h1>
     <p class="muted">${eventDate(view.race)} (${view.race.event.timezone})</p>
     ${view.notice ? html`<p class="notice good" role="status">${view.notice}</p>` : ''}
@@ -262,10 +271,11 @@ export function renderStartList(view: StartListView): string {
       view.paged
         ? ''
         : html`<h2>Bib numbers</h2>
-            ${progressTable(view)} ${view.canManage ? html`${assignForm(view)} ${rangeForm(view)}` : ''}
+            ${progressTable(view)}
+            ${view.canManage ? html`<div class="no-print">${assignForm(view)} ${rangeForm(view)}</div>` : ''}
             ${totalsSection(view)}`
     }
-    ${runnersSection(view)}`;
+    ${runnersSection(view)} ${view.paged ? '' : runnerExports(view.viewer, view.race.event.id)}`;
   return page({
     title: `Start list: ${view.race.event.name}`,
     main,

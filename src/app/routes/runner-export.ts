@@ -1,0 +1,139 @@
+// GET /events/:eventId/runners.csv and .xlsx: one row per paid runner of the event (the start
+// list's order: ticket type, bib, then name), with their order, answers, bib, buyer and what they
+// paid. The CSV streams from keyset batches; the workbook is written whole once every row is read.
+// Buyers' email and phone are columns only for roles that see them; each download is audited.
+import { Readable } from 'node:stream';
+import writeXlsxFile, { type Cell } from 'write-excel-file/node';
+import type { AppContext } from '../../context.ts';
+import {
+  CSV_BOM,
+  csvRow,
+  csvText,
+  currencyExponent,
+  formatMajor,
+  type CsvValue,
+} from '../../platform/index.ts';
+import { nationalPhone } from '../../site/index.ts';
+import { walkStartList, type RaceEvent, type StartListRow } from '../../startlists/index.ts';
+import { audited, localStamp, showsContacts, type ExportRecord } from '../exports.ts';
+import type { Handler } from '../replies.ts';
+import { raceOf } from './start-list.ts';
+
+interface Column {
+  header: string;
+  csv: (row: StartListRow) => CsvValue;
+  xlsx: (row: StartListRow) => Cell;
+}
+
+/** A text cell in both files. */
+function text(header: string, value: (row: StartListRow) => string | null): Column {
+  return { header, csv: value, xlsx: (row) => value(row) };
+}
+
+/** The columns, in the order people read them; the buyer's email and phone only with `contacts`. */
+function runnerColumns(race: RaceEvent, contacts: boolean): Column[] {
+  const { currency, timezone } = race.event;
+  const exponent = currencyExponent(currency);
+  const columns: Column[] = [
+    text('Order', (r) => r.orderCode),
+    text('Runner', (r) => r.participantName),
+    text('Ticket type', (r) => r.ticketTypeName),
+    { header: 'Distance (km)', csv: (r) => r.distanceKm, xlsx: (r) => r.distanceKm },
+    text('Date of birth', (r) => r.dateOfBirth),
+    ...race.event.additionalQuestions.map((q) => text(q.label, (r) => r.answers[q.key] ?? '')),
+    { header: 'Bib', csv: (r) => r.bib, xlsx: (r) => r.bib },
+    text('Buyer name', (r) => r.buyerName),
+  ];
+  if (contacts) {
+    columns.push(
+      text('Buyer email', (r) => r.buyerEmail),
+      {
+        header: 'Buyer phone',
+        csv: (r) => csvText(nationalPhone(r.buyerPhone)),
+        // a text cell marked as text (@): the leading 0 stays, and Excel does not offer to "fix" it
+        xlsx: (r) => ({ type: String, value: nationalPhone(r.buyerPhone), format: '@' }),
+      },
+    );
+  }
+  columns.push(
+    {
+      header: `Paid (${currency})`,
+      csv: (r) => formatMajor(r.paidMinor, r.currency),
+      xlsx: (r) => ({
+        type: Number,
+        value: r.paidMinor / 10 ** exponent,
+        format: exponent === 0 ? '#,##0' : `#,##0.${'0'.repeat(exponent)}`,
+      }),
+    },
+    text(`Registered at (${timezone})`, (r) => localStamp(r.registeredAt, timezone)),
+  );
+  return columns;
+}
+
+/** The file's name: the event's handle (letters, digits, dashes) and "runners". */
+function fileName(race: RaceEvent, extension: 'csv' | 'xlsx'): string {
+  const handle = race.event.handle.replace(/[^A-Za-z0-9-]/g, '').slice(0, 80) || 'event';
+  return `${handle}-runners.${extension}`;
+}
+
+function recordOf(race: RaceEvent, file: string, contacts: boolean): ExportRecord {
+  return {
+    action: 'event.runners_exported',
+    target: { type: 'event', id: race.event.id },
+    file,
+    contacts,
+  };
+}
+
+async function* csvLines(columns: Column[], rows: AsyncIterable<StartListRow>): AsyncGenerator<string> {
+  yield CSV_BOM + csvRow(columns.map((c) => c.header));
+  let chunk = '';
+  for await (const row of rows) {
+    chunk += csvRow(columns.map((c) => c.csv(row)));
+    // a few hundred rows per write, not one write per row
+    if (chunk.length >= 64 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+export function exportRunnersCsv(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    const contacts = showsContacts(request);
+    const file = fileName(race, 'csv');
+    const rows = audited(ctx, request, recordOf(race, file, contacts), walkStartList(ctx.database.db, race));
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="${file}"`)
+      .header('Cache-Control', 'no-store')
+      .send(Readable.from(csvLines(runnerColumns(race, contacts), rows)));
+  };
+}
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+export function exportRunnersXlsx(ctx: AppContext): Handler {
+  return async (request, reply) => {
+    const race = await raceOf(ctx, request);
+    const contacts = showsContacts(request);
+    const file = fileName(race, 'xlsx');
+    const columns = runnerColumns(race, contacts);
+    const header: Cell[] = columns.map((c) => ({ value: c.header, fontWeight: 'bold' }));
+    const data: Cell[][] = [header];
+    const rows = audited(ctx, request, recordOf(race, file, contacts), walkStartList(ctx.database.db, race));
+    for await (const row of rows) data.push(columns.map((c) => c.xlsx(row)));
+    const body = await writeXlsxFile(data, {
+      sheet: 'Runners',
+      stickyRowsCount: 1,
+      columns: columns.map((c) => ({ width: Math.min(40, Math.max(10, c.header.length + 2)) })),
+    }).toBuffer();
+    return reply
+      .type(XLSX_TYPE)
+      .header('Content-Disposition', `attachment; filename="${file}"`)
+      .header('Cache-Control', 'no-store')
+      .send(body);
+  };
+}
