@@ -245,6 +245,13 @@ function runnersSection(view: StartListView): Html {
           </p>`
         : ''
     }
+    ${
+      view.paged || view.nextPage
+        ? html`<p class="hint">
+            A printed page holds this page's runners only: the pickup list prints every runner.
+          </p>`
+        : ''
+    }
     ${table} ${pages}`;
 }
 
