@@ -241,7 +241,6 @@ function runnersSection(view: StartListView): Html {
       can(view.viewer.current.role, 'exports')
         ? html`<p class="no-print">
             <a class="button" href="${base}.csv" download>Download start list (CSV)</a>
-            <a href="/events/${view.race.event.id}/pickup-list">Pickup list to print</a>
           </p>`
         : ''
     }
