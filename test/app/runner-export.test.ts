@@ -2,10 +2,13 @@
 // plain headers, a column per question, the bib, the buyer, what they paid in major units and when
 // they registered on the event's clock; accents kept (a BOM in the CSV), phone numbers kept as text,
 // formulas neutralised; buyers' email and phone only for roles that see them; every download
-// audited; developers refused; another organization's event the same 404 as a missing one.
+// audited (one cut short too); developers refused; another organization's event the same 404 as a
+// missing one; the pickup list.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { strFromU8, unzipSync } from 'fflate';
+import type { FastifyRequest } from 'fastify';
+import { audited } from '../../src/app/exports.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { findRaceEvent, type RaceEvent } from '../../src/startlists/race-event.ts';
 import { makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
@@ -281,6 +284,30 @@ describe('the runners workbook', () => {
     assert.equal(entry.action, 'event.runners_exported');
     assert.equal((entry.details as { file: string }).file.endsWith('.xlsx'), true);
     assert.equal((entry.details as { rows: number }).rows, 2);
+  });
+});
+
+describe('the audit entry of a download', () => {
+  test('a download cut short records the rows that left and that it did not end', async () => {
+    const request = {
+      appSession: { organizationId, member: { id: null, email: 'cut@example.org' }, role: 'owner' },
+      ip: '10.1.2.3',
+    } as unknown as FastifyRequest;
+    async function* rows() {
+      yield* ['a', 'b', 'c'];
+    }
+    const record = {
+      action: 'event.runners_exported' as const,
+      target: { type: 'event' as const, id: race.event.id },
+      file: 'cut.csv',
+      contacts: true,
+    };
+    const download = audited(h.service.ctx, request, record, rows());
+    assert.equal((await download.next()).value, 'a');
+    await download.return(undefined); // what the response stream does when the client goes away
+    const entry = await lastEntry();
+    assert.equal(entry.actorLabel, 'cut@example.org');
+    assert.deepEqual(entry.details, { file: 'cut.csv', rows: 1, buyer_contacts: true, complete: false });
   });
 });
 
