@@ -40,9 +40,10 @@ function coverUrl(cover: string): string | null {
   return /^https:\/\/[^\s"'<>]+$/i.test(cover) ? cover : null;
 }
 
-function eventHeader(found: EventWithTickets): Html {
+/** The event's name, start and place; the ticket page leaves the cover out (it prints). */
+export function eventHeader(found: EventWithTickets, { withCover = true } = {}): Html {
   const { event } = found;
-  const cover = coverUrl(event.cover);
+  const cover = withCover ? coverUrl(event.cover) : null;
   return html`<header class="event">
     ${cover ? html`<img class="cover" src="${cover}" alt="" width="640" height="280" decoding="async" />` : ''}
     <h1>${event.name}</h1>

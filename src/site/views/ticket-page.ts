@@ -7,10 +7,10 @@ import type { EventWithTickets } from '../../events/index.ts';
 import { attr, html, raw, type Html } from '../../platform/index.ts';
 import type { OrderTicket } from '../../tickets/index.ts';
 import { CHECKOUT_CSS } from '../client/checkout.css.ts';
-import { formatDateTime, zoneLabel } from '../format.ts';
-import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
+import { LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
 import { locale, msg } from '../messages/current.ts';
 import { TICKET_PAGE_SCRIPT } from '../ticket-worker.ts';
+import { eventHeader } from './layout.ts';
 
 const TICKET_CSS = `
 .ticket-card{border:2px solid #1a1a1a;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
@@ -100,16 +100,7 @@ export async function renderTicketPage(view: TicketView): Promise<string> {
   const organizer = event.organizerName || found.organization.name;
   const support = event.supportEmail || found.organization.supportEmail;
   const path = new URL(view.url).pathname;
-  const header = html`<header class="event">
-    <h1>${event.name}</h1>
-    <p class="meta">
-      <time datetime="${event.startsAt.toISOString()}"
-        >${formatDateTime(event.startsAt, event.timezone, INTL_LOCALES[locale()])}</time
-      >
-      <span class="muted">(${zoneLabel(event.timezone, event.startsAt, msg().common.zoneTime)})</span>
-    </p>
-    ${event.venue ? html`<p class="meta">${event.venue}</p>` : ''}
-  </header>`;
+  const header = eventHeader(found, { withCover: false });
   const main = html`<section
       class="ticket-card"
       aria-labelledby="h-ticket"
