@@ -34,7 +34,9 @@ let eventId: string;
 
 before(
   async () => {
-    ({ h, api } = await startListeningHarness());
+    // A 15 s prompt window (the tests' usual scale gives 3 s): a payment approved at once must
+    // not time out on a machine busy with other test files and their browsers.
+    ({ h, api } = await startListeningHarness({ PAYMENT_TIME_SCALE: '0.05' }));
     partnerSite = await startPartnerSite();
     browser = await launchBrowser();
     partner = await makePartner(h, { returnUrlDomains: [partnerSite.origin] });
