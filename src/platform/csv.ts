@@ -35,4 +35,26 @@ export function csvRow(values: CsvValue[]): string {
 }
 
 /** Excel opens a UTF-8 file as UTF-8 only with this mark in front: names carry accents. */
-export const CSV_BOM = '\uFEFF';
+const CSV_BOM = '\uFEFF';
+
+/**
+ * A CSV file's text as it goes out: the byte order mark and header, then the rows' lines gathered
+ * into writes of about 64 kB (a few hundred rows, not one write per row). A consumer that stops
+ * reading stops the rows.
+ */
+export async function* csvLines<T>(
+  header: CsvValue[],
+  rows: AsyncIterable<T>,
+  cells: (row: T) => CsvValue[],
+): AsyncGenerator<string> {
+  yield CSV_BOM + csvRow(header);
+  let chunk = '';
+  for await (const row of rows) {
+    chunk += csvRow(cells(row));
+    if (chunk.length >= 64 * 1024) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}

@@ -13,7 +13,7 @@ export { bodyArrived } from './client-errors.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { matchesHash, open, safeEqual, seal, sha256Hex } from './crypto.ts';
-export { CSV_BOM, csvRow, csvText } from './csv.ts';
+export { csvLines, csvText } from './csv.ts';
 export type { CsvValue } from './csv.ts';
 export { currencyExponent, formatMajor } from './currency.ts';
 export { decodeCursor, encodeCursor } from './cursor.ts';

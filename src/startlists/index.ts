@@ -5,7 +5,7 @@ export { bibNumbersOf, bibProgress, listBibRanges } from './bib-numbers.ts';
 export type { BibRange, TypeProgress } from './bib-numbers.ts';
 export { findRaceEvent } from './race-event.ts';
 export type { RaceEvent } from './race-event.ts';
-export { csvFileName, startListCsv } from './start-list-csv.ts';
+export { csvFileName, eventFileName, startListCsv } from './start-list-csv.ts';
 export {
   answerTotals,
   decodeStartListCursor,

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { listApiClients } from '../../auth/index.ts';
 import { listEventsOfOrganization, type EventRow } from '../../events/index.ts';
 import { orderBatches, type OrderListRow, type OrderSearch } from '../../orders/index.ts';
-import { CSV_BOM, csvRow, csvText, formatMajor, type CsvValue, type Executor } from '../../platform/index.ts';
+import { csvLines, csvText, formatMajor, type CsvValue, type Executor } from '../../platform/index.ts';
 import { METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { memberOf } from '../app-access.ts';
 import { audited, localStamp, showsContacts, type ExportRecord } from '../exports.ts';
@@ -73,19 +73,6 @@ async function* orderRows(db: Executor, organizationId: string, search: OrderSea
   for await (const batch of orderBatches(db, organizationId, search)) yield* batch;
 }
 
-async function* lines(columns: Column[], rows: AsyncIterable<OrderListRow>): AsyncGenerator<string> {
-  yield CSV_BOM + csvRow(columns.map((c) => c.header));
-  let chunk = '';
-  for await (const row of rows) {
-    chunk += csvRow(columns.map((c) => c.value(row)));
-    if (chunk.length >= 64 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
-
 function recordOf(
   request: FastifyRequest,
   search: OrderSearch,
@@ -122,6 +109,7 @@ export function exportOrders(ctx: AppContext): Handler {
     const zones = new Set(shown.map((e) => e.timezone));
     const zone = zones.size === 1 ? [...zones][0]! : null;
     const contacts = showsContacts(request);
+    const columns = orderColumns(names, zone, contacts);
     const file = `orders-${ctx.clock.now().toISOString().slice(0, 10)}.csv`;
     const rows = audited(
       ctx,
@@ -133,6 +121,14 @@ export function exportOrders(ctx: AppContext): Handler {
       .type('text/csv; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${file}"`)
       .header('Cache-Control', 'no-store')
-      .send(Readable.from(lines(orderColumns(names, zone, contacts), rows)));
+      .send(
+        Readable.from(
+          csvLines(
+            columns.map((c) => c.header),
+            rows,
+            (row) => columns.map((c) => c.value(row)),
+          ),
+        ),
+      );
   };
 }

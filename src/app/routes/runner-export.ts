@@ -5,16 +5,9 @@
 import { Readable } from 'node:stream';
 import writeXlsxFile, { type Cell } from 'write-excel-file/node';
 import type { AppContext } from '../../context.ts';
-import {
-  CSV_BOM,
-  csvRow,
-  csvText,
-  currencyExponent,
-  formatMajor,
-  type CsvValue,
-} from '../../platform/index.ts';
+import { csvLines, csvText, currencyExponent, formatMajor, type CsvValue } from '../../platform/index.ts';
 import { nationalPhone } from '../../site/index.ts';
-import { walkStartList, type RaceEvent, type StartListRow } from '../../startlists/index.ts';
+import { eventFileName, walkStartList, type RaceEvent, type StartListRow } from '../../startlists/index.ts';
 import { audited, localStamp, showsContacts, type ExportRecord } from '../exports.ts';
 import type { Handler } from '../replies.ts';
 import { raceOf } from './start-list.ts';
@@ -70,11 +63,16 @@ function runnerColumns(race: RaceEvent, contacts: boolean): Column[] {
   return columns;
 }
 
-/** The file's name: the event's handle (letters, digits, dashes) and "runners". */
 function fileName(race: RaceEvent, extension: 'csv' | 'xlsx'): string {
-  const handle = race.event.handle.replace(/[^A-Za-z0-9-]/g, '').slice(0, 80) || 'event';
-  return `${handle}-runners.${extension}`;
+  return eventFileName(race, `runners.${extension}`);
 }
+
+const csvFile = (columns: Column[], rows: AsyncIterable<StartListRow>) =>
+  csvLines(
+    columns.map((c) => c.header),
+    rows,
+    (row) => columns.map((c) => c.csv(row)),
+  );
 
 function recordOf(race: RaceEvent, file: string, contacts: boolean): ExportRecord {
   return {
@@ -83,20 +81,6 @@ function recordOf(race: RaceEvent, file: string, contacts: boolean): ExportRecor
     file,
     contacts,
   };
-}
-
-async function* csvLines(columns: Column[], rows: AsyncIterable<StartListRow>): AsyncGenerator<string> {
-  yield CSV_BOM + csvRow(columns.map((c) => c.header));
-  let chunk = '';
-  for await (const row of rows) {
-    chunk += csvRow(columns.map((c) => c.csv(row)));
-    // a few hundred rows per write, not one write per row
-    if (chunk.length >= 64 * 1024) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
 }
 
 export function exportRunnersCsv(ctx: AppContext): Handler {
@@ -109,7 +93,7 @@ export function exportRunnersCsv(ctx: AppContext): Handler {
       .type('text/csv; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${file}"`)
       .header('Cache-Control', 'no-store')
-      .send(Readable.from(csvLines(runnerColumns(race, contacts), rows)));
+      .send(Readable.from(csvFile(runnerColumns(race, contacts), rows)));
   };
 }
 
