@@ -195,6 +195,7 @@ export const EventForm = Type.Object({
 export const EventChoiceForm = Type.Object({
   visibility: Type.Enum(event.visibility.enum, { title: 'Visibility' }),
   waiver_required: Checkbox,
+  emergency_contact: Checkbox,
 });
 
 const question = QuestionIn.properties;

@@ -2,6 +2,7 @@
 // of an admin write, and the price ceiling of its ticket types.
 import { validationError, type FieldError } from '../platform/index.ts';
 import type { EventInput, EventRow, TicketTypeInput } from './events.ts';
+import { EMERGENCY_CONTACT_NAME, EMERGENCY_CONTACT_PHONE } from './emergency-contact.ts';
 import { MAX_PRICE_MINOR } from './fees.ts';
 
 /** Registration open: now inside [reg_opens_at, reg_closes_at). */
@@ -54,11 +55,39 @@ export function checkEventRules(
       });
     }
   });
+  errors.push(...emergencyContactErrors(input.additional_questions ?? []));
   (input.ticket_types ?? []).forEach((tt, i) => {
     if (tt.sales_start && tt.sales_end && Date.parse(tt.sales_end) <= Date.parse(tt.sales_start)) {
       errors.push({ field: `ticket_types[${i}].sales_end`, message: 'must be after sales_start' });
     }
   });
+  return errors;
+}
+
+/** The built-in emergency contact pair: both questions or neither, each of its own kind. */
+function emergencyContactErrors(questions: ReadonlyArray<{ key: string; type: string }>): FieldError[] {
+  const errors: FieldError[] = [];
+  const name = questions.findIndex((q) => q.key === EMERGENCY_CONTACT_NAME);
+  const phone = questions.findIndex((q) => q.key === EMERGENCY_CONTACT_PHONE);
+  if (name < 0 !== phone < 0) {
+    const [present, missing] = name < 0 ? [phone, EMERGENCY_CONTACT_NAME] : [name, EMERGENCY_CONTACT_PHONE];
+    errors.push({
+      field: `additional_questions[${present}].key`,
+      message: `is the emergency contact, which needs ${missing} too`,
+    });
+  }
+  if (name >= 0 && questions[name]!.type !== 'text') {
+    errors.push({
+      field: `additional_questions[${name}].type`,
+      message: 'must be text for the emergency contact name',
+    });
+  }
+  if (phone >= 0 && questions[phone]!.type !== 'phone') {
+    errors.push({
+      field: `additional_questions[${phone}].type`,
+      message: 'must be phone for the emergency contact phone',
+    });
+  }
   return errors;
 }
 

@@ -18,7 +18,8 @@ import { ts } from '../platform/columns.schema.ts';
 export interface AdditionalQuestion {
   key: string;
   label: string;
-  type: 'select' | 'text';
+  /** phone: a number to call, checked as one (the emergency contact, emergency-contact.ts) */
+  type: 'select' | 'text' | 'phone';
   required: boolean;
   options: string[];
   help: string;

@@ -10,6 +10,13 @@ export { createEvent } from './actions/create-event.ts';
 export { findEventFor } from './actions/event-actor.ts';
 export { updateEvent } from './actions/update-event.ts';
 export { updateTicketType } from './actions/update-ticket-type.ts';
+export {
+  asksEmergencyContact,
+  EMERGENCY_CONTACT_NAME,
+  EMERGENCY_CONTACT_PHONE,
+  isEmergencyContactKey,
+  withEmergencyContact,
+} from './emergency-contact.ts';
 export { listEventsEndedBefore } from './ended-events.ts';
 export {
   EventDetailOut,

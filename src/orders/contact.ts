@@ -24,3 +24,14 @@ export function normalizePhone(value: string): string | null {
   if (/^00256\d{9}$/.test(digits)) return digits.slice(2);
   return null;
 }
+
+/**
+ * A number someone can be called on: any Ugandan number normalizePhone takes, or an international
+ * one written with + and 7 to 15 digits (an emergency contact may live abroad). Spaces, dots,
+ * dashes and brackets between digits are allowed.
+ */
+export function isPhoneNumber(value: string): boolean {
+  if (normalizePhone(value) !== null) return true;
+  const digits = value.replace(/\D/g, '').length;
+  return /^\+[\d\s().-]+$/.test(value.trim()) && digits >= 7 && digits <= 15;
+}

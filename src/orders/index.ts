@@ -1,5 +1,5 @@
 // Orders, registrations, holds, the order state machine and the partner order routes.
-export { isEmail, normalizePhone } from './contact.ts';
+export { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
 export { countActiveHolds } from './count-active-holds.ts';
 export { countOrders } from './count-orders.ts';
 export type { OrderCounts } from './count-orders.ts';

@@ -2,7 +2,7 @@
 // any statement), and the calendar arithmetic they use.
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/index.ts';
 import { LONE_SURROGATE, validationError, type FieldError } from '../platform/index.ts';
-import { isEmail, normalizePhone } from './contact.ts';
+import { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
 import type { CreateOrderInput } from './order-in.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
@@ -79,6 +79,12 @@ function checkAnswers(
       errors.push({ field: `${path}.${q.key}`, message: 'must be at most 500 characters' });
     if (q.type === 'select' && !q.options.includes(value)) {
       errors.push({ field: `${path}.${q.key}`, message: `must be one of: ${q.options.join(', ')}` });
+    }
+    if (q.type === 'phone' && !isPhoneNumber(value)) {
+      errors.push({
+        field: `${path}.${q.key}`,
+        message: 'must be a phone number such as 0772 123456 or +254 712 345678',
+      });
     }
   }
 }

@@ -4,6 +4,8 @@
 // 'buyer.email', 'waiver_accepted'), so an error lands next to its input without a mapping table.
 import type { CheckoutSessionRow } from '../checkout/index.ts';
 import {
+  EMERGENCY_CONTACT_NAME,
+  EMERGENCY_CONTACT_PHONE,
   feeFor,
   methodFee,
   type AdditionalQuestion,
@@ -249,6 +251,14 @@ export function checkPayment(
   return { choice: { method: methodValue, phone }, errors };
 }
 
+/** A question's label in the buyer's language: the built-in ones have their own words. */
+export function questionLabel(q: AdditionalQuestion): string {
+  const f = msg().form;
+  if (q.key === EMERGENCY_CONTACT_NAME) return f.emergencyContactName;
+  if (q.key === EMERGENCY_CONTACT_PHONE) return f.emergencyContactPhone;
+  return q.label;
+}
+
 /** A field's name as the buyer reads it (without its participant's number), and that number. */
 function fieldName(field: string, found: EventWithTickets): { participant: number | null; name: string } {
   const f = msg().fields;
@@ -265,7 +275,11 @@ function fieldName(field: string, found: EventWithTickets): { participant: numbe
     };
     return {
       participant,
-      name: answer ? (question?.label ?? answer[1]!) : (names[rest] ?? f.participantN(participant)),
+      name: answer
+        ? question
+          ? questionLabel(question)
+          : answer[1]!
+        : (names[rest] ?? f.participantN(participant)),
     };
   }
   const labels: Record<string, string> = {

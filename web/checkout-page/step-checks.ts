@@ -1,6 +1,6 @@
 // The checks a step passes before the next one shows. The server repeats all of them and more;
 // these only spare the buyer a round trip. Each marks its fields and returns the bad controls.
-import { isEmail, normalizePhone } from '../../src/orders/contact.ts';
+import { isEmail, isPhoneNumber, normalizePhone } from '../../src/orders/contact.ts';
 import { all, one } from './dom.ts';
 import { setError, type Control } from './field-errors.ts';
 import { orderTotals, type FormParts } from './form-parts.ts';
@@ -33,9 +33,12 @@ function checkTickets(parts: FormParts): HTMLElement[] {
 
 function answerProblem(control: Control): string | null {
   const value = control.value.trim();
-  if (control.dataset.check === 'required') {
-    return value === '' ? t('isRequired', { label: control.dataset.label || '' }) : null;
+  if (control.dataset.check === 'required' && value === '') {
+    return t('isRequired', { label: control.dataset.label || '' });
   }
+  // a phone question (the emergency contact's number), required or not (data-check="phone")
+  if (control.type === 'tel' && value !== '') return isPhoneNumber(value) ? null : t('enterPhoneNumber');
+  if (control.dataset.check === 'required') return null;
   if (control.dataset.check !== 'dob') return null;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return t('enterDateOfBirth');
   if (ageOn(value, control.dataset.raceDay || value) < Number(control.dataset.minAge || 0))

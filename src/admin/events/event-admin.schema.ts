@@ -77,7 +77,10 @@ export const QuestionIn = Type.Object(
   {
     key: Type.String({ maxLength: 64, pattern: QUESTION_KEY_PATTERN }),
     label: Name,
-    type: Type.Enum(['select', 'text']),
+    type: Type.Enum(['select', 'text', 'phone'], {
+      description:
+        'phone: a phone number, checked as one. emergency_contact_name (text) and emergency_contact_phone (phone) are the built-in emergency contact: both or neither.',
+    }),
     required: Type.Optional(Type.Boolean()),
     options: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 })),
     help: Type.Optional(Type.String({ maxLength: 1000 })),

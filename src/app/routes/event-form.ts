@@ -2,8 +2,11 @@
 // API's inputs (the same limits as src/admin/events/event-admin.schema.ts), each problem keyed by
 // its field so it shows next to it. Dates are datetime-local in the event's time zone.
 import {
+  asksEmergencyContact,
   checkEventRules,
+  isEmergencyContactKey,
   isTimeZone,
+  withEmergencyContact,
   MAX_PRICE_MINOR,
   type AdditionalQuestion,
   type EventPatch,
@@ -121,8 +124,10 @@ export function eventValues(event: EventRow): Record<string, string> {
     ends_at: toLocalTime(event.endsAt, zone),
     reg_opens_at: toLocalTime(event.regOpensAt, zone),
     reg_closes_at: toLocalTime(event.regClosesAt, zone),
+    emergency_contact: asksEmergencyContact(event.additionalQuestions) ? 'yes' : '',
   };
-  event.additionalQuestions.forEach((q, i) => {
+  // the built-in emergency contact is the checkbox, not rows to edit
+  withEmergencyContact(event.additionalQuestions, false).forEach((q, i) => {
     values[`q${i}_key`] = q.key;
     values[`q${i}_label`] = q.label;
     values[`q${i}_type`] = q.type;
@@ -169,6 +174,9 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
     if (!errors[name('key')] && !EVENT_FORM_PATTERNS.questionKey.test(row.key)) {
       errors[name('key')] =
         `Question ${n}: enter a key of lowercase letters, digits and _, starting with a letter.`;
+    } else if (!errors[name('key')] && isEmergencyContactKey(row.key)) {
+      errors[name('key')] =
+        `Question ${n}: the key ${row.key} is the emergency contact's: tick its box instead.`;
     } else if (!errors[name('key')] && keys.has(row.key)) {
       errors[name('key')] = `Question ${n}: another question already uses the key ${row.key}.`;
     }
@@ -245,7 +253,12 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
       errors[name] = `Enter the ${EventForm.properties[name].title.toLowerCase()} as a date and a time.`;
     if (date instanceof Date) dates[name] = date;
   }
-  const additionalQuestions = readQuestions(body, values, errors);
+  values.emergency_contact =
+    readChoice(body, 'emergency_contact', EventChoiceForm.properties.emergency_contact) ?? '';
+  const additionalQuestions = withEmergencyContact(
+    readQuestions(body, values, errors),
+    values.emergency_contact === 'yes',
+  );
 
   const waiverRequired = values.waiver_required === 'yes';
   if (dates.starts_at && dates.ends_at && dates.reg_opens_at && dates.reg_closes_at) {

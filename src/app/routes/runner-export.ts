@@ -23,6 +23,16 @@ function text(header: string, value: (row: StartListRow) => string | null): Colu
   return { header, csv: value, xlsx: (row) => value(row) };
 }
 
+/** A phone number, kept as text in both files so that its leading 0 stays. */
+function phoneText(header: string, value: (row: StartListRow) => string): Column {
+  return {
+    header,
+    csv: (r) => csvText(value(r)),
+    // a text cell marked as text (@): Excel does not offer to "fix" it into a number
+    xlsx: (r) => ({ type: String, value: value(r), format: '@' }),
+  };
+}
+
 /** The columns, in the order people read them; the buyer's email and phone only with `contacts`. */
 function runnerColumns(race: RaceEvent, contacts: boolean): Column[] {
   const { currency, timezone } = race.event;
@@ -33,19 +43,18 @@ function runnerColumns(race: RaceEvent, contacts: boolean): Column[] {
     text('Ticket type', (r) => r.ticketTypeName),
     { header: 'Distance (km)', csv: (r) => r.distanceKm, xlsx: (r) => r.distanceKm },
     text('Date of birth', (r) => r.dateOfBirth),
-    ...race.event.additionalQuestions.map((q) => text(q.label, (r) => r.answers[q.key] ?? '')),
+    ...race.event.additionalQuestions.map((q) =>
+      q.type === 'phone'
+        ? phoneText(q.label, (r) => r.answers[q.key] ?? '')
+        : text(q.label, (r) => r.answers[q.key] ?? ''),
+    ),
     { header: 'Bib', csv: (r) => r.bib, xlsx: (r) => r.bib },
     text('Buyer name', (r) => r.buyerName),
   ];
   if (contacts) {
     columns.push(
       text('Buyer email', (r) => r.buyerEmail),
-      {
-        header: 'Buyer phone',
-        csv: (r) => csvText(nationalPhone(r.buyerPhone)),
-        // a text cell marked as text (@): the leading 0 stays, and Excel does not offer to "fix" it
-        xlsx: (r) => ({ type: String, value: nationalPhone(r.buyerPhone), format: '@' }),
-      },
+      phoneText('Buyer phone', (r) => nationalPhone(r.buyerPhone)),
     );
   }
   columns.push(

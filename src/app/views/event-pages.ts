@@ -1,7 +1,12 @@
 // The event pages of the organizer app: the event form (new and edit), the event page with its
 // facts, ticket types (an add form and an edit form each, for owners and admins) and status
 // actions, and the confirmation page of publishing, closing or cancelling.
-import type { EventRow, TicketTypeRow } from '../../events/index.ts';
+import {
+  asksEmergencyContact,
+  isEmergencyContactKey,
+  type EventRow,
+  type TicketTypeRow,
+} from '../../events/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import type { RaceEvent } from '../../startlists/index.ts';
 import type { FieldErrors } from '../form-body.ts';
@@ -101,6 +106,7 @@ function questionGroup(i: number, values: Record<string, string>, errors: FieldE
       options: [
         ['text', 'Free text'],
         ['select', 'A choice from a list'],
+        ['phone', 'A phone number'],
       ],
     })}
     ${field(c('options', 'Choices', 'For a choice: the choices, separated by commas (S, M, L).'))}
@@ -143,6 +149,7 @@ export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; 
       ${field(c('waiver_version', 'Waiver version', 'Such as 2026-1: kept with each acceptance.'))}
       ${textarea({ ...c('waiver_text', 'Waiver text'), rows: 6 })}
       <h2>Questions for runners</h2>
+      ${checkbox(c('emergency_contact', 'Ask each runner for an emergency contact (a name and a phone number)'))}
       ${Array.from({ length: rows }, (_, i) => questionGroup(i, values, errors))}
       <div class="actions">
         <button type="submit" class="primary">${editing ? 'Save changes' : 'Create event'}</button>
@@ -273,7 +280,17 @@ export function renderEventPage(view: EventPageView): string {
     ['Organizer', event.organizerName || '—'],
     ['Support e-mail', event.supportEmail || '—'],
     ['Waiver', event.waiverRequired ? `Required (version ${event.waiverVersion})` : 'Not required'],
-    ['Questions', event.additionalQuestions.map((q) => q.label).join(', ') || 'None'],
+    [
+      'Questions',
+      event.additionalQuestions
+        .filter((q) => !isEmergencyContactKey(q.key))
+        .map((q) => q.label)
+        .join(', ') || 'None',
+    ],
+    [
+      'Emergency contact',
+      asksEmergencyContact(event.additionalQuestions) ? 'Asked of each runner' : 'Not asked',
+    ],
   ];
   const actions = view.canManage ? actionsFrom(event.status) : [];
   const main = html`<p><a href="/events">All events</a></p>

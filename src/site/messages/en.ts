@@ -58,6 +58,9 @@ export const en = {
     fullNameHint: 'As it should appear on the results list',
     optional: (label: string) => `${label} (optional)`,
     dateOfBirth: 'Date of birth',
+    emergencyContactName: 'Emergency contact name',
+    emergencyContactPhone: 'Emergency contact phone',
+    emergencyContactHint: 'Someone we can call on race day if the runner needs help.',
     dateOfBirthHint: (age: number, raceDay: string) =>
       `The participant must be at least ${age} on race day, ${raceDay}.`,
     buyerHint: 'We send the confirmation and race details to you.',
@@ -144,6 +147,7 @@ export const en = {
     chooseAtMost: 'Choose at most {max} tickets',
     isRequired: '{label} is required',
     enterDateOfBirth: 'Enter the date of birth',
+    enterPhoneNumber: 'Enter a phone number such as 0772 123456 or +254 712 345678',
     tooYoung: 'The participant must be at least {age} on race day',
     enterEmail: 'Enter an e-mail address such as name@example.com',
     acceptWaiver: 'Accept the waiver to continue',

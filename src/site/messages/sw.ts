@@ -59,6 +59,9 @@ export const sw: typeof en = {
     fullNameHint: 'Kama linavyopaswa kuonekana kwenye orodha ya matokeo',
     optional: (label) => `${label} (si lazima)`,
     dateOfBirth: 'Tarehe ya kuzaliwa',
+    emergencyContactName: 'Jina la mtu wa kuwasiliana naye wakati wa dharura',
+    emergencyContactPhone: 'Simu ya mtu wa kuwasiliana naye wakati wa dharura',
+    emergencyContactHint: 'Mtu tunayeweza kumpigia siku ya mbio ikiwa mkimbiaji atahitaji msaada.',
     dateOfBirthHint: (age, raceDay) =>
       `Mshiriki lazima awe na umri wa angalau miaka ${age} siku ya mbio, ${raceDay}.`,
     buyerHint: 'Tutakutumia uthibitisho na taarifa za mbio.',
@@ -143,6 +146,7 @@ export const sw: typeof en = {
     chooseAtMost: 'Chagua tiketi zisizozidi {max}',
     isRequired: '{label} inahitajika',
     enterDateOfBirth: 'Andika tarehe ya kuzaliwa',
+    enterPhoneNumber: 'Andika namba ya simu kama 0772 123456 au +254 712 345678',
     tooYoung: 'Mshiriki lazima awe na umri wa angalau miaka {age} siku ya mbio',
     enterEmail: 'Andika barua pepe kama jina@mfano.com',
     acceptWaiver: 'Kubali hati ya ridhaa ili kuendelea',

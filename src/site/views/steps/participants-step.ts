@@ -3,9 +3,9 @@
 // which the page script builds the fieldsets when the quantities change. "I am the runner" hides
 // the first participant's name by CSS alone (the buyer's name from the next step is used), so it
 // works without the script too.
-import type { TicketTypeRow } from '../../../events/index.ts';
+import { EMERGENCY_CONTACT_NAME, type TicketTypeRow } from '../../../events/index.ts';
 import { localDate } from '../../../orders/index.ts';
-import { fieldId, type ItemValues } from '../../checkout-form.ts';
+import { fieldId, questionLabel, type ItemValues } from '../../checkout-form.ts';
 import { formatDate } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/index.ts';
 import { selectField, textField } from '../fields.ts';
@@ -32,14 +32,31 @@ function questionFields(view: FormContent, { slot, item, errors }: Fieldset): Ht
   const path = (name: string) => `items[${slot.index}].${name}`;
   return view.found.event.additionalQuestions.map((q) => {
     const name = path(`answers.${q.key}`);
-    const label = q.required ? q.label : msg().form.optional(q.label);
-    const extra = q.required ? html` data-check="required" data-label="${q.label}"` : html``;
+    const own = questionLabel(q);
+    const label = q.required ? own : msg().form.optional(own);
+    const required = q.required ? html` data-check="required" data-label="${own}"` : html``;
     const value = item?.answers[q.key] ?? '';
     const error = item ? errors.get(name) : undefined;
-    const hint = q.help ? { hint: q.help } : {};
-    return q.type === 'select'
-      ? selectField({ id: fieldId(name), name, label, value, options: q.options, error, ...hint, extra })
-      : textField({ id: fieldId(name), name, label, value, error, ...hint, extra });
+    const help = q.key === EMERGENCY_CONTACT_NAME ? msg().form.emergencyContactHint : q.help;
+    const hint = help ? { hint: help } : {};
+    if (q.type === 'select')
+      return selectField({
+        id: fieldId(name),
+        name,
+        label,
+        value,
+        options: q.options,
+        error,
+        ...hint,
+        extra: required,
+      });
+    if (q.type === 'phone') {
+      // someone else's number: the browser's own number would be the wrong one to fill in
+      const check = q.required ? required : html` data-check="phone"`;
+      const extra = html`${check} inputmode="tel" autocomplete="off"`;
+      return textField({ id: fieldId(name), name, label, value, error, type: 'tel', ...hint, extra });
+    }
+    return textField({ id: fieldId(name), name, label, value, error, ...hint, extra: required });
   });
 }
 
