@@ -28,6 +28,6 @@ export { parseOrigin } from './origins.ts';
 export { refusePartnerCredentials } from './refuse-partner-credentials.ts';
 export { listRequestLog, recordApiRequests, RequestLog } from './request-log.ts';
 export type { RequestLogRow } from './request-log.ts';
-export { ALL_SCOPES, SCOPE_DESCRIPTIONS } from './scopes.ts';
+export { ALL_SCOPES, DEFAULT_SCOPES, SCOPE_DESCRIPTIONS } from './scopes.ts';
 export type { Scope } from './scopes.ts';
 export { registerTokenRoute } from './token.routes.ts';

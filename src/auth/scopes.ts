@@ -22,6 +22,18 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'webhooks:write': 'Register and manage webhook endpoints through the API',
 };
 
+/**
+ * What a new client's form ticks: enough to sell through our checkout and read its orders. The
+ * scopes that write beyond a checkout (orders, webhook endpoints) are ticked on purpose, so that a
+ * leaked secret can do no more than the integration needs (docs/decisions/least-privilege-clients.md).
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = [
+  'events:read',
+  'checkout_sessions:write',
+  'checkout_sessions:read',
+  'orders:read',
+];
+
 /** Whatever the client holds, a publishable key can do no more than this. */
 export const PUBLISHABLE_SCOPES: readonly Scope[] = ['events:read', 'checkout_sessions:write'];
 

@@ -70,10 +70,14 @@ describe('developer settings', () => {
 
     const form = await developer.get('/developers/clients/new');
     assert.match(form.body, /<label for="f-name">Name<\/label>/);
-    assert.equal(
-      (form.body.match(/type="checkbox"[^>]*name="scopes"[^>]*checked/g) ?? []).length,
-      ALL_SCOPES.length,
+    // least privilege: the scopes that write beyond a checkout are ticked on purpose
+    assert.deepEqual(
+      [...form.body.matchAll(/type="checkbox"[^>]*name="scopes"\s+value="([^"]+)"\s+checked/g)].map(
+        (m) => m[1],
+      ),
+      ['events:read', 'checkout_sessions:write', 'checkout_sessions:read', 'orders:read'],
     );
+    assert.match(form.body, /value="orders:write"\s*\/>/);
 
     const res = await developer.post('/developers/clients', {
       name: 'Shop website',

@@ -3,10 +3,10 @@
 // answer to the POST; 409 with the form again when the organization has its most live clients).
 import type { AppContext } from '../../context.ts';
 import {
-  ALL_SCOPES,
   checkDisplayName,
   clientLimitMessage,
   createApiClient,
+  DEFAULT_SCOPES,
   listApiClients,
   type Scope,
 } from '../../auth/index.ts';
@@ -37,7 +37,7 @@ export function showNewClient(ctx: AppContext): Handler {
     return sendPage(
       reply,
       200,
-      renderNewClient({ viewer, name: '', displayName: '', scopes: ALL_SCOPES, errors: {} }),
+      renderNewClient({ viewer, name: '', displayName: '', scopes: DEFAULT_SCOPES, errors: {} }),
     );
   };
 }

@@ -1,8 +1,8 @@
 // Developer settings: the organization's API clients and its webhook endpoints (listed by
 // webhook-list.ts), the form creating a client (a name, an optional display name for buyers, and
-// one checkbox per scope, all checked by default), and the page showing a client id and a secret
+// one checkbox per scope, the four a checkout needs checked by default), and the page showing a client id and a secret
 // once, each with a copy button.
-import { ALL_SCOPES, SCOPE_DESCRIPTIONS, type ApiClientRow } from '../../auth/index.ts';
+import { ALL_SCOPES, SCOPE_DESCRIPTIONS, type ApiClientRow, type Scope } from '../../auth/index.ts';
 import type { WebhookEndpointRow } from '../../webhooks/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
@@ -78,6 +78,12 @@ export function renderDevelopers(
   return page({ title: 'Developer settings', main, viewer, section: 'developers' });
 }
 
+/** When a scope left out of the defaults is worth ticking (docs/decisions/least-privilege-clients.md). */
+const OPT_IN_HINTS: Partial<Record<Scope, string>> = {
+  'orders:write': 'Only if you build your own checkout form instead of ours.',
+  'webhooks:write': 'Only if your server registers its endpoints itself: you can add them on this page.',
+};
+
 /** A fieldset of one checkbox per scope. */
 export function scopeCheckboxes(checked: readonly string[], errors: FieldErrors, legend = 'Scopes'): Html {
   const error = errors.scopes;
@@ -99,7 +105,10 @@ export function scopeCheckboxes(checked: readonly string[], errors: FieldErrors,
             ${attr('checked', checked.includes(scope))}
           />
           <label for="scope-${scope.replace(':', '-')}"
-            ><code>${scope}</code>: ${SCOPE_DESCRIPTIONS[scope]}</label
+            ><code>${scope}</code>:
+            ${SCOPE_DESCRIPTIONS[scope]}${
+              OPT_IN_HINTS[scope] ? html`<span class="hint">${OPT_IN_HINTS[scope]}</span>` : ''
+            }</label
           >
         </div>`,
     )}
