@@ -319,9 +319,16 @@ describe('developer settings', () => {
       return_url_domain: 'http://localhost:5173',
     });
     assert.equal(local.statusCode, 303);
+    // as copied from an address bar, with its trailing slash
+    const slash = await developer.post(url, {
+      list: 'return_url_domains',
+      return_url_domain: 'https://Club.example.org/',
+    });
+    assert.equal(slash.statusCode, 303);
     assert.deepEqual((await client())!.returnUrlDomains, [
       'https://shop.example.org',
       'http://localhost:5173',
+      'https://club.example.org',
     ]);
 
     const removed = await developer.post(`/developers/clients/${partner.clientId}/domains/remove`, {

@@ -131,7 +131,11 @@ export function addDomain(ctx: AppContext): Handler {
     if (!list) throw new PageError('not_found', 'no such domain list');
     const field = DOMAIN_LISTS[list].field;
     const errors: FieldErrors = {};
-    const typed = readField(body, field, ClientDomainForm.properties[field], errors);
+    // "https://shop.example.org/" as copied from an address bar is that origin
+    const typed = readField(body, field, ClientDomainForm.properties[field], errors).replace(
+      /^(https?:\/\/[^/?#]+)\/$/i,
+      '$1',
+    );
     const outcome = hasErrors(errors)
       ? null
       : await changeClientOrigin(ctx, {
