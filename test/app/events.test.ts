@@ -240,6 +240,16 @@ describe('event pages', () => {
     assert.equal(after.priceMinor, 55000);
     assert.equal(after.capacity, 250);
 
+    const fun = await owner.post(`${url}/ticket-types`, {
+      new_name: 'Fun run',
+      new_price: '0',
+      new_capacity: '50',
+    });
+    assert.equal(fun.statusCode, 303);
+    const shown = textOf((await owner.get(url)).body);
+    assert.match(shown, /Half marathon UGX 55,000 · 250 places/);
+    assert.match(shown, /Fun run Free · 50 places/);
+
     const confirm = await owner.get(`${url}/publish`);
     assert.equal(confirm.statusCode, 200);
     assert.match(textOf(confirm.body), /Publish Gulu Trail Run\?/);

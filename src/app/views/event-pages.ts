@@ -194,8 +194,9 @@ function when(date: Date, zone: string): string {
   );
 }
 
-/** 45000 UGX -> "UGX 45,000", with the currency's own decimals. */
+/** 45000 UGX -> "UGX 45,000", with the currency's own decimals; 0 is "Free", as buyers read it. */
 function money(minor: number, currency: string): string {
+  if (minor === 0) return 'Free';
   const amount = Number(toMajor(minor, currency));
   const format = new Intl.NumberFormat('en-GB', { style: 'currency', currency, currencyDisplay: 'code' });
   return format.format(amount).replace(/\s/g, '\u00a0');
