@@ -147,6 +147,25 @@ export function questionRows(values: Record<string, string>): number {
   return Math.min(MAX_QUESTIONS, filled + SPARE_QUESTIONS);
 }
 
+/**
+ * "T-shirt size?" -> "t_shirt_size": lowercase letters, digits and _, starting with a letter, at
+ * most 40 characters, "_2" and on when an earlier question took it.
+ */
+export function keyFromLabel(label: string, taken: ReadonlySet<string>): string {
+  const base =
+    label
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^[^a-z]+/, '')
+      .slice(0, 40)
+      .replace(/_+$/, '') || 'question';
+  let key = base;
+  for (let n = 2; taken.has(key) || isEmergencyContactKey(key); n++) key = `${base}_${n}`;
+  return key;
+}
+
 /** "Question 2: " before a message of the question's row, which the form shows in a group. */
 function inQuestion(n: number, message: string): string {
   return `Question ${n}: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
@@ -170,6 +189,9 @@ function readQuestions(body: FormBody, values: Record<string, string>, errors: F
     for (const [f, v] of Object.entries(row)) values[name(f)] = v ?? '';
     if (!row.key && !row.label) continue;
     const n = i + 1;
+    // a key left empty is made from the question, and shown on the form for next time
+    if (!row.key && !rowErrors[name('label')]) row.key = keyFromLabel(row.label, keys);
+    values[name('key')] = row.key;
     for (const [field, message] of Object.entries(rowErrors)) errors[field] = inQuestion(n, message);
     if (!errors[name('key')] && !EVENT_FORM_PATTERNS.questionKey.test(row.key)) {
       errors[name('key')] =

@@ -100,7 +100,7 @@ function questionGroup(i: number, values: Record<string, string>, errors: FieldE
   return html`<fieldset class="group">
     <legend>Question ${i + 1}</legend>
     ${field(c('label', 'Question', 'Leave the question and its key empty to remove it.'))}
-    ${field(c('key', 'Key', 'Lowercase letters, digits and _, such as tshirt_size: the name in exports.'))}
+    ${field(c('key', 'Key (optional)', "The answer's name in exports, such as tshirt_size. Empty: made from the question."))}
     ${select({
       ...c('type', 'Answer'),
       options: [

@@ -1,8 +1,8 @@
-// The emergency contact an organizer switches on per event: the event form's box adds or removes
-// the two built-in questions (and refuses their keys on an organizer's own question), the admin
-// API takes them only as the pair of their own types, an order must answer them with a phone
-// number someone can be called on, the checkout asks for them in the buyer's language, and the
-// runners export keeps the number as text.
+// The event's questions: a key left empty is made from the question's words; the emergency contact
+// an organizer switches on per event (the form's box adds or removes the two built-in questions and
+// refuses their keys on an organizer's own question; the admin API takes them only as the pair of
+// their own types; an order must answer them with a phone number someone can be called on; the
+// checkout asks for them in the buyer's language; the runners export keeps the number as text).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
@@ -148,6 +148,35 @@ describe('the event form', () => {
     );
     const list = await owner.get('/events');
     assert.doesNotMatch(list.body, /Reserved key run/);
+  });
+});
+
+describe('question keys', () => {
+  test('a key left empty is made from the question; a second alike gets _2; the form shows them', async () => {
+    await owner.get('/events/new');
+    const res = await owner.post('/events', {
+      ...FORM,
+      name: 'Keys from labels',
+      q0_key: '',
+      q0_label: 'T-shirt size?',
+      q1_label: 'Club / team',
+      q1_type: 'text',
+      q2_label: 'T-shirt size',
+      q2_type: 'select',
+      q2_options: 'S, M',
+      q3_label: '2nd club',
+      q3_key: 'club',
+      q3_type: 'text',
+    });
+    assert.equal(res.statusCode, 303, textOf(res.body).slice(0, 400));
+    const id = /^\/events\/(evt_\w+)/.exec(locationOf(res))![1]!;
+    const { event } = (await findEvent(db(), id))!;
+    assert.deepEqual(
+      event.additionalQuestions.map((q) => q.key),
+      ['t_shirt_size', 'club_team', 't_shirt_size_2', 'club'],
+    );
+    const edit = await owner.get(`/events/${id}/edit`);
+    assert.match(edit.body, /name="q1_key"\s+value="club_team"/);
   });
 });
 
