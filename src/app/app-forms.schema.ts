@@ -150,6 +150,7 @@ const DateField = (label: string, required: boolean) =>
 /** The event form's text fields, dates included; questions and choices are read by event-form.ts. */
 export const EventForm = Type.Object({
   name: TextField({ label: 'Name', max: max(event.name), trim: true }),
+  handle: TextField({ label: 'Web address', max: max(event.handle), trim: true, required: false }),
   description: TextField({ label: 'Description', max: max(event.description), required: false }),
   venue: TextField({ label: 'Venue', max: max(event.venue), trim: true, required: false }),
   organizer_name: TextField({
@@ -269,6 +270,7 @@ export const EVENT_FORM_PATTERNS = {
   email: patternOf(event.support_email),
   url: patternOf(event.cover),
   questionKey: patternOf(question.key),
+  handle: patternOf(event.handle),
   currency: patternOf(event.currency),
 } as const;
 

@@ -71,6 +71,27 @@ export interface EventInput {
   ticket_types: TicketTypeInput[];
 }
 
+/**
+ * The first of `slug`, `slug-2`, `slug-3`… (slug made from `text`) that no event of the
+ * organization uses: the event's web address an organizer is offered.
+ */
+export async function suggestHandle(db: Executor, organizationId: string, text: string): Promise<string> {
+  const base = slugify(text);
+  const rows = await db
+    .select({ handle: events.handle })
+    .from(events)
+    .where(
+      and(
+        eq(events.organizationId, organizationId),
+        sql`(${events.handle} = ${base} OR ${events.handle} LIKE ${`${base}-%`})`,
+      ),
+    );
+  const taken = new Set(rows.map((r) => r.handle));
+  let handle = base;
+  for (let n = 2; taken.has(handle); n++) handle = `${base}-${n}`;
+  return handle;
+}
+
 function slugify(name: string): string {
   const slug = name
     .normalize('NFKD')

@@ -43,6 +43,7 @@ export {
   insertEvent,
   listEventsOfOrganization,
   remainingOf,
+  suggestHandle,
   ticketTypesOf,
 } from './events.ts';
 export type {

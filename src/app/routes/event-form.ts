@@ -109,6 +109,7 @@ export function eventValues(event: EventRow): Record<string, string> {
   const zone = event.timezone;
   const values: Record<string, string> = {
     name: event.name,
+    handle: event.handle,
     description: event.description,
     venue: event.venue,
     organizer_name: event.organizerName,
@@ -254,6 +255,10 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   ) {
     errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
   }
+  values.handle = values.handle!.toLowerCase();
+  if (!errors.handle && values.handle && !EVENT_FORM_PATTERNS.handle.test(values.handle)) {
+    errors.handle = 'Use lowercase letters, digits and dashes between them, such as kampala-city-10k.';
+  }
   if (!errors.cover && values.cover && !EVENT_FORM_PATTERNS.url.test(values.cover!)) {
     errors.cover = 'Enter the cover image address starting with https://, or leave it empty.';
   }
@@ -309,6 +314,8 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   const iso = (name: string) => dates[name]!.toISOString();
   const input = {
     name: values.name!,
+    // empty: a new event's is made from its name (events.ts suggestHandle), an edited one's kept
+    ...(values.handle && { handle: values.handle }),
     description: values.description!,
     venue: values.venue!,
     organizer_name: values.organizer_name!,
@@ -326,8 +333,8 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     reg_closes_at: iso('reg_closes_at'),
     additional_questions: additionalQuestions,
   };
-  // handle, short code, event type and status are not on the form: creating draws them,
-  // editing keeps them, and the status changes through its own confirmed actions.
+  // short code, event type and status are not on the form: creating draws them, editing keeps
+  // them, and the status changes through its own confirmed actions.
   return { values, errors, input: input as Required<EventPatch> };
 }
 

@@ -8,6 +8,7 @@ import {
   addTicketType,
   changeEventStatus,
   createEvent,
+  suggestHandle,
   updateEvent,
   updateTicketType,
 } from '../../events/index.ts';
@@ -82,14 +83,19 @@ export function createEventRoute(ctx: AppContext): Handler {
       const viewer = await viewerOf(ctx, request);
       return sendPage(reply, 422, renderEventForm({ viewer, event: null, form: { values, errors } }));
     }
+    const { organizationId } = memberOf(request);
+    const handle = input.handle ?? (await suggestHandle(ctx.database.db, organizationId, input.name));
     const outcome = await createEvent(ctx, {
       actor: actorOf(request),
-      organizationId: memberOf(request).organizationId,
-      input: { ...input, ticket_types: [] },
+      organizationId,
+      input: { ...input, handle, ticket_types: [] },
     });
     if (!('done' in outcome)) {
       const viewer = await viewerOf(ctx, request);
-      const form = { values, errors: { ...errors, ...formErrors(outcome) } };
+      const form = {
+        values,
+        errors: { ...errors, ...(await formErrorsWithHandle(ctx, organizationId, outcome, handle)) },
+      };
       return sendPage(reply, 422, renderEventForm({ viewer, event: null, form }));
     }
     const event = outcome.done.event;
@@ -119,6 +125,21 @@ function formErrors(refusal: Refusal, prefix = ''): Record<string, string> {
   return Object.fromEntries(errors.map((e) => [`${prefix}${e.field}`, sentence(e.message, e.field)]));
 }
 
+/** The form's errors, the web address `taken` by another event with a free one to use instead. */
+async function formErrorsWithHandle(
+  ctx: AppContext,
+  organizationId: string,
+  refusal: Refusal,
+  taken: string | undefined,
+) {
+  const errors = formErrors(refusal);
+  if (refusal.refused === 'conflict' && refusal.field === 'handle' && taken) {
+    const free = await suggestHandle(ctx.database.db, organizationId, taken);
+    errors.handle = `Another of your events uses ${taken}; ${free} is free.`;
+  }
+  return errors;
+}
+
 /** An action's message ("must be after starts_at") as the sentence a form shows. */
 function sentence(message: string, field: string): string {
   return /^[A-Z]/.test(message)
@@ -142,7 +163,8 @@ export function updateEventRoute(ctx: AppContext): Handler {
     });
     if (!('done' in outcome)) {
       const viewer = await viewerOf(ctx, request);
-      const form = { values, errors: { ...errors, ...formErrors(outcome) } };
+      const refused = await formErrorsWithHandle(ctx, race.event.organizationId, outcome, input.handle);
+      const form = { values, errors: { ...errors, ...refused } };
       return sendPage(reply, 422, renderEventForm({ viewer, event: race.event, form }));
     }
     return seeOther(reply, `/events/${race.event.id}?done=updated`);

@@ -127,8 +127,17 @@ export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; 
     <form method="post" action="${action}" novalidate class="panel">
       ${csrfInput(view.viewer.current.session.csrfToken)}
       <h2>The event</h2>
-      ${field(c('name', 'Name'))} ${textarea({ ...c('description', 'Description'), rows: 6 })}
-      ${field(c('venue', 'Venue'))}
+      ${field(c('name', 'Name'))}
+      ${field(
+        c(
+          'handle',
+          'Web address',
+          editing
+            ? "The event's name in links, such as kampala-city-10k. Partners' links use it: change it only before they do."
+            : "The event's name in links, such as kampala-city-10k. Empty: made from the name.",
+        ),
+      )}
+      ${textarea({ ...c('description', 'Description'), rows: 6 })} ${field(c('venue', 'Venue'))}
       ${field(c('cover', 'Cover image address', 'An https:// address of the image shown at the top of the checkout.'))}
       ${select({
         ...c('visibility', 'Visibility'),

@@ -1,5 +1,6 @@
-// The event's questions: a key left empty is made from the question's words; the emergency contact
-// an organizer switches on per event (the form's box adds or removes the two built-in questions and
+// The event form's web address (made from the name, or typed and checked) and the event's
+// questions: a key left empty is made from the question's words; the emergency contact an
+// organizer switches on per event (the form's box adds or removes the two built-in questions and
 // refuses their keys on an organizer's own question; the admin API takes them only as the pair of
 // their own types; an order must answer them with a phone number someone can be called on; the
 // checkout asks for them in the buyer's language; the runners export keeps the number as text).
@@ -148,6 +149,33 @@ describe('the event form', () => {
     );
     const list = await owner.get('/events');
     assert.doesNotMatch(list.body, /Reserved key run/);
+  });
+});
+
+describe('web addresses', () => {
+  test('made from the name when left empty, -2 when taken; a typed one taken is refused with a free one', async () => {
+    const create = async (fields: Record<string, string>) => {
+      await owner.get('/events/new');
+      return owner.post('/events', { ...FORM, ...fields });
+    };
+    const handleOf = async (res: Awaited<ReturnType<typeof create>>) => {
+      assert.equal(res.statusCode, 303, textOf(res.body).slice(0, 400));
+      const id = /^\/events\/(evt_\w+)/.exec(locationOf(res))![1]!;
+      return (await findEvent(db(), id))!.event.handle;
+    };
+    assert.equal(await handleOf(await create({ name: 'Gulu Peace Run 2027' })), 'gulu-peace-run-2027');
+    assert.equal(await handleOf(await create({ name: 'Gulu Peace Run 2027' })), 'gulu-peace-run-2027-2');
+    assert.equal(await handleOf(await create({ name: 'Anything', handle: 'Gulu-10K' })), 'gulu-10k');
+
+    const taken = await create({ name: 'Another', handle: 'gulu-peace-run-2027' });
+    assert.equal(taken.statusCode, 422);
+    assert.match(
+      textOf(taken.body),
+      /Another of your events uses gulu-peace-run-2027; gulu-peace-run-2027-3 is free\./,
+    );
+    const bad = await create({ name: 'Another', handle: 'gulu run!' });
+    assert.equal(bad.statusCode, 422);
+    assert.match(textOf(bad.body), /Use lowercase letters, digits and dashes between them/);
   });
 });
 
