@@ -24,6 +24,7 @@ export {
   paidAfterExpiryOrderIds,
 } from './list-orders.ts';
 export { OrderBatches } from './order-batches.ts';
+export { orderCodesOf } from './order-codes.ts';
 export type { CreateOrderInput } from './order-in.ts';
 export { orderJobHandlers } from './order-jobs.ts';
 export {

@@ -3,9 +3,10 @@
 // every change to an API client made in the app is one entry, with its details and no secret.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listAuditEvents, recordAudit, type Actor } from '../../src/audit/audit-log.ts';
+import { listAuditEvents, recordAudit, type Actor, type AuditEntry } from '../../src/audit/audit-log.ts';
+import { findEvent } from '../../src/events/events.ts';
 import { findApiClient } from '../../src/auth/clients.ts';
-import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
+import { makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 import { Agent, locationOf, makeMember, makeOrganization, signIn, textOf } from './app-helpers.ts';
 
 let h: Harness;
@@ -143,16 +144,20 @@ describe('audit log page', () => {
     }
 
     const page = textOf((await owner.get('/audit-log')).body);
-    assert.match(page, /revoked an API client: API client cli_/);
-    assert.match(page, /changed an API client's display name: API client cli_\w+ Display name: Audited club/);
-    assert.match(page, /changed an API client's display name: API client cli_\w+ Display name: none/);
+    // the client by its name, not its id
+    assert.match(page, /revoked an API client: API client Audited shop/);
     assert.match(
       page,
-      /changed an API client's scopes: API client cli_\w+ Scopes: events:read ?, orders:read/,
+      /changed an API client's display name: API client Audited shop Display name: Audited club/,
+    );
+    assert.match(page, /changed an API client's display name: API client Audited shop Display name: none/);
+    assert.match(
+      page,
+      /changed an API client's scopes: API client Audited shop Scopes: events:read ?, orders:read/,
     );
     assert.match(
       page,
-      /added a domain to an API client: API client cli_\w+ List: Allowed domains Origin: https:\/\/audited\.example\.org/,
+      /added a domain to an API client: API client Audited shop List: Allowed domains Origin: https:\/\/audited\.example\.org/,
     );
     assert.ok(page.indexOf('revoked an API client') < page.indexOf('created an API client'), 'newest first');
   });
@@ -201,5 +206,66 @@ describe('audit log page', () => {
     assert.doesNotMatch((await owner.get('/audit-log')).body, /mem_entry/);
     const bad = await agent.get('/audit-log?before=abc');
     assert.equal((bad.body.match(/<code>mem_entry\d{3}<\/code>/g) ?? []).length, 50);
+  });
+
+  test('events, ticket types and orders by name; amounts in their currency; ranges and counts in words', async () => {
+    const partner = await makePartner(h);
+    const agent = await signIn(h, await makeMember(h, partner.organizationId, 'owner'));
+    const event = await makeEvent(h, partner, { name: 'Masaka Marathon' });
+    const [tenKm] = (await findEvent(db(), event.id))!.ticketTypes;
+    const actor: Actor = { memberId: null, label: 'operator', ip: null };
+    const record = (entry: Pick<AuditEntry, 'action' | 'targetType' | 'targetId' | 'details'>) =>
+      recordAudit(db(), { organizationId: partner.organizationId, actor, ...entry }, h.clock.now());
+    await record({
+      action: 'ticket_type.created',
+      targetType: 'ticket_type',
+      targetId: tenKm!.id,
+      details: { event_id: event.id, name: '10 km', price_minor: 50000, capacity: 1200 },
+    });
+    await record({
+      action: 'event.bib_ranges_changed',
+      targetType: 'event',
+      targetId: event.id,
+      details: { ranges: [{ ticket_type: '10 km', first: 1, last: 1200 }] },
+    });
+    await record({
+      action: 'event.bibs_assigned',
+      targetType: 'event',
+      targetId: event.id,
+      details: {
+        assigned: 1150,
+        ticket_types: [{ ticket_type: '10 km', assigned: 1150, without_number: 2 }],
+      },
+    });
+    await record({
+      action: 'event.updated',
+      targetType: 'event',
+      targetId: event.id,
+      details: { changed: ['name', 'starts_at'] },
+    });
+    await record({
+      action: 'order.confirmation_resent',
+      targetType: 'order',
+      targetId: 'ord_gone',
+      details: {},
+    });
+
+    const page = textOf((await agent.get('/audit-log')).body);
+    assert.match(
+      page,
+      /added a ticket type: Ticket type 10 km \(Masaka Marathon\) Name: 10 km Event: Masaka Marathon Price: UGX 50,000 Places: 1,200/,
+    );
+    assert.match(
+      page,
+      /changed an event's bib number ranges: Event Masaka Marathon Ranges: 10 km: 1 to 1200/,
+    );
+    assert.match(
+      page,
+      /assigned bib numbers: Event Masaka Marathon Numbers given: 1,150 Ticket types: 10 km: 1150 assigned, 2 without number/,
+    );
+    assert.match(page, /changed an event: Event Masaka Marathon Changed: name, starts at/);
+    // an object that is gone keeps its id
+    assert.match(page, /resent an order's confirmation email: Order ord_gone/);
+    assert.doesNotMatch(page, /object Object|price_minor|evt_/);
   });
 });

@@ -1,8 +1,9 @@
-// The audit log page: newest first, a page at a time, each entry as who did what to which object,
-// its details written out as words (roles, scopes, origins), and the address it came from.
+// The audit log page: newest first, a page at a time, each entry as who did what to which object
+// (by its name where it still exists), its details written out as words (roles, scopes, origins,
+// amounts in their currency, lists of ranges and counts), and the address it came from.
 import { AUDIT_ACTIONS, type AuditEventRow } from '../../audit/index.ts';
 import { isMemberRole } from '../../members/index.ts';
-import { html, type Html } from '../../platform/index.ts';
+import { formatMajor, html, type Html } from '../../platform/index.ts';
 import { formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';
 import { ROLE_LABELS } from './member-pages.ts';
@@ -36,7 +37,33 @@ const DETAIL_LABELS: Record<string, string> = {
   rows: 'Rows',
   buyer_contacts: "Buyers' email and phone",
   complete: 'Complete',
+  event_id: 'Event',
+  order_id: 'Order',
+  order_code: 'Order',
+  price_minor: 'Price',
+  amount_minor: 'Amount',
+  capacity: 'Places',
+  changed: 'Changed',
+  ranges: 'Ranges',
+  assigned: 'Numbers given',
+  ticket_types: 'Ticket types',
+  kind: 'Kind',
+  method: 'Method',
+  starts_at: 'Starts',
+  provider_reference: 'Provider reference',
+  failure_reason: 'Reason',
 };
+
+/** Kept for the amounts beside them, not shown on their own. */
+const HIDDEN_DETAILS = new Set(['currency', 'refund_id']);
+
+/** What the page knows about the objects entries name by id. */
+export interface AuditLookups {
+  /** an object's name (an event's, a client's, an order's code…) by its id */
+  names: ReadonlyMap<string, string>;
+  /** the currency of an event or ticket type by its id */
+  currencies: ReadonlyMap<string, string>;
+}
 
 const LIST_NAMES: Record<string, string> = {
   allowed_domains: 'Allowed domains',
@@ -47,10 +74,39 @@ function words(action: string): string {
   return (AUDIT_ACTIONS as Record<string, string>)[action] ?? action;
 }
 
-function detailValue(key: string, value: unknown): Html | string {
+/** A list of objects ({ticket_type, first, last}, {ticket_type, assigned, without_number}) in words. */
+function recordWords(value: Record<string, unknown>): string {
+  const { ticket_type: name, ...rest } = value;
+  const parts =
+    'first' in rest && 'last' in rest
+      ? [`${String(rest.first)} to ${String(rest.last)}`]
+      : Object.entries(rest).map(([k, v]) => `${String(v)} ${k.replace(/_/g, ' ')}`);
+  return `${name === undefined ? '' : `${String(name)}: `}${parts.join(', ')}`;
+}
+
+function detailValue(
+  key: string,
+  value: unknown,
+  entry: AuditEventRow,
+  lookups: AuditLookups,
+): Html | string {
+  const all = (entry.details ?? {}) as Record<string, unknown>;
   if (Array.isArray(value)) {
     if (value.length === 0) return 'none';
+    if (value.every((v) => typeof v === 'object' && v !== null))
+      return value.map((v) => recordWords(v as Record<string, unknown>)).join('; ');
+    if (key === 'changed') return value.map((v) => String(v).replace(/_/g, ' ')).join(', ');
     return html`${value.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${String(v)}</code>`)}`;
+  }
+  if (typeof value === 'number' && key.endsWith('_minor')) {
+    const currency =
+      typeof all.currency === 'string'
+        ? all.currency
+        : lookups.currencies.get(String(all.event_id ?? entry.targetId));
+    return currency ? `${currency} ${formatMajor(value, currency)}` : value.toLocaleString('en-GB');
+  }
+  if (typeof value === 'string' && (key === 'event_id' || key === 'order_id')) {
+    return lookups.names.get(value) ?? html`<code>${value}</code>`;
   }
   if (typeof value === 'string') {
     if (isMemberRole(value) && ['role', 'from', 'to'].includes(key)) return ROLE_LABELS[value];
@@ -62,28 +118,35 @@ function detailValue(key: string, value: unknown): Html | string {
   // a display name removed (or never given) is null
   if (value === null && key === 'display_name') return 'none';
   if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'object') return recordWords(value as Record<string, unknown>);
+  return typeof value === 'number' ? value.toLocaleString('en-GB') : String(value);
 }
 
-function details(entry: AuditEventRow): Html {
+function details(entry: AuditEventRow, lookups: AuditLookups): Html {
   // jsonb keeps its own key order: show them in the order of DETAIL_LABELS, others after.
   const order = Object.keys(DETAIL_LABELS);
   const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
-  const pairs = Object.entries(entry.details ?? {}).sort(([a], [b]) => rank(a) - rank(b));
+  const pairs = Object.entries(entry.details ?? {})
+    .filter(([key]) => !HIDDEN_DETAILS.has(key))
+    .sort(([a], [b]) => rank(a) - rank(b));
   if (pairs.length === 0) return html``;
   return html`${pairs.map(
     ([key, value]) =>
-      html`<br /><span class="muted">${DETAIL_LABELS[key] ?? key}: ${detailValue(key, value)}</span>`,
+      html`<br /><span class="muted"
+          >${DETAIL_LABELS[key] ?? key.replace(/_/g, ' ')}: ${detailValue(key, value, entry, lookups)}</span
+        >`,
   )}`;
 }
 
-function entryRow(entry: AuditEventRow): Html {
+function entryRow(entry: AuditEventRow, lookups: AuditLookups): Html {
+  const name = lookups.names.get(entry.targetId);
   return html`<tr>
     <td data-label="When">${formatTime(entry.createdAt)}</td>
     <td data-label="Who">${entry.actorLabel}</td>
     <td data-label="What">
-      ${words(entry.action)}: ${TARGETS[entry.targetType] ?? entry.targetType} <code>${entry.targetId}</code>
-      ${details(entry)}
+      ${words(entry.action)}: ${TARGETS[entry.targetType] ?? entry.targetType}
+      ${name === undefined ? html`<code>${entry.targetId}</code>` : html`<strong>${name}</strong>`}
+      ${details(entry, lookups)}
     </td>
     <td data-label="IP">${entry.ip ?? html`<span class="muted">none</span>`}</td>
   </tr>`;
@@ -92,6 +155,7 @@ function entryRow(entry: AuditEventRow): Html {
 export interface AuditView {
   viewer: Viewer;
   entries: AuditEventRow[];
+  lookups: AuditLookups;
   /** the id to pass as ?before= for older entries; null on the last page */
   olderBefore: number | null;
   /** this page is not the newest */
@@ -119,7 +183,7 @@ export function renderAuditLog(view: AuditView): string {
                 </tr>
               </thead>
               <tbody>
-                ${view.entries.map(entryRow)}
+                ${view.entries.map((entry) => entryRow(entry, view.lookups))}
               </tbody>
             </table>
           </div>`
