@@ -243,7 +243,7 @@ export const TicketTypeForm = Type.Object({
     required: false,
   }),
   price: NumberField('Price'),
-  capacity: NumberField('Places', 'Enter how many places, 1 or more.'),
+  capacity: NumberField('Places'),
   distance_km: NumberField('Distance'),
   min_age: NumberField('Minimum age'),
   sales_start: TextField({

@@ -70,10 +70,12 @@ export {
   countTickets,
   holdTickets,
   isCapacityRefusal,
+  isUnlimited,
   lockTicketTypes,
   quantitiesOf,
   releaseTickets,
   takePaidIfAvailable,
   ticketCountUpdate,
+  UNLIMITED_CAPACITY,
 } from './inventory.ts';
 export type { Quantities } from './inventory.ts';

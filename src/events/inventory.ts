@@ -7,6 +7,16 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { ticketTypes } from './events.schema.ts';
 import { violates, type Executor } from '../platform/index.ts';
 
+/**
+ * A ticket type without a limit of places has the largest capacity a column holds, so that every
+ * guard above stays one comparison (docs/decisions/unlimited-places.md).
+ */
+export const UNLIMITED_CAPACITY = 2_147_483_647;
+
+export function isUnlimited(capacity: number): boolean {
+  return capacity >= UNLIMITED_CAPACITY;
+}
+
 /** ticket type id -> quantity, in id order */
 export type Quantities = Map<string, number>;
 

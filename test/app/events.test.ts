@@ -8,6 +8,7 @@ import { limitOf } from '../../src/app/form-body.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { eq } from 'drizzle-orm';
 import { findEvent, listEventsOfOrganization } from '../../src/events/events.ts';
+import { UNLIMITED_CAPACITY } from '../../src/events/index.ts';
 import { ticketTypes } from '../../src/events/events.schema.ts';
 import { makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 import { locationOf, makeMember, signIn, textOf } from './app-helpers.ts';
@@ -240,15 +241,19 @@ describe('event pages', () => {
     assert.equal(after.priceMinor, 55000);
     assert.equal(after.capacity, 250);
 
+    // no price is Free; no number of places is no limit
     const fun = await owner.post(`${url}/ticket-types`, {
       new_name: 'Fun run',
       new_price: '0',
-      new_capacity: '50',
+      new_capacity: '',
     });
     assert.equal(fun.statusCode, 303);
-    const shown = textOf((await owner.get(url)).body);
-    assert.match(shown, /Half marathon UGX 55,000 · 250 places/);
-    assert.match(shown, /Fun run Free · 50 places/);
+    const funRun = (await findEvent(db(), event.id))!.ticketTypes.find((t) => t.name === 'Fun run')!;
+    assert.equal(funRun.capacity, UNLIMITED_CAPACITY);
+    const shown = await owner.get(url);
+    assert.match(textOf(shown.body), /Half marathon UGX 55,000 · 250 places/);
+    assert.match(textOf(shown.body), /Fun run Free · No limit of places \(0 paid, 0 held\)/);
+    assert.match(shown.body, new RegExp(`id="f-${funRun.id}_capacity"[^>]*value=""`));
 
     const confirm = await owner.get(`${url}/publish`);
     assert.equal(confirm.statusCode, 200);

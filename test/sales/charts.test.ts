@@ -12,6 +12,7 @@ import {
   renderStackedBarChart,
   type StackedBarChart,
 } from '../../src/app/views/charts.ts';
+import { UNLIMITED_CAPACITY } from '../../src/events/index.ts';
 import { daysBetween } from '../../src/app/views/overview-page.ts';
 
 const chart: StackedBarChart = {
@@ -152,6 +153,12 @@ describe('capacity bars', () => {
     );
     assert.match(out, /class="bar-sold" x="0" y="0" width="82.4"/);
     assert.match(out, /class="bar-held" x="82.4" y="0" width="2.4"/);
+    const open = flat(
+      renderCapacityBars([{ name: 'Fun run', capacity: UNLIMITED_CAPACITY, sold: 40, held: 2, left: 0 }])
+        .value,
+    ).replace(/\s+/g, ' ');
+    assert.match(open, /<strong>40<\/strong> sold · <strong>2<\/strong> held · no limit/);
+    assert.doesNotMatch(open, /left of/);
   });
 });
 

@@ -6,6 +6,8 @@ import {
   checkEventRules,
   isEmergencyContactKey,
   isTimeZone,
+  isUnlimited,
+  UNLIMITED_CAPACITY,
   withEmergencyContact,
   MAX_PRICE_MINOR,
   type AdditionalQuestion,
@@ -346,7 +348,7 @@ export function ticketTypeValues(tt: TicketTypeRow, event: EventRow): Record<str
     name: tt.name,
     description: tt.description,
     price: toMajor(tt.priceMinor, event.currency),
-    capacity: String(tt.capacity),
+    capacity: isUnlimited(tt.capacity) ? '' : String(tt.capacity),
     distance_km: String(tt.distanceKm),
     min_age: String(tt.minAge),
     sales_start: toLocalTime(tt.salesStart, event.timezone),
@@ -374,9 +376,11 @@ export function readTicketTypeForm(
     errors[key('price')] =
       `Enter the price in ${event.currency}, such as ${toMajor(30000 * 10 ** currencyExponent(event.currency), event.currency)}.`;
   }
-  const capacity = /^\d{1,10}$/.test(values.capacity!) ? Number(values.capacity) : NaN;
+  // empty: no limit
+  const typed = values.capacity!.replace(/[\s,]/g, '');
+  const capacity = typed === '' ? UNLIMITED_CAPACITY : /^\d{1,10}$/.test(typed) ? Number(typed) : NaN;
   if (!(capacity >= 1 && capacity <= EVENT_FORM_LIMITS.capacity))
-    errors[key('capacity')] = 'Enter how many places, 1 or more.';
+    errors[key('capacity')] = 'Enter how many places, 1 or more, or leave it empty for no limit.';
   const { distanceKm, minAge: oldest } = EVENT_FORM_LIMITS;
   const distance = values.distance_km ? Number(values.distance_km) : 0;
   if (!/^\d{0,4}(\.\d{1,3})?$/.test(values.distance_km!) || !(distance >= 0 && distance <= distanceKm)) {

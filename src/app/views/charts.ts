@@ -2,6 +2,7 @@
 // chart is an image with a title and a description for assistive technology, the same numbers
 // as a table behind "Show as table", and a legend in HTML so it wraps at 320 px. The drawing
 // scales with its viewBox; text and lines use currentColor so they follow forced colours.
+import { isUnlimited } from '../../events/index.ts';
 import { html, type Html } from '../../platform/index.ts';
 
 /**
@@ -217,7 +218,7 @@ export interface CapacityRow {
 
 /** The three parts of a capacity bar, in viewBox units of 100 (percentages of the capacity). */
 export function capacitySegments(row: CapacityRow): { sold: number; held: number; left: number } {
-  if (row.capacity <= 0) return { sold: 0, held: 0, left: 0 };
+  if (row.capacity <= 0 || isUnlimited(row.capacity)) return { sold: 0, held: 0, left: 0 };
   const sold = round((Math.min(row.sold, row.capacity) / row.capacity) * 100);
   const held = round(
     (Math.min(row.held, row.capacity - Math.min(row.sold, row.capacity)) / row.capacity) * 100,
@@ -252,7 +253,11 @@ export function renderCapacityBars(rows: readonly CapacityRow[]): Html {
           </svg>
           <span class="capacity-figures"
             ><strong>${row.sold}</strong> sold · <strong>${row.held}</strong> held ·
-            <strong>${row.left}</strong> left of ${row.capacity}</span
+            ${
+              isUnlimited(row.capacity)
+                ? 'no limit'
+                : html`<strong>${row.left}</strong> left of ${row.capacity}`
+            }</span
           >
         </li>`;
       })}

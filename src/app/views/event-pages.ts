@@ -4,6 +4,7 @@
 import {
   asksEmergencyContact,
   isEmergencyContactKey,
+  isUnlimited,
   type EventRow,
   type TicketTypeRow,
 } from '../../events/index.ts';
@@ -227,7 +228,7 @@ function ticketTypeFields(
   });
   return html`${field(c('name', 'Name', 'Such as 10 km run.'))}
   ${field({ ...c('price', `Price (${currency})`), inputmode: 'decimal' })}
-  ${field({ ...c('capacity', 'Places'), inputmode: 'numeric' })}
+  ${field({ ...c('capacity', 'Places', 'Empty: no limit.'), inputmode: 'numeric' })}
   ${field({ ...c('distance_km', 'Distance in km', '0 when it is not a race distance.'), inputmode: 'decimal' })}
   ${field({ ...c('min_age', 'Minimum age', 'On race day; 0 for none.'), inputmode: 'numeric' })}
   ${field({ ...c('sales_start', 'Sales start', 'Empty: when registration opens.'), type: 'datetime-local' })}
@@ -240,8 +241,9 @@ function ticketTypeEntry(view: EventPageView, tt: TicketTypeRow): Html {
   const form = view.form?.ticketTypeId === tt.id ? view.form : null;
   const values = form?.values ?? ticketTypeValues(tt, event);
   const facts = html`<p>
-    ${money(tt.priceMinor, event.currency)} · ${tt.capacity} places (${tt.paidCount} paid, ${tt.heldCount}
-    held)
+    ${money(tt.priceMinor, event.currency)} ·
+    ${isUnlimited(tt.capacity) ? 'No limit of places' : `${tt.capacity.toLocaleString('en-GB')} places`}
+    (${tt.paidCount} paid, ${tt.heldCount} held)
     ${tt.distanceKm ? html` · ${tt.distanceKm} km` : ''}${tt.minAge ? html` · from age ${tt.minAge}` : ''}
     <br /><span class="muted"
       >On sale ${when(tt.salesStart, event.timezone)} to ${when(tt.salesEnd, event.timezone)}</span
