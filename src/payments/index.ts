@@ -9,6 +9,7 @@ export {
   isMobileMoneyNumber,
   isPaymentMethod,
   methodMenus,
+  methodName,
   networkNames,
   networkOf,
   PAYMENT_METHOD_CATALOGUE,

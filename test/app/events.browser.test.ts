@@ -74,7 +74,7 @@ describe('events in Chromium', () => {
     await page.getByLabel('Registration closes', { exact: true }).fill(local(58));
     const question = page.getByRole('group', { name: 'Question 1' });
     await question.getByLabel('Question', { exact: true }).fill('T-shirt size');
-    await question.getByLabel('Key', { exact: true }).fill('tshirt');
+    await question.getByLabel('Key (optional)', { exact: true }).fill('tshirt');
     await question.getByLabel('Answer', { exact: true }).selectOption('select');
     await question.getByLabel('Choices', { exact: true }).fill('S, M, L');
     await page.getByRole('button', { name: 'Create event' }).click();
@@ -90,7 +90,12 @@ describe('events in Chromium', () => {
     await step(page, 'created');
 
     await page.getByLabel('Name', { exact: true }).fill('10 km');
-    await page.getByLabel('Price (UGX)', { exact: true }).fill('45000');
+    await page.getByLabel('Price (UGX)', { exact: true }).fill('45,000');
+    // said as it is typed: what buyers pay with each method, and what the organizer receives
+    assert.equal(
+      (await page.locator('#f-new_price-breakdown').innerText()).trim(),
+      'Buyers pay UGX 46,575 with MTN MoMo or Airtel Money (UGX 1,575 service fee); you receive UGX 45,000.',
+    );
     await page.getByLabel('Places', { exact: true }).fill('500');
     await page.getByLabel('Distance in km', { exact: true }).fill('10');
     await page.getByRole('button', { name: 'Add ticket type' }).click();

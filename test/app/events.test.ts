@@ -252,6 +252,10 @@ describe('event pages', () => {
     assert.equal(funRun.capacity, UNLIMITED_CAPACITY);
     const shown = await owner.get(url);
     assert.match(textOf(shown.body), /Half marathon UGX 55,000 · 250 places/);
+    assert.match(
+      textOf(shown.body),
+      /Buyers pay UGX 56,925 with MTN MoMo or Airtel Money \(UGX 1,925 service fee\); you receive UGX 55,000\./,
+    );
     assert.match(textOf(shown.body), /Fun run Free · No limit of places \(0 paid, 0 held\)/);
     assert.match(shown.body, new RegExp(`id="f-${funRun.id}_capacity"[^>]*value=""`));
 

@@ -154,7 +154,7 @@ export function questionRows(values: Record<string, string>): number {
  * "T-shirt size?" -> "t_shirt_size": lowercase letters, digits and _, starting with a letter, at
  * most 40 characters, "_2" and on when an earlier question took it.
  */
-export function keyFromLabel(label: string, taken: ReadonlySet<string>): string {
+function keyFromLabel(label: string, taken: ReadonlySet<string>): string {
   const base =
     label
       .normalize('NFKD')

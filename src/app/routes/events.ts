@@ -8,11 +8,14 @@ import {
   addTicketType,
   changeEventStatus,
   createEvent,
+  methodFee,
   suggestHandle,
   updateEvent,
   updateTicketType,
 } from '../../events/index.ts';
 import { can } from '../../members/index.ts';
+import { findOrganization } from '../../organizations/index.ts';
+import { methodName } from '../../payments/index.ts';
 import type { FieldError, Refusal } from '../../platform/index.ts';
 import { findRaceEvent, type RaceEvent } from '../../startlists/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
@@ -51,6 +54,11 @@ async function sendEventPage(
 ) {
   const viewer = await viewerOf(ctx, request);
   const { done } = queryOf(request, DoneQuery);
+  const organization = await findOrganization(ctx.database.db, race.event.organizationId);
+  const pricing = ctx.paymentMethods.map((method) => ({
+    name: methodName(method.key),
+    ...methodFee(organization?.fees ?? {}, method),
+  }));
   return sendPage(
     reply,
     status,
@@ -60,6 +68,7 @@ async function sendEventPage(
       canManage: can(viewer.current.role, 'events'),
       done: form ? null : (done ?? null),
       form,
+      pricing,
     }),
   );
 }

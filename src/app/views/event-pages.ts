@@ -8,13 +8,14 @@ import {
   type EventRow,
   type TicketTypeRow,
 } from '../../events/index.ts';
-import { attr, html, type Html } from '../../platform/index.ts';
+import { attr, currencyExponent, html, type Html } from '../../platform/index.ts';
 import type { RaceEvent } from '../../startlists/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { questionRows, ticketTypeValues, toMajor, type FormState } from '../routes/event-form.ts';
 import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';
 import { errorSummary, fieldId } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+import { priceBreakdown, type MethodPricing } from './price-breakdown.ts';
 import { runnerExports } from './runner-exports.ts';
 
 interface Control {
@@ -47,7 +48,7 @@ function valueOf(c: Control): string {
   return c.values[c.valueKey ?? c.name] ?? '';
 }
 
-function field(c: Control & { type?: string; inputmode?: string }): Html {
+function field(c: Control & { type?: string; inputmode?: string; extra?: Html; after?: Html }): Html {
   const d = describe(c);
   return html`<div class="field${d.error ? ' invalid' : ''}">
     ${d.top}
@@ -55,8 +56,9 @@ function field(c: Control & { type?: string; inputmode?: string }): Html {
       type="${c.type ?? 'text'}"
       id="${d.id}"
       name="${c.name}"
-      ${attr('value', valueOf(c))}${attr('inputmode', c.inputmode)}${d.aria}
+      ${attr('value', valueOf(c))}${attr('inputmode', c.inputmode)}${d.aria}${c.extra ?? ''}
     />
+    ${c.after ?? ''}
   </div>`;
 }
 
@@ -212,12 +214,29 @@ function money(minor: number, currency: string): string {
   return format.format(amount).replace(/\s/g, '\u00a0');
 }
 
+/** What buyers pay and the organizer receives at `priceMinor`, for the event's currency. */
+function breakdownOf(priceMinor: number, view: EventPageView): string {
+  const { currency } = view.race.event;
+  return priceBreakdown(priceMinor, view.pricing, currency, currencyExponent(currency));
+}
+
 function ticketTypeFields(
+  view: EventPageView,
   prefix: string,
   values: Record<string, string>,
   errors: FieldErrors,
-  currency: string,
+  priceMinor: number | null,
 ): Html {
+  const { currency } = view.race.event;
+  const output = fieldId(`${prefix}price-breakdown`);
+  const price = {
+    inputmode: 'decimal',
+    extra: html` data-breakdown="${output}" data-pricing="${JSON.stringify(view.pricing)}"
+    data-currency="${currency}" data-exponent="${currencyExponent(currency)}"`,
+    after: html`<p class="hint" id="${output}" aria-live="polite">
+      ${priceMinor === null ? '' : breakdownOf(priceMinor, view)}
+    </p>`,
+  };
   const c = (f: string, label: string, hint?: string) => ({
     name: `${prefix}${f}`,
     valueKey: f,
@@ -227,7 +246,7 @@ function ticketTypeFields(
     hint,
   });
   return html`${field(c('name', 'Name', 'Such as 10 km run.'))}
-  ${field({ ...c('price', `Price (${currency})`), inputmode: 'decimal' })}
+  ${field({ ...c('price', `Price (${currency})`), ...price })}
   ${field({ ...c('capacity', 'Places', 'Empty: no limit.'), inputmode: 'numeric' })}
   ${field({ ...c('distance_km', 'Distance in km', '0 when it is not a race distance.'), inputmode: 'decimal' })}
   ${field({ ...c('min_age', 'Minimum age', 'On race day; 0 for none.'), inputmode: 'numeric' })}
@@ -245,7 +264,7 @@ function ticketTypeEntry(view: EventPageView, tt: TicketTypeRow): Html {
     ${isUnlimited(tt.capacity) ? 'No limit of places' : `${tt.capacity.toLocaleString('en-GB')} places`}
     (${tt.paidCount} paid, ${tt.heldCount} held)
     ${tt.distanceKm ? html` · ${tt.distanceKm} km` : ''}${tt.minAge ? html` · from age ${tt.minAge}` : ''}
-    <br /><span class="muted"
+    <br />${breakdownOf(tt.priceMinor, view)} <br /><span class="muted"
       >On sale ${when(tt.salesStart, event.timezone)} to ${when(tt.salesEnd, event.timezone)}</span
     >
   </p>`;
@@ -262,7 +281,7 @@ function ticketTypeEntry(view: EventPageView, tt: TicketTypeRow): Html {
       ${form ? errorSummary(form.errors) : ''}
       <form method="post" action="/events/${event.id}/ticket-types/${tt.id}" novalidate>
         ${csrfInput(view.viewer.current.session.csrfToken)}
-        ${ticketTypeFields(`${tt.id}_`, values, form?.errors ?? {}, event.currency)}
+        ${ticketTypeFields(view, `${tt.id}_`, values, form?.errors ?? {}, tt.priceMinor)}
         <button type="submit" class="primary">Save ${tt.name}</button>
       </form>
     </details>
@@ -275,6 +294,8 @@ export interface EventPageView {
   canManage: boolean;
   done: string | null;
   form: TicketTypeForm | null;
+  /** the organization's fee for each payment method the service takes */
+  pricing: readonly MethodPricing[];
 }
 
 export function renderEventPage(view: EventPageView): string {
@@ -343,7 +364,7 @@ export function renderEventPage(view: EventPageView): string {
             ${newForm ? errorSummary(newForm.errors) : ''}
             <form method="post" action="/events/${event.id}/ticket-types" novalidate class="panel">
               ${csrfInput(view.viewer.current.session.csrfToken)}
-              ${ticketTypeFields('new_', newForm?.values ?? {}, newForm?.errors ?? {}, event.currency)}
+              ${ticketTypeFields(view, 'new_', newForm?.values ?? {}, newForm?.errors ?? {}, null)}
               <button type="submit" class="primary">Add ticket type</button>
             </form>`
         : ''
@@ -354,6 +375,8 @@ export function renderEventPage(view: EventPageView): string {
     viewer: view.viewer,
     section: 'events',
     hasErrors: view.form !== null,
+    // the price breakdown said again as a price is typed
+    script: view.canManage,
   });
 }
 

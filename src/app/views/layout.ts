@@ -1,4 +1,4 @@
-// The page shell of the organizer app: head with the one stylesheet (and the copy script where a
+// The page shell of the organizer app: head with the one stylesheet (and the app's script where a
 // page asks for it), a skip link, and for a signed-in member the header with the organization,
 // its switcher, the navigation (Audit log only for roles that may read it) and the Sign out button.
 import { can, type CurrentSession, type MemberOrganization } from '../../members/index.ts';
@@ -19,7 +19,7 @@ export interface PageOptions {
   viewer?: Viewer | null;
   /** the nav entry to mark as the current page */
   section?: 'overview' | 'orders' | 'events' | 'members' | 'developers' | 'audit' | 'account';
-  /** the page shows values with copy buttons */
+  /** the page has something the app's script adds to (copy buttons, the price breakdown) */
   script?: boolean;
   /** the title starts with "Error:" when a form came back with errors */
   hasErrors?: boolean;

@@ -34,6 +34,11 @@ export function isMobileMoneyNumber(normalized: string, methods?: readonly Payme
   return networkOf(normalized, methods) !== null;
 }
 
+/** A method as organizers know it ("MTN MoMo"); the key itself for one the service does not take. */
+export function methodName(key: string): string {
+  return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key)?.provider ?? key;
+}
+
 /** The catalogue's entry of a key it holds. */
 export function catalogueEntry(key: PaymentMethod): PaymentMethodInfo<PaymentMethod> {
   return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key)!;
