@@ -15,6 +15,7 @@ const TARGETS: Record<string, string> = {
   event: 'Event',
   ticket_type: 'Ticket type',
   order: 'Order',
+  registration: 'Runner',
   refund: 'Refund',
   buyer: 'Buyer data, erasure',
   organization: 'Organization',
@@ -36,6 +37,11 @@ const DETAIL_LABELS: Record<string, string> = {
   rows: 'Rows',
   buyer_contacts: "Buyers' email and phone",
   complete: 'Complete',
+  order_code: 'Order',
+  changed: 'Changed',
+  choices: 'Choices',
+  void_ticket: 'Ticket voided',
+  new_ticket: 'Ticket issued',
 };
 
 const LIST_NAMES: Record<string, string> = {
