@@ -66,8 +66,7 @@ export function eventWhen(c: Catalog, startsAt: Date, timezone: string): string 
 /** The facts as label and value pairs, in the order both parts show them. */
 function factRows(c: Catalog, f: ConfirmationFacts): [string, string][] {
   const m = c.messages.mail.confirmation;
-  const paid =
-    f.total > 0 ? m.paidBy(formatMoney(f.total, f.currency), methodName(f.paymentMethod)) : m.free;
+  const paid = f.total > 0 ? m.paidBy(formatMoney(f.total, f.currency), methodName(f.paymentMethod)) : m.free;
   return [
     [m.orderCode, f.orderCode],
     [m.event, oneLine(f.eventName)],

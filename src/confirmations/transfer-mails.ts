@@ -37,7 +37,10 @@ function awayMessage(c: Catalog, f: TransferFacts, to: string, voidedCode: strin
   const m = c.messages.mail.transfer;
   const event = oneLine(f.eventName, 150);
   const subject = m.awaySubject(event, f.orderCode);
-  const lines = [m.away(oneLine(f.eventName), oneLine(f.ticketLabel)), ...(voidedCode ? [m.awayOldTicket(voidedCode)] : [])];
+  const lines = [
+    m.away(oneLine(f.eventName), oneLine(f.ticketLabel)),
+    ...(voidedCode ? [m.awayOldTicket(voidedCode)] : []),
+  ];
   const text = [...lines, '', ...signOff(c, f)].join('\n');
   const support = oneLine(f.supportEmail);
   const body = html`<h1 style="font-size:1.4em;margin:0 0 12px">${m.awayHeading}</h1>
@@ -79,7 +82,9 @@ function toMessage(
     <p>${m.to(event, oneLine(f.ticketLabel))}</p>
     <p>${m.when}: ${when}</p>
     <p>
-      ${mail.ticketCode}: <strong style="font-size:1.3em;letter-spacing:0.08em">${ticket.code}</strong>${ticket.bib === null ? '' : html`, ${mail.bib} <strong>${String(ticket.bib)}</strong>`}
+      ${mail.ticketCode}:
+      <strong style="font-size:1.3em;letter-spacing:0.08em">${ticket.code}</strong
+      >${ticket.bib === null ? '' : html`, ${mail.bib} <strong>${String(ticket.bib)}</strong>`}
     </p>
     <p><a href="${ticket.url}">${m.openTicket}</a></p>
     <p>${m.toTicket}</p>
@@ -146,7 +151,8 @@ export async function mailTransfer(
     try {
       await ctx.mailer.send(message);
     } catch (error) {
-      if (!(error instanceof MailError)) ctx.log.warn({ err: error, order_id: order.id }, 'transfer mail failed');
+      if (!(error instanceof MailError))
+        ctx.log.warn({ err: error, order_id: order.id }, 'transfer mail failed');
       rows.push(await settleOrderMail(db, claimed!.id, { outcome: 'failed', error: mailFailureText(error) }));
       continue;
     }

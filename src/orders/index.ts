@@ -1,6 +1,5 @@
 // Orders, registrations, holds, the order state machine and the partner order routes.
 export { correctRunner } from './actions/correct-runner.ts';
-export type { CorrectRunnerOptions } from './actions/correct-runner.ts';
 export { transferRunner } from './actions/transfer-runner.ts';
 export type { NewRunner, TransferredRunner } from './actions/transfer-runner.ts';
 export { isEmail, normalizePhone } from './contact.ts';
@@ -42,7 +41,6 @@ export { loadOrderOut, OrderOut, registrationsOf } from './order-out.ts';
 export type { OrderRow, RegistrationRow } from './order-out.ts';
 export { extendHold, repriceOrder, showPaymentFailure } from './order-payment.ts';
 export { ageOnRaceDay, checkInput, localDate, MAX_TICKETS_PER_ORDER } from './order-rules.ts';
-export type { RunnerDetails } from './order-rules.ts';
 export { paidTicketsPerDay, paidTotals, pendingOrderIds } from './order-sales.ts';
 export type { FailureKind } from './order-state.ts';
 export { registerOrderRoutes } from './orders.routes.ts';

@@ -144,7 +144,10 @@ export function checkRunner(
 }
 
 /** The runner's age in whole years on the event's race day (its start date in its time zone). */
-export function ageOnRaceDay(event: Pick<EventWithTickets['event'], 'startsAt' | 'timezone'>, dateOfBirth: string): number {
+export function ageOnRaceDay(
+  event: Pick<EventWithTickets['event'], 'startsAt' | 'timezone'>,
+  dateOfBirth: string,
+): number {
   return ageOn(dateOfBirth, localDate(event.startsAt, event.timezone));
 }
 

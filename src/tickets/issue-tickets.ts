@@ -138,7 +138,10 @@ export async function findValidTicket(
  * Whether the ticket of this token was voided by a transfer of its place (its registration holds a
  * newer valid ticket): the event it was for, to say so on its page without naming anyone.
  */
-export async function findTransferredTicket(db: Executor, token: string): Promise<{ eventId: string } | null> {
+export async function findTransferredTicket(
+  db: Executor,
+  token: string,
+): Promise<{ eventId: string } | null> {
   const [row] = await db
     .select()
     .from(tickets)

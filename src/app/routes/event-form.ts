@@ -252,7 +252,8 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   if (values.transfer_deadline && zoneOk && !errors.transfer_deadline) {
     const date = fromLocalTime(values.transfer_deadline, values.timezone!);
     if (date === 'skipped') errors.transfer_deadline = skippedMessage(values.timezone!);
-    else if (!date) errors.transfer_deadline = 'Enter when transfers close as a date and a time, or leave it empty.';
+    else if (!date)
+      errors.transfer_deadline = 'Enter when transfers close as a date and a time, or leave it empty.';
     else transferDeadline = date;
   }
 

@@ -51,7 +51,11 @@ export async function correctRunner(
         action: 'registration.corrected',
         targetType: 'registration',
         targetId: place.registration.id,
-        details: { order_code: place.order.orderCode, changed, ...(Object.keys(choices).length > 0 && { choices }) },
+        details: {
+          order_code: place.order.orderCode,
+          changed,
+          ...(Object.keys(choices).length > 0 && { choices }),
+        },
       },
       now,
     );

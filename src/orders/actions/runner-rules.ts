@@ -56,7 +56,12 @@ export function storedDetails(details: RunnerDetails) {
 
 /** The checkout's rules on the details, for the place's ticket type. */
 export function runnerErrors(place: RunnerPlace, details: RunnerDetails, now: Date): FieldError[] {
-  return checkRunner(place.event, place.ticketType, { ...details, answers: storedDetails(details).answers }, now);
+  return checkRunner(
+    place.event,
+    place.ticketType,
+    { ...details, answers: storedDetails(details).answers },
+    now,
+  );
 }
 
 /** Whether the buyer's data of the order was erased: a correction must not write a person back. */

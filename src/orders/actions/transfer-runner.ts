@@ -40,10 +40,11 @@ function transferRefusal(place: RunnerPlace, now: Date): string | null {
   if (place.order.status !== 'paid' || place.registration.status !== 'confirmed') {
     return `This place cannot be transferred: its ${place.order.status === 'paid' ? 'registration' : 'order'} is ${place.order.status === 'paid' ? place.registration.status : place.order.status}.`;
   }
-  if (placeErased(place)) return "This order's personal data was erased: its places can no longer be transferred.";
+  if (placeErased(place))
+    return "This order's personal data was erased: its places can no longer be transferred.";
   const deadline = place.event.transferDeadline;
   if (deadline && now.getTime() > deadline.getTime()) {
-    return 'Transfers for this event have closed: the transfer deadline has passed. The runner\'s details can still be corrected.';
+    return "Transfers for this event have closed: the transfer deadline has passed. The runner's details can still be corrected.";
   }
   return null;
 }

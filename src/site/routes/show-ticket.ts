@@ -5,10 +5,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { findEvent } from '../../events/index.ts';
-import { findTransferredTicket, findValidTicket, isTicketToken, ticketPagePath } from '../../tickets/index.ts';
+import {
+  findTransferredTicket,
+  findValidTicket,
+  isTicketToken,
+  ticketPagePath,
+} from '../../tickets/index.ts';
 import { NO_FRAMING, setPageHeaders, type InlineParts } from '../security-headers.ts';
 import { TICKET_PAGE_SCRIPT, TICKET_WORKER_JS } from '../ticket-worker.ts';
-import { renderTicketNotFound, renderTicketPage, renderTicketTransferred, TICKET_PAGE_STYLES } from '../views/ticket-page.ts';
+import {
+  renderTicketNotFound,
+  renderTicketPage,
+  renderTicketTransferred,
+  TICKET_PAGE_STYLES,
+} from '../views/ticket-page.ts';
 import { sendPage, type PageHandler } from './page-replies.ts';
 
 /** What the ticket pages run inline, and their worker: the CSP allows exactly these. */
