@@ -286,10 +286,7 @@ before(async () => {
       .set({ status: 'failed', nextAttemptAt: null })
       .where(eq(webhookDeliveries.id, delivery.id));
     hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
-    const order = (await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id })) as {
-      id: string;
-      registrations: { id: string }[];
-    };
+    const order = await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id });
     orderIds[whose] = order.id;
     registrationIds[whose] = order.registrations[0]!.id;
     paymentIds[whose] = (
