@@ -91,7 +91,7 @@ function timeline(view: OrderView): TimelineEntry[] {
       });
     }
   }
-  entries.push(...orderMailEntries(view.mails.mails));
+  entries.push(...orderMailEntries(view.mails.mails, can(view.viewer.current.role, 'buyer_contacts')));
   entries.push(...webhookEntries(view.activity));
   return entries.sort((x, y) => x.at.getTime() - y.at.getTime());
 }

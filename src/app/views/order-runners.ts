@@ -4,7 +4,7 @@
 // or transfer the place. The check-in state is a row of its own when the page is given one.
 import type { EventRow } from '../../events/index.ts';
 import { ageOnRaceDay, type OrderRow, type RegistrationRow } from '../../orders/index.ts';
-import { attr, html, isErased, type Html } from '../../platform/index.ts';
+import { html, isErased, type Html } from '../../platform/index.ts';
 import { formatMoney, nationalPhone } from '../../site/index.ts';
 
 /** A runner's ticket as the page shows it. */
@@ -56,6 +56,17 @@ function ticketState(r: RunnerRow): string {
   if (!r.ticket) return r.registration.status === 'confirmed' ? 'Not issued yet' : 'None';
   if (r.ticket.status === 'valid') return 'Valid';
   return 'Void';
+}
+
+/** The ticket's code (a link to its page for those who may open it) and its state, on one line. */
+function ticketCell(r: RunnerRow): Html {
+  const { ticket } = r;
+  if (!ticket) return html`${ticketState(r)}`;
+  const code =
+    ticket.url && ticket.status === 'valid'
+      ? html`<a href="${ticket.url}" rel="noreferrer"><code>${ticket.code}</code></a>`
+      : html`<code>${ticket.code}</code>`;
+  return html`${code}, ${ticketState(r)}`;
 }
 
 function birthText(dob: string | null, event: EventRow | null): string {
@@ -118,16 +129,7 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
       <dt>Bib</dt>
       <dd>${r.bib === null ? 'Not given yet' : String(r.bib)}</dd>
       <dt>Ticket</dt>
-      <dd data-ticket-state="${ticket?.status ?? 'none'}">
-        ${
-          ticket
-            ? ticket.url && ticket.status === 'valid'
-              ? html`<a href="${ticket.url}" ${attr('rel', 'noreferrer')}><code>${ticket.code}</code></a>`
-              : html`<code>${ticket.code}</code>`
-            : ''
-        }
-        ${ticket ? ', ' : ''}${ticketState(r)}
-      </dd>
+      <dd data-ticket-state="${ticket?.status ?? 'none'}">${ticketCell(r)}</dd>
       ${
         r.checkIn
           ? html`<dt>Check-in</dt>

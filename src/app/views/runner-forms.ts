@@ -79,8 +79,9 @@ export function renderRunnerForm(view: RunnerFormView): string {
             ${deadline ? html`<p class="hint">Transfers close ${eventLocalTime(deadline, event.timezone)}.</p>` : ''}`
         : html`<p>Fix a mistake in the runner's details. The ticket stays the same.</p>`
     }
+    ${transfer ? html`<h2>The new runner</h2>` : ''}
     <form method="post" action="/orders/${order.id}/runners/${reg.id}/${view.kind}" novalidate class="panel">
-      ${csrfInput(view.viewer.current.session.csrfToken)} ${transfer ? html`<h2>The new runner</h2>` : ''}
+      ${csrfInput(view.viewer.current.session.csrfToken)}
       ${input({
         name: 'participant_name',
         label: 'Full name',
@@ -116,7 +117,7 @@ export function renderRunnerForm(view: RunnerFormView): string {
         type: 'date',
         value: values.date_of_birth ?? '',
         errors,
-        hint: `${dobHint} As YYYY-MM-DD.`,
+        hint: dobHint,
       })}
       ${event.additionalQuestions.map((q) => answerField(q, values, errors))}
       <div class="actions">
