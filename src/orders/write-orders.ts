@@ -194,6 +194,7 @@ function orderInsertRow(o: OrderRow) {
     created_at: at(o.createdAt),
     updated_at: at(o.updatedAt),
     trace_context: o.traceContext,
+    locale: o.locale,
   };
 }
 

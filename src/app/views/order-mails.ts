@@ -24,14 +24,15 @@ const MAIL_NAMES: Record<string, { sent: string; tried: string }> = {
 };
 
 /**
- * One timeline line per mail: when it went (or was tried), to whom, and what came of it. The
- * address only for members who may see buyers' contacts (a transfer's goes to a runner's own).
+ * One timeline line per mail: when it went (or was tried), to whom, and what came of it. A new
+ * runner's own address (a transfer's ticket) only for members who may see contacts, as on their
+ * runner's card; the buyer's address is shown to all, as it always was on the timeline.
  */
 export function orderMailEntries(mails: OrderMailRow[], showAddress: boolean): { at: Date; text: Html }[] {
   return mails.map((m) => {
     const by = m.requestedByLabel ? html` by ${m.requestedByLabel}` : '';
     const name = MAIL_NAMES[m.kind] ?? MAIL_NAMES.paid!;
-    const to = showAddress ? m.to : m.kind === 'transfer_to' ? 'the new runner' : 'the buyer';
+    const to = showAddress || m.kind !== 'transfer_to' ? m.to : 'the new runner';
     const text =
       m.outcome === 'sent'
         ? html`${name.sent} to ${to}${by}`
