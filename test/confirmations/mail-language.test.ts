@@ -10,7 +10,7 @@ import { listDevMail, DEV_MAIL_LIST_MAX } from '../../src/mail/mailbox.ts';
 import { orders, registrations } from '../../src/orders/orders.schema.ts';
 import { transferPlace } from '../../src/tickets/index.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { createSession, fullForm, makeRace, postForm, readSession, type Race } from '../site/site-helpers.ts';
+import { createSession, fullForm, makeRace, readSession, type Race } from '../site/site-helpers.ts';
 import { freeOrderOf } from '../tickets/ticket-helpers.ts';
 import { makeShop } from '../webhooks/webhook-helpers.ts';
 
