@@ -465,6 +465,33 @@ describe('transferring a place', () => {
     assert.equal((await mailsTo('late@example.org')).length, 0);
   });
 
+  test("erasing the buyer's data erases the new runner's contact too; then no correction or transfer", async () => {
+    const w = await world();
+    const res = await submit(w.owner, runnerUrl(w, w.second, 'transfer'), {
+      participant_name: 'Achieng Okoth',
+      email: 'achieng-erased@example.org',
+      phone: '0701234567',
+      'answers.tshirt': 'L',
+    });
+    assert.equal(res.statusCode, 303, res.body.slice(0, 300));
+    await w.owner.get(`/orders/${w.order.id}/erase-buyer`);
+    const erased = await w.owner.post(`/orders/${w.order.id}/erase-buyer`);
+    assert.equal(erased.statusCode, 200, erased.body.slice(0, 300));
+    const row = await runnerRow(w.second);
+    assert.equal(row.participantName, '[erased]');
+    assert.equal(row.runnerEmail, null);
+    assert.equal(row.runnerPhone, null);
+    const page = await w.owner.get(`/orders/${w.order.id}`);
+    assert.doesNotMatch(page.body, /Correct details|Transfer place|achieng-erased/);
+    const again = await submit(w.owner, runnerUrl(w, w.second, 'correct'), {
+      participant_name: 'Back Again',
+      'answers.tshirt': 'L',
+    });
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /personal data was erased/);
+    assert.equal((await runnerRow(w.second)).participantName, '[erased]');
+  });
+
   test('is refused for a refunded place', async () => {
     const w = await world();
     await db().update(orders).set({ status: 'refunded' }).where(eq(orders.id, w.order.id));
