@@ -3,10 +3,14 @@
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/index.ts';
 import { LONE_SURROGATE, validationError, type FieldError } from '../platform/index.ts';
 import { isEmail, normalizePhone } from './contact.ts';
-import type { CreateOrderInput } from './order-in.ts';
+import { OrderIn, type CreateOrderInput } from './order-in.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
 export const MAX_DONATION_MINOR = 100_000_000;
+/** OrderIn's limit on a participant's name, read from its schema so that there is one */
+const PARTICIPANT_NAME_MAX = Number(
+  Reflect.get(OrderIn.properties.items.items.properties.participant_name, 'maxLength'),
+);
 
 /** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
 function ageOn(dateOfBirth: string, on: string): number {
@@ -137,6 +141,9 @@ export function checkRunner(
   now: Date,
 ): FieldError[] {
   const errors = unstorableText(runner, '', []);
+  // checkout's schema caps the name (order-in.ts); a form's text reaches this unchecked
+  if (runner.participant_name.length > PARTICIPANT_NAME_MAX)
+    errors.push({ field: 'participant_name', message: `must be at most ${PARTICIPANT_NAME_MAX} characters` });
   const raceDay = localDate(event.startsAt, event.timezone);
   const today = localDate(now, event.timezone);
   checkRunnerFields(errors, '', { event, ticketType, raceDay, today }, runner);

@@ -277,6 +277,12 @@ describe('correcting a runner', () => {
       /Answer &quot;T-shirt size&quot;/,
     ],
     ['an empty name', { participant_name: ' ' }, 'participant_name', /Enter the runner&#39;s full name/],
+    [
+      'a name longer than checkout takes',
+      { participant_name: 'N'.repeat(201) },
+      'participant_name',
+      /at most 200 characters/,
+    ],
   ];
   for (const [what, change, field, message] of refusals) {
     test(`refuses ${what}: the form again with the error by its field, nothing changed`, async () => {
