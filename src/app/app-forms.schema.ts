@@ -166,6 +166,8 @@ export const EventForm = Type.Object({
     required: false,
   }),
   cover: TextField({ label: 'Cover image address', max: max(event.cover), trim: true, required: false }),
+  // a datetime-local value is 16 characters; the field reads a little more to say so in words
+  transfer_deadline: TextField({ label: 'Transfers close', max: 40, trim: true, required: false }),
   timezone: TextField({
     label: 'Time zone',
     max: max(event.timezone),

@@ -50,6 +50,7 @@ export function queryOf<S extends TObject>(
 // The schemas the app's routes share
 
 export const OrderParams = Type.Object({ orderId: IdParam('ord') });
+export const RunnerParams = Type.Object({ orderId: IdParam('ord'), registrationId: IdParam('reg') });
 export const PaymentParams = Type.Object({ orderId: IdParam('ord'), paymentId: IdParam('pay') });
 export const EventParams = Type.Object({ eventId: IdParam('evt') });
 export const TicketTypeParams = Type.Object({ eventId: IdParam('evt'), ticketTypeId: IdParam('tt') });

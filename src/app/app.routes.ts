@@ -1,5 +1,6 @@
 // The organizer app on the APP host: the sales overview and organization switch; orders (list,
-// CSV, detail, refunds, confirmation resends, buyer erasure); sign-in, invitations, password reset
+// CSV, detail with its runners, runner corrections and transfers, refunds, confirmation resends,
+// buyer erasure); sign-in, invitations, password reset
 // and account; the development mailbox; developer settings (API clients, webhook endpoints, request
 // log, integration checker); members; the audit log; and events with their checkout preview, start
 // list, bib numbers, pickup list and runner exports (CSV, Excel). Server-rendered pages in a scope of their own (forms, cookies, CSRF,
@@ -13,6 +14,7 @@ import { confirmBuyerErasure, submitBuyerErasure } from './routes/buyer-erasure.
 import { confirmPaymentRefund, submitPaymentRefund } from './routes/payment-refund.ts';
 import { exportOrders } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
+import { showRunnerForm, submitCorrection, submitTransfer } from './routes/order-runners.ts';
 import cookie from '@fastify/cookie';
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/index.ts';
@@ -121,6 +123,20 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/orders/:orderId/erase-buyer', 'buyer_erasure', submitBuyerErasure(ctx));
     route('GET', '/orders/:orderId/payments/:paymentId/refund', 'refunds', confirmPaymentRefund(ctx));
     route('POST', '/orders/:orderId/payments/:paymentId/refund', 'refunds', submitPaymentRefund(ctx));
+    route(
+      'GET',
+      '/orders/:orderId/runners/:registrationId/correct',
+      'runners',
+      showRunnerForm(ctx, 'correct'),
+    );
+    route('POST', '/orders/:orderId/runners/:registrationId/correct', 'runners', submitCorrection(ctx));
+    route(
+      'GET',
+      '/orders/:orderId/runners/:registrationId/transfer',
+      'runners',
+      showRunnerForm(ctx, 'transfer'),
+    );
+    route('POST', '/orders/:orderId/runners/:registrationId/transfer', 'runners', submitTransfer(ctx));
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));

@@ -41,6 +41,8 @@ export const AUDIT_ACTIONS = {
   'refund.succeeded': 'confirmed a refund',
   'refund.failed': 'reported a refund failed',
   'buyer.erased': "erased a buyer's personal data",
+  'registration.corrected': "corrected a runner's details",
+  'registration.transferred': 'transferred a place to another runner',
   'event.runners_exported': "downloaded an event's runners",
   'event.start_list_exported': "downloaded an event's start list",
   'orders.exported': 'downloaded orders',
@@ -55,6 +57,8 @@ type AuditTarget =
   | 'event'
   | 'ticket_type'
   | 'order'
+  /** a runner's place in an order: the log names the fields changed, not the runner */
+  | 'registration'
   | 'refund'
   /** an erasure of a buyer's data, named by its erasure id: the log never holds the buyer's data */
   | 'buyer'

@@ -28,9 +28,12 @@ export const orderMails = pgTable(
     orderId: text('order_id')
       .notNull()
       .references(() => orders.id),
-    /** paid: sent when the order became paid; resent: asked for from the organizer app */
+    /**
+     * paid: sent when the order became paid; resent: asked for from the organizer app;
+     * transfer_away, transfer_to: a transferred place's notice to the buyer and ticket to the new runner
+     */
     kind: text('kind').notNull(),
-    /** the buyer's email at the time */
+    /** the address it went to, as it was then (the buyer's; a new runner's for transfer_to) */
     to: text('to').notNull(),
     /** sending (a resend handed to the mailer, no answer yet) | sent | failed */
     outcome: text('outcome').notNull(),

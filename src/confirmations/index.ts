@@ -4,3 +4,4 @@ export { listOrderMails } from './order-mails.ts';
 export type { OrderMailRow } from './order-mails.ts';
 export { resendConfirmation } from './resend-confirmation.ts';
 export { confirmationFollower, confirmationJobHandlers } from './send-confirmation.ts';
+export { mailTransfer } from './transfer-mails.ts';

@@ -5,7 +5,8 @@ import type { Executor } from '../platform/index.ts';
 import { orderMails } from './confirmations.schema.ts';
 
 export type OrderMailRow = typeof orderMails.$inferSelect;
-type OrderMailKind = 'paid' | 'resent';
+/** paid, resent: the confirmation; transfer_away, transfer_to: the two mails of a transferred place */
+type OrderMailKind = 'paid' | 'resent' | 'transfer_away' | 'transfer_to';
 type OrderMailOutcome = 'sending' | 'sent' | 'failed';
 
 /** An order's confirmation mails, oldest first (the order page's timeline). */

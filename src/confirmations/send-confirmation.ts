@@ -52,6 +52,7 @@ export async function loadConfirmation(
   const ticketOf = new Map(issued.filter((t) => t.status === 'valid').map((t) => [t.registrationId, t]));
   const { event, organization } = found;
   const message = confirmationMessage({
+    locale: order.locale,
     buyerName: order.buyerName,
     buyerEmail: order.buyerEmail,
     orderCode: order.orderCode,

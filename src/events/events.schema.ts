@@ -53,6 +53,8 @@ export const events = pgTable(
     waiverVersion: text('waiver_version').notNull().default(''),
     waiverText: text('waiver_text').notNull().default(''),
     additionalQuestions: jsonb('additional_questions').$type<AdditionalQuestion[]>().notNull().default([]),
+    /** after it, a place can no longer be transferred to another runner; null: no such limit */
+    transferDeadline: ts('transfer_deadline'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

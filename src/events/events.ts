@@ -68,6 +68,8 @@ export interface EventInput {
   waiver_version?: string;
   waiver_text?: string;
   additional_questions?: AdditionalQuestion[];
+  /** after it, places can no longer be transferred; null or absent: no deadline */
+  transfer_deadline?: string | null;
   ticket_types: TicketTypeInput[];
 }
 
@@ -164,6 +166,7 @@ export async function insertEvent(
       waiverVersion: input.waiver_version ?? '',
       waiverText: input.waiver_text ?? '',
       additionalQuestions: input.additional_questions ?? [],
+      transferDeadline: input.transfer_deadline ? new Date(input.transfer_deadline) : null,
     })
     .returning();
   if (input.ticket_types.length > 0) {
@@ -249,6 +252,12 @@ export async function patchEvent(
     waiverVersion: patch.waiver_version,
     waiverText: patch.waiver_text,
     additionalQuestions: patch.additional_questions,
+    transferDeadline:
+      patch.transfer_deadline === undefined
+        ? undefined
+        : patch.transfer_deadline === null
+          ? null
+          : new Date(patch.transfer_deadline),
   };
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const [row] = await db

@@ -2,8 +2,8 @@
 // access check (app/app-access.ts, from each route's declared permission) and by pages choosing
 // which buttons to show. Every role reads; owners, admins and developers change developer
 // settings; owners and admins manage members, read the audit log, see buyers' contact details and
-// make the writes to the organization's business (events and bib numbers, refunds, confirmation
-// resends, buyer erasures); owners, admins and viewers download exports of runners and orders
+// make the writes to the organization's business (events and bib numbers, runners' corrections and
+// transfers, refunds, confirmation resends, buyer erasures); owners, admins and viewers download exports of runners and orders
 // (docs/architecture.md#organizer-roles, docs/decisions/buyer-contacts-and-exports.md).
 import type { MemberRole } from './members.schema.ts';
 
@@ -17,6 +17,7 @@ export const PERMISSIONS = {
   members: 'role may not manage members',
   audit_log: 'role may not read the audit log',
   events: 'role may not change events or bib numbers',
+  runners: "role may not correct or transfer runners' places",
   refunds: 'role may not refund',
   confirmation_resends: 'role may not resend confirmations',
   buyer_erasure: "role may not erase a buyer's data",

@@ -88,7 +88,8 @@ export async function findOrdersOfBuyer(
 
 /**
  * Replaces the personal data of these orders with the marker: the buyer's name, email and phone,
- * and each registration's participant name, date of birth and answers; the keyed hash of the
+ * and each registration's participant name, date of birth, answers and (after a transfer) the
+ * runner's email and phone; the keyed hash of the
  * buyer's address goes too. Counts the rows that changed (none the second time).
  */
 export async function redactOrders(
@@ -103,7 +104,7 @@ export async function redactOrders(
     .returning({ id: orders.id });
   const changedRegistrations = await tx
     .update(registrations)
-    .set({ participantName: ERASED, dateOfBirth: null, answers: {} })
+    .set({ participantName: ERASED, dateOfBirth: null, answers: {}, runnerEmail: null, runnerPhone: null })
     .where(
       and(
         inArray(registrations.orderId, orderIds),
@@ -111,6 +112,7 @@ export async function redactOrders(
           sql`${registrations.participantName} <> ${ERASED}`,
           isNotNull(registrations.dateOfBirth),
           sql`${registrations.answers} <> '{}'::jsonb`,
+          isNotNull(registrations.runnerEmail),
         ),
       ),
     )

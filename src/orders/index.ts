@@ -1,4 +1,7 @@
 // Orders, registrations, holds, the order state machine and the partner order routes.
+export { correctRunner } from './actions/correct-runner.ts';
+export { transferRunner } from './actions/transfer-runner.ts';
+export type { NewRunner, TransferredRunner } from './actions/transfer-runner.ts';
 export { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
 export { countActiveHolds } from './count-active-holds.ts';
 export { countOrders } from './count-orders.ts';
@@ -38,7 +41,7 @@ export type { PayOutcome } from './order-lifecycle.ts';
 export { loadOrderOut, OrderOut, registrationsOf } from './order-out.ts';
 export type { OrderRow, RegistrationRow } from './order-out.ts';
 export { extendHold, repriceOrder, showPaymentFailure } from './order-payment.ts';
-export { checkInput, localDate, MAX_TICKETS_PER_ORDER } from './order-rules.ts';
+export { ageOnRaceDay, checkInput, localDate, MAX_TICKETS_PER_ORDER } from './order-rules.ts';
 export { paidTicketsPerDay, paidTotals, pendingOrderIds } from './order-sales.ts';
 export type { FailureKind } from './order-state.ts';
 export { registerOrderRoutes } from './orders.routes.ts';

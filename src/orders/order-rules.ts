@@ -3,10 +3,14 @@
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/index.ts';
 import { LONE_SURROGATE, validationError, type FieldError } from '../platform/index.ts';
 import { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
-import type { CreateOrderInput } from './order-in.ts';
+import { OrderIn, type CreateOrderInput } from './order-in.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
 export const MAX_DONATION_MINOR = 100_000_000;
+/** OrderIn's limit on a participant's name, read from its schema so that there is one */
+const PARTICIPANT_NAME_MAX = Number(
+  Reflect.get(OrderIn.properties.items.items.properties.participant_name, 'maxLength'),
+);
 
 /** Age in whole years on `on` (YYYY-MM-DD strings compare as dates). */
 function ageOn(dateOfBirth: string, on: string): number {
@@ -89,6 +93,77 @@ function checkAnswers(
   }
 }
 
+/** A runner's own details: what checkout asks of each participant, and what a correction may change. */
+export interface RunnerDetails {
+  participant_name: string;
+  date_of_birth?: string | undefined;
+  answers?: Record<string, string> | undefined;
+}
+
+interface RunnerContext {
+  event: EventWithTickets['event'];
+  /** undefined when the item names no ticket type of the event (its own error) */
+  ticketType: TicketTypeRow | undefined;
+  raceDay: string;
+  today: string;
+}
+
+/** The rules of one runner's details, each error's field prefixed by `path` (`items[0].`, or ''). */
+function checkRunnerFields(errors: FieldError[], path: string, c: RunnerContext, runner: RunnerDetails) {
+  const tt = c.ticketType;
+  if (runner.participant_name.trim() === '')
+    errors.push({ field: `${path}participant_name`, message: 'is required' });
+  checkAnswers(errors, `${path}answers`, c.event.additionalQuestions, runner.answers ?? {});
+  if (runner.date_of_birth !== undefined) {
+    const dob = runner.date_of_birth;
+    if (!isCalendarDate(dob) || dob < MIN_DATE_OF_BIRTH || dob > c.today) {
+      errors.push({
+        field: `${path}date_of_birth`,
+        message: `must be a date from ${MIN_DATE_OF_BIRTH} to today as YYYY-MM-DD`,
+      });
+    } else if (tt && tt.minAge > 0 && ageOn(dob, c.raceDay) < tt.minAge) {
+      errors.push({
+        field: `${path}date_of_birth`,
+        message: `the participant must be at least ${tt.minAge} on race day for ${tt.name}`,
+      });
+    }
+  } else if (tt && tt.minAge > 0) {
+    errors.push({
+      field: `${path}date_of_birth`,
+      message: `is required: ${tt.name} has a minimum age of ${tt.minAge}`,
+    });
+  }
+}
+
+/**
+ * The checkout's rules for one runner of `ticketType` (name, date of birth against its minimum
+ * age on race day, the event's questions), for a correction or a transfer of a place: errors by
+ * field name (participant_name, date_of_birth, answers.<key>), none when the details hold.
+ */
+export function checkRunner(
+  event: EventWithTickets['event'],
+  ticketType: TicketTypeRow,
+  runner: RunnerDetails,
+  now: Date,
+): FieldError[] {
+  const errors = unstorableText(runner, '', []);
+  // checkout's schema caps the name (order-in.ts); a form's text reaches this unchecked
+  if (runner.participant_name.length > PARTICIPANT_NAME_MAX)
+    errors.push({ field: 'participant_name', message: `must be at most ${PARTICIPANT_NAME_MAX} characters` });
+  const raceDay = localDate(event.startsAt, event.timezone);
+  const today = localDate(now, event.timezone);
+  checkRunnerFields(errors, '', { event, ticketType, raceDay, today }, runner);
+  return errors;
+}
+
+/** The runner's age in whole years on the event's race day (its start date in its time zone). */
+export function ageOnRaceDay(
+  event: Pick<EventWithTickets['event'], 'startsAt' | 'timezone'>,
+  dateOfBirth: string,
+): number {
+  return ageOn(dateOfBirth, localDate(event.startsAt, event.timezone));
+}
+
 export /** Every input rule that needs the event but not inventory; all problems at once. */
 function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date): Map<number, TicketTypeRow> {
   const errors: FieldError[] = [];
@@ -106,28 +181,7 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
     const tt = byId.get(item.ticket_type_id);
     if (!tt) errors.push({ field: `${path}.ticket_type_id`, message: 'is not a ticket type of this event' });
     else chosen.set(i, tt);
-    if (item.participant_name.trim() === '')
-      errors.push({ field: `${path}.participant_name`, message: 'is required' });
-    checkAnswers(errors, `${path}.answers`, event.additionalQuestions, item.answers ?? {});
-    if (item.date_of_birth !== undefined) {
-      const dob = item.date_of_birth;
-      if (!isCalendarDate(dob) || dob < MIN_DATE_OF_BIRTH || dob > today) {
-        errors.push({
-          field: `${path}.date_of_birth`,
-          message: `must be a date from ${MIN_DATE_OF_BIRTH} to today as YYYY-MM-DD`,
-        });
-      } else if (tt && tt.minAge > 0 && ageOn(item.date_of_birth, raceDay) < tt.minAge) {
-        errors.push({
-          field: `${path}.date_of_birth`,
-          message: `the participant must be at least ${tt.minAge} on race day for ${tt.name}`,
-        });
-      }
-    } else if (tt && tt.minAge > 0) {
-      errors.push({
-        field: `${path}.date_of_birth`,
-        message: `is required: ${tt.name} has a minimum age of ${tt.minAge}`,
-      });
-    }
+    checkRunnerFields(errors, `${path}.`, { event, ticketType: tt, raceDay, today }, item);
   });
   if (input.buyer.name.trim() === '') errors.push({ field: 'buyer.name', message: 'is required' });
   if (!isEmail(input.buyer.email))

@@ -68,6 +68,8 @@ export const orders = pgTable(
      * Null when tracing was off (platform/tracing.ts)
      */
     traceContext: text('trace_context'),
+    /** en | sw: the language of the checkout page the order was placed on; null for a partner's server order */
+    locale: text('locale'),
   },
   (t) => [
     uniqueIndex('orders_order_code_key').on(t.orderCode),
@@ -121,6 +123,12 @@ export const registrations = pgTable(
     participantName: text('participant_name').notNull(),
     dateOfBirth: date('date_of_birth', { mode: 'string' }),
     answers: jsonb('answers').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The runner's own contact once the place was transferred to someone other than the buyer
+     * (docs/decisions/runner-transfers.md); null while the buyer's contact is the runner's
+     */
+    runnerEmail: text('runner_email'),
+    runnerPhone: text('runner_phone'),
     /** pending | confirmed | cancelled */
     status: text('status').notNull(),
     createdAt: ts('created_at').notNull(),

@@ -52,6 +52,8 @@ export interface CreateOrderOptions {
   takeFirst?: boolean;
   /** the hosted checkout page's keyed hash of the buyer's IP, for its hold limit (hold-limits.ts) */
   clientIpHash?: string | null;
+  /** the language of the checkout page the buyer placed it on (en, sw); mails to them follow it */
+  locale?: string | null;
 }
 
 /** An order checked against its event and priced, ready to be written (planOrder). */

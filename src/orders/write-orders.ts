@@ -135,6 +135,7 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     updatedAt: now,
     // a session's order belongs to the session's trace, which the buyer's requests continue
     traceContext: session?.traceContext ?? plan.traceContext,
+    locale: options.locale ?? null,
   };
   const regs: RegistrationRow[] = lines.map((l, i) => ({
     id: newId('reg'),
@@ -148,6 +149,8 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     feeMinor: l.fee,
     participantName: l.item.participant_name.trim(),
     dateOfBirth: l.item.date_of_birth ?? null,
+    runnerEmail: null,
+    runnerPhone: null,
     answers: l.item.answers ?? {},
     status: free ? 'confirmed' : 'pending',
     createdAt: now,
@@ -191,6 +194,7 @@ function orderInsertRow(o: OrderRow) {
     created_at: at(o.createdAt),
     updated_at: at(o.updatedAt),
     trace_context: o.traceContext,
+    locale: o.locale,
   };
 }
 

@@ -22,7 +22,7 @@ export {
   nationalPhone,
   zoneLabel,
 } from './format.ts';
-export { LOCALE_NAMES } from './messages/catalog.ts';
+export { catalogOf, LOCALE_NAMES } from './messages/catalog.ts';
 export type { Locale } from './messages/catalog.ts';
 export { msg, pickLocale, runInLocale } from './messages/current.ts';
 export { firstErrorStage } from './routes/page-replies.ts';

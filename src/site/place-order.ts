@@ -25,7 +25,7 @@ import {
 } from '../orders/index.ts';
 import { ApiError, type ErrorCode, type Executor, type FieldError, type Tx } from '../platform/index.ts';
 import { hashClientIp } from './buyer-limits.ts';
-import { msg } from './messages/current.ts';
+import { locale, msg } from './messages/current.ts';
 import {
   checkPayment,
   estimateTotal,
@@ -169,6 +169,7 @@ export async function placeOrder(
             found: onSale,
             takeFirst,
             clientIpHash,
+            locale: locale(),
           });
           await prepareSession(tx, session.id, plan.now);
           const created = await createPlannedOrder(ctx, tx, plan);

@@ -15,8 +15,8 @@ function keyOf(url) {
 }
 async function keep(cache, url, response) {
   if (response.ok) await cache.put(keyOf(url), response);
-  // A ticket that no longer opens (void, or never was) is forgotten.
-  else if (response.status === 404) await cache.delete(keyOf(url));
+  // A ticket that no longer opens (void, transferred, or never was) is forgotten.
+  else if (response.status === 404 || response.status === 410) await cache.delete(keyOf(url));
 }
 self.addEventListener('install', () => self.skipWaiting());
 // The page that registered the worker was loaded before it: keep that one too.

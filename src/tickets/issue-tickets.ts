@@ -35,7 +35,13 @@ async function withFacts(
   regs: ConfirmedRegistration[],
   rows: TicketRow[],
 ): Promise<OrderTicket[]> {
-  const byRegistration = new Map(rows.map((t) => [t.registrationId, t]));
+  // A transferred place has void tickets beside its valid one: the valid one stands for it.
+  const byRegistration = new Map<string, TicketRow>();
+  for (const t of rows) {
+    const held = byRegistration.get(t.registrationId);
+    if (!held || (held.status !== 'valid' && (t.status === 'valid' || t.createdAt > held.createdAt)))
+      byRegistration.set(t.registrationId, t);
+  }
   const bibs = await bibNumbersOf(
     db,
     regs.map((r) => r.registrationId),
@@ -65,10 +71,11 @@ async function ticketRowsOf(db: Executor, registrationIds: string[]): Promise<Ti
 }
 
 /**
- * Issues a ticket to each confirmed registration of the paid order that has none, and answers all
- * of them, void ones included. Safe to run any number of times and at once: the unique
- * registration_id keeps one ticket per registration (INSERT ... ON CONFLICT DO NOTHING). An order
- * that is not paid has no confirmed registrations, so it gets nothing.
+ * Issues a ticket to each confirmed registration of the paid order that has none, and answers one
+ * per registration (its valid ticket, else its latest void one). Safe to run any number of times
+ * and at once: the partial unique index on registration_id keeps one valid ticket per registration
+ * (INSERT ... ON CONFLICT DO NOTHING). An order that is not paid has no confirmed registrations, so
+ * it gets nothing.
  */
 export async function issueTickets(db: Executor, orderId: string, now: Date): Promise<OrderTicket[]> {
   const regs = await confirmedRegistrations(db, { orderId });
@@ -100,7 +107,7 @@ export async function issueTickets(db: Executor, orderId: string, now: Date): Pr
   return withFacts(db, regs, rows);
 }
 
-/** The order's tickets as issued so far (void ones included), without issuing any. */
+/** The order's tickets as issued so far (one per registration, as issueTickets answers), without issuing any. */
 export async function ticketsOfOrder(db: Executor, orderId: string): Promise<OrderTicket[]> {
   const regs = await confirmedRegistrations(db, { orderId });
   const rows = await db
@@ -125,4 +132,26 @@ export async function findValidTicket(
   const regs = await confirmedRegistrations(db, { registrationIds: [row.registrationId] });
   const [ticket] = await withFacts(db, regs, [row]);
   return ticket ? { ticket, eventId: row.eventId, organizationId: row.organizationId } : null;
+}
+
+/**
+ * Whether the ticket of this token was voided by a transfer of its place (its registration holds a
+ * newer valid ticket): the event it was for, to say so on its page without naming anyone.
+ */
+export async function findTransferredTicket(
+  db: Executor,
+  token: string,
+): Promise<{ eventId: string } | null> {
+  const [row] = await db
+    .select()
+    .from(tickets)
+    .where(and(eq(tickets.token, token), eq(tickets.status, 'void')))
+    .limit(1);
+  if (!row) return null;
+  const [replaced] = await db
+    .select({ id: tickets.id })
+    .from(tickets)
+    .where(and(eq(tickets.registrationId, row.registrationId), eq(tickets.status, 'valid')))
+    .limit(1);
+  return replaced ? { eventId: row.eventId } : null;
 }

@@ -5,7 +5,9 @@
 //   tickets existed get theirs the first time either is built.
 // - The token is the ticket page's address (SITE /tickets/<token>), stored as issued so that the
 //   mail and the page can show the same link again (docs/decisions/ticket-tokens-stored-as-issued.md).
-// - A void ticket (a later transfer) no longer opens; a new one is never issued for its registration.
+// - A transfer voids the place's ticket and issues a new one for the same registration: at most
+//   one valid ticket per registration (a partial unique index), void ones kept. A void ticket no
+//   longer opens; issuing again never replaces one that was voided without a transfer.
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { events } from '../events/events.schema.ts';
@@ -38,7 +40,10 @@ export const tickets = pgTable(
     createdAt: ts('created_at').notNull(),
   },
   (t) => [
-    uniqueIndex('tickets_registration_key').on(t.registrationId),
+    // one valid ticket per registration; a transferred place keeps its void ones beside it
+    uniqueIndex('tickets_registration_valid_key')
+      .on(t.registrationId)
+      .where(sql`${t.status} = 'valid'`),
     uniqueIndex('tickets_code_key').on(t.code),
     uniqueIndex('tickets_token_key').on(t.token),
     index('tickets_order_idx').on(t.orderId),

@@ -444,6 +444,40 @@ describe('PATCH /admin/v1/events/{id}', () => {
     assert.deepEqual(dataOf(await admin(h, { url: `/events/${event.event_id}` }), 200), updated);
   });
 
+  test('sets and clears the transfer deadline', async () => {
+    const org = await createOrg(h);
+    const event = await createEventFor(h, org.id);
+    assert.equal(event.transfer_deadline, null);
+    const deadline = '2030-01-02T03:04:00.000Z';
+    const set = dataOf(
+      await admin(h, {
+        method: 'PATCH',
+        url: `/events/${event.event_id}`,
+        body: { transfer_deadline: deadline },
+      }),
+      200,
+    );
+    assert.equal(set.transfer_deadline, deadline);
+    const cleared = dataOf(
+      await admin(h, {
+        method: 'PATCH',
+        url: `/events/${event.event_id}`,
+        body: { transfer_deadline: null },
+      }),
+      200,
+    );
+    assert.equal(cleared.transfer_deadline, null);
+    errorOf(
+      await admin(h, {
+        method: 'PATCH',
+        url: `/events/${event.event_id}`,
+        body: { transfer_deadline: 'soon' },
+      }),
+      400,
+      'validation_failed',
+    );
+  });
+
   test('takes effect for partners on the next request (private hides the event)', async () => {
     const org = await createOrg(h);
     const token = await partnerToken(org.id);

@@ -180,7 +180,7 @@ export async function makeOrder(
   h: Harness,
   partner: TestPartner,
   options: { eventId: string; buyer?: { name: string; email: string; phone: string }; paid?: boolean },
-): Promise<{ id: string; order_code: string }> {
+): Promise<{ id: string; order_code: string; registrations: { id: string }[] }> {
   const token = await getToken(h, partner);
   const found = await findEvent(h.service.ctx.database.db, options.eventId);
   const ticket = found!.ticketTypes.find((t) => (options.paid ? t.priceMinor > 0 : t.priceMinor === 0))!;

@@ -94,6 +94,33 @@ describe('event pages', () => {
     assert.match(list.body, /href="\/events\/new"/);
   });
 
+  test("the transfer deadline: optional, read in the event's time zone, cleared when emptied", async () => {
+    await owner.get('/events/new');
+    const created = await owner.post('/events', EVENT_FIELDS);
+    const id = /^\/events\/(evt_\w+)\?done=created$/.exec(locationOf(created))?.[1];
+    assert.ok(id);
+    assert.equal((await findEvent(db(), id))!.event.transferDeadline, null);
+    await owner.get(`/events/${id}/edit`);
+    const wrong = await owner.post(`/events/${id}`, { ...EVENT_FIELDS, transfer_deadline: 'next week' });
+    assert.equal(wrong.statusCode, 422);
+    assert.match(
+      wrong.body,
+      /id="f-transfer_deadline-error">Enter when transfers close as a date and a time/,
+    );
+    assert.equal((await findEvent(db(), id))!.event.transferDeadline, null);
+    const set = await owner.post(`/events/${id}`, { ...EVENT_FIELDS, transfer_deadline: '2027-03-07T18:00' });
+    assert.equal(set.statusCode, 303, set.body.slice(0, 300));
+    // 18:00 in Kampala (UTC+3) is 15:00 UTC
+    assert.equal(
+      (await findEvent(db(), id))!.event.transferDeadline?.toISOString(),
+      '2027-03-07T15:00:00.000Z',
+    );
+    const edit = await owner.get(`/events/${id}/edit`);
+    assert.match(edit.body, /id="f-transfer_deadline"[^>]*value="2027-03-07T18:00"/);
+    await owner.post(`/events/${id}`, { ...EVENT_FIELDS, transfer_deadline: '' });
+    assert.equal((await findEvent(db(), id))!.event.transferDeadline, null);
+  });
+
   test('create: each error next to its field, values kept, nothing written', async () => {
     const before = (await listEventsOfOrganization(db(), organizationId)).length;
     const auditBefore = (await auditActions()).length;

@@ -13,6 +13,8 @@ import { createTestDelivery, listDeliveries } from '../../src/webhooks/webhook-d
 import { insertWebhookEndpoint, listWebhookEndpoints } from '../../src/webhooks/webhook-endpoints.ts';
 import { webhookDeliveries } from '../../src/webhooks/webhooks.schema.ts';
 import { refunds } from '../../src/payments/payments.schema.ts';
+import { registrationsOf } from '../../src/orders/order-out.ts';
+import { tickets } from '../../src/tickets/tickets.schema.ts';
 import { createInvitation, listPendingInvitations } from '../../src/members/invitations.ts';
 import { listOrganizationMembers } from '../../src/members/members.ts';
 import { listMemberSessions } from '../../src/members/sessions.ts';
@@ -145,6 +147,20 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/orders', access: 'read' },
   { method: 'GET', path: '/orders.csv', access: 'exports', audited: true },
   { method: 'GET', path: '/orders/:orderId', access: 'read' },
+  { method: 'GET', path: '/orders/:orderId/runners/:registrationId/correct', access: 'runners' },
+  {
+    method: 'POST',
+    path: '/orders/:orderId/runners/:registrationId/correct',
+    access: 'runners',
+    fields: { participant_name: 'Renamed Runner' },
+  },
+  { method: 'GET', path: '/orders/:orderId/runners/:registrationId/transfer', access: 'runners' },
+  {
+    method: 'POST',
+    path: '/orders/:orderId/runners/:registrationId/transfer',
+    access: 'runners',
+    fields: { participant_name: 'Someone Else', email: 'someone@example.org' },
+  },
   { method: 'GET', path: '/orders/:orderId/refund', access: 'refunds' },
   { method: 'POST', path: '/orders/:orderId/refund', access: 'refunds' },
   { method: 'POST', path: '/orders/:orderId/resend-confirmation', access: 'confirmation_resends' },
@@ -214,6 +230,8 @@ let ownSessionId: string;
 const hooks = {} as Record<'mine' | 'theirs', { endpointId: string; deliveryId: string }>;
 /** an order in each organization */
 const orderIds = {} as Record<'mine' | 'theirs', string>;
+/** the registration of each of those orders */
+const registrationIds = {} as Record<'mine' | 'theirs', string>;
 /** a successful payment of each of those orders */
 const paymentIds = {} as Record<'mine' | 'theirs', string>;
 /** an event with one paid runner in each organization */
@@ -268,7 +286,9 @@ before(async () => {
       .set({ status: 'failed', nextAttemptAt: null })
       .where(eq(webhookDeliveries.id, delivery.id));
     hooks[whose] = { endpointId: endpoint.id, deliveryId: delivery.id };
-    orderIds[whose] = (await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id })).id;
+    const order = await makeOrder(h, partner, { eventId: (await makeEvent(h, partner)).id });
+    orderIds[whose] = order.id;
+    registrationIds[whose] = order.registrations[0]!.id;
     paymentIds[whose] = (
       await insertSuccessfulPayment(h, { organizationId: partner.organizationId, orderId: orderIds[whose] })
     ).id;
@@ -293,6 +313,7 @@ function fill(path: string, whose: 'mine' | 'theirs'): string {
     .replace(':endpointId', hooks[whose].endpointId)
     .replace(':deliveryId', hooks[whose].deliveryId)
     .replace(':orderId', orderIds[whose])
+    .replace(':registrationId', registrationIds[whose])
     .replace(':paymentId', paymentIds[whose])
     .replace(':memberId', whose === 'mine' ? myTarget.memberId : theirTarget.memberId)
     .replace(':invitationId', whose === 'mine' ? myInvitationId : theirInvitationId)
@@ -334,6 +355,9 @@ async function clientState(options: { audit?: boolean } = {}) {
     (await listEventsOfOrganization(db, mine.organizationId)).length,
     // a refused refund write asks for none
     await db.select().from(refunds),
+    // a refused correction or transfer changes no runner and no ticket
+    [...(await registrationsOf(db, [orderIds.mine, orderIds.theirs])).values()],
+    await db.select().from(tickets),
   ]);
 }
 
@@ -426,6 +450,7 @@ describe('security suite over every app route', () => {
           .replace(':endpointId', 'whe_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':deliveryId', 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':orderId', 'ord_ZZZZZZZZZZZZZZZZZZZZZZZZ')
+          .replace(':registrationId', 'reg_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':paymentId', 'pay_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':memberId', 'mem_ZZZZZZZZZZZZZZZZZZZZZZZZ')
           .replace(':invitationId', 'inv_ZZZZZZZZZZZZZZZZZZZZZZZZ')

@@ -182,6 +182,7 @@ describe('the confirmation after payment', () => {
 
 describe('the message', () => {
   const facts: ConfirmationFacts = {
+    locale: null,
     buyerName: 'Ann <b>Bold</b>',
     buyerEmail: 'ann@example.org',
     orderCode: 'K7M2Q9XP',

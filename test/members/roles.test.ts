@@ -12,6 +12,7 @@ import {
 
 const BUSINESS: Permission[] = [
   'events',
+  'runners',
   'refunds',
   'confirmation_resends',
   'buyer_erasure',

@@ -111,6 +111,9 @@ const eventFields = {
   waiver_version: Type.String({ maxLength: 100 }),
   waiver_text: Type.String({ maxLength: 50000 }),
   additional_questions: Type.Array(QuestionIn, { maxItems: 50 }),
+  transfer_deadline: Type.Union([DateTimeIn, Type.Null()], {
+    description: 'After it, places can no longer be transferred to another runner; null: no deadline',
+  }),
 };
 
 export const EventCreateIn = Type.Object(
@@ -136,6 +139,7 @@ export const EventCreateIn = Type.Object(
     waiver_version: Type.Optional(eventFields.waiver_version),
     waiver_text: Type.Optional(eventFields.waiver_text),
     additional_questions: Type.Optional(eventFields.additional_questions),
+    transfer_deadline: Type.Optional(eventFields.transfer_deadline),
     ticket_types: Type.Optional(Type.Array(TicketTypeIn, { maxItems: 100 })),
   },
   { additionalProperties: false },
@@ -163,6 +167,7 @@ export const AdminEventOut = Type.Object({
   ...EventDetailOut.properties,
   organization_id: Type.String(),
   waiver_text: Type.String(),
+  transfer_deadline: Type.Union([Timestamp, Type.Null()]),
   ticket_types: Type.Array(AdminTicketTypeOut),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -195,6 +200,7 @@ export function toAdminEvent(found: EventWithTickets, methods: readonly PricedMe
     ...toEventDetail(event, ticketTypes, organization, methods),
     organization_id: event.organizationId,
     waiver_text: event.waiverText,
+    transfer_deadline: event.transferDeadline?.toISOString() ?? null,
     ticket_types: ticketTypes.map((tt) => toAdminTicketType(tt, event, organization, methods)),
     created_at: event.createdAt.toISOString(),
     updated_at: event.updatedAt.toISOString(),

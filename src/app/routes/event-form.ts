@@ -128,6 +128,7 @@ export function eventValues(event: EventRow): Record<string, string> {
     reg_opens_at: toLocalTime(event.regOpensAt, zone),
     reg_closes_at: toLocalTime(event.regClosesAt, zone),
     emergency_contact: asksEmergencyContact(event.additionalQuestions) ? 'yes' : '',
+    transfer_deadline: event.transferDeadline ? toLocalTime(event.transferDeadline, zone) : '',
   };
   // the built-in emergency contact is the checkbox, not rows to edit
   withEmergencyContact(event.additionalQuestions, false).forEach((q, i) => {
@@ -288,6 +289,15 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     readQuestions(body, values, errors),
     values.emergency_contact === 'yes',
   );
+  // Optional: empty means places can be transferred for as long as the order stands.
+  let transferDeadline: Date | null = null;
+  if (values.transfer_deadline && zoneOk && !errors.transfer_deadline) {
+    const date = fromLocalTime(values.transfer_deadline, values.timezone!);
+    if (date === 'skipped') errors.transfer_deadline = skippedMessage(values.timezone!);
+    else if (!date)
+      errors.transfer_deadline = 'Enter when transfers close as a date and a time, or leave it empty.';
+    else transferDeadline = date;
+  }
 
   const waiverRequired = values.waiver_required === 'yes';
   if (dates.starts_at && dates.ends_at && dates.reg_opens_at && dates.reg_closes_at) {
@@ -334,6 +344,7 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     reg_opens_at: iso('reg_opens_at'),
     reg_closes_at: iso('reg_closes_at'),
     additional_questions: additionalQuestions,
+    transfer_deadline: transferDeadline?.toISOString() ?? null,
   };
   // short code, event type and status are not on the form: creating draws them, editing keeps
   // them, and the status changes through its own confirmed actions.

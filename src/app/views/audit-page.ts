@@ -16,6 +16,7 @@ const TARGETS: Record<string, string> = {
   event: 'Event',
   ticket_type: 'Ticket type',
   order: 'Order',
+  registration: 'Runner',
   refund: 'Refund',
   buyer: 'Buyer data, erasure',
   organization: 'Organization',
@@ -52,6 +53,9 @@ const DETAIL_LABELS: Record<string, string> = {
   starts_at: 'Starts',
   provider_reference: 'Provider reference',
   failure_reason: 'Reason',
+  choices: 'Choices',
+  void_ticket: 'Ticket voided',
+  new_ticket: 'Ticket issued',
 };
 
 /** Kept for the amounts beside them, not shown on their own. */
@@ -76,6 +80,14 @@ function words(action: string): string {
 
 /** A list of objects ({ticket_type, first, last}, {ticket_type, assigned, without_number}) in words. */
 function recordWords(value: Record<string, unknown>): string {
+  // a choice changed: {tshirt: {before: 'M', after: 'L'}}
+  const changes = Object.entries(value).filter(
+    ([, v]) => typeof v === 'object' && v !== null && 'before' in v && 'after' in v,
+  ) as [string, { before: unknown; after: unknown }][];
+  if (changes.length > 0 && changes.length === Object.keys(value).length)
+    return changes
+      .map(([k, v]) => `${k}: ${String(v.before ?? 'none')} to ${String(v.after ?? 'none')}`)
+      .join('; ');
   const { ticket_type: name, ...rest } = value;
   const parts =
     'first' in rest && 'last' in rest

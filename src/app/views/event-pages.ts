@@ -152,6 +152,14 @@ export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; 
       ${field({ ...c('ends_at', 'Ends'), type: 'datetime-local' })}
       ${field({ ...c('reg_opens_at', 'Registration opens'), type: 'datetime-local' })}
       ${field({ ...c('reg_closes_at', 'Registration closes'), type: 'datetime-local' })}
+      ${field({
+        ...c(
+          'transfer_deadline',
+          'Transfers close (optional)',
+          'After this, a place can no longer go to another runner; corrections stay open. Empty: no deadline.',
+        ),
+        type: 'datetime-local',
+      })}
       <h2>Payment and contact</h2>
       ${field(c('currency', 'Currency', 'Three letters, such as UGX.'))}
       ${field(c('organizer_name', 'Organizer name'))}
@@ -307,6 +315,7 @@ export function renderEventPage(view: EventPageView): string {
     ['Status', STATUS_LABELS[event.status] ?? event.status],
     ['Dates', `${when(event.startsAt, zone)} to ${when(event.endsAt, zone)} (${zone})`],
     ['Registration', `${when(event.regOpensAt, zone)} to ${when(event.regClosesAt, zone)}`],
+    ['Transfers', event.transferDeadline ? `Until ${when(event.transferDeadline, zone)}` : 'No deadline'],
     ['Venue', event.venue || '—'],
     ['Visibility', VISIBILITY_LABELS[event.visibility] ?? event.visibility],
     ['Currency', event.currency],

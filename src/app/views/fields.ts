@@ -11,7 +11,7 @@ export interface InputOptions {
   name: string;
   label: string;
   value?: string;
-  type?: 'text' | 'email' | 'password' | 'url';
+  type?: 'text' | 'email' | 'password' | 'url' | 'date' | 'tel';
   hint?: string;
   errors: FieldErrors;
   autocomplete?: string;

@@ -15,18 +15,31 @@ export interface OrderMailsView {
   resent: 'sent' | 'failed' | null;
 }
 
-/** One timeline line per mail: when it went (or was tried), to whom, and what came of it. */
-export function orderMailEntries(mails: OrderMailRow[]): { at: Date; text: Html }[] {
+/** What each kind of mail is called on the timeline. */
+const MAIL_NAMES: Record<string, { sent: string; tried: string }> = {
+  paid: { sent: 'Confirmation email sent', tried: 'Confirmation email' },
+  resent: { sent: 'Confirmation email resent', tried: 'Confirmation email resent' },
+  transfer_away: { sent: 'Transfer notice sent', tried: 'Transfer notice' },
+  transfer_to: { sent: "New runner's ticket email sent", tried: "New runner's ticket email" },
+};
+
+/**
+ * One timeline line per mail: when it went (or was tried), to whom, and what came of it. A new
+ * runner's own address (a transfer's ticket) only for members who may see contacts, as on their
+ * runner's card; the buyer's address is shown to all, as it always was on the timeline.
+ */
+export function orderMailEntries(mails: OrderMailRow[], showAddress: boolean): { at: Date; text: Html }[] {
   return mails.map((m) => {
     const by = m.requestedByLabel ? html` by ${m.requestedByLabel}` : '';
-    const what = m.kind === 'resent' ? 'Confirmation email resent' : 'Confirmation email';
+    const name = MAIL_NAMES[m.kind] ?? MAIL_NAMES.paid!;
+    const to = showAddress || m.kind !== 'transfer_to' ? m.to : 'the new runner';
     const text =
       m.outcome === 'sent'
-        ? html`${m.kind === 'resent' ? what : 'Confirmation email sent'} to ${m.to}${by}`
+        ? html`${name.sent} to ${to}${by}`
         : m.outcome === 'failed'
-          ? html`${what} to ${m.to}${by} <strong>not sent:</strong>
+          ? html`${name.tried} to ${to}${by} <strong>not sent:</strong>
               <span class="muted">${m.error ?? 'unknown error'}</span>`
-          : html`${what} to ${m.to}${by}: handed to the mail server, no answer recorded`;
+          : html`${name.tried} to ${to}${by}: handed to the mail server, no answer recorded`;
     return { at: m.sentAt ?? m.createdAt, text };
   });
 }

@@ -1,8 +1,8 @@
-// One order of the organization: its registrations, refunds and payments to refund, and a
+// One order of the organization: its runners (order-runners.ts), refunds and payments to refund, and a
 // timeline of what happened to it (created, each payment attempt and its outcome, paid, closed,
 // each webhook delivery). The orders list is in order-list-page.ts.
 import { can } from '../../members/index.ts';
-import type { OrderChannel, OrderRow, RegistrationRow } from '../../orders/index.ts';
+import type { OrderChannel, OrderRow } from '../../orders/index.ts';
 import type { PaymentAttemptRow, RefundRow } from '../../payments/index.ts';
 import { html, type Html } from '../../platform/index.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
@@ -10,6 +10,7 @@ import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
+import { runnersSection, type RunnersView } from './order-runners.ts';
 import { deliveriesNote, refundsDueSection, webhookEntries, type OrderActivity } from './order-activity.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
@@ -21,7 +22,7 @@ export const CHANNEL_LABELS: Record<OrderChannel, string> = {
 export interface OrderView {
   viewer: Viewer;
   order: OrderRow;
-  registrations: RegistrationRow[];
+  runners: RunnersView;
   eventName: string;
   clientName: string | null;
   attempts: PaymentAttemptRow[];
@@ -90,7 +91,7 @@ function timeline(view: OrderView): TimelineEntry[] {
       });
     }
   }
-  entries.push(...orderMailEntries(view.mails.mails));
+  entries.push(...orderMailEntries(view.mails.mails, can(view.viewer.current.role, 'buyer_contacts')));
   entries.push(...webhookEntries(view.activity));
   return entries.sort((x, y) => x.at.getTime() - y.at.getTime());
 }
@@ -203,31 +204,7 @@ export function renderOrder(view: OrderView): string {
           : ''
       }
     </dl>
-    <h2>Registrations</h2>
-    <div class="table-wrap" role="region" aria-label="Registrations" tabindex="0">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Participant</th>
-            <th scope="col">Ticket</th>
-            <th scope="col">Price</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${view.registrations.map(
-            (r) =>
-              html`<tr>
-                <td data-label="Participant">${r.participantName}</td>
-                <td data-label="Ticket">${r.ticketLabel}</td>
-                <td data-label="Price">${formatMoney(r.priceMinor, order.currency)}</td>
-                <td data-label="Status">${r.status}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
-    ${refundsSection(view.refunds)} ${refundsDueSection(view)}
+    ${runnersSection(view.runners)} ${refundsSection(view.refunds)} ${refundsDueSection(view)}
     ${refundable ? html`<p><a class="button" href="/orders/${order.id}/refund">Refund this order</a></p>` : ''}
     ${orderMailsSection(order, view.mails, view.viewer.current.session.csrfToken)}
     <h2>Timeline</h2>

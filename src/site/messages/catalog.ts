@@ -17,3 +17,13 @@ export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', sw: 'Kiswah
 
 /** The Intl locale of dates and numbers in each language. */
 export const INTL_LOCALES: Record<Locale, string> = { en: 'en-GB', sw: 'sw-UG' };
+
+/** The catalog of a stored language (an order's), English when none or one we do not have. */
+export function catalogOf(value: string | null | undefined): {
+  locale: Locale;
+  messages: Messages;
+  intl: string;
+} {
+  const locale = value && isLocale(value) ? value : 'en';
+  return { locale, messages: CATALOGS[locale], intl: INTL_LOCALES[locale] };
+}

@@ -1,6 +1,7 @@
 // The hosted checkout in English: the catalog every other language follows (catalog.ts).
 // Messages that take values are functions; the page script's (`script`) are strings with {names}.
 import { statusEn } from './status.en.ts';
+import { mailEn } from './mail.en.ts';
 import { ticketEn } from './ticket.en.ts';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -188,4 +189,6 @@ export const en = {
   status: statusEn,
   /** The ticket page and the confirmation's tickets (ticket.en.ts). */
   ticket: ticketEn,
+  /** The confirmation and transfer mails (mail.en.ts). */
+  mail: mailEn,
 };

@@ -1,5 +1,6 @@
 // The hosted checkout in Swahili (Kiswahili), message for message as en.ts.
 import { statusSw } from './status.sw.ts';
+import { mailSw } from './mail.sw.ts';
 import { ticketSw } from './ticket.sw.ts';
 import type { en } from './en.ts';
 
@@ -184,4 +185,6 @@ export const sw: typeof en = {
   status: statusSw,
   /** The ticket page and the confirmation's tickets (ticket.sw.ts). */
   ticket: ticketSw,
+  /** The confirmation and transfer mails (mail.sw.ts). */
+  mail: mailSw,
 };

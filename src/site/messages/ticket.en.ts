@@ -16,6 +16,10 @@ export const ticketEn = {
   notFoundTitle: 'Ticket not found',
   notFoundText:
     'This ticket link is not valid, or the ticket is no longer valid. Check the link in your confirmation e-mail, or ask the organizer.',
+  /** the page of a ticket voided by a transfer of its place: it names no one */
+  transferredTitle: 'Ticket transferred',
+  transferredText:
+    'This ticket was transferred to another runner and no longer works. If you think this is a mistake, ask the organizer.',
   // The confirmation page after payment.
   tickets: 'Tickets',
   ticketsIntro: 'Each runner has a ticket of their own: open it and keep it on the phone, or print it.',

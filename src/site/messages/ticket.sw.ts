@@ -19,6 +19,10 @@ export const ticketSw: typeof ticketEn = {
   notFoundTitle: 'Tiketi haijapatikana',
   notFoundText:
     'Kiungo hiki cha tiketi si sahihi, au tiketi haitumiki tena. Angalia kiungo kwenye barua pepe ya uthibitisho, au muulize mwandalizi.',
+  /** the page of a ticket voided by a transfer of its place: it names no one */
+  transferredTitle: 'Tiketi imehamishwa',
+  transferredText:
+    'Tiketi hii imehamishiwa mkimbiaji mwingine na haitumiki tena. Ikiwa unadhani ni kosa, muulize mwandalizi.',
   tickets: 'Tiketi',
   ticketsIntro: 'Kila mkimbiaji ana tiketi yake: ifungue na uihifadhi kwenye simu, au uichapishe.',
   openTicket: 'Fungua tiketi',

@@ -142,3 +142,20 @@ export function renderTicketNotFound(): string {
       <p>${m.notFoundText}</p>`,
   });
 }
+
+/**
+ * The page of a ticket whose place went to another runner (410): the event, and that the ticket
+ * no longer works; never who has the place now.
+ */
+export function renderTicketTransferred(found: EventWithTickets, path: string): string {
+  const m = msg().ticket;
+  const header = eventHeader(found, { withCover: false });
+  const footer = html`<footer>${languageLinks(path)}</footer>`;
+  return shell({
+    title: m.transferredTitle,
+    header,
+    main: html`<h1>${m.transferredTitle}</h1>
+      <p>${m.transferredText}</p>`,
+    footer,
+  });
+}
