@@ -11,9 +11,9 @@ import {
 import { attr, currencyExponent, html, type Html } from '../../platform/index.ts';
 import type { RaceEvent } from '../../startlists/index.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { questionRows, ticketTypeValues, toMajor, type FormState } from '../routes/event-form.ts';
+import { questionRows, ticketTypeValues, type FormState } from '../routes/event-form.ts';
 import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';
-import { errorSummary, fieldId } from './fields.ts';
+import { errorSummary, fieldId, formatPrice } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { priceBreakdown, type MethodPricing } from './price-breakdown.ts';
 import { runnerExports } from './runner-exports.ts';
@@ -214,14 +214,6 @@ function when(date: Date, zone: string): string {
   );
 }
 
-/** 45000 UGX -> "UGX 45,000", with the currency's own decimals; 0 is "Free", as buyers read it. */
-function money(minor: number, currency: string): string {
-  if (minor === 0) return 'Free';
-  const amount = Number(toMajor(minor, currency));
-  const format = new Intl.NumberFormat('en-GB', { style: 'currency', currency, currencyDisplay: 'code' });
-  return format.format(amount).replace(/\s/g, '\u00a0');
-}
-
 /** What buyers pay and the organizer receives at `priceMinor`, for the event's currency. */
 function breakdownOf(priceMinor: number, view: EventPageView): string {
   const { currency } = view.race.event;
@@ -268,7 +260,7 @@ function ticketTypeEntry(view: EventPageView, tt: TicketTypeRow): Html {
   const form = view.form?.ticketTypeId === tt.id ? view.form : null;
   const values = form?.values ?? ticketTypeValues(tt, event);
   const facts = html`<p>
-    ${money(tt.priceMinor, event.currency)} ·
+    ${formatPrice(tt.priceMinor, event.currency)} ·
     ${isUnlimited(tt.capacity) ? 'No limit of places' : `${tt.capacity.toLocaleString('en-GB')} places`}
     (${tt.paidCount} paid, ${tt.heldCount} held)
     ${tt.distanceKm ? html` · ${tt.distanceKm} km` : ''}${tt.minAge ? html` · from age ${tt.minAge}` : ''}

@@ -1,6 +1,7 @@
 // Form controls of the app: a label, an optional hint and the error tied to each input with
 // aria-describedby and aria-invalid, and an error summary linking to each field (GOV.UK pattern).
 import { attr, html, type Html } from '../../platform/index.ts';
+import { formatMoney } from '../../site/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 
 export function fieldId(name: string): string {
@@ -49,6 +50,11 @@ export function errorSummary(errors: FieldErrors, general?: string | null): Html
       ${entries.map(([name, message]) => html`<li><a href="#${fieldId(name)}">${message}</a></li>`)}
     </ul>
   </div>`;
+}
+
+/** A ticket's price: "UGX\u00a045,000", and "Free" for none, as buyers read it. */
+export function formatPrice(minor: number, currency: string): string {
+  return minor === 0 ? 'Free' : formatMoney(minor, currency);
 }
 
 export function formatTime(date: Date): string {

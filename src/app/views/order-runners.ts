@@ -5,7 +5,8 @@
 import type { EventRow } from '../../events/index.ts';
 import { ageOnRaceDay, type OrderRow, type RegistrationRow } from '../../orders/index.ts';
 import { html, isErased, type Html } from '../../platform/index.ts';
-import { formatMoney, nationalPhone } from '../../site/index.ts';
+import { nationalPhone } from '../../site/index.ts';
+import { formatPrice } from './fields.ts';
 
 /** A runner's ticket as the page shows it. */
 interface RunnerTicket {
@@ -108,7 +109,7 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
     <h3 id="${headingId}">${reg.participantName}</h3>
     <dl class="facts">
       <dt>Ticket type</dt>
-      <dd>${reg.ticketLabel}, ${formatMoney(reg.priceMinor, view.order.currency)}</dd>
+      <dd>${reg.ticketLabel}, ${formatPrice(reg.priceMinor, view.order.currency)}</dd>
       <dt>Registration</dt>
       <dd>${reg.status}</dd>
       <dt>Date of birth</dt>
