@@ -87,7 +87,7 @@ export function toLocalTime(instant: Date, zone: string): string {
 // ---------------------------------------------------------------------------------------------
 // Money: prices are typed in major units (UGX 30000, USD 12.50)
 
-export function toMajor(minor: number, currency: string): string {
+function toMajor(minor: number, currency: string): string {
   const exponent = currencyExponent(currency);
   if (exponent === 0) return String(minor);
   const digits = String(minor).padStart(exponent + 1, '0');
