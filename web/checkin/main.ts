@@ -44,6 +44,9 @@ function start(root: HTMLElement): void {
 
   const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone });
   const timeOf = (iso: string) => clock.format(new Date(iso));
+  // two taps a few seconds apart: a conflict is told to the second
+  const seconds = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone });
+  const exactTimeOf = (iso: string) => seconds.format(new Date(iso));
   const persist = () => save(eventId, kept);
   const runners = () => kept.roster?.runners ?? [];
   const runnerById = (id: string) => runners().find((r) => r.id === id);
@@ -121,7 +124,7 @@ function start(root: HTMLElement): void {
     }
     const button = document.createElement('button');
     button.type = 'button';
-    button.textContent = state ? 'Check in again?' : 'Check in';
+    button.textContent = 'Check in';
     button.className = state ? 'secondary' : 'primary';
     button.setAttribute('aria-label', `Check in ${runner.name}`);
     button.addEventListener('click', () => checkIn(runner));
@@ -302,7 +305,7 @@ function start(root: HTMLElement): void {
         if (mine[r.id]) {
           say(
             winner
-              ? `${name} was already checked in at ${timeOf(winner.at)} by ${winner.by}: your check-in at ${timeOf(r.at!)} came second.`
+              ? `${name} was already checked in at ${exactTimeOf(winner.at)} by ${winner.by}: your check-in at ${exactTimeOf(r.at!)} came second.`
               : `${name}: your check-in at ${timeOf(r.at!)} came second.`,
             'bad',
           );
@@ -324,8 +327,17 @@ function start(root: HTMLElement): void {
     const answer = (await response.json()) as { now: string; changes: { registration_id: string; live: CheckInState | null }[] };
     for (const change of answer.changes) {
       if (hasPending(change.registration_id)) continue;
+      const before = kept.states[change.registration_id];
       if (change.live) kept.states[change.registration_id] = change.live;
       else delete kept.states[change.registration_id];
+      // this device's check-in, sent and taken, then displaced by an earlier one synced later
+      if (before && mine[before.client_id] && change.live && change.live.client_id !== before.client_id) {
+        const name = runnerById(change.registration_id)?.name ?? 'A runner';
+        say(
+          `${name} was already checked in at ${exactTimeOf(change.live.at)} by ${change.live.by}: your check-in at ${exactTimeOf(before.at)} came second.`,
+          'bad',
+        );
+      }
     }
     kept.since = answer.now;
     persist();

@@ -102,7 +102,12 @@ export function postSync(ctx: AppContext): Handler {
 
 export function serveCheckInWorker(): Handler {
   return async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(CHECKIN_WORKER_JS);
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('Cache-Control', 'no-cache')
+      // a worker's own fetches follow its script's policy: the app's default-src 'none' would refuse them
+      .header('Content-Security-Policy', "default-src 'none'; connect-src 'self'")
+      .send(CHECKIN_WORKER_JS);
 }
 
 const FileParams = Type.Object({ file: Type.String({ maxLength: 200 }) });
