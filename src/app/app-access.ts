@@ -107,7 +107,9 @@ export function checkAccess(ctx: AppContext) {
     const current = await loadSession(ctx, request);
     request.appSession = current;
     const header = request.headers[CSRF_HEADER];
-    const given = post ? (formOf(request.body).get(CSRF_FIELD) ?? (typeof header === 'string' ? header : undefined)) : undefined;
+    const given = post
+      ? (formOf(request.body).get(CSRF_FIELD) ?? (typeof header === 'string' ? header : undefined))
+      : undefined;
     if (access === 'public') {
       const cookie = cookieValue(request, cookieNames(ctx.config).csrf);
       if (post && !tokensMatch(cookie, given)) throw new PageError('csrf', 'double-submit mismatch');

@@ -249,7 +249,12 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
           }
         },
       );
-      json.route({ method: 'POST', url: '/check-in/:eventId/sync', config: { access: 'check_in' }, handler: postSync(ctx) });
+      json.route({
+        method: 'POST',
+        url: '/check-in/:eventId/sync',
+        config: { access: 'check_in' },
+        handler: postSync(ctx),
+      });
     });
   });
 }

@@ -3,7 +3,7 @@
 // WebAssembly, loaded only when the camera opens) and that WebAssembly file, all from this host,
 // never a CDN; and the service worker that keeps the page and its files for a reload offline.
 // Built with esbuild at start when web/ is there (as build-app-assets.ts does), else read from
-// dist/checkin-assets/ (`npm run build:app-assets` writes them).
+// dist/checkin-assets/ (`npm run build:checkin-assets` writes them).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -46,7 +46,7 @@ async function loadScripts(): Promise<{ main: string; scanner: string }> {
   return { main: readFileSync(p.mainOut, 'utf8'), scanner: readFileSync(p.scannerOut, 'utf8') };
 }
 
-/** `npm run build:app-assets` writes these too. */
+/** `npm run build:checkin-assets` (part of `npm run build`) writes them for a deployment without web/. */
 export async function writeCheckInAssets(): Promise<void> {
   const p = paths();
   writeBuilt(p.mainOut, await bundle(p.main));
@@ -59,7 +59,12 @@ const wasmHash = createHash('sha256').update(wasmBody).digest('base64url').slice
 
 const asPath = (asset: Asset) => `${ASSET_PREFIX}${asset.path.slice('/assets/'.length)}`;
 
-const MAIN = makeAsset({ name: 'checkin', extension: 'js', contentType: 'text/javascript; charset=utf-8', text: scripts.main });
+const MAIN = makeAsset({
+  name: 'checkin',
+  extension: 'js',
+  contentType: 'text/javascript; charset=utf-8',
+  text: scripts.main,
+});
 const SCANNER = makeAsset({
   name: 'checkin-scanner',
   extension: 'js',
@@ -76,7 +81,11 @@ const SCRIPTS = new Map([
   [CHECKIN_SCANNER_PATH, SCANNER],
 ]);
 
-export function checkInAsset(reply: FastifyReply, file: string, acceptEncoding: string | string[] | undefined) {
+export function checkInAsset(
+  reply: FastifyReply,
+  file: string,
+  acceptEncoding: string | string[] | undefined,
+) {
   const path = `${ASSET_PREFIX}${file}`;
   if (path === CHECKIN_WASM_PATH) {
     return reply
@@ -129,3 +138,8 @@ self.addEventListener('fetch', (event) => {
   }
 });
 `;
+
+if (import.meta.main) {
+  await writeCheckInAssets();
+  process.stdout.write('check-in assets: dist/checkin-assets/checkin.js, checkin-scanner.js\n');
+}

@@ -66,7 +66,11 @@ export function readSync(
   }
   return {
     ok: true,
-    checkIns: body.check_ins.map((c) => ({ clientId: c.id, registrationId: c.registration_id, at: new Date(c.at) })),
+    checkIns: body.check_ins.map((c) => ({
+      clientId: c.id,
+      registrationId: c.registration_id,
+      at: new Date(c.at),
+    })),
     undos: body.undos.map((u) => ({ clientId: u.id, at: new Date(u.at) })),
   };
 }

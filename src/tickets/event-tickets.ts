@@ -50,9 +50,11 @@ export async function issueEventTickets(
   };
   if (race.ticketTypeIds.length === 0) return new Map();
   let issued = await have();
-  const runners = await selectRoster(db, { registrationId: rosterColumns.registrationId }, race.organizationId).where(
-    inArray(rosterColumns.ticketTypeId, race.ticketTypeIds),
-  );
+  const runners = await selectRoster(
+    db,
+    { registrationId: rosterColumns.registrationId },
+    race.organizationId,
+  ).where(inArray(rosterColumns.ticketTypeId, race.ticketTypeIds));
   const missing = runners.map((r) => r.registrationId).filter((id) => !issued.has(id));
   if (missing.length === 0) return issued;
   for (let start = 0; start < missing.length; start += 1000) {

@@ -26,7 +26,16 @@ import { waitFor } from '../helpers/wait.ts';
 import { addRunners, makeRace } from './checkin-helpers.ts';
 
 const SUITE_TIMEOUT_MS = 240_000;
-const RUNNERS = ['Achieng Ruth', 'Babirye Joan', 'Cheptoo Mercy', 'Dembe Ivan', 'Ejang Sarah', 'Fumo Peter', 'Gita Rose', 'Hamis Ali'];
+const RUNNERS = [
+  'Achieng Ruth',
+  'Babirye Joan',
+  'Cheptoo Mercy',
+  'Dembe Ivan',
+  'Ejang Sarah',
+  'Fumo Peter',
+  'Gita Rose',
+  'Hamis Ali',
+];
 
 let h: Harness;
 let app: string;
@@ -53,14 +62,24 @@ function qrVideo(text: string): string {
     for (let col = 0; col < size; col++) {
       if (!data[row * size + col]) continue;
       for (let dy = 0; dy < scale; dy++) {
-        y.fill(16, (top + row * scale + dy) * width + left + col * scale, (top + row * scale + dy) * width + left + (col + 1) * scale);
+        y.fill(
+          16,
+          (top + row * scale + dy) * width + left + col * scale,
+          (top + row * scale + dy) * width + left + (col + 1) * scale,
+        );
       }
     }
   }
   const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
   const frame = Buffer.concat([Buffer.from('FRAME\n'), y, chroma]);
   const file = join(mkdtempSync(join(tmpdir(), 'checkin-camera-')), 'ticket.y4m');
-  writeFileSync(file, Buffer.concat([Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`), ...Array(5).fill(frame)]));
+  writeFileSync(
+    file,
+    Buffer.concat([
+      Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`),
+      ...Array(5).fill(frame),
+    ]),
+  );
   return file;
 }
 
@@ -76,7 +95,10 @@ before(
       race,
       RUNNERS.map((name, i) => ({
         name,
-        answers: { tshirt: ['S', 'M', 'L'][i % 3]!, ...(i === 0 && { emergency_contact_name: 'Okoth Paul', emergency_contact_phone: '+256772000111' }) },
+        answers: {
+          tshirt: ['S', 'M', 'L'][i % 3]!,
+          ...(i === 0 && { emergency_contact_name: 'Okoth Paul', emergency_contact_phone: '+256772000111' }),
+        },
       })),
     );
     const db = h.service.ctx.database.db;
@@ -86,7 +108,11 @@ before(
     await db.update(members).set({ name: 'Bob' }).where(eq(members.id, bob.memberId));
     await issueEventTickets(
       db,
-      { organizationId: partner.organizationId, eventId: race.event.id, ticketTypeIds: race.ticketTypes.map((t) => t.id) },
+      {
+        organizationId: partner.organizationId,
+        eventId: race.event.id,
+        ticketTypeIds: race.ticketTypes.map((t) => t.id),
+      },
       h.clock.now(),
     );
     const [ticket] = await db.select().from(tickets).where(eq(tickets.registrationId, ids[1]!));
@@ -105,15 +131,12 @@ after(async () => {
   await h?.close();
 });
 
-async function openCheckIn(member: TestMember): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+async function openCheckIn(
+  member: TestMember,
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
   const page = await context.newPage();
   const problems = watchProblems(page);
-  if (process.env.CHECKIN_DEBUG) {
-    page.on('console', (m) => console.log('page:', m.type(), m.text()));
-    page.on('requestfailed', (r) => console.log('page: failed', r.url(), r.failure()?.errorText));
-    page.on('response', (r) => { if (r.status() >= 400) console.log('page: status', r.status(), r.url()); });
-  }
   await page.goto(`${app}/sign-in`);
   await page.getByLabel('Email', { exact: true }).fill(member.email);
   await page.getByLabel('Password', { exact: true }).fill(member.password);
@@ -143,7 +166,12 @@ async function searchAndCheckIn(page: Page, name: string) {
 }
 
 const localTime = (at: Date, second?: '2-digit') =>
-  new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second, timeZone: race.event.timezone }).format(at);
+  new Intl.DateTimeFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    second,
+    timeZone: race.event.timezone,
+  }).format(at);
 
 test(
   'a checker checks in by search and by scan, offline and back, and a conflict shows the earlier time',
@@ -151,7 +179,12 @@ test(
   async () => {
     const db = h.service.ctx.database.db;
     const liveRows = () =>
-      db.select().from(checkIns).where(and(eq(checkIns.eventId, race.event.id), eq(checkIns.state, 'live'), isNull(checkIns.undoneAt)));
+      db
+        .select()
+        .from(checkIns)
+        .where(
+          and(eq(checkIns.eventId, race.event.id), eq(checkIns.state, 'live'), isNull(checkIns.undoneAt)),
+        );
     const { context, page, problems } = await openCheckIn(ann);
 
     // by search: results as the name is typed
@@ -165,11 +198,6 @@ test(
 
     // by scan: the camera reads the real ticket's QR code
     await page.getByRole('button', { name: 'Scan a ticket' }).click();
-    if (process.env.CHECKIN_DEBUG) {
-      await new Promise((r) => setTimeout(r, 8000));
-      console.log('note:', await page.locator('#checkin-camera-note').innerText(), await page.locator('#checkin-alert').innerText());
-      await screenshot(page, 'debug-scan');
-    }
     await page.getByRole('button', { name: 'Check in Babirye Joan' }).waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Check in Babirye Joan' }).click();
     await page.getByText('Babirye Joan is checked in.').waitFor();
@@ -178,7 +206,9 @@ test(
 
     // the same ticket again: the loud warning
     await page.getByRole('button', { name: 'Scan a ticket' }).click();
-    const warning = page.locator('.checkin-alert.bad', { hasText: /Already checked in at \d\d:\d\d by Ann: Babirye Joan/ });
+    const warning = page.locator('.checkin-alert.bad', {
+      hasText: /Already checked in at \d\d:\d\d by Ann: Babirye Joan/,
+    });
     await warning.waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Close camera' }).click();
     const [joan] = (await liveRows()).filter((r) => r.registrationId === ids[1]);

@@ -44,13 +44,19 @@ before(async () => {
     agents[role] = await signIn(h, member);
   }
   // every check-in page sets the agent's CSRF token (the page's form fields and data attribute)
-  for (const role of ['owner', 'admin', 'checker'] as const) await agents[role].get(`/check-in/${race.event.id}`);
+  for (const role of ['owner', 'admin', 'checker'] as const)
+    await agents[role].get(`/check-in/${race.event.id}`);
   second = await signIn(h, await makeMember(h, mine.organizationId, 'checker'));
   await second.get(`/check-in/${race.event.id}`);
   ids = await addRunners(h, race, [
     {
       name: 'Achieng Ruth',
-      answers: { tshirt: 'M', emergency_contact_name: 'Okoth Paul', emergency_contact_phone: '+256772000111', club: 'Kampala Hash' },
+      answers: {
+        tshirt: 'M',
+        emergency_contact_name: 'Okoth Paul',
+        emergency_contact_phone: '+256772000111',
+        club: 'Kampala Hash',
+      },
       buyer: { name: 'Achieng Ruth', email: 'ruth.buyer@example.org', phone: '256701234567' },
     },
     { name: 'Babirye Joan', answers: { tshirt: 'S' } },
@@ -75,7 +81,16 @@ describe('the roster', () => {
       );
       const ruth = roster.runners[0];
       assert.deepEqual(Object.keys(ruth).sort(), [
-        'bib', 'code', 'emergency_name', 'emergency_phone', 'id', 'name', 'scan', 'shirt', 'ticket_type_id', 'ticket_void',
+        'bib',
+        'code',
+        'emergency_name',
+        'emergency_phone',
+        'id',
+        'name',
+        'scan',
+        'shirt',
+        'ticket_type_id',
+        'ticket_void',
       ]);
       assert.equal(ruth.shirt, 'M');
       assert.equal(ruth.emergency_name, 'Okoth Paul');
@@ -103,7 +118,10 @@ describe('the roster', () => {
   }
 
   test("another organization's event is the same 404 as a missing one", async () => {
-    for (const path of [`/check-in/${theirRace.event.id}/roster`, '/check-in/evt_ZZZZZZZZZZZZZZZZZZZZZZZZ/roster']) {
+    for (const path of [
+      `/check-in/${theirRace.event.id}/roster`,
+      '/check-in/evt_ZZZZZZZZZZZZZZZZZZZZZZZZ/roster',
+    ]) {
       assert.equal((await agents.checker.get(path)).statusCode, 404, path);
     }
     const res = await callJson(agents.checker, 'POST', `/check-in/${theirRace.event.id}/sync`, {
@@ -137,7 +155,10 @@ describe('the checker role', () => {
     await agent.get('/check-in');
     for (const route of routes) {
       const [method, path] = route.split(' ') as ['GET' | 'POST', string];
-      const url = path.replace(/:(\w+)/g, (_m, name: string) => `${name.slice(0, 3)}_ZZZZZZZZZZZZZZZZZZZZZZZZ`);
+      const url = path.replace(
+        /:(\w+)/g,
+        (_m, name: string) => `${name.slice(0, 3)}_ZZZZZZZZZZZZZZZZZZZZZZZZ`,
+      );
       const res = method === 'POST' ? await agent.post(url, {}) : await agent.get(url);
       assert.equal(res.statusCode, 403, `${route}: ${res.statusCode}`);
       assert.match(res.body, /Your role cannot do this/, route);
@@ -147,7 +168,10 @@ describe('the checker role', () => {
   test('signing in lands on the check-in list, whose nav offers only check-in and the account', async () => {
     const agent = new Agent(h);
     await agent.get('/sign-in');
-    const res = await agent.post('/sign-in', { email: checkerMember.email, password: checkerMember.password });
+    const res = await agent.post('/sign-in', {
+      email: checkerMember.email,
+      password: checkerMember.password,
+    });
     assert.equal(locationOf(res), '/');
     const home = await agent.get('/');
     assert.equal(home.statusCode, 303);
@@ -166,9 +190,15 @@ describe('the checker role', () => {
     const res = await agents.owner.get('/members');
     assert.match(res.body, /<option value="checker"/);
     assert.match(res.body, /Check-in volunteer<\/strong>: Race-day check-in only/);
-    const invite = await agents.owner.post('/members/invitations', { email: 'volunteer@example.org', role: 'checker' });
+    const invite = await agents.owner.post('/members/invitations', {
+      email: 'volunteer@example.org',
+      role: 'checker',
+    });
     assert.ok(invite.statusCode < 400, invite.body.slice(0, 300));
-    assert.match((await agents.owner.get('/members')).body, /volunteer@example\.org<\/span>, as Check-in volunteer/);
+    assert.match(
+      (await agents.owner.get('/members')).body,
+      /volunteer@example\.org<\/span>, as Check-in volunteer/,
+    );
   });
 });
 
@@ -184,11 +214,16 @@ describe('sync', () => {
     const first = await sync(agents.checker, race.event.id, batch);
     const again = await sync(agents.checker, race.event.id, batch);
     assert.deepEqual(again.check_ins, first.check_ins);
-    assert.deepEqual(first.check_ins.map((c) => c.result), ['checked_in', 'checked_in']);
+    assert.deepEqual(
+      first.check_ins.map((c) => c.result),
+      ['checked_in', 'checked_in'],
+    );
     assert.equal((await rowsOf(ids[1]!)).length, 1);
     assert.equal((await rowsOf(ids[2]!)).length, 1);
-    const roster = jsonOf((await callJson(agents.owner, 'GET', `/check-in/${race.event.id}/roster`)));
-    const states = roster.check_ins.filter((c: { registration_id: string }) => [ids[1], ids[2]].includes(c.registration_id));
+    const roster = jsonOf(await callJson(agents.owner, 'GET', `/check-in/${race.event.id}/roster`));
+    const states = roster.check_ins.filter((c: { registration_id: string }) =>
+      [ids[1], ids[2]].includes(c.registration_id),
+    );
     assert.equal(states.length, 2);
   });
 
@@ -216,9 +251,18 @@ describe('sync', () => {
     // the first device, asking again (a retry), hears it lost to the earlier tap
     const rows = await rowsOf(runner);
     assert.equal(rows.length, 3);
-    assert.deepEqual(rows.filter((r) => r.state === 'live').map((r) => r.checkedInAt.toISOString()), [early.check_ins[0]!.at]);
-    const changes = await callJson(agents.checker, 'GET', `/check-in/${race.event.id}/changes?since=${encodeURIComponent(since)}`);
-    const change = jsonOf(changes).changes.find((c: { registration_id: string }) => c.registration_id === runner);
+    assert.deepEqual(
+      rows.filter((r) => r.state === 'live').map((r) => r.checkedInAt.toISOString()),
+      [early.check_ins[0]!.at],
+    );
+    const changes = await callJson(
+      agents.checker,
+      'GET',
+      `/check-in/${race.event.id}/changes?since=${encodeURIComponent(since)}`,
+    );
+    const change = jsonOf(changes).changes.find(
+      (c: { registration_id: string }) => c.registration_id === runner,
+    );
     assert.equal(change.live.at, early.check_ins[0]!.at);
     const audit = await listAuditEvents(db(), mine.organizationId, { limit: 50 });
     assert.equal(audit.rows.filter((r) => r.action === 'check_in.conflict').length, 2);
@@ -227,7 +271,10 @@ describe('sync', () => {
   test('an undo counts within a minute of the check-in, is idempotent, and frees the runner', async () => {
     const runner = ids[4]!;
     const id = randomUUID();
-    await sync(agents.checker, race.event.id, { check_ins: [{ id, registration_id: runner, at: at(-30_000) }], undos: [] });
+    await sync(agents.checker, race.event.id, {
+      check_ins: [{ id, registration_id: runner, at: at(-30_000) }],
+      undos: [],
+    });
     const undo = { check_ins: [], undos: [{ id, at: at() }] };
     assert.equal((await sync(agents.checker, race.event.id, undo)).undos[0]!.result, 'undone');
     assert.equal((await sync(second, race.event.id, undo)).undos[0]!.result, 'undone');
@@ -235,8 +282,14 @@ describe('sync', () => {
     assert.ok(row!.undoneAt);
     // checked in again, and too late to undo this time
     const again = randomUUID();
-    await sync(agents.checker, race.event.id, { check_ins: [{ id: again, registration_id: runner, at: at(-61_000) }], undos: [] });
-    const late = await sync(agents.checker, race.event.id, { check_ins: [], undos: [{ id: again, at: at() }] });
+    await sync(agents.checker, race.event.id, {
+      check_ins: [{ id: again, registration_id: runner, at: at(-61_000) }],
+      undos: [],
+    });
+    const late = await sync(agents.checker, race.event.id, {
+      check_ins: [],
+      undos: [{ id: again, at: at() }],
+    });
     assert.equal(late.undos[0]!.result, 'refused');
     assert.equal(late.undos[0]!.reason, 'undo_too_late');
     const live = (await rowsOf(runner)).filter((r) => r.state === 'live' && !r.undoneAt);
@@ -267,11 +320,17 @@ describe('sync', () => {
   });
 
   test('a void ticket and a registration cancelled after its ticket was issued are refused with reasons', async () => {
-    const [voidRunner, laterCancelled] = await addRunners(h, race, [{ name: 'Void Ticket' }, { name: 'Later Cancelled' }]);
+    const [voidRunner, laterCancelled] = await addRunners(h, race, [
+      { name: 'Void Ticket' },
+      { name: 'Later Cancelled' },
+    ]);
     await callJson(agents.checker, 'GET', `/check-in/${race.event.id}/roster`); // issues their tickets
     await db().update(tickets).set({ status: 'void' }).where(eq(tickets.registrationId, voidRunner!));
     const { registrations } = await import('../../src/orders/orders.schema.ts');
-    await db().update(registrations).set({ status: 'cancelled' }).where(eq(registrations.id, laterCancelled!));
+    await db()
+      .update(registrations)
+      .set({ status: 'cancelled' })
+      .where(eq(registrations.id, laterCancelled!));
     const answer = await sync(agents.checker, race.event.id, {
       check_ins: [
         { id: randomUUID(), registration_id: voidRunner, at: at() },
@@ -279,7 +338,10 @@ describe('sync', () => {
       ],
       undos: [],
     });
-    assert.deepEqual(answer.check_ins.map((c) => c.reason), ['ticket_void', 'not_confirmed']);
+    assert.deepEqual(
+      answer.check_ins.map((c) => c.reason),
+      ['ticket_void', 'not_confirmed'],
+    );
     assert.match(JSON.stringify(answer), /cancelled or refunded/);
   });
 
@@ -294,7 +356,10 @@ describe('sync', () => {
       [{ check_ins: [good, { ...good, at: '2026-13-45T99:99:99Z' }], undos: [] }, /not a real date|at/],
       [{ check_ins: [good, good], undos: [] }, /given twice/],
       [{ check_ins: [good] }, /undos/],
-      [{ check_ins: Array.from({ length: 501 }, () => ({ ...good, id: randomUUID() })), undos: [] }, /500|check_ins/],
+      [
+        { check_ins: Array.from({ length: 501 }, () => ({ ...good, id: randomUUID() })), undos: [] },
+        /500|check_ins/,
+      ],
       ['{not json', /could not be read/],
       [[], /could not be read/],
     ];
@@ -309,7 +374,9 @@ describe('sync', () => {
   test('the POST needs the CSRF token in its header or form field: without it, 403 and nothing written', async () => {
     const body = { check_ins: [{ id: randomUUID(), registration_id: ids[0], at: at() }], undos: [] };
     for (const token of ['', 'wrong-token-0123456789abcdef']) {
-      const res = await callJson(agents.checker, 'POST', `/check-in/${race.event.id}/sync`, body, { 'x-csrf-token': token });
+      const res = await callJson(agents.checker, 'POST', `/check-in/${race.event.id}/sync`, body, {
+        'x-csrf-token': token,
+      });
       assert.equal(res.statusCode, 403);
     }
     const foreign = await callJson(agents.checker, 'POST', `/check-in/${race.event.id}/sync`, body, {

@@ -14,7 +14,14 @@ export const SIZES = {
   options: ['S', 'M', 'L'],
   help: '',
 };
-const text = (key: string, label: string) => ({ key, label, type: 'text' as const, required: false, options: [], help: '' });
+const text = (key: string, label: string) => ({
+  key,
+  label,
+  type: 'text' as const,
+  required: false,
+  options: [],
+  help: '',
+});
 export const EMERGENCY = [
   text('emergency_contact_name', 'Emergency contact'),
   text('emergency_contact_phone', 'Emergency contact phone'),
@@ -28,7 +35,12 @@ export async function makeRace(h: Harness, partner: TestPartner): Promise<RaceEv
 }
 
 /** Runners of the race's first ticket type; returns their registration ids. */
-export async function addRunners(h: Harness, race: RaceEvent, runners: RunnerInput[], type = 0): Promise<string[]> {
+export async function addRunners(
+  h: Harness,
+  race: RaceEvent,
+  runners: RunnerInput[],
+  type = 0,
+): Promise<string[]> {
   return seedRunners(h.service.ctx.database.db, race.event, race.ticketTypes[type]!, runners);
 }
 
@@ -58,7 +70,15 @@ export async function sync(agent: Agent, eventId: string, body: unknown) {
   const res = await callJson(agent, 'POST', `/check-in/${eventId}/sync`, body);
   assert.equal(res.statusCode, 200, res.body.slice(0, 500));
   return jsonOf(res) as {
-    check_ins: { id: string; registration_id: string; result: string; at?: string; by?: string; reason?: string; winner?: { at: string; by: string } | null }[];
+    check_ins: {
+      id: string;
+      registration_id: string;
+      result: string;
+      at?: string;
+      by?: string;
+      reason?: string;
+      winner?: { at: string; by: string } | null;
+    }[];
     undos: { id: string; result: string; reason?: string }[];
   };
 }

@@ -32,7 +32,8 @@ async function makeDetector(files: { wasm: string; scanner: string }): Promise<D
   const Native = window.BarcodeDetector;
   if (Native) {
     try {
-      if ((await Native.getSupportedFormats()).includes('qr_code')) return new Native({ formats: ['qr_code'] });
+      if ((await Native.getSupportedFormats()).includes('qr_code'))
+        return new Native({ formats: ['qr_code'] });
     } catch {
       // a detector without QR codes: ours then
     }
@@ -41,14 +42,21 @@ async function makeDetector(files: { wasm: string; scanner: string }): Promise<D
   return window.checkInScanner!(files.wasm);
 }
 
-export async function openCamera(options: { wasm: string; scanner: string; onCode: (value: string) => void }) {
+export async function openCamera(options: {
+  wasm: string;
+  scanner: string;
+  onCode: (value: string) => void;
+}) {
   const box = document.getElementById('checkin-camera')!;
   const video = document.getElementById('checkin-video') as HTMLVideoElement;
   const note = document.getElementById('checkin-camera-note')!;
   box.hidden = false;
   note.textContent = 'Opening the camera…';
   try {
-    stream ??= await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false });
+    stream ??= await navigator.mediaDevices.getUserMedia({
+      video: { facingMode: 'environment' },
+      audio: false,
+    });
     video.srcObject = stream;
     await video.play();
     detector ??= await makeDetector(options);

@@ -4,7 +4,15 @@
 // kept on the device and are sent when there is a connection; the server answers each once
 // (docs/decisions/check-in-offline.md).
 import { openCamera, closeCamera } from './camera.ts';
-import { load, newClientId, save, type CheckInState, type Kept, type QueueItem, type Runner } from './store.ts';
+import {
+  load,
+  newClientId,
+  save,
+  type CheckInState,
+  type Kept,
+  type QueueItem,
+  type Runner,
+} from './store.ts';
 
 const SYNC_PART = 200;
 const POLL_MS = 5000;
@@ -45,7 +53,12 @@ function start(root: HTMLElement): void {
   const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone });
   const timeOf = (iso: string) => clock.format(new Date(iso));
   // two taps a few seconds apart: a conflict is told to the second
-  const seconds = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone });
+  const seconds = new Intl.DateTimeFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZone,
+  });
   const exactTimeOf = (iso: string) => seconds.format(new Date(iso));
   const persist = () => save(eventId, kept);
   const runners = () => kept.roster?.runners ?? [];
@@ -60,13 +73,15 @@ function start(root: HTMLElement): void {
 
   function renderStatus(): void {
     const waiting = kept.queue.length;
-    const pending = waiting === 0 ? '' : ` ${waiting} ${waiting === 1 ? 'check-in' : 'check-ins'} waiting to send.`;
+    const pending =
+      waiting === 0 ? '' : ` ${waiting} ${waiting === 1 ? 'check-in' : 'check-ins'} waiting to send.`;
     if (!kept.roster) {
       statusLine.textContent = online ? 'Loading the runners…' : 'Offline: connect once to load the runners.';
     } else if (!online) {
       statusLine.textContent = `Offline: check-ins are kept on this phone.${pending}`;
     } else {
-      statusLine.textContent = waiting === 0 ? 'Online: every check-in is sent.' : `Online: sending.${pending}`;
+      statusLine.textContent =
+        waiting === 0 ? 'Online: every check-in is sent.' : `Online: sending.${pending}`;
     }
     statusLine.className = `checkin-status ${online ? 'online' : 'offline'}`;
     statusLine.dataset.pending = String(waiting);
@@ -141,7 +156,8 @@ function start(root: HTMLElement): void {
     if (!roster) return;
     counts.hidden = false;
     const table = document.createElement('table');
-    table.innerHTML = '<thead><tr><th scope="col">Ticket type</th><th scope="col">Checked in</th></tr></thead>';
+    table.innerHTML =
+      '<thead><tr><th scope="col">Ticket type</th><th scope="col">Checked in</th></tr></thead>';
     const body = document.createElement('tbody');
     let all = 0;
     let done = 0;
@@ -174,7 +190,10 @@ function start(root: HTMLElement): void {
       const list = document.createElement('table');
       list.innerHTML = '<thead><tr><th scope="col">Size</th><th scope="col">Handed out</th></tr></thead>';
       const tbody = document.createElement('tbody');
-      const order = [...roster.shirt.options, ...[...sizes.keys()].filter((s) => !roster.shirt!.options.includes(s))];
+      const order = [
+        ...roster.shirt.options,
+        ...[...sizes.keys()].filter((s) => !roster.shirt!.options.includes(s)),
+      ];
       for (const size of order) {
         const tr = document.createElement('tr');
         const th = document.createElement('th');
@@ -207,7 +226,12 @@ function start(root: HTMLElement): void {
       say(`${runner.name}: this ticket is void. Ask for the new ticket.`, 'bad');
       return;
     }
-    const item: QueueItem = { kind: 'check_in', id: newClientId(), registration_id: runner.id, at: new Date().toISOString() };
+    const item: QueueItem = {
+      kind: 'check_in',
+      id: newClientId(),
+      registration_id: runner.id,
+      at: new Date().toISOString(),
+    };
     kept.states[runner.id] = { registration_id: runner.id, client_id: item.id, at: item.at, by: volunteer };
     mine[item.id] = runner.id;
     kept.queue.push(item);
@@ -230,7 +254,9 @@ function start(root: HTMLElement): void {
 
   /** Unsent check-ins of a registration: what the server's view of it must not overwrite yet. */
   const hasPending = (registrationId: string) =>
-    kept.queue.some((q) => (q.kind === 'check_in' ? q.registration_id === registrationId : mine[q.id] === registrationId));
+    kept.queue.some((q) =>
+      q.kind === 'check_in' ? q.registration_id === registrationId : mine[q.id] === registrationId,
+    );
 
   function setOnline(value: boolean): void {
     if (online === value) return;
@@ -256,7 +282,9 @@ function start(root: HTMLElement): void {
       while (kept.queue.length > 0) {
         const part = kept.queue.slice(0, SYNC_PART);
         const body = {
-          check_ins: part.flatMap((q) => (q.kind === 'check_in' ? [{ id: q.id, registration_id: q.registration_id, at: q.at }] : [])),
+          check_ins: part.flatMap((q) =>
+            q.kind === 'check_in' ? [{ id: q.id, registration_id: q.registration_id, at: q.at }] : [],
+          ),
           undos: part.flatMap((q) => (q.kind === 'undo' ? [{ id: q.id, at: q.at }] : [])),
         };
         const response = await send(`/check-in/${eventId}/sync`, {
@@ -286,7 +314,15 @@ function start(root: HTMLElement): void {
   }
 
   interface SyncAnswer {
-    check_ins: ({ id: string; registration_id: string; result: string; at?: string; by?: string; message?: string; winner?: CheckInState | null } )[];
+    check_ins: {
+      id: string;
+      registration_id: string;
+      result: string;
+      at?: string;
+      by?: string;
+      message?: string;
+      winner?: CheckInState | null;
+    }[];
     undos: { id: string; result: string; message?: string; registration_id?: string }[];
   }
 
@@ -297,7 +333,12 @@ function start(root: HTMLElement): void {
       const local = kept.states[r.registration_id];
       if (r.result === 'checked_in') {
         if (!hasPending(r.registration_id)) {
-          kept.states[r.registration_id] = { registration_id: r.registration_id, client_id: r.id, at: r.at!, by: r.by! };
+          kept.states[r.registration_id] = {
+            registration_id: r.registration_id,
+            client_id: r.id,
+            at: r.at!,
+            by: r.by!,
+          };
         }
       } else if (r.result === 'conflict') {
         const winner = r.winner;
@@ -324,7 +365,10 @@ function start(root: HTMLElement): void {
     if (!kept.roster || !kept.since) return;
     const response = await send(`/check-in/${eventId}/changes?since=${encodeURIComponent(kept.since)}`);
     if (!response?.ok) return;
-    const answer = (await response.json()) as { now: string; changes: { registration_id: string; live: CheckInState | null }[] };
+    const answer = (await response.json()) as {
+      now: string;
+      changes: { registration_id: string; live: CheckInState | null }[];
+    };
     for (const change of answer.changes) {
       if (hasPending(change.registration_id)) continue;
       const before = kept.states[change.registration_id];
@@ -354,7 +398,13 @@ function start(root: HTMLElement): void {
       const states: Record<string, CheckInState> = {};
       for (const s of roster.check_ins) states[s.registration_id] = s;
       for (const q of kept.queue) {
-        if (q.kind === 'check_in') states[q.registration_id] = { registration_id: q.registration_id, client_id: q.id, at: q.at, by: volunteer };
+        if (q.kind === 'check_in')
+          states[q.registration_id] = {
+            registration_id: q.registration_id,
+            client_id: q.id,
+            at: q.at,
+            by: volunteer,
+          };
         else if (mine[q.id]) delete states[mine[q.id]!];
       }
       kept.states = states;
@@ -362,7 +412,11 @@ function start(root: HTMLElement): void {
     }
   }
 
-  const fold = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const fold = (text: string) =>
+    text
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase();
 
   function localMatches(q: string): Runner[] {
     const text = q.trim();
@@ -414,7 +468,9 @@ function start(root: HTMLElement): void {
     let runner: Runner | undefined;
     if (token) {
       const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-      const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('').slice(0, 32);
+      const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0'))
+        .join('')
+        .slice(0, 32);
       runner = runners().find((r) => r.scan === hex);
     } else {
       const code = value.trim().toUpperCase();
@@ -433,7 +489,11 @@ function start(root: HTMLElement): void {
   }
 
   scanButton.addEventListener('click', () => {
-    void openCamera({ wasm: root.dataset.wasm!, scanner: root.dataset.scanner!, onCode: (v) => void scanned(v) });
+    void openCamera({
+      wasm: root.dataset.wasm!,
+      scanner: root.dataset.scanner!,
+      onCode: (v) => void scanned(v),
+    });
   });
   byId<HTMLButtonElement>('checkin-camera-close').addEventListener('click', closeCamera);
 
@@ -448,7 +508,11 @@ function start(root: HTMLElement): void {
       .register('/check-in/sw.js', { scope: '/check-in/' })
       .then(async () => {
         // this page and the files it loaded, for a reload offline (the worker keeps them afterwards)
-        const files = [location.pathname, ...Array.from(document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]'), (l) => l.href), ...Array.from(document.querySelectorAll<HTMLScriptElement>('script[src]'), (s) => s.src)];
+        const files = [
+          location.pathname,
+          ...Array.from(document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]'), (l) => l.href),
+          ...Array.from(document.querySelectorAll<HTMLScriptElement>('script[src]'), (s) => s.src),
+        ];
         const cache = await caches.open('check-in-v1');
         await cache.addAll(files);
       })

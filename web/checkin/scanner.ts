@@ -5,7 +5,9 @@ import { BarcodeDetector, prepareZXingModule } from 'barcode-detector/ponyfill';
 
 declare global {
   interface Window {
-    checkInScanner?: (wasmUrl: string) => { detect(source: HTMLVideoElement): Promise<{ rawValue: string }[]> };
+    checkInScanner?: (wasmUrl: string) => {
+      detect(source: HTMLVideoElement): Promise<{ rawValue: string }[]>;
+    };
   }
 }
 

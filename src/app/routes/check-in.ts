@@ -13,7 +13,11 @@ import { memberOf, PageError } from '../app-access.ts';
 import { EventParams, paramsOf, queryOf } from '../app-input.ts';
 import { CHECKIN_WORKER_JS, checkInAsset } from '../check-in-assets.ts';
 import { actorOf, sendPage, viewerOf, type Handler } from '../replies.ts';
-import { CHECK_IN_CONTENT_SECURITY_POLICY, renderCheckIn, renderCheckInEvents } from '../views/check-in-pages.ts';
+import {
+  CHECK_IN_CONTENT_SECURITY_POLICY,
+  renderCheckIn,
+  renderCheckInEvents,
+} from '../views/check-in-pages.ts';
 
 async function raceOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
   const { eventId } = paramsOf(request, EventParams);
@@ -34,7 +38,9 @@ export function showCheckInEvents(ctx: AppContext): Handler {
     const events = await listEventsOfOrganization(ctx.database.db, viewer.current.organizationId);
     const now = ctx.clock.now().getTime();
     // events still to come or run in the last two days, soonest first; cancelled ones are left out
-    const current = events.filter((e) => e.status !== 'cancelled' && e.endsAt.getTime() > now - 2 * 86_400_000);
+    const current = events.filter(
+      (e) => e.status !== 'cancelled' && e.endsAt.getTime() > now - 2 * 86_400_000,
+    );
     return sendPage(reply, 200, renderCheckInEvents({ viewer, events: current }));
   };
 }
@@ -44,7 +50,11 @@ export function showCheckIn(ctx: AppContext): Handler {
     const race = await raceOf(ctx, request);
     const viewer = await viewerOf(ctx, request);
     reply.header('Content-Security-Policy', CHECK_IN_CONTENT_SECURITY_POLICY);
-    return sendPage(reply, 200, renderCheckIn({ viewer, event: race.event, volunteer: volunteerName(request) }));
+    return sendPage(
+      reply,
+      200,
+      renderCheckIn({ viewer, event: race.event, volunteer: volunteerName(request) }),
+    );
   };
 }
 
@@ -63,7 +73,9 @@ export function getChanges(ctx: AppContext): Handler {
     const now = ctx.clock.now();
     const since = new Date(queryOf(request, ChangesQuery).since ?? '');
     if (Number.isNaN(since.getTime())) {
-      return reply.code(400).send({ error: { code: 'invalid', message: 'since must be a time the server gave.' } });
+      return reply
+        .code(400)
+        .send({ error: { code: 'invalid', message: 'since must be a time the server gave.' } });
     }
     const changes = await checkInChanges(ctx.database.db, race.event.id, since);
     return reply.send({ now: now.toISOString(), changes });
@@ -113,5 +125,6 @@ export function serveCheckInWorker(): Handler {
 const FileParams = Type.Object({ file: Type.String({ maxLength: 200 }) });
 
 export function serveCheckInAsset(): Handler {
-  return async (request, reply) => checkInAsset(reply, paramsOf(request, FileParams).file, request.headers['accept-encoding']);
+  return async (request, reply) =>
+    checkInAsset(reply, paramsOf(request, FileParams).file, request.headers['accept-encoding']);
 }

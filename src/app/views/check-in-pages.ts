@@ -31,20 +31,22 @@ function dateOf(event: EventRow): string {
 
 export function renderCheckInEvents(view: { viewer: Viewer; events: EventRow[] }): string {
   const main = html`<h1>Check-in</h1>
-    ${view.events.length === 0
-      ? html`<p>No event to check runners in for.</p>`
-      : html`<p>Choose the event you are checking runners in for.</p>
-          <ul class="entries">
-            ${view.events.map(
-              (e) =>
-                html`<li>
-                  <span
-                    ><a href="/check-in/${e.id}"><strong>${e.name}</strong></a>
-                    <span class="muted">${dateOf(e)}</span></span
-                  >
-                </li>`,
-            )}
-          </ul>`}`;
+    ${
+      view.events.length === 0
+        ? html`<p>No event to check runners in for.</p>`
+        : html`<p>Choose the event you are checking runners in for.</p>
+            <ul class="entries">
+              ${view.events.map(
+                (e) =>
+                  html`<li>
+                    <span
+                      ><a href="/check-in/${e.id}"><strong>${e.name}</strong></a>
+                      <span class="muted">${dateOf(e)}</span></span
+                    >
+                  </li>`,
+              )}
+            </ul>`
+    }`;
   return page({ title: 'Check-in', main, viewer: view.viewer, section: 'check-in' });
 }
 
@@ -66,11 +68,23 @@ export function renderCheckIn(view: { viewer: Viewer; event: EventRow; volunteer
     <div id="checkin-alert" class="checkin-alert" role="alert" hidden></div>
     <form id="checkin-search" class="checkin-search" role="search" hidden>
       <label for="checkin-q">Name, bib, phone or ticket code</label>
-      <input id="checkin-q" name="q" type="search" autocomplete="off" autocapitalize="off" spellcheck="false" />
+      <input
+        id="checkin-q"
+        name="q"
+        type="search"
+        autocomplete="off"
+        autocapitalize="off"
+        spellcheck="false"
+      />
     </form>
     <p><button type="button" id="checkin-scan" hidden>Scan a ticket</button></p>
     <div id="checkin-camera" class="checkin-camera" hidden>
-      <video id="checkin-video" muted playsinline aria-label="Camera view for scanning a ticket's QR code"></video>
+      <video
+        id="checkin-video"
+        muted
+        playsinline
+        aria-label="Camera view for scanning a ticket's QR code"
+      ></video>
       <p id="checkin-camera-note" class="muted" role="status"></p>
       <button type="button" id="checkin-camera-close">Close camera</button>
     </div>

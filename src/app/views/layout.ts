@@ -61,13 +61,15 @@ function header(viewer: Viewer, section: PageOptions['section']): Html {
       ${switcher(viewer)}
       <nav aria-label="Main">
         <ul>
-          ${can(current.role, 'read')
-            ? html`${navLink('/', 'Overview', section === 'overview')}
-              ${navLink('/orders', 'Orders', section === 'orders')}
-              ${navLink('/events', 'Events', section === 'events')}
-              ${navLink('/members', 'Members', section === 'members')}
-              ${navLink('/developers', 'Developer settings', section === 'developers')}`
-            : ''}
+          ${
+            can(current.role, 'read')
+              ? html`${navLink('/', 'Overview', section === 'overview')}
+                ${navLink('/orders', 'Orders', section === 'orders')}
+                ${navLink('/events', 'Events', section === 'events')}
+                ${navLink('/members', 'Members', section === 'members')}
+                ${navLink('/developers', 'Developer settings', section === 'developers')}`
+              : ''
+          }
           ${can(current.role, 'audit_log') ? navLink('/audit-log', 'Audit log', section === 'audit') : ''}
           ${can(current.role, 'check_in') ? navLink('/check-in', 'Check-in', section === 'check-in') : ''}
           ${navLink('/account', 'Account', section === 'account')}

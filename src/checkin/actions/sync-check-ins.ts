@@ -80,7 +80,9 @@ async function liveOf(tx: Executor, registrationId: string): Promise<Row | undef
   const [row] = await tx
     .select()
     .from(checkIns)
-    .where(and(eq(checkIns.registrationId, registrationId), eq(checkIns.state, 'live'), isNull(checkIns.undoneAt)));
+    .where(
+      and(eq(checkIns.registrationId, registrationId), eq(checkIns.state, 'live'), isNull(checkIns.undoneAt)),
+    );
   return row;
 }
 
@@ -89,7 +91,12 @@ const winnerOf = (row: Row | undefined): Winner | null =>
 
 /** A stored row as the device is told of it. */
 async function resultOf(tx: Executor, row: Row): Promise<CheckInResult> {
-  const base = { id: row.clientId, registration_id: row.registrationId, at: row.checkedInAt.toISOString(), by: row.memberName };
+  const base = {
+    id: row.clientId,
+    registration_id: row.registrationId,
+    at: row.checkedInAt.toISOString(),
+    by: row.memberName,
+  };
   if (row.undoneAt) return { ...base, result: 'undone' };
   if (row.state === 'live') return { ...base, result: 'checked_in' };
   return { ...base, result: 'conflict', winner: winnerOf(await liveOf(tx, row.registrationId)) };
@@ -137,9 +144,13 @@ export async function syncCheckIns(
     const { clientId, registrationId, at } = item;
     const result = await ctx.database.transaction(async (tx): Promise<CheckInResult> => {
       const known = await findByClientId(tx, organizationId, clientId);
-      if (known) return known.registrationId === registrationId ? resultOf(tx, known) : refuse(clientId, registrationId, 'id_reused');
+      if (known)
+        return known.registrationId === registrationId
+          ? resultOf(tx, known)
+          : refuse(clientId, registrationId, 'id_reused');
       const ticket = ticketOf(registrationId);
-      if (!confirmed.has(registrationId)) return refuse(clientId, registrationId, ticket ? 'not_confirmed' : 'not_found');
+      if (!confirmed.has(registrationId))
+        return refuse(clientId, registrationId, ticket ? 'not_confirmed' : 'not_found');
       if (ticket?.status === 'void') return refuse(clientId, registrationId, 'ticket_void');
       if (at.getTime() > latest) return refuse(clientId, registrationId, 'time_in_future');
       if (at.getTime() < salesOpened) return refuse(clientId, registrationId, 'time_before_sales');
@@ -147,7 +158,10 @@ export async function syncCheckIns(
       const current = await liveOf(tx, registrationId);
       const earlier = !current || at.getTime() < current.checkedInAt.getTime();
       if (current && earlier) {
-        await tx.update(checkIns).set({ state: 'conflict', changedAt: now }).where(eq(checkIns.id, current.id));
+        await tx
+          .update(checkIns)
+          .set({ state: 'conflict', changedAt: now })
+          .where(eq(checkIns.id, current.id));
       }
       const [row] = await tx
         .insert(checkIns)
@@ -202,7 +216,8 @@ export async function syncCheckIns(
       if (!row || row.eventId !== eventId) return refuseUndo('not_found');
       await lockRegistration(tx, row.registrationId);
       const [fresh] = await tx.select().from(checkIns).where(eq(checkIns.id, row.id));
-      if (fresh!.undoneAt) return { id: undo.clientId, result: 'undone', registration_id: row.registrationId };
+      if (fresh!.undoneAt)
+        return { id: undo.clientId, result: 'undone', registration_id: row.registrationId };
       if (fresh!.state !== 'live') return refuseUndo('not_live');
       if (undo.at.getTime() > latest) return refuseUndo('time_in_future');
       const elapsed = undo.at.getTime() - fresh!.checkedInAt.getTime();
