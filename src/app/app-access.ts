@@ -34,7 +34,7 @@ declare module 'fastify' {
 
 export const CSRF_FIELD = '_csrf';
 /** The same token for a script's JSON POST (the check-in page's sync), which has no form field. */
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 
 export type PageErrorKind = 'csrf' | 'forbidden' | 'not_found' | 'gone';
 

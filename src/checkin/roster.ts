@@ -12,9 +12,9 @@ import { issueEventTickets } from '../tickets/index.ts';
 import { checkIns } from './checkin.schema.ts';
 
 /** The answers' keys of an event's emergency contact questions, when it asks them. */
-export const EMERGENCY_KEYS = { name: 'emergency_contact_name', phone: 'emergency_contact_phone' } as const;
+const EMERGENCY_KEYS = { name: 'emergency_contact_name', phone: 'emergency_contact_phone' } as const;
 
-export interface RosterRunner {
+interface RosterRunner {
   id: string;
   name: string;
   ticket_type_id: string;
@@ -46,11 +46,11 @@ export interface Roster {
 }
 
 /** The event's T-shirt question: a select question named for shirts, else none. */
-export function shirtQuestion(questions: AdditionalQuestion[]): AdditionalQuestion | null {
+function shirtQuestion(questions: AdditionalQuestion[]): AdditionalQuestion | null {
   return questions.find((q) => q.type === 'select' && /shirt/i.test(`${q.key} ${q.label}`)) ?? null;
 }
 
-export function scanHash(token: string): string {
+function scanHash(token: string): string {
   return createHash('sha256').update(token).digest('hex').slice(0, 32);
 }
 
@@ -73,7 +73,7 @@ function stateOf(row: { registrationId: string; clientId: string; checkedInAt: D
 }
 
 /** The event's live check-ins. */
-export async function liveCheckIns(db: Executor, eventId: string): Promise<CheckInState[]> {
+async function liveCheckIns(db: Executor, eventId: string): Promise<CheckInState[]> {
   const rows = await db
     .select(stateColumns)
     .from(checkIns)

@@ -1,10 +1,10 @@
 // The body a check-in device sends: its check-ins and undos, each named by the id the device made.
 // One TypeBox schema says what fits; anything else is refused whole (400) before any write.
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 
 /** A device sends its queue in parts of at most this many items (check-ins and undos together). */
-export const SYNC_BATCH_MAX = 500;
+const SYNC_BATCH_MAX = 500;
 
 const ClientId = Type.String({ pattern: '^[A-Za-z0-9-]{8,64}$' });
 const Instant = Type.String({
@@ -12,7 +12,7 @@ const Instant = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$',
 });
 
-export const SyncIn = Type.Object(
+const SyncIn = Type.Object(
   {
     check_ins: Type.Array(
       Type.Object(
@@ -31,7 +31,6 @@ export const SyncIn = Type.Object(
   },
   { additionalProperties: false },
 );
-export type SyncInput = Static<typeof SyncIn>;
 
 export interface CheckInItem {
   clientId: string;

@@ -3,4 +3,3 @@ export { findValidTicket, issueTickets, ticketsOfOrder } from './issue-tickets.t
 export type { OrderTicket } from './issue-tickets.ts';
 export { isTicketToken, ticketPagePath } from './ticket-codes.ts';
 export { issueEventTickets, ticketsOfRegistrations } from './event-tickets.ts';
-export type { RegistrationTicket } from './event-tickets.ts';

@@ -15,11 +15,11 @@ import { checkIns } from '../checkin.schema.ts';
 import type { CheckInItem, UndoItem } from '../sync-input.ts';
 
 /** How far ahead of the server a device's clock may be before its times are refused. */
-export const CLOCK_SKEW_MS = 2 * 60_000;
+const CLOCK_SKEW_MS = 2 * 60_000;
 /** An undo counts within this long of its check-in. */
-export const UNDO_WINDOW_MS = 60_000;
+const UNDO_WINDOW_MS = 60_000;
 
-export type Refused =
+type Refused =
   | 'not_found'
   | 'not_confirmed'
   | 'ticket_void'
@@ -30,7 +30,7 @@ export type Refused =
   | 'not_live';
 
 /** What a refusal says on the volunteer's page. */
-export const REFUSAL_MESSAGES: Record<Refused, string> = {
+const REFUSAL_MESSAGES: Record<Refused, string> = {
   not_found: 'Not a runner of this event.',
   not_confirmed: 'Registration cancelled or refunded: do not hand out a race pack.',
   ticket_void: 'This ticket is void (transferred): ask for the new ticket.',
@@ -41,7 +41,7 @@ export const REFUSAL_MESSAGES: Record<Refused, string> = {
   not_live: 'Nothing to undo: this check-in lost to an earlier one.',
 };
 
-export interface Winner {
+interface Winner {
   client_id: string;
   at: string;
   by: string;
