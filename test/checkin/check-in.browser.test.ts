@@ -159,10 +159,11 @@ async function checkState(page: Page, name: string) {
   }
 }
 
-async function searchAndCheckIn(page: Page, name: string) {
+async function searchAndCheckIn(page: Page, name: string, volunteer: string) {
   await page.getByLabel('Name, bib, phone or ticket code').fill(name.split(' ')[0]!);
-  await page.getByRole('button', { name: `Check in ${name}` }).click();
-  await page.locator('.checkin-alert.good', { hasText: `${name} is checked in.` }).waitFor();
+  const card = page.locator('.runner-card', { hasText: name });
+  await card.getByRole('button', { name: `Check in ${name}` }).click();
+  await card.getByText(new RegExp(`Checked in at \\d\\d:\\d\\d by ${volunteer}`)).waitFor();
 }
 
 const localTime = (at: Date, second?: '2-digit') =>
@@ -218,7 +219,8 @@ test(
     // offline: three more, kept on the phone, through a reload
     await context.setOffline(true);
     await page.getByText(/^Offline/).waitFor();
-    for (const name of ['Cheptoo Mercy', 'Dembe Ivan', 'Ejang Sarah']) await searchAndCheckIn(page, name);
+    for (const name of ['Cheptoo Mercy', 'Dembe Ivan', 'Ejang Sarah'])
+      await searchAndCheckIn(page, name, 'Ann');
     await page.getByText('3 check-ins waiting to send').waitFor();
     const ejangAt = new Date();
     await checkState(page, 'checkin-offline');
@@ -229,7 +231,7 @@ test(
 
     // a second volunteer, online, checks in the same runner later
     const second = await openCheckIn(bob);
-    await searchAndCheckIn(second.page, 'Ejang Sarah');
+    await searchAndCheckIn(second.page, 'Ejang Sarah', 'Bob');
     await waitFor("Bob's check-in", async () => (await liveRows()).some((r) => r.memberName === 'Bob'));
 
     // back online: everything is sent once, and the earlier tap wins

@@ -187,7 +187,7 @@ describe('ticketing invitations', () => {
     assert.equal(help.code, 0);
     assert.match(
       help.stdout,
-      /^ {2}invitations create --organization <org_id> --email <email> --role owner\|admin\|developer\|viewer$/m,
+      /^ {2}invitations create --organization <org_id> --email <email> --role owner\|admin\|developer\|viewer\|checker$/m,
     );
     assert.match(help.stdout, /^ {2}invitations list --organization <org_id>$/m);
   });

@@ -147,7 +147,19 @@ function start(root: HTMLElement): void {
     return li;
   }
 
+  /** What the cards on show depend on: they are drawn again only when it changes, never under a finger. */
+  let drawn = '';
   function renderResults(): void {
+    const now = Date.now();
+    const signature = JSON.stringify(
+      shown.map((r) => {
+        const state = kept.states[r.id];
+        const undo = state && mine[state.client_id] && now - Date.parse(state.at) < UNDO_MS;
+        return [r.id, state?.client_id, state?.at, state?.by, undo];
+      }),
+    );
+    if (signature === drawn) return;
+    drawn = signature;
     results.replaceChildren(...shown.map(card));
   }
 
