@@ -227,6 +227,36 @@ describe('sync', () => {
     assert.equal(states.length, 2);
   });
 
+  test('the same batch sent five times at once, and five volunteers at one runner at once: one live each', async () => {
+    const [extra] = await addRunners(h, race, [{ name: 'Concurrent Runner' }]);
+    const batch = { check_ins: [{ id: randomUUID(), registration_id: extra, at: at(-3000) }], undos: [] };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => sync(agents.checker, race.event.id, batch)),
+    );
+    for (const answer of answers) assert.deepEqual(answer.check_ins, answers[0]!.check_ins);
+    assert.equal((await rowsOf(extra!)).length, 1);
+    const others = await Promise.all(
+      [agents.owner, agents.admin, agents.checker, second, agents.owner].map((agent, i) =>
+        sync(agent, race.event.id, {
+          check_ins: [{ id: randomUUID(), registration_id: extra, at: at(-10_000 + i) }],
+          undos: [],
+        }),
+      ),
+    );
+    assert.ok(
+      others.every((o) => o.check_ins[0]!.result === 'conflict' || o.check_ins[0]!.result === 'checked_in'),
+    );
+    const rows = await rowsOf(extra!);
+    assert.equal(rows.length, 6);
+    const live = rows.filter((r) => r.state === 'live');
+    assert.equal(live.length, 1);
+    assert.equal(
+      Math.min(...rows.map((r) => r.checkedInAt.getTime())),
+      live[0]!.checkedInAt.getTime(),
+      'the earliest is live',
+    );
+  });
+
   test('two volunteers, one runner: the earlier tap wins wherever it arrives, the later is a conflict', async () => {
     const runner = ids[3]!;
     const since = at(-1000);
@@ -265,7 +295,10 @@ describe('sync', () => {
     );
     assert.equal(change.live.at, early.check_ins[0]!.at);
     const audit = await listAuditEvents(db(), mine.organizationId, { limit: 50 });
-    assert.equal(audit.rows.filter((r) => r.action === 'check_in.conflict').length, 2);
+    const conflicts = audit.rows.filter(
+      (r) => r.action === 'check_in.conflict' && JSON.stringify(r).includes(runner),
+    );
+    assert.equal(conflicts.length, 2);
   });
 
   test('an undo counts within a minute of the check-in, is idempotent, and frees the runner', async () => {

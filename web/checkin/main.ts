@@ -108,10 +108,22 @@ function start(root: HTMLElement): void {
     fact('Bib', runner.bib === null ? 'none yet' : String(runner.bib));
     if (kept.roster?.shirt) fact('T-shirt', runner.shirt ?? 'not given');
     fact('Ticket code', runner.code);
-    if (runner.emergency_name || runner.emergency_phone) {
-      fact('Emergency contact', [runner.emergency_name, runner.emergency_phone].filter(Boolean).join(', '));
-    }
     li.append(facts);
+    if (runner.emergency_name || runner.emergency_phone) {
+      // on a line of its own, the phone a link to call: a volunteer may need it in a hurry
+      const contact = document.createElement('p');
+      contact.className = 'runner-emergency';
+      const label = document.createElement('strong');
+      label.textContent = 'Emergency contact: ';
+      contact.append(label, runner.emergency_name ?? '');
+      if (runner.emergency_phone) {
+        const call = document.createElement('a');
+        call.href = `tel:${runner.emergency_phone.replace(/[^+\d]/g, '')}`;
+        call.textContent = runner.emergency_phone;
+        contact.append(runner.emergency_name ? ', ' : '', call);
+      }
+      li.append(contact);
+    }
     const line = document.createElement('p');
     line.className = 'runner-state';
     if (runner.ticket_void) {
@@ -463,8 +475,9 @@ function start(root: HTMLElement): void {
     showSearch();
     window.clearTimeout(searchTimer);
     const q = input.value.trim();
-    // phones and order codes are only on the server
-    if (q.length >= 3 && online) {
+    // names, bibs and ticket codes are all on the phone; a phone number or an order code (six or
+    // more characters with a digit) is only on the server
+    if (online && q.replace(/\s/g, '').length >= 6 && /\d/.test(q)) {
       searchTimer = window.setTimeout(async () => {
         const response = await send(`/check-in/${eventId}/search?q=${encodeURIComponent(q)}`);
         if (!response?.ok || input.value.trim() !== q) return;

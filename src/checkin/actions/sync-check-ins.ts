@@ -143,6 +143,8 @@ export async function syncCheckIns(
   for (const item of options.checkIns) {
     const { clientId, registrationId, at } = item;
     const result = await ctx.database.transaction(async (tx): Promise<CheckInResult> => {
+      // first, so that the same check-in sent twice at once finds its row after the other commits
+      await lockRegistration(tx, registrationId);
       const known = await findByClientId(tx, organizationId, clientId);
       if (known)
         return known.registrationId === registrationId
@@ -154,7 +156,6 @@ export async function syncCheckIns(
       if (ticket?.status === 'void') return refuse(clientId, registrationId, 'ticket_void');
       if (at.getTime() > latest) return refuse(clientId, registrationId, 'time_in_future');
       if (at.getTime() < salesOpened) return refuse(clientId, registrationId, 'time_before_sales');
-      await lockRegistration(tx, registrationId);
       const current = await liveOf(tx, registrationId);
       const earlier = !current || at.getTime() < current.checkedInAt.getTime();
       if (current && earlier) {
