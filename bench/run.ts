@@ -14,6 +14,7 @@ import { formatGoal, formatTable } from './lib/report.ts';
 import type { BenchContext, Scenario, ScenarioReport } from './lib/scenario.ts';
 import { HOLD_CAPACITY, seedBenchData } from './lib/seed.ts';
 import { deviations, loadSettings } from './lib/settings.ts';
+import { checkIn } from './scenarios/checkin.ts';
 import { checkoutSessions } from './scenarios/checkout-sessions.ts';
 import { eventsList } from './scenarios/events-list.ts';
 import { flashSale } from './scenarios/flash-sale.ts';
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   checkoutSessions,
   holdContention,
   organizerOrders,
+  checkIn,
   webhookBacklog,
   overload,
   flashSale,

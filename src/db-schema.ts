@@ -15,3 +15,4 @@ export * from './audit/audit.schema.ts';
 export * from './startlists/startlists.schema.ts';
 export * from './confirmations/confirmations.schema.ts';
 export * from './tickets/tickets.schema.ts';
+export * from './checkin/checkin.schema.ts';

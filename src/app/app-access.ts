@@ -16,10 +16,10 @@ import { formOf } from './form-body.ts';
 
 /**
  * static: files (GET only), no session looked up; public: anyone, and signed-out forms use the
- * double-submit cookie; a permission (members/roles.ts): signed in with a role that holds it
- * ('read': any role), else 403.
+ * double-submit cookie; member: signed in, whatever the role (signing out, one's own account); a
+ * permission (members/roles.ts): signed in with a role that holds it, else 403.
  */
-export type Access = 'static' | 'public' | Permission;
+export type Access = 'static' | 'public' | 'member' | Permission;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,6 +33,8 @@ declare module 'fastify' {
 }
 
 export const CSRF_FIELD = '_csrf';
+/** The same token for a script's JSON POST (the check-in page's sync), which has no form field. */
+const CSRF_HEADER = 'x-csrf-token';
 
 export type PageErrorKind = 'csrf' | 'forbidden' | 'not_found' | 'gone';
 
@@ -104,7 +106,10 @@ export function checkAccess(ctx: AppContext) {
     if (post && !sameOrigin(ctx, request)) throw new PageError('csrf', 'foreign Origin');
     const current = await loadSession(ctx, request);
     request.appSession = current;
-    const given = post ? formOf(request.body).get(CSRF_FIELD) : undefined;
+    const header = request.headers[CSRF_HEADER];
+    const given = post
+      ? (formOf(request.body).get(CSRF_FIELD) ?? (typeof header === 'string' ? header : undefined))
+      : undefined;
     if (access === 'public') {
       const cookie = cookieValue(request, cookieNames(ctx.config).csrf);
       if (post && !tokensMatch(cookie, given)) throw new PageError('csrf', 'double-submit mismatch');
@@ -118,6 +123,13 @@ export function checkAccess(ctx: AppContext) {
     if (post && !tokensMatch(current.session.csrfToken, given)) {
       throw new PageError('csrf', 'session token mismatch');
     }
-    if (!can(current.role, access)) throw new PageError('forbidden', PERMISSIONS[access]);
+    if (access === 'member') return;
+    if (!can(current.role, access)) {
+      // a check-in volunteer's home is the check-in list (signing in lands on /)
+      if (request.method === 'GET' && request.url === '/' && can(current.role, 'check_in')) {
+        return reply.redirect('/check-in', 303);
+      }
+      throw new PageError('forbidden', PERMISSIONS[access]);
+    }
   };
 }

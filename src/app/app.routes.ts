@@ -3,7 +3,7 @@
 // buyer erasure); sign-in, invitations, password reset
 // and account; the development mailbox; developer settings (API clients, webhook endpoints, request
 // log, integration checker); members; the audit log; and events with their checkout preview, start
-// list, bib numbers, pickup list and runner exports (CSV, Excel). Server-rendered pages in a scope of their own (forms, cookies, CSRF,
+// list, bib numbers, pickup list and runner exports (CSV, Excel); race-day check-in. Server-rendered pages in a scope of their own (forms, cookies, CSRF,
 // security headers: app-scope.ts). Each route declares the permission it needs, checked
 // before its handler against the one role table (app-access.ts, members/roles.ts).
 // One handler per file group in routes/; this file only wires them.
@@ -33,6 +33,17 @@ import {
   updateTicketTypeRoute,
 } from './routes/events.ts';
 import { showCheckoutPreview } from './routes/event-preview.ts';
+import {
+  getChanges,
+  getRoster,
+  postSync,
+  searchRunners,
+  serveCheckInAsset,
+  serveCheckInWorker,
+  showCheckIn,
+  showCheckInEvents,
+} from './routes/check-in.ts';
+import { SYNC_BODY_LIMIT_BYTES } from './views/check-in-pages.ts';
 import { STATUS_ACTIONS } from './routes/event-status.ts';
 import { setUpAppScope } from './app-scope.ts';
 import type { Handler } from './replies.ts';
@@ -107,7 +118,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
 
     route('GET', '/assets/:file', 'static', serveAppAsset);
     route('GET', '/', 'read', showOverview(ctx));
-    route('POST', '/organizations/switch', 'read', switchOrganizationRoute(ctx));
+    route('POST', '/organizations/switch', 'member', switchOrganizationRoute(ctx));
     route('GET', '/orders', 'read', showOrders(ctx));
     route('GET', '/orders.csv', 'exports', exportOrders(ctx));
     route('GET', '/orders/:orderId', 'read', showOrder(ctx));
@@ -140,7 +151,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
 
     route('GET', '/sign-in', 'public', showSignIn(ctx));
     route('POST', '/sign-in', 'public', submitSignIn(ctx));
-    route('POST', '/sign-out', 'read', signOut(ctx));
+    route('POST', '/sign-out', 'member', signOut(ctx));
     route('GET', '/invitations/:token', 'public', showInvitation(ctx));
     route('POST', '/invitations/:token', 'public', submitInvitation(ctx));
     route('GET', '/password-reset', 'public', showResetRequest(ctx));
@@ -148,10 +159,10 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/password-reset/:token', 'public', showNewPassword(ctx));
     route('POST', '/password-reset/:token', 'public', submitNewPassword(ctx));
 
-    route('GET', '/account', 'read', showAccount(ctx));
-    route('POST', '/account/password', 'read', changePasswordRoute(ctx));
-    route('POST', '/account/sessions/revoke-others', 'read', revokeOtherSessionsRoute(ctx));
-    route('POST', '/account/sessions/:sessionId/revoke', 'read', revokeSessionRoute(ctx));
+    route('GET', '/account', 'member', showAccount(ctx));
+    route('POST', '/account/password', 'member', changePasswordRoute(ctx));
+    route('POST', '/account/sessions/revoke-others', 'member', revokeOtherSessionsRoute(ctx));
+    route('POST', '/account/sessions/:sessionId/revoke', 'member', revokeSessionRoute(ctx));
 
     // Development only: the handlers answer 404 in production or without the mailbox mailer.
     route('GET', '/dev/mailbox', 'public', showMailbox(ctx));
@@ -231,5 +242,35 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('GET', '/events/:eventId/runners.xlsx', 'exports', exportRunnersXlsx(ctx));
     route('POST', '/events/:eventId/bib-ranges', 'events', saveBibRangesRoute(ctx));
     route('POST', '/events/:eventId/bibs/assign', 'events', assignBibsRoute(ctx));
+
+    // Race-day check-in: the page, what its script reads, and its worker (scope /check-in/).
+    route('GET', '/check-in', 'check_in', showCheckInEvents(ctx));
+    route('GET', '/check-in/sw.js', 'static', serveCheckInWorker());
+    route('GET', '/check-in/assets/:file', 'static', serveCheckInAsset());
+    route('GET', '/check-in/:eventId', 'check_in', showCheckIn(ctx));
+    route('GET', '/check-in/:eventId/roster', 'check_in', getRoster(ctx));
+    route('GET', '/check-in/:eventId/changes', 'check_in', getChanges(ctx));
+    route('GET', '/check-in/:eventId/search', 'check_in', searchRunners(ctx));
+    // The one JSON body of the app (a device's queue): its own scope, so forms stay the only
+    // body every other route takes.
+    await scope.register(async (json) => {
+      json.addContentTypeParser(
+        'application/json',
+        { parseAs: 'string', bodyLimit: SYNC_BODY_LIMIT_BYTES },
+        (_request, body, done) => {
+          try {
+            done(null, JSON.parse(String(body)) as unknown);
+          } catch {
+            done(null, { unreadable: true });
+          }
+        },
+      );
+      json.route({
+        method: 'POST',
+        url: '/check-in/:eventId/sync',
+        config: { access: 'check_in' },
+        handler: postSync(ctx),
+      });
+    });
   });
 }

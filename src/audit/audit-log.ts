@@ -35,6 +35,8 @@ export const AUDIT_ACTIONS = {
   'ticket_type.updated': 'changed a ticket type',
   'event.bib_ranges_changed': "changed an event's bib number ranges",
   'event.bibs_assigned': 'assigned bib numbers',
+  'check_in.undone': "undid a runner's check-in",
+  'check_in.conflict': 'checked in a runner already checked in by another volunteer',
   'order.refund_requested': 'asked for an order to be refunded',
   'order.confirmation_resent': "resent an order's confirmation email",
   'payment.refund_requested': 'asked for a payment that bought nothing to be refunded',

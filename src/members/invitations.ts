@@ -5,7 +5,7 @@ import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { joinOrganization, organizationColumns } from '../organizations/index.ts';
 import { newId, validationError, type Database, type Executor } from '../platform/index.ts';
 import { emailProblem, findMemberByEmail, isLastOwner, isMemberRole, type MemberRow } from './members.ts';
-import { invitations, members, memberships, type MemberRole } from './members.schema.ts';
+import { invitations, MEMBER_ROLES, members, memberships, type MemberRole } from './members.schema.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { appLink, hashOfToken, newToken } from './tokens.ts';
 
@@ -47,7 +47,7 @@ export async function createInvitation(
   const problem = emailProblem(input.email);
   if (problem) throw validationError([{ field: 'email', message: problem }]);
   if (!isMemberRole(input.role)) {
-    throw validationError([{ field: 'role', message: 'must be one of: owner, admin, developer, viewer' }]);
+    throw validationError([{ field: 'role', message: `must be one of: ${MEMBER_ROLES.join(', ')}` }]);
   }
   const email = input.email.trim();
   const { token, tokenHash } = newToken();

@@ -7,7 +7,7 @@ import { index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-co
 import { organizations } from '../organizations/organizations.schema.ts';
 import { ts } from '../platform/columns.schema.ts';
 
-export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'viewer', 'checker'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 export const members = pgTable(

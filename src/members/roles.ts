@@ -1,10 +1,12 @@
 // The organizer app's roles and what each may do: one table, asked through can() by the app's
 // access check (app/app-access.ts, from each route's declared permission) and by pages choosing
-// which buttons to show. Every role reads; owners, admins and developers change developer
+// which buttons to show. Every role but the checker reads; owners, admins and developers change developer
 // settings; owners and admins manage members, read the audit log, see buyers' contact details and
 // make the writes to the organization's business (events and bib numbers, runners' corrections and
-// transfers, refunds, confirmation resends, buyer erasures); owners, admins and viewers download exports of runners and orders
-// (docs/architecture.md#organizer-roles, docs/decisions/buyer-contacts-and-exports.md).
+// transfers, refunds, confirmation resends, buyer erasures); owners, admins and viewers download
+// exports of runners and orders (docs/architecture.md#organizer-roles,
+// docs/decisions/buyer-contacts-and-exports.md); owners, admins and checkers check runners in, and
+// checkers do nothing else (docs/decisions/checker-role.md).
 import type { MemberRole } from './members.schema.ts';
 
 // For other modules, which may not import this module's schema file.
@@ -23,6 +25,7 @@ export const PERMISSIONS = {
   buyer_erasure: "role may not erase a buyer's data",
   exports: 'role may not export runners or orders',
   buyer_contacts: "role may not see buyers' contact details",
+  check_in: 'role may not check runners in',
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -34,6 +37,8 @@ const GRANTS: Record<MemberRole, readonly Permission[]> = {
   developer: ['read', 'developer_settings'],
   // race-day helpers print and download lists of runners, without the buyers' email and phone
   viewer: ['read', 'exports'],
+  // race-day volunteers at the pack desk: the check-in page and nothing else, not even reading
+  checker: ['check_in'],
 };
 
 /** Whether `role` holds `permission`. Who may touch an owner is canChangeMember's question. */
@@ -48,6 +53,7 @@ export const ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   developer:
     "Developer settings (API clients, webhooks); read-only elsewhere, no exports or buyers' contacts.",
   viewer: "Read-only: downloads runner lists; no audit log or buyers' email and phone.",
+  checker: 'Race-day check-in only: finds runners and marks race packs collected; sees nothing else.',
 };
 
 /**

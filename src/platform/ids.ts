@@ -52,7 +52,8 @@ export type IdPrefix =
   | 'ast'
   | 'mail'
   | 'era'
-  | 'tkt';
+  | 'tkt'
+  | 'chk';
 
 /** `prefix_` + 24 base62 characters (about 143 bits). Secrets use a longer body. */
 export function newId(prefix: IdPrefix, length = 24): string {

@@ -5,3 +5,4 @@ export type { TransferredPlace } from './actions/transfer-place.ts';
 export { findTransferredTicket, findValidTicket, issueTickets, ticketsOfOrder } from './issue-tickets.ts';
 export type { OrderTicket } from './issue-tickets.ts';
 export { isTicketToken, ticketPagePath } from './ticket-codes.ts';
+export { issueEventTickets, ticketsOfRegistrations } from './event-tickets.ts';

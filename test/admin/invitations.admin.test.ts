@@ -92,7 +92,7 @@ describe('POST /admin/v1/organizations/{id}/invitations', () => {
       'validation_failed',
     );
     assert.deepEqual(role.errors, [
-      { field: 'role', message: 'must be one of: owner, admin, developer, viewer' },
+      { field: 'role', message: 'must be one of: owner, admin, developer, viewer, checker' },
     ]);
     const bad = errorOf(
       await postInvitation(org.id, { email: 'nope', role: 'owner' }),

@@ -7,6 +7,7 @@
 // and see no buttons; another organization's order is the 404 page.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { events } from '../../src/events/events.schema.ts';
@@ -19,6 +20,7 @@ import { issueTickets, ticketsOfOrder } from '../../src/tickets/index.ts';
 import { tickets } from '../../src/tickets/tickets.schema.ts';
 import { bearer, getToken, makeEvent, makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 import { flat } from '../site/site-helpers.ts';
+import { callJson } from '../checkin/checkin-helpers.ts';
 import { makeMember, signIn, type Agent } from './app-helpers.ts';
 
 let h: Harness;
@@ -168,7 +170,27 @@ describe('the order page', () => {
     assert.match(body, new RegExp(`<code>${t2!.code}</code></a>, Valid`));
     assert.match(body, new RegExp(`href="/orders/${w.order.id}/runners/${w.first}/correct"`));
     assert.match(body, new RegExp(`href="/orders/${w.order.id}/runners/${w.second}/transfer"`));
-    assert.doesNotMatch(body, /<dt>Check-in<\/dt>/, 'no check-in row until the check-in module gives one');
+    assert.equal(body.match(/<dt>Check-in<\/dt><dd>Not checked in<\/dd>/g)?.length, 2);
+
+    // checked in at the desk (the check-in page's sync): the card says when, in the event's time, and by whom
+    await w.owner.get(`/check-in/${w.event.id}`);
+    const at = new Date(h.clock.now().getTime() - 60_000);
+    const synced = await callJson(w.owner, 'POST', `/check-in/${w.event.id}/sync`, {
+      check_ins: [{ id: randomUUID(), registration_id: w.first, at: at.toISOString() }],
+      undos: [],
+    });
+    assert.equal(synced.statusCode, 200, synced.body);
+    const when = new Intl.DateTimeFormat('en-GB', {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'Africa/Kampala',
+    });
+    const checked = flat((await w.owner.get(`/orders/${w.order.id}`)).body);
+    assert.match(
+      checked,
+      new RegExp(`<dt>Check-in</dt><dd>Checked in ${when.format(at)} \\(Africa/Kampala\\) by [^<]+</dd>`),
+    );
+    assert.equal(checked.match(/<dt>Check-in<\/dt><dd>Not checked in<\/dd>/g)?.length, 1);
   });
 
   test('viewers and developers see the runners without buttons or ticket links, and get 403 on the forms', async () => {

@@ -38,8 +38,8 @@ import {
 } from './app-helpers.ts';
 import { insertSuccessfulPayment } from './payment-fixtures.ts';
 
-/** public: anyone; otherwise the permission the route needs ('read': every signed-in member) */
-type Access = 'public' | Permission;
+/** public: anyone; member: every signed-in member; otherwise the permission the route needs */
+type Access = 'public' | 'member' | Permission;
 
 interface RouteCase {
   method: 'GET' | 'POST';
@@ -54,10 +54,10 @@ interface RouteCase {
 const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/assets/:file', access: 'public' },
   { method: 'GET', path: '/', access: 'read' },
-  { method: 'POST', path: '/organizations/switch', access: 'read', fields: { organization_id: 'org_x' } },
+  { method: 'POST', path: '/organizations/switch', access: 'member', fields: { organization_id: 'org_x' } },
   { method: 'GET', path: '/sign-in', access: 'public' },
   { method: 'POST', path: '/sign-in', access: 'public', fields: { email: 'a@example.org', password: 'x' } },
-  { method: 'POST', path: '/sign-out', access: 'read' },
+  { method: 'POST', path: '/sign-out', access: 'member' },
   { method: 'GET', path: '/invitations/:token', access: 'public' },
   {
     method: 'POST',
@@ -74,10 +74,10 @@ const ROUTES: RouteCase[] = [
     access: 'public',
     fields: { password: 'long enough password' },
   },
-  { method: 'GET', path: '/account', access: 'read' },
-  { method: 'POST', path: '/account/password', access: 'read', fields: { current: 'x', next: 'y' } },
-  { method: 'POST', path: '/account/sessions/revoke-others', access: 'read' },
-  { method: 'POST', path: '/account/sessions/:sessionId/revoke', access: 'read' },
+  { method: 'GET', path: '/account', access: 'member' },
+  { method: 'POST', path: '/account/password', access: 'member', fields: { current: 'x', next: 'y' } },
+  { method: 'POST', path: '/account/sessions/revoke-others', access: 'member' },
+  { method: 'POST', path: '/account/sessions/:sessionId/revoke', access: 'member' },
   { method: 'GET', path: '/dev/mailbox', access: 'public' },
   { method: 'GET', path: '/dev/mailbox/:id', access: 'public' },
   { method: 'GET', path: '/developers', access: 'read' },
@@ -211,6 +211,14 @@ const ROUTES: RouteCase[] = [
     fields: { first_x: '1', last_x: '9' },
   },
   { method: 'POST', path: '/events/:eventId/bibs/assign', access: 'events' },
+  { method: 'GET', path: '/check-in', access: 'check_in' },
+  { method: 'GET', path: '/check-in/sw.js', access: 'public' },
+  { method: 'GET', path: '/check-in/assets/:file', access: 'public' },
+  { method: 'GET', path: '/check-in/:eventId', access: 'check_in' },
+  { method: 'GET', path: '/check-in/:eventId/roster', access: 'check_in' },
+  { method: 'GET', path: '/check-in/:eventId/changes', access: 'check_in' },
+  { method: 'GET', path: '/check-in/:eventId/search', access: 'check_in' },
+  { method: 'POST', path: '/check-in/:eventId/sync', access: 'check_in' },
 ];
 
 let h: Harness;
@@ -404,7 +412,7 @@ describe('security suite over every app route', () => {
     }
 
     const permission = route.access;
-    if (permission !== 'public' && permission !== 'read') {
+    if (permission !== 'public' && permission !== 'read' && permission !== 'member') {
       for (const role of MEMBER_ROLES) {
         if (!can(role, permission)) {
           test(`${name}: ${role} without ${permission}, 403 and nothing changes`, async () => {

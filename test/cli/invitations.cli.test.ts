@@ -121,7 +121,7 @@ describe('ticketing invitations', () => {
     ]);
     assert.equal(role.code, 1);
     assert.match(role.stderr, /^error validation_failed: /m);
-    assert.match(role.stderr, /^ {2}role: must be one of: owner, admin, developer, viewer$/m);
+    assert.match(role.stderr, /^ {2}role: must be one of: owner, admin, developer, viewer, checker$/m);
     const email = await cli([
       'invitations',
       'create',
@@ -187,7 +187,7 @@ describe('ticketing invitations', () => {
     assert.equal(help.code, 0);
     assert.match(
       help.stdout,
-      /^ {2}invitations create --organization <org_id> --email <email> --role owner\|admin\|developer\|viewer$/m,
+      /^ {2}invitations create --organization <org_id> --email <email> --role owner\|admin\|developer\|viewer\|checker$/m,
     );
     assert.match(help.stdout, /^ {2}invitations list --organization <org_id>$/m);
   });

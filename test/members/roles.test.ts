@@ -18,6 +18,7 @@ const BUSINESS: Permission[] = [
   'buyer_erasure',
   'exports',
   'buyer_contacts',
+  'check_in',
 ];
 const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
@@ -29,6 +30,8 @@ describe('can', () => {
     developer: ['read', 'developer_settings'],
     // exports without buyer_contacts: the viewer's files leave out buyers' email and phone
     viewer: ['read', 'exports'],
+    // the check-in page only: not even reading the rest of the app
+    checker: ['check_in'],
   };
 
   test('the table names exactly these permissions', () => {

@@ -6,7 +6,7 @@ import { Timestamp } from '../../platform/index.ts';
 
 const Role = Type.Enum([...MEMBER_ROLES], {
   description:
-    'owner: everything; admin: everything but removing owners; developer: developer settings, read elsewhere; viewer: read only',
+    'owner: everything; admin: everything but removing owners; developer: developer settings, read elsewhere; viewer: read only; checker: race-day check-in only',
 });
 
 export const InvitationCreateIn = Type.Object(

@@ -1,6 +1,7 @@
 // GET /orders/:orderId: one order of the organization, its runners (details, bib, ticket), its
 // refunds and its timeline (webhook deliveries included), with the runner, refund and erasure
 // actions for owners and admins. An order of another organization, or none, is the same 404 page.
+import { checkInsOf } from '../../checkin/index.ts';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
@@ -59,16 +60,15 @@ export async function orderPage(
   const query = queryOf(request, OrderQuery);
   const requested = query.refund === 'requested';
   const registrations = regs.get(order.id) ?? [];
-  const bibs = await bibNumbersOf(
-    db,
-    registrations.map((r) => r.id),
-  );
+  const ids = registrations.map((r) => r.id);
+  const [bibs, checkIns] = await Promise.all([bibNumbersOf(db, ids), checkInsOf(db, organizationId, ids)]);
   const mayChange = can(role, 'runners');
   const runners: RunnerRow[] = registrations.map((registration) => {
     const ticket = tickets.find((t) => t.registrationId === registration.id);
     return {
       registration,
       bib: bibs.get(registration.id) ?? null,
+      checkIn: checkIns.get(registration.id) ?? null,
       ticket: ticket
         ? {
             code: ticket.code,

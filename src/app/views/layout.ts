@@ -18,9 +18,11 @@ export interface PageOptions {
   /** signed-in pages get the header; signed-out ones a plain narrow page */
   viewer?: Viewer | null;
   /** the nav entry to mark as the current page */
-  section?: 'overview' | 'orders' | 'events' | 'members' | 'developers' | 'audit' | 'account';
+  section?: 'overview' | 'orders' | 'events' | 'members' | 'developers' | 'audit' | 'account' | 'check-in';
   /** the page has something the app's script adds to (copy buttons, the price breakdown) */
   script?: boolean;
+  /** a page's own script (the check-in page's), deferred */
+  pageScript?: string;
   /** the title starts with "Error:" when a form came back with errors */
   hasErrors?: boolean;
 }
@@ -59,12 +61,17 @@ function header(viewer: Viewer, section: PageOptions['section']): Html {
       ${switcher(viewer)}
       <nav aria-label="Main">
         <ul>
-          ${navLink('/', 'Overview', section === 'overview')}
-          ${navLink('/orders', 'Orders', section === 'orders')}
-          ${navLink('/events', 'Events', section === 'events')}
-          ${navLink('/members', 'Members', section === 'members')}
-          ${navLink('/developers', 'Developer settings', section === 'developers')}
+          ${
+            can(current.role, 'read')
+              ? html`${navLink('/', 'Overview', section === 'overview')}
+                ${navLink('/orders', 'Orders', section === 'orders')}
+                ${navLink('/events', 'Events', section === 'events')}
+                ${navLink('/members', 'Members', section === 'members')}
+                ${navLink('/developers', 'Developer settings', section === 'developers')}`
+              : ''
+          }
           ${can(current.role, 'audit_log') ? navLink('/audit-log', 'Audit log', section === 'audit') : ''}
+          ${can(current.role, 'check_in') ? navLink('/check-in', 'Check-in', section === 'check-in') : ''}
           ${navLink('/account', 'Account', section === 'account')}
         </ul>
       </nav>
@@ -88,6 +95,7 @@ export function page(options: PageOptions): string {
         <title>${title} – Organizer</title>
         <link rel="stylesheet" href="${APP_STYLES.path}" />
         ${options.script ? html`<script src="${APP_SCRIPT.path}" defer></script>` : ''}
+        ${options.pageScript ? html`<script src="${options.pageScript}" defer></script>` : ''}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

@@ -20,6 +20,7 @@ export const ROLE_LABELS: Record<MemberRole, string> = {
   admin: 'Admin',
   developer: 'Developer',
   viewer: 'Viewer',
+  checker: 'Check-in volunteer',
 };
 
 const NOTICES: Record<string, string> = {

@@ -2,6 +2,7 @@
 // date of birth and age on race day, the order's waiver acceptance in the event's time), its bib,
 // its ticket and the ticket's state, and, for owners and admins, the links to correct the runner
 // or transfer the place. The check-in state is a row of its own when the page is given one.
+import type { RunnerCheckIn } from '../../checkin/index.ts';
 import type { EventRow } from '../../events/index.ts';
 import { ageOnRaceDay, type OrderRow, type RegistrationRow } from '../../orders/index.ts';
 import { html, isErased, type Html } from '../../platform/index.ts';
@@ -22,8 +23,8 @@ export interface RunnerRow {
   bib: number | null;
   /** null until the confirmation issued it (or for a registration never confirmed) */
   ticket: RunnerTicket | null;
-  /** the race-day check-in state, when the check-in module gives one ("Checked in at 06:12") */
-  checkIn?: string | null;
+  /** the race-day check-in (race pack collected); null before it */
+  checkIn: RunnerCheckIn | null;
 }
 
 export interface RunnersView {
@@ -75,6 +76,14 @@ function birthText(dob: string | null, event: EventRow | null): string {
   if (!event) return dob;
   const age = ageOnRaceDay(event, dob);
   return `${dob} (${age} on race day)`;
+}
+
+/** "Checked in 7 Mar 2027, 06:12 (Africa/Kampala) by Ann", or "Not checked in". */
+function checkInText(r: RunnerRow, event: EventRow | null): string {
+  if (!r.checkIn) return 'Not checked in';
+  const { checkedInAt, by } = r.checkIn;
+  const at = event ? eventLocalTime(checkedInAt, event.timezone) : checkedInAt.toISOString();
+  return `Checked in ${at} by ${by}`;
 }
 
 function waiverText(order: OrderRow, event: EventRow | null): string {
@@ -131,12 +140,8 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
       <dd>${r.bib === null ? 'Not given yet' : String(r.bib)}</dd>
       <dt>Ticket</dt>
       <dd data-ticket-state="${ticket?.status ?? 'none'}">${ticketCell(r)}</dd>
-      ${
-        r.checkIn
-          ? html`<dt>Check-in</dt>
-              <dd>${r.checkIn}</dd>`
-          : ''
-      }
+      <dt>Check-in</dt>
+      <dd>${checkInText(r, event)}</dd>
     </dl>
     ${
       view.mayChange && !erased

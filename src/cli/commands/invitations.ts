@@ -34,7 +34,8 @@ function renderInvitations(data: Data): string {
 export const INVITATION_COMMANDS: Command[] = [
   {
     name: 'invitations create',
-    usage: 'invitations create --organization <org_id> --email <email> --role owner|admin|developer|viewer',
+    usage:
+      'invitations create --organization <org_id> --email <email> --role owner|admin|developer|viewer|checker',
     options: { organization: str, org: str, email: str, role: str },
     async run(api, { values }) {
       const organization = organizationOf(values);
