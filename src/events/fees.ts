@@ -5,6 +5,7 @@
 import type { AppContext, PricedMethod } from '../context.ts';
 import type { FeeSchedule, MethodFee } from '../organizations/index.ts';
 import type { MethodPriceOut } from './event-out.ts';
+import { feeFor } from './fee-formula.ts';
 
 export type { PricedMethod };
 
@@ -26,13 +27,7 @@ export function methodFee(fees: FeeSchedule, method: PricedMethod): MethodFee {
   return (Object.hasOwn(fees, method.key) ? fees[method.key] : undefined) ?? method.defaultFee;
 }
 
-/** Fee in minor units for one ticket at `priceMinor`. Free tickets carry no fee. */
-export function feeFor(priceMinor: number, fee: MethodFee): number {
-  if (priceMinor <= 0) return 0;
-  // Integer round-half-up of price * bp / 10000: exact while price * bp stays below 2^53, that is
-  // for any price up to 9 x 10^11 at 100 % (prices stop at MAX_PRICE_MINOR, stored ones at 2^31-1).
-  return Math.floor((priceMinor * fee.percent_bp + 5000) / 10000) + fee.fixed_minor;
-}
+export { feeFor };
 
 /** A price for one payment method, as on the wire. */
 export type MethodPrice = MethodPriceOut;

@@ -14,9 +14,16 @@ import { startHarness, type Harness } from '../helpers/harness.ts';
 const ROOT = projectRoot();
 
 describe('app assets bundle', () => {
-  test('is made from web/app only', async () => {
+  test('is made from web/app and the price breakdown the pages say too', async () => {
     const { inputs } = await bundleAppAssets();
-    assert.deepEqual([...inputs].sort(), ['web/app/app.css', 'web/app/copy-buttons.ts', 'web/app/main.ts']);
+    assert.deepEqual([...inputs].sort(), [
+      'src/app/views/price-breakdown.ts',
+      'src/events/fee-formula.ts',
+      'web/app/app.css',
+      'web/app/copy-buttons.ts',
+      'web/app/main.ts',
+      'web/app/price-breakdown.ts',
+    ]);
   });
 
   test('the script is one strict IIFE that wires the copy buttons and names its source map', () => {

@@ -86,8 +86,8 @@ test('sign in, create an API client and copy its secret with the keyboard only',
 
   await tabTo(page, 'Name');
   await page.keyboard.type('Keyboard shop');
-  // Space unticks the write scope: the client gets every scope but that one.
-  await tabTo(page, /^orders:write/);
+  // Space ticks a scope the form leaves out: the client gets the defaults and that one.
+  await tabTo(page, /^webhooks:write/);
   await page.keyboard.press('Space');
   await tabTo(page, 'Create API client');
   await page.keyboard.press('Enter');
@@ -102,7 +102,8 @@ test('sign in, create an API client and copy its secret with the keyboard only',
   const clientId = (await page.locator('#client-id').textContent())?.trim() ?? '';
   const client = await findApiClient(h.service.ctx.database.db, clientId);
   assert.equal(client?.name, 'Keyboard shop');
-  assert.ok(client && !client.scopes.includes('orders:write'), 'the scope unticked by Space is not granted');
+  assert.ok(client?.scopes.includes('webhooks:write'), 'the scope ticked by Space is granted');
+  assert.ok(client && !client.scopes.includes('orders:write'), 'a scope left unticked is not');
   assert.ok(client?.scopes.includes('events:read'));
   assert.deepEqual(problems, []);
   await context.close();

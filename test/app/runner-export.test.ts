@@ -325,11 +325,11 @@ describe('the start list CSV and the pages', () => {
     const log = textOf((await owner.get('/audit-log')).body);
     assert.match(
       log,
-      /downloaded an event's start list: Event evt_\w+ File: entebbe-lakeside-run-\w+-start-list\.csv Rows: 2 Buyers' email and phone: no/,
+      /downloaded an event's start list: Event Entebbe Lakeside Run File: entebbe-lakeside-run-\w+-start-list\.csv Rows: 2 Buyers' email and phone: no/,
     );
     assert.match(
       log,
-      /downloaded an event's runners: Event evt_\w+ File: [\w-]+-runners\.xlsx Rows: 2 Buyers' email and phone: yes/,
+      /downloaded an event's runners: Event Entebbe Lakeside Run File: [\w-]+-runners\.xlsx Rows: 2 Buyers' email and phone: yes/,
     );
   });
 

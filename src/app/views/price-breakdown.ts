@@ -1,8 +1,8 @@
 // What a ticket's price means to each side: what buyers pay with each payment method (the
 // service fee on top) and what the organizer receives. Shown on the event page and, as the price
 // is typed, by the app's script (web/app/price-breakdown.ts), which bundles this file: it imports
-// nothing but the fee arithmetic, so both say the same.
-import { feeFor } from '../../events/fees.ts';
+// nothing but the fee formula (events/fee-formula.ts), so both say the same.
+import { feeFor } from '../../events/fee-formula.ts';
 
 /** A payment method as the breakdown names and prices it. */
 export interface MethodPricing {
