@@ -30,7 +30,10 @@ describe('organization settings in Chromium', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     await signInPage(page, app, owner);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Settings', exact: true })
+      .click();
     await page.waitForURL(`${app}/settings`);
     await checkPage(page, 'settings');
 
