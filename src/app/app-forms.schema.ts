@@ -284,3 +284,21 @@ export const BibRangeForm = Type.Object({
   first: TextField({ label: 'First number', max: 20, trim: true, required: false }),
   last: TextField({ label: 'Last number', max: 20, trim: true, required: false }),
 });
+
+/** The owners' settings form: the organization's name, support e-mail, time zone and currency. */
+export const OrganizationSettingsForm = Type.Object({
+  name: TextField({ label: 'Name', max: max(Name), trim: true }),
+  support_email: TextField({ label: 'Support e-mail', max: EMAIL_MAX_LENGTH, trim: true, required: false }),
+  timezone: TextField({
+    label: 'Time zone',
+    max: 64,
+    trim: true,
+    missing: 'Enter the time zone, such as Africa/Kampala.',
+  }),
+  currency: TextField({
+    label: 'Currency',
+    max: 20,
+    trim: true,
+    missing: 'Enter the currency, such as UGX.',
+  }),
+});

@@ -21,6 +21,7 @@ import type { Host } from '../platform/index.ts';
 import type { Access } from './app-access.ts';
 import { serveAppAsset } from './app-assets.ts';
 import { showAuditLog } from './routes/audit-log.ts';
+import { saveSettings, showSettings } from './routes/organization-settings.ts';
 import {
   addTicketTypeRoute,
   changeStatus,
@@ -46,6 +47,7 @@ import {
 import { SYNC_BODY_LIMIT_BYTES } from './views/check-in-pages.ts';
 import { STATUS_ACTIONS } from './routes/event-status.ts';
 import { setUpAppScope } from './app-scope.ts';
+import { inTimeZone } from './views/fields.ts';
 import type { Handler } from './replies.ts';
 import {
   changePasswordRoute,
@@ -113,8 +115,15 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
   await app.register(cookie);
   await app.register(async (scope) => {
     await setUpAppScope(scope, ctx);
+    // each page is drawn in the organization's time zone (the access check has loaded the session)
     const route = (method: 'GET' | 'POST', url: string, access: Access, handler: Handler) =>
-      scope.route({ method, url, config: { access }, handler });
+      scope.route({
+        method,
+        url,
+        config: { access },
+        handler: (request, reply) =>
+          inTimeZone(request.appSession?.timeZone ?? 'UTC', () => handler(request, reply)),
+      });
 
     route('GET', '/assets/:file', 'static', serveAppAsset);
     route('GET', '/', 'read', showOverview(ctx));
@@ -219,6 +228,8 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/members/:memberId/remove', 'members', removeMemberRoute(ctx));
 
     route('GET', '/audit-log', 'audit_log', showAuditLog(ctx));
+    route('GET', '/settings', 'organization_settings', showSettings(ctx));
+    route('POST', '/settings', 'organization_settings', saveSettings(ctx));
 
     // Events and start lists: every member reads; their writes need the events permission.
     route('GET', '/events', 'read', showEvents(ctx));

@@ -1,6 +1,8 @@
 // The orders page's filters from its query string, as the order search takes them, with an error
 // per field for what cannot be read (a date that is not YYYY-MM-DD, a cursor that was tampered
 // with). Unknown statuses, channels and over-long text are errors too, never silently dropped.
+// Deep import: the package root loads all of date-fns.
+import { fromZonedTime } from 'date-fns-tz/fromZonedTime';
 import { Type } from 'typebox';
 import { ORDER_CHANNELS, ORDER_STATUSES, type OrderKey, type OrderSearch } from '../orders/index.ts';
 import type { FieldErrors } from './form-body.ts';
@@ -43,15 +45,17 @@ function text(query: Record<string, unknown>, name: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-/** A calendar day at 00:00 UTC, or null when it is no real day. */
-function day(value: string): Date | null {
+/** A calendar day as YYYY-MM-DD, the day after it, or null when it is no real day. */
+function day(value: string): { day: string; next: string } | null {
   const m = DAY.exec(value);
   if (!m) return null;
   const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return date.toISOString().slice(0, 10) === value ? date : null;
+  if (date.toISOString().slice(0, 10) !== value) return null;
+  return { day: value, next: new Date(date.getTime() + 24 * 3600_000).toISOString().slice(0, 10) };
 }
 
-export function readOrderFilters(query: Record<string, unknown>): OrderFilters {
+/** The filters of the query; days are the organization's (`timeZone`), from their first minute. */
+export function readOrderFilters(query: Record<string, unknown>, timeZone: string): OrderFilters {
   const values: OrderFilterValues = {
     event: text(query, 'event'),
     status: text(query, 'status'),
@@ -84,8 +88,8 @@ export function readOrderFilters(query: Record<string, unknown>): OrderFilters {
     if (!values[field]) continue;
     const date = day(values[field]);
     if (!date) errors[field] = 'Enter a date as YYYY-MM-DD, such as 2026-07-12';
-    // "to" includes its whole day
-    else search[field] = field === 'to' ? new Date(date.getTime() + 24 * 3600_000) : date;
+    // "to" includes its whole day: up to the next day's start there
+    else search[field] = fromZonedTime(`${field === 'to' ? date.next : date.day}T00:00`, timeZone);
   }
   if (values.q.length > 100) errors.q = 'Search for at most 100 characters';
   else if (values.q) search.q = values.q;

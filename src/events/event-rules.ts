@@ -1,6 +1,6 @@
 // Rules about an event that no schema can state: its registration window, the cross-field checks
 // of an admin write, and the price ceiling of its ticket types.
-import { validationError, type FieldError } from '../platform/index.ts';
+import { isTimeZone, validationError, type FieldError } from '../platform/index.ts';
 import type { EventInput, EventRow, TicketTypeInput } from './events.ts';
 import { EMERGENCY_CONTACT_NAME, EMERGENCY_CONTACT_PHONE } from './emergency-contact.ts';
 import { MAX_PRICE_MINOR } from './fees.ts';
@@ -10,14 +10,7 @@ export function isRegistrationOpen(event: Pick<EventRow, 'regOpensAt' | 'regClos
   return event.regOpensAt.getTime() <= now.getTime() && now.getTime() < event.regClosesAt.getTime();
 }
 
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isTimeZone };
 
 /** Cross-field rules the schema cannot state. Returns every problem, not just the first. */
 export function checkEventRules(

@@ -10,6 +10,8 @@ export type MemberRow = typeof members.$inferSelect;
 export interface MemberOrganization {
   organizationId: string;
   organizationName: string;
+  /** the organization's time zone: the app shows its times in it */
+  timeZone: string;
   role: MemberRole;
 }
 
@@ -66,6 +68,7 @@ export async function listMemberOrganizations(db: Executor, memberId: string): P
     .select({
       organizationId: memberships.organizationId,
       organizationName: organizationColumns.name,
+      timeZone: organizationColumns.timezone,
       role: memberships.role,
     })
     .from(memberships)

@@ -6,7 +6,8 @@
 // transfers, refunds, confirmation resends, buyer erasures); owners, admins and viewers download
 // exports of runners and orders (docs/architecture.md#organizer-roles,
 // docs/decisions/buyer-contacts-and-exports.md); owners, admins and checkers check runners in, and
-// checkers do nothing else (docs/decisions/checker-role.md).
+// checkers do nothing else (docs/decisions/checker-role.md); owners alone change the organization's
+// settings (docs/decisions/organization-settings.md).
 import type { MemberRole } from './members.schema.ts';
 
 // For other modules, which may not import this module's schema file.
@@ -26,6 +27,7 @@ export const PERMISSIONS = {
   exports: 'role may not export runners or orders',
   buyer_contacts: "role may not see buyers' contact details",
   check_in: 'role may not check runners in',
+  organization_settings: "role may not change the organization's settings",
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -33,7 +35,8 @@ export type Permission = keyof typeof PERMISSIONS;
 /** The table: one line per role, so that a new role is one line here (and its description below). */
 const GRANTS: Record<MemberRole, readonly Permission[]> = {
   owner: Object.keys(PERMISSIONS) as Permission[],
-  admin: Object.keys(PERMISSIONS) as Permission[],
+  // the organization's own name, contact, time zone and currency are the owners'
+  admin: (Object.keys(PERMISSIONS) as Permission[]).filter((p) => p !== 'organization_settings'),
   developer: ['read', 'developer_settings'],
   // race-day helpers print and download lists of runners, without the buyers' email and phone
   viewer: ['read', 'exports'],
@@ -49,7 +52,7 @@ export function can(role: MemberRole, permission: Permission): boolean {
 /** Each role in a sentence, as members read it (members page, invitation, overview). */
 export const ROLE_DESCRIPTIONS: Record<MemberRole, string> = {
   owner: 'Everything, including members, owners and refunds.',
-  admin: 'Everything except removing or demoting an owner.',
+  admin: "Everything except removing or demoting an owner, and the organization's settings.",
   developer:
     "Developer settings (API clients, webhooks); read-only elsewhere, no exports or buyers' contacts.",
   viewer: "Read-only: downloads runner lists; no audit log or buyers' email and phone.",

@@ -20,6 +20,8 @@ export interface CurrentSession {
   member: MemberRow;
   organizationId: string;
   organizationName: string;
+  /** the organization's time zone: the app shows its times in it */
+  timeZone: string;
   role: MemberRole;
 }
 
@@ -108,6 +110,7 @@ export async function findCurrentSession(
     member: row.member,
     organizationId: current.organizationId,
     organizationName: current.organizationName,
+    timeZone: current.timeZone,
     role: current.role,
   };
 }

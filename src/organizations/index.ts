@@ -1,4 +1,5 @@
 // Organizations, their fee schedules, and the join other modules read them through.
+export { checkOrganizationSettings, updateOrganizationSettings } from './actions/update-organization.ts';
 export { joinOrganization, organizationColumns } from './join-organization.ts';
 export {
   bumpCatalogVersion,
@@ -6,6 +7,5 @@ export {
   createOrganization,
   findOrganization,
   listOrganizations,
-  updateOrganization,
 } from './organizations.ts';
 export type { FeeSchedule, MethodFee, OrganizationRow } from './organizations.ts';

@@ -17,6 +17,10 @@ export const organizations = pgTable('organizations', {
   name: text('name').notNull(),
   paymentsEnabled: boolean('payments_enabled').notNull().default(false),
   supportEmail: text('support_email').notNull().default(''),
+  /** an IANA zone: the app's times, and a new event's zone unless it says another */
+  timezone: text('timezone').notNull().default('Africa/Kampala'),
+  /** ISO 4217: a new event's currency unless it says another */
+  currency: text('currency').notNull().default('UGX'),
   fees: jsonb('fees').$type<FeeSchedule>().notNull(),
   /**
    * Bumped in the same transaction as every change to the organization or its events, so a

@@ -9,7 +9,14 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 
 export async function createOrganization(
   db: Executor,
-  input: { name: string; paymentsEnabled?: boolean; supportEmail?: string; fees?: FeeSchedule },
+  input: {
+    name: string;
+    paymentsEnabled?: boolean;
+    supportEmail?: string;
+    fees?: FeeSchedule;
+    timezone?: string;
+    currency?: string;
+  },
 ): Promise<OrganizationRow> {
   const [row] = await db
     .insert(organizations)
@@ -19,6 +26,8 @@ export async function createOrganization(
       paymentsEnabled: input.paymentsEnabled ?? false,
       supportEmail: input.supportEmail ?? '',
       fees: input.fees ?? {},
+      ...(input.timezone !== undefined && { timezone: input.timezone }),
+      ...(input.currency !== undefined && { currency: input.currency }),
     })
     .returning();
   return row!;
@@ -42,7 +51,14 @@ export async function listOrganizations(db: Executor): Promise<OrganizationRow[]
 export async function updateOrganization(
   db: Executor,
   id: string,
-  input: { name?: string; paymentsEnabled?: boolean; supportEmail?: string; fees?: FeeSchedule },
+  input: {
+    name?: string | undefined;
+    paymentsEnabled?: boolean | undefined;
+    supportEmail?: string | undefined;
+    fees?: FeeSchedule | undefined;
+    timezone?: string | undefined;
+    currency?: string | undefined;
+  },
   now: Date,
 ): Promise<OrganizationRow | undefined> {
   const [row] = await db
@@ -52,6 +68,8 @@ export async function updateOrganization(
       ...(input.paymentsEnabled !== undefined && { paymentsEnabled: input.paymentsEnabled }),
       ...(input.supportEmail !== undefined && { supportEmail: input.supportEmail }),
       ...(input.fees !== undefined && { fees: input.fees }),
+      ...(input.timezone !== undefined && { timezone: input.timezone }),
+      ...(input.currency !== undefined && { currency: input.currency }),
       catalogVersion: sql`${organizations.catalogVersion} + 1`,
       updatedAt: now,
     })

@@ -1,4 +1,5 @@
-// The one definition of a currency's exponent (ISO 4217 minor units: UGX 0), as Intl knows it.
+// The one definition of a currency's exponent (ISO 4217 minor units: UGX 0), as Intl knows it, and
+// the checks of a currency code and a time zone name against what Intl knows.
 // Free of imports: the checkout page script bundles it through site/format.ts.
 
 const exponents = new Map<string, number>();
@@ -13,6 +14,24 @@ export function currencyExponent(currency: string): number {
     exponents.set(currency, exponent);
   }
   return exponent;
+}
+
+let currencies: ReadonlySet<string> | undefined;
+
+/** An ISO 4217 code Intl lists as a currency (it formats any three letters without a word). */
+export function isCurrency(code: string): boolean {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return currencies.has(code);
+}
+
+/** An IANA time zone name Intl knows, such as Africa/Kampala. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 const majorFormats = new Map<string, Intl.NumberFormat>();

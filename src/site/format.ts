@@ -75,6 +75,14 @@ function shortZoneName(locale: string, timeZone: string, at: Date): string | nul
   return format.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? null;
 }
 
+/** The zone's abbreviation at `at` ("EAT", "BST"), else its GMT offset ("GMT+9"); null for an unknown zone. */
+export function zoneName(timeZone: string, at: Date): string | null {
+  const names = ZONE_NAME_LOCALES.map((locale) => shortZoneName(locale, timeZone, at));
+  const offset = names[0];
+  if (offset === null || offset === undefined) return null;
+  return names.find((n) => n !== null && /^[A-Z]{2,5}$/.test(n)) ?? offset;
+}
+
 /**
  * "Kampala time, EAT": the zone's city (the id's last part) and its abbreviation at `at` (BST in
  * a London summer, GMT in winter), or its GMT offset where no locale has a name ("Tokyo time,
@@ -85,10 +93,8 @@ export function zoneLabel(
   at: Date,
   timeOf: (city: string) => string = (city) => `${city} time`,
 ): string {
-  const names = ZONE_NAME_LOCALES.map((locale) => shortZoneName(locale, timeZone, at));
-  const offset = names[0];
-  if (offset === null || offset === undefined) return timeZone;
-  const name = names.find((n) => n !== null && /^[A-Z]{2,5}$/.test(n)) ?? offset;
+  const name = zoneName(timeZone, at);
+  if (name === null) return timeZone;
   const parts = timeZone.split('/');
   if (parts.length < 2 || parts[0] === 'Etc') return name;
   return `${timeOf(parts[parts.length - 1]!.replace(/_/g, ' '))}, ${name}`;

@@ -21,6 +21,7 @@ export {
   methodName,
   nationalPhone,
   zoneLabel,
+  zoneName,
 } from './format.ts';
 export { catalogOf, LOCALE_NAMES } from './messages/catalog.ts';
 export type { Locale } from './messages/catalog.ts';

@@ -25,16 +25,22 @@ describe('POST /admin/v1/organizations', () => {
     assert.equal(res.json().message, 'Organization created');
     const org = dataOf(res, 201);
     assert.match(org.id, /^org_[A-Za-z0-9]{24}$/);
-    assert.deepEqual(Object.keys(org).sort(), [
-      'created_at',
-      'fees',
-      'id',
-      'name',
-      'payments_enabled',
-      'support_email',
-      'updated_at',
-    ]);
+    assert.deepEqual(
+      Object.keys(org).sort(),
+      [
+        'created_at',
+        'fees',
+        'id',
+        'name',
+        'currency',
+        'payments_enabled',
+        'support_email',
+        'timezone',
+        'updated_at',
+      ].sort(),
+    );
     assert.equal(org.name, 'Kampala Runners');
+    assert.deepEqual([org.timezone, org.currency], ['Africa/Kampala', 'UGX']);
     assert.equal(org.payments_enabled, false);
     assert.equal(org.support_email, '');
     assert.deepEqual(org.fees, {

@@ -81,7 +81,7 @@ describe('webhook deliveries on the order page', () => {
       const text = textOf(page.body);
       assert.match(text, new RegExp(`Webhook order\\.paid to ${receiver.url} : delivered after 2 attempts`));
       const attempts = /aria-label="Attempts of this delivery">([\s\S]*?)<\/ol>/.exec(page.body)![1]!;
-      const tries = [...textOf(attempts).matchAll(/(\d\d:\d\d:\d\d UTC) (HTTP \d+) in \d+ ms/g)];
+      const tries = [...textOf(attempts).matchAll(/(\d\d:\d\d:\d\d EAT) (HTTP \d+) in \d+ ms/g)];
       assert.deepEqual(
         tries.map((t) => t[2]),
         ['HTTP 500', 'HTTP 204'],

@@ -180,6 +180,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/members/:memberId/remove', access: 'members' },
   { method: 'POST', path: '/members/:memberId/remove', access: 'members' },
   { method: 'GET', path: '/audit-log', access: 'audit_log' },
+  { method: 'GET', path: '/settings', access: 'organization_settings' },
+  { method: 'POST', path: '/settings', access: 'organization_settings' },
   { method: 'GET', path: '/developers/requests', access: 'read' },
   { method: 'GET', path: '/events', access: 'read' },
   { method: 'GET', path: '/events/new', access: 'events' },

@@ -137,7 +137,12 @@ describe('acceptInvitation', () => {
     assert.equal(result.member.name, 'Achieng Oduya');
     assert.ok(await verifyPassword(PASSWORD, result.member.passwordHash!));
     assert.deepEqual(await listMemberOrganizations(h.service.ctx.database.db, result.member.id), [
-      { organizationId: org.id, organizationName: 'Gulu Striders', role: 'developer' },
+      {
+        organizationId: org.id,
+        organizationName: 'Gulu Striders',
+        timeZone: 'Africa/Kampala',
+        role: 'developer',
+      },
     ]);
     assert.ok((await invitationRow(invitation.id)).acceptedAt);
   });
@@ -246,8 +251,13 @@ describe('acceptInvitation', () => {
     assert.equal(joined.member.name, 'Okello', 'the name is theirs, not the form');
     assert.equal(joined.organizationId, second.id);
     assert.deepEqual(await listMemberOrganizations(db, member.id), [
-      { organizationId: first.id, organizationName: 'First Club', role: 'owner' },
-      { organizationId: second.id, organizationName: 'Second Club', role: 'viewer' },
+      { organizationId: first.id, organizationName: 'First Club', timeZone: 'Africa/Kampala', role: 'owner' },
+      {
+        organizationId: second.id,
+        organizationName: 'Second Club',
+        timeZone: 'Africa/Kampala',
+        role: 'viewer',
+      },
     ]);
   });
 

@@ -25,7 +25,7 @@ const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 describe('can', () => {
   // Written out again here, so that a change to the table must be a change to this test too.
   const allowed: Record<MemberRole, Permission[]> = {
-    owner: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
+    owner: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS, 'organization_settings'],
     admin: ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS],
     developer: ['read', 'developer_settings'],
     // exports without buyer_contacts: the viewer's files leave out buyers' email and phone
@@ -37,7 +37,7 @@ describe('can', () => {
   test('the table names exactly these permissions', () => {
     assert.deepEqual(
       [...PERMISSION_NAMES].sort(),
-      ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS].sort(),
+      ['read', 'developer_settings', 'members', 'audit_log', ...BUSINESS, 'organization_settings'].sort(),
     );
   });
 

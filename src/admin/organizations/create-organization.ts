@@ -1,7 +1,7 @@
 // POST /organizations: a new organization, with the default fees for any method left out.
 import type { AppContext } from '../../context.ts';
-import { createOrganization } from '../../organizations/index.ts';
-import { Envelope, send, type Host } from '../../platform/index.ts';
+import { checkOrganizationSettings, createOrganization } from '../../organizations/index.ts';
+import { Envelope, send, validationError, type Host } from '../../platform/index.ts';
 import { errorResponses } from '../admin-schemas.ts';
 import {
   mergeFees,
@@ -23,11 +23,15 @@ export function createOrganizationRoute(admin: Host, ctx: AppContext): void {
     },
     async (request, reply) => {
       const body = request.body;
+      const errors = checkOrganizationSettings(body);
+      if (errors.length > 0) throw validationError(errors);
       const row = await createOrganization(db, {
         name: body.name,
         paymentsEnabled: body.payments_enabled ?? false,
         supportEmail: body.support_email ?? '',
         fees: mergeFees(resolvedFees({}), body.fees) ?? resolvedFees({}),
+        timezone: body.timezone,
+        currency: body.currency,
       });
       return send(reply, 201, 'Organization created', toOrganizationOut(row));
     },

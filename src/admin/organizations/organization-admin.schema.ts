@@ -25,12 +25,25 @@ const FeesIn = Type.Object(byMethod(Type.Optional(MethodFeeIn)), {
   description: 'A method left out keeps its current (or default) fee',
 });
 
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    "An IANA time zone: the organizer app's times, and a new event's zone. Default Africa/Kampala.",
+});
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: "ISO 4217: a new event's currency unless it names another. Default UGX.",
+});
+
 export const OrganizationCreateIn = Type.Object(
   {
     name: Name,
     payments_enabled: Type.Optional(Type.Boolean()),
     support_email: Type.Optional(EmailOrEmpty),
     fees: Type.Optional(FeesIn),
+    timezone: Type.Optional(TimeZone),
+    currency: Type.Optional(Currency),
   },
   { additionalProperties: false },
 );
@@ -41,6 +54,8 @@ export const OrganizationPatchIn = Type.Object(
     payments_enabled: Type.Optional(Type.Boolean()),
     support_email: Type.Optional(EmailOrEmpty),
     fees: Type.Optional(FeesIn),
+    timezone: Type.Optional(TimeZone),
+    currency: Type.Optional(Currency),
   },
   { additionalProperties: false },
 );
@@ -69,6 +84,8 @@ export const OrganizationOut = Type.Object({
   name: Type.String(),
   payments_enabled: Type.Boolean(),
   support_email: Type.String(),
+  timezone: Type.String(),
+  currency: Type.String(),
   fees: Type.Object(byMethod(MethodFeeOut)),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -81,6 +98,8 @@ export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
     name: row.name,
     payments_enabled: row.paymentsEnabled,
     support_email: row.supportEmail,
+    timezone: row.timezone,
+    currency: row.currency,
     fees: resolvedFees(row.fees),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

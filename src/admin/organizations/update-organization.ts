@@ -1,8 +1,9 @@
-// PATCH /organizations/:id: name, payments, support email and fees; a fee method left out keeps its
-// current fee.
+// PATCH /organizations/:id: name, payments, support email, time zone, currency and fees; a fee
+// method left out keeps its current fee. The organizations module's action writes and audits it.
 import type { AppContext } from '../../context.ts';
-import { findOrganization, updateOrganization } from '../../organizations/index.ts';
-import { Envelope, envelope, notFound, type Host } from '../../platform/index.ts';
+import { findOrganization, updateOrganizationSettings } from '../../organizations/index.ts';
+import { Envelope, envelope, notFound, refusalError, type Host } from '../../platform/index.ts';
+import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams } from '../admin-schemas.ts';
 import {
   mergeFees,
@@ -26,24 +27,16 @@ export function updateOrganizationRoute(admin: Host, ctx: AppContext): void {
     },
     async (request) => {
       assertId(request.params.id, 'org', 'organization');
-      const body = request.body;
-      const row = await ctx.database.transaction(async (tx) => {
-        const current = await findOrganization(tx, request.params.id);
-        if (!current) return undefined;
-        return updateOrganization(
-          tx,
-          current.id,
-          {
-            name: body.name,
-            paymentsEnabled: body.payments_enabled,
-            supportEmail: body.support_email,
-            fees: mergeFees(current.fees, body.fees),
-          },
-          ctx.clock.now(),
-        );
+      const current = await findOrganization(ctx.database.db, request.params.id);
+      if (!current) throw notFound('organization');
+      const { fees, ...rest } = request.body;
+      const outcome = await updateOrganizationSettings(ctx, {
+        actor: operatorOf(request),
+        id: current.id,
+        patch: { ...rest, ...(fees !== undefined && { fees: mergeFees(current.fees, fees) }) },
       });
-      if (!row) throw notFound('organization');
-      return envelope(200, 'Organization updated', toOrganizationOut(row));
+      if (!('done' in outcome)) throw refusalError(outcome, 'organization');
+      return envelope(200, 'Organization updated', toOrganizationOut(outcome.done));
     },
   );
 }

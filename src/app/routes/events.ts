@@ -31,12 +31,6 @@ import { eventValues, readEventForm, readTicketTypeForm, type FormState } from '
 import { refusalOf, type StatusAction } from './event-status.ts';
 import { DoneQuery, EventParams, TicketTypeParams, paramsOf, queryOf } from '../app-input.ts';
 
-const NEW_EVENT_DEFAULTS: Record<string, string> = {
-  timezone: 'Africa/Kampala',
-  currency: 'UGX',
-  visibility: 'public',
-};
-
 async function eventOf(ctx: AppContext, request: FastifyRequest): Promise<RaceEvent> {
   const { eventId } = paramsOf(request, EventParams);
   const race = await findRaceEvent(ctx.database.db, memberOf(request).organizationId, eventId);
@@ -80,7 +74,14 @@ export function showEvent(ctx: AppContext): Handler {
 export function showNewEvent(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
-    const form: FormState = { values: NEW_EVENT_DEFAULTS, errors: {} };
+    // a new event starts in the organization's time zone and currency (its settings page)
+    const organization = await findOrganization(ctx.database.db, viewer.current.organizationId);
+    const values = {
+      timezone: organization?.timezone ?? 'Africa/Kampala',
+      currency: organization?.currency ?? 'UGX',
+      visibility: 'public',
+    };
+    const form: FormState = { values, errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: null, form }));
   };
 }

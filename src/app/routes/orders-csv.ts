@@ -94,7 +94,7 @@ export function exportOrders(ctx: AppContext): Handler {
   return async (request, reply) => {
     const { organizationId } = memberOf(request);
     const db = ctx.database.db;
-    const filters = readOrderFilters(queryOf(request, OrderFilterQuery));
+    const filters = readOrderFilters(queryOf(request, OrderFilterQuery), memberOf(request).timeZone);
     if (Object.keys(filters.errors).length > 0) return showOrders(ctx)(request, reply);
     const [events, clients] = await Promise.all([
       listEventsOfOrganization(db, organizationId),

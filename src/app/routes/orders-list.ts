@@ -16,7 +16,7 @@ export function showOrders(ctx: AppContext): Handler {
   return async (request, reply) => {
     const { organizationId } = memberOf(request);
     const db = ctx.database.db;
-    const filters = readOrderFilters(queryOf(request, OrderFilterQuery));
+    const filters = readOrderFilters(queryOf(request, OrderFilterQuery), memberOf(request).timeZone);
     const bad = Object.keys(filters.errors).length > 0;
     const [viewer, events, clients, rows] = await Promise.all([
       viewerOf(ctx, request),

@@ -1,7 +1,8 @@
 // Form controls of the app: a label, an optional hint and the error tied to each input with
 // aria-describedby and aria-invalid, and an error summary linking to each field (GOV.UK pattern).
 import { attr, html, type Html } from '../../platform/index.ts';
-import { formatMoney } from '../../site/index.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { formatMoney, zoneName } from '../../site/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 
 export function fieldId(name: string): string {
@@ -57,6 +58,39 @@ export function formatPrice(minor: number, currency: string): string {
   return minor === 0 ? 'Free' : formatMoney(minor, currency);
 }
 
-export function formatTime(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+// The organization's time zone while a page is rendered: each app route's handler runs inside it
+// (app.routes.ts), as the checkout's pages run inside their language.
+const renderZone = new AsyncLocalStorage<string>();
+
+/** Runs `render` with the app's times shown in `zone` (an IANA name). */
+export function inTimeZone<T>(zone: string, render: () => T): T {
+  return renderZone.run(zone, render);
+}
+
+const stampFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * "2026-11-30 10:27 EAT": the instant in the organization's time zone (UTC outside a page), with
+ * the zone's abbreviation; `seconds` adds them, for logs.
+ */
+export function formatTime(date: Date, options: { seconds?: boolean } = {}): string {
+  const zone = renderZone.getStore() ?? 'UTC';
+  const key = `${zone} ${options.seconds === true}`;
+  let format = stampFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      ...(options.seconds && { second: '2-digit' }),
+      hourCycle: 'h23',
+    });
+    stampFormats.set(key, format);
+  }
+  const p = Object.fromEntries(format.formatToParts(date).map((part) => [part.type, part.value]));
+  const time = `${p.hour}:${p.minute}${options.seconds ? `:${p.second}` : ''}`;
+  return `${p.year}-${p.month}-${p.day} ${time} ${zoneName(zone, date) ?? zone}`;
 }

@@ -18,7 +18,16 @@ export interface PageOptions {
   /** signed-in pages get the header; signed-out ones a plain narrow page */
   viewer?: Viewer | null;
   /** the nav entry to mark as the current page */
-  section?: 'overview' | 'orders' | 'events' | 'members' | 'developers' | 'audit' | 'account' | 'check-in';
+  section?:
+    | 'overview'
+    | 'orders'
+    | 'events'
+    | 'members'
+    | 'developers'
+    | 'audit'
+    | 'settings'
+    | 'account'
+    | 'check-in';
   /** the page has something the app's script adds to (copy buttons, the price breakdown) */
   script?: boolean;
   /** a page's own script (the check-in page's), deferred */
@@ -71,6 +80,7 @@ function header(viewer: Viewer, section: PageOptions['section']): Html {
               : ''
           }
           ${can(current.role, 'audit_log') ? navLink('/audit-log', 'Audit log', section === 'audit') : ''}
+          ${can(current.role, 'organization_settings') ? navLink('/settings', 'Settings', section === 'settings') : ''}
           ${can(current.role, 'check_in') ? navLink('/check-in', 'Check-in', section === 'check-in') : ''}
           ${navLink('/account', 'Account', section === 'account')}
         </ul>

@@ -34,7 +34,6 @@ function deliveryState(d: DeliveryAbout): Html {
 }
 
 /** Attempts come seconds apart: their times are shown to the second. */
-const seconds = (date: Date) => `${date.toISOString().slice(11, 19)} UTC`;
 
 function deliveryText(d: DeliveryAbout & { logHref: string }): Html {
   return html`Webhook <code>${d.delivery.eventType}</code> to <code>${d.endpointUrl}</code>:
@@ -45,7 +44,9 @@ function deliveryText(d: DeliveryAbout & { logHref: string }): Html {
             ${d.attempts.map(
               (a) =>
                 html`<li>
-                  <time datetime="${a.attemptedAt.toISOString()}">${seconds(a.attemptedAt)}</time>
+                  <time datetime="${a.attemptedAt.toISOString()}"
+                    >${formatTime(a.attemptedAt, { seconds: true })}</time
+                  >
                   <strong class="${answered2xx(a) ? 'ok' : 'fail'}">${attemptSummary(a)}</strong>
                 </li>`,
             )}

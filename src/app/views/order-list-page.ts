@@ -94,8 +94,8 @@ function filterForm(view: OrdersView): Html {
           view.clients.map((c) => [c.id, c.name]),
           view,
         )}
-        ${textInput('from', 'Created from (UTC)', view, 'YYYY-MM-DD')}
-        ${textInput('to', 'Created to (UTC)', view, 'YYYY-MM-DD')}
+        ${textInput('from', 'Created from', view, `YYYY-MM-DD, in ${view.viewer.current.timeZone}`)}
+        ${textInput('to', 'Created to', view, `YYYY-MM-DD, in ${view.viewer.current.timeZone}`)}
       </div>
     </details>
     <div class="actions">

@@ -2,6 +2,7 @@
 // requests newest first. Nothing on it is secret: ids, paths without query strings, codes.
 import type { ApiClientRow, RequestLogRow } from '../../auth/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
+import { formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';
 
 export interface RequestLogView {
@@ -13,9 +14,6 @@ export interface RequestLogView {
 }
 
 /** To the second: requests come many a minute. */
-function formatSecond(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
 
 function clientFilter(clients: ApiClientRow[], chosen: string | undefined): Html {
   return html`<form method="get" action="/developers/requests" class="inline">
@@ -36,7 +34,7 @@ function clientFilter(clients: ApiClientRow[], chosen: string | undefined): Html
 function requestRow(row: RequestLogRow, names: Map<string, string>): Html {
   return html`<tr>
     <td data-label="Time" class="nowrap">
-      <time datetime="${row.at.toISOString()}">${formatSecond(row.at)}</time>
+      <time datetime="${row.at.toISOString()}">${formatTime(row.at, { seconds: true })}</time>
     </td>
     <td data-label="Client">${names.get(row.clientId) ?? row.clientId}</td>
     <td data-label="Method">${row.method}</td>

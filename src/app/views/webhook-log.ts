@@ -23,9 +23,6 @@ export interface SentResult {
 const EXCERPT_SHOWN = 300;
 
 /** Attempts come seconds apart: their times are shown to the second. */
-function secondsOf(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
 
 export function answered2xx(attempt: WebhookAttemptRow | null): boolean {
   return attempt?.status != null && attempt.status >= 200 && attempt.status < 300;
@@ -59,7 +56,7 @@ export function sentNotice(sent: SentResult): Html {
 function attemptItem(attempt: WebhookAttemptRow): Html {
   const ok = answered2xx(attempt);
   return html`<li>
-    <span>${secondsOf(attempt.attemptedAt)}</span>
+    <span>${formatTime(attempt.attemptedAt, { seconds: true })}</span>
     <strong class="${ok ? 'ok' : 'fail'}"
       >${attempt.status != null ? `HTTP ${attempt.status}` : (attempt.error ?? 'no answer')}</strong
     >
