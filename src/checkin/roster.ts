@@ -10,40 +10,11 @@ import type { Executor } from '../platform/index.ts';
 import { bibNumbersOf, type RaceEvent } from '../startlists/index.ts';
 import { issueEventTickets } from '../tickets/index.ts';
 import { checkIns } from './checkin.schema.ts';
+import type { CheckInState, Roster } from './roster-wire.ts';
 
 /** The answers' keys of an event's emergency contact questions, when it asks them. */
 const EMERGENCY_KEYS = { name: 'emergency_contact_name', phone: 'emergency_contact_phone' } as const;
 
-interface RosterRunner {
-  id: string;
-  name: string;
-  ticket_type_id: string;
-  bib: number | null;
-  code: string | null;
-  /** SHA-256 of the ticket's token, hex, first 32 characters: a scan matches it without the token */
-  scan: string | null;
-  ticket_void: boolean;
-  shirt: string | null;
-  emergency_name: string | null;
-  emergency_phone: string | null;
-}
-
-export interface CheckInState {
-  registration_id: string;
-  client_id: string;
-  at: string;
-  by: string;
-}
-
-export interface Roster {
-  event: { id: string; name: string; timezone: string };
-  /** the server's time of this answer: where the device's next poll of changes starts */
-  now: string;
-  ticket_types: { id: string; name: string }[];
-  shirt: { label: string; options: string[] } | null;
-  runners: RosterRunner[];
-  check_ins: CheckInState[];
-}
 
 /** The event's T-shirt question: a select question named for shirts, else none. */
 function shirtQuestion(questions: AdditionalQuestion[]): AdditionalQuestion | null {

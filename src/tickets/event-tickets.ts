@@ -2,8 +2,8 @@
 // theirs (orders confirmed without a mail built yet have none), then all are read by registration.
 import { eq, inArray } from 'drizzle-orm';
 import { confirmedRegistrations, rosterColumns, selectRoster } from '../orders/index.ts';
-import { newId, type Executor } from '../platform/index.ts';
-import { newTicketCode, newTicketToken } from './ticket-codes.ts';
+import type { Executor } from '../platform/index.ts';
+import { newTicketRow } from './issue-tickets.ts';
 import { tickets } from './tickets.schema.ts';
 
 export interface RegistrationTicket {
@@ -62,19 +62,7 @@ export async function issueEventTickets(
     if (regs.length === 0) continue;
     await db
       .insert(tickets)
-      .values(
-        regs.map((r) => ({
-          id: newId('tkt'),
-          registrationId: r.registrationId,
-          orderId: r.orderId,
-          organizationId: r.organizationId,
-          eventId: r.eventId,
-          code: newTicketCode(),
-          token: newTicketToken(),
-          status: 'valid',
-          createdAt: now,
-        })),
-      )
+      .values(regs.map((r) => newTicketRow(r, now)))
       .onConflictDoNothing();
   }
   issued = await have();

@@ -70,6 +70,21 @@ async function ticketRowsOf(db: Executor, registrationIds: string[]): Promise<Ti
   return db.select().from(tickets).where(inArray(tickets.registrationId, registrationIds));
 }
 
+/** A new valid ticket of a confirmed registration, with a fresh code and token. */
+export function newTicketRow(r: ConfirmedRegistration, now: Date) {
+  return {
+    id: newId('tkt'),
+    registrationId: r.registrationId,
+    orderId: r.orderId,
+    organizationId: r.organizationId,
+    eventId: r.eventId,
+    code: newTicketCode(),
+    token: newTicketToken(),
+    status: 'valid',
+    createdAt: now,
+  };
+}
+
 /**
  * Issues a ticket to each confirmed registration of the paid order that has none, and answers one
  * per registration (its valid ticket, else its latest void one). Safe to run any number of times
@@ -87,19 +102,7 @@ export async function issueTickets(db: Executor, orderId: string, now: Date): Pr
     if (missing.length === 0) break;
     await db
       .insert(tickets)
-      .values(
-        missing.map((r) => ({
-          id: newId('tkt'),
-          registrationId: r.registrationId,
-          orderId: r.orderId,
-          organizationId: r.organizationId,
-          eventId: r.eventId,
-          code: newTicketCode(),
-          token: newTicketToken(),
-          status: 'valid',
-          createdAt: now,
-        })),
-      )
+      .values(missing.map((r) => newTicketRow(r, now)))
       .onConflictDoNothing();
     rows = await ticketRowsOf(db, ids);
   }

@@ -2,34 +2,10 @@
 // the queue of check-ins and undos not yet sent, and the check-ins this device made that the
 // server has not yet answered. A reload, online or not, starts from these.
 
-export interface Runner {
-  id: string;
-  name: string;
-  ticket_type_id: string;
-  bib: number | null;
-  code: string | null;
-  scan: string | null;
-  ticket_void: boolean;
-  shirt: string | null;
-  emergency_name: string | null;
-  emergency_phone: string | null;
-}
+import type { CheckInState, Roster, RosterRunner } from '../../src/checkin/roster-wire.ts';
 
-export interface CheckInState {
-  registration_id: string;
-  client_id: string;
-  at: string;
-  by: string;
-}
-
-export interface Roster {
-  event: { id: string; name: string; timezone: string };
-  now: string;
-  ticket_types: { id: string; name: string }[];
-  shirt: { label: string; options: string[] } | null;
-  runners: Runner[];
-  check_ins: CheckInState[];
-}
+export type { CheckInState, Roster };
+export type Runner = RosterRunner;
 
 export type QueueItem =
   | { kind: 'check_in'; id: string; registration_id: string; at: string }
