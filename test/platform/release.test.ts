@@ -64,7 +64,7 @@ test('production start with a migration pending: refused on PostgreSQL, applied 
       const made = (pattern: RegExp) => [...sqlText.matchAll(pattern)].map((m) => m.slice(1));
       const tables = made(/CREATE TABLE "(\w+)"/g);
       const indexes = made(/CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY IF NOT EXISTS )?"(\w+)"/g);
-      const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN "(\w+)"/g);
+      const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN (?:IF NOT EXISTS )?"(\w+)"/g);
       const functions = made(/CREATE (?:OR REPLACE )?FUNCTION "(\w+)"/g);
       assert.ok(tables.length + indexes.length + columns.length > 0, `nothing to undo in ${LAST}`);
       await target.query(`DELETE FROM schema_migrations WHERE name = '${LAST}'`);
