@@ -4,13 +4,11 @@
 import type { AppContext } from '../../context.ts';
 import { findOrganization, updateOrganizationSettings } from '../../organizations/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
-import { OrganizationSettingsForm } from '../app-forms.schema.ts';
+import { EVENT_FORM_PATTERNS, OrganizationSettingsForm } from '../app-forms.schema.ts';
 import { DoneQuery, queryOf } from '../app-input.ts';
 import { formOf, hasErrors, readField, type FieldErrors } from '../form-body.ts';
 import { actingOf, seeOther, sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderSettings } from '../views/settings-page.ts';
-
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 /** The action's field messages, as the form says them. */
 const MESSAGES: Record<string, string> = {
@@ -43,7 +41,7 @@ export function saveSettings(ctx: AppContext): Handler {
     for (const [name, field] of Object.entries(OrganizationSettingsForm.properties))
       values[name] = readField(body, name, field, errors);
     values.currency = values.currency!.toUpperCase();
-    if (!errors.support_email && values.support_email && !EMAIL.test(values.support_email))
+    if (!errors.support_email && values.support_email && !EVENT_FORM_PATTERNS.email.test(values.support_email))
       errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
     if (!hasErrors(errors)) {
       const outcome = await updateOrganizationSettings(ctx, {
