@@ -53,6 +53,9 @@ describe('the orders list', () => {
     const res = await viewer.get('/orders');
     assert.equal(res.statusCode, 200);
     assert.deepEqual(listed(res.body), [codes.formula, codes.okello, codes.ada]);
+    // a free order's total reads Free, a paid one's its amount
+    assert.equal(res.body.match(/data-label="Total" class="nowrap">Free</g)?.length, 2);
+    assert.match(res.body, /data-label="Total" class="nowrap">UGX\u00a0\d/);
     assert.doesNotMatch(res.body, new RegExp(codes.theirs!));
     assert.match(res.body, /Kampala City 10K/);
     assert.match(res.body, /Partner&#39;s server \(API\)|Partner's server \(API\)/);

@@ -53,7 +53,7 @@ export function errorSummary(errors: FieldErrors, general?: string | null): Html
   </div>`;
 }
 
-/** A ticket's price: "UGX\u00a045,000", and "Free" for none, as buyers read it. */
+/** A price or an order's total: "UGX\u00a045,000", and "Free" for none, as buyers read it. */
 export function formatPrice(minor: number, currency: string): string {
   return minor === 0 ? 'Free' : formatMoney(minor, currency);
 }

@@ -3,12 +3,12 @@
 import { can } from '../../members/index.ts';
 import { ORDER_CHANNELS, ORDER_STATUSES, type OrderListRow } from '../../orders/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
-import { formatMoney, nationalPhone } from '../../site/index.ts';
+import { nationalPhone } from '../../site/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import type { OrderFilterValues } from '../order-filters.ts';
 import { filterQuery } from '../order-filters.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
-import { errorSummary, fieldId, formatTime } from './fields.ts';
+import { errorSummary, fieldId, formatPrice, formatTime } from './fields.ts';
 import { page, type Viewer } from './layout.ts';
 import { CHANNEL_LABELS } from './order-pages.ts';
 
@@ -132,7 +132,7 @@ function orderRow(
       }
     </td>
     <td data-label="Tickets">${row.tickets}</td>
-    <td data-label="Total" class="nowrap">${formatMoney(row.total, row.currency)}</td>
+    <td data-label="Total" class="nowrap">${formatPrice(row.total, row.currency)}</td>
     <td data-label="Status">${row.status}</td>
     <td data-label="Channel">${channel}${client ? html`<br /><span class="muted">${client}</span>` : ''}</td>
   </tr>`;

@@ -7,7 +7,7 @@ import type { PaymentAttemptRow, RefundRow } from '../../payments/index.ts';
 import { html, type Html } from '../../platform/index.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
-import { formatTime } from './fields.ts';
+import { formatPrice, formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 import { runnersSection, type RunnersView } from './order-runners.ts';
@@ -183,7 +183,7 @@ export function renderOrder(view: OrderView): string {
       <dd>${view.eventName}</dd>
       <dt>Total</dt>
       <dd>
-        ${formatMoney(order.total, order.currency)}${order.paymentMethod ? ` by ${METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod}` : ''}
+        ${formatPrice(order.total, order.currency)}${order.paymentMethod ? ` by ${METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod}` : ''}
       </dd>
       <dt>Buyer</dt>
       <dd>
