@@ -15,7 +15,6 @@ import type { CheckInState, Roster } from './roster-wire.ts';
 /** The answers' keys of an event's emergency contact questions, when it asks them. */
 const EMERGENCY_KEYS = { name: 'emergency_contact_name', phone: 'emergency_contact_phone' } as const;
 
-
 /** The event's T-shirt question: a select question named for shirts, else none. */
 function shirtQuestion(questions: AdditionalQuestion[]): AdditionalQuestion | null {
   return questions.find((q) => q.type === 'select' && /shirt/i.test(`${q.key} ${q.label}`)) ?? null;

@@ -41,7 +41,11 @@ export function saveSettings(ctx: AppContext): Handler {
     for (const [name, field] of Object.entries(OrganizationSettingsForm.properties))
       values[name] = readField(body, name, field, errors);
     values.currency = values.currency!.toUpperCase();
-    if (!errors.support_email && values.support_email && !EVENT_FORM_PATTERNS.email.test(values.support_email))
+    if (
+      !errors.support_email &&
+      values.support_email &&
+      !EVENT_FORM_PATTERNS.email.test(values.support_email)
+    )
       errors.support_email = 'Enter the support e-mail as name@example.org, or leave it empty.';
     if (!hasErrors(errors)) {
       const outcome = await updateOrganizationSettings(ctx, {
