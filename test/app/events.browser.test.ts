@@ -160,7 +160,7 @@ describe('events in Chromium', () => {
       .first()
       .waitFor();
     assert.match(await page.locator('tbody').innerText(), /Apio Grace/);
-    assert.match(await page.locator('tbody').innerText(), /paid/);
+    assert.match(await page.locator('tbody').innerText(), /\tPaid\t/);
     assert.match(await page.locator('tbody').innerText(), /Hosted checkout page/);
     await step(page, 'order-appears');
     // The channel filter finds it among the hosted page's orders, and not among the API's.

@@ -222,7 +222,7 @@ for (const method of ['momo', 'airtel'] as const) {
       assert.doesNotMatch(shown.body, /Refund this payment/, 'no second refund offered');
       assert.match(
         shown.body,
-        /<dt>Status<\/dt>\s*<dd>expired \(hold_expired\)<\/dd>/,
+        /<dt>Status<\/dt>\s*<dd>Expired: not paid in time \(the places were held too long without payment\)<\/dd>/,
         'the order does not change',
       );
 

@@ -63,7 +63,7 @@ for (const method of ['momo', 'airtel'] as const) {
 
       const after = await owner.get(`/orders/${orderId}?refund=requested`);
       assert.match(after.body, /The refund was sent to the network/);
-      assert.match(after.body, /<dt>Status<\/dt>\s*<dd>refunded<\/dd>/);
+      assert.match(after.body, /<dt>Status<\/dt>\s*<dd>Refunded<\/dd>/);
       assert.match(after.body, /<h2>Refunds<\/h2>/);
       assert.match(after.body, /Refund confirmed by the network/);
       assert.doesNotMatch(after.body, /Refund this order/, 'no second refund offered');

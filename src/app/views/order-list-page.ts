@@ -9,6 +9,7 @@ import type { OrderFilterValues } from '../order-filters.ts';
 import { filterQuery } from '../order-filters.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatPrice, formatTime } from './fields.ts';
+import { orderStatusText } from './order-status.ts';
 import { page, type Viewer } from './layout.ts';
 import { CHANNEL_LABELS } from './order-pages.ts';
 
@@ -133,7 +134,7 @@ function orderRow(
     </td>
     <td data-label="Tickets">${row.tickets}</td>
     <td data-label="Total" class="nowrap">${formatPrice(row.total, row.currency)}</td>
-    <td data-label="Status">${row.status}</td>
+    <td data-label="Status">${orderStatusText(row)}</td>
     <td data-label="Channel">${channel}${client ? html`<br /><span class="muted">${client}</span>` : ''}</td>
   </tr>`;
 }

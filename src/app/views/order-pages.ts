@@ -8,6 +8,7 @@ import { html, type Html } from '../../platform/index.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { formatPrice, formatTime } from './fields.ts';
+import { orderStatusText } from './order-status.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 import { runnersSection, type RunnersView } from './order-runners.ts';
@@ -178,7 +179,7 @@ export function renderOrder(view: OrderView): string {
     ${view.problem ? html`<p class="notice bad" role="alert">${view.problem}</p>` : ''}
     <dl class="facts">
       <dt>Status</dt>
-      <dd>${order.status}${order.failureKind ? ` (${order.failureKind})` : ''}</dd>
+      <dd>${orderStatusText(order)}</dd>
       <dt>Event</dt>
       <dd>${view.eventName}</dd>
       <dt>Total</dt>
