@@ -13,6 +13,7 @@ import type * as EventsModule from '../../src/events/events.ts';
 import type * as InvitationsModule from '../../src/members/invitations.ts';
 import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
 import type * as DbModule from '../../src/platform/db.ts';
+import { signInToApp } from '../lib/app-sign-in.ts';
 import { keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { importDist } from '../lib/paths.ts';
 import { startService } from '../lib/processes.ts';
@@ -120,21 +121,7 @@ async function seed(url: string): Promise<Seeded> {
 
 /** Signs in through the app's form; answers the cookie header and the check-in page's CSRF token. */
 async function signIn(appUrl: string, email: string, password: string, eventId: string) {
-  const form = await fetch(`${appUrl}/sign-in`);
-  const cookies = form.headers.getSetCookie().map((c) => c.split(';')[0]!);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const res = await fetch(`${appUrl}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: cookies.join('; '),
-      origin: appUrl,
-    },
-    body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
-  });
-  if (res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
-  const cookie = [...cookies, ...res.headers.getSetCookie().map((c) => c.split(';')[0]!)].join('; ');
+  const cookie = await signInToApp(appUrl, email, password);
   const page = await fetch(`${appUrl}/check-in/${eventId}`, { headers: { cookie } });
   const token = /data-csrf="([^"]+)"/.exec(await page.text())?.[1];
   if (!token) throw new Error(`the check-in page answered ${page.status} without a token`);

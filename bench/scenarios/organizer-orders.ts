@@ -16,6 +16,7 @@ import type * as InvitationsModule from '../../src/members/invitations.ts';
 import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
 import type * as ClientsModule from '../../src/auth/clients.ts';
 import type * as DbModule from '../../src/platform/db.ts';
+import { signInToApp } from '../lib/app-sign-in.ts';
 import { keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { importDist } from '../lib/paths.ts';
 import { startService } from '../lib/processes.ts';
@@ -134,26 +135,6 @@ async function seed(url: string): Promise<Seeded> {
   return { organizationId, eventIds, email, password };
 }
 
-/** Signs in through the app's form like a browser: the CSRF cookie and field, then the session cookie. */
-async function signIn(appUrl: string, email: string, password: string): Promise<string> {
-  const form = await fetch(`${appUrl}/sign-in`);
-  const cookies = form.headers.getSetCookie().map((c) => c.split(';')[0]!);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const res = await fetch(`${appUrl}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: cookies.join('; '),
-      origin: appUrl,
-    },
-    body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
-  });
-  if (res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
-  const session = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
-  return [...cookies, ...session].join('; ');
-}
-
 function rssKb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) : 0;
@@ -180,7 +161,7 @@ export const organizerOrders: Scenario = {
     const service = await startService(ctx.database.serviceEnv, ctx.log);
     try {
       const appUrl = service.env.APP_URL!;
-      const cookie = await signIn(appUrl, seeded.email, seeded.password);
+      const cookie = await signInToApp(appUrl, seeded.email, seeded.password);
       const agent = keepAliveAgent();
       const get = (path: string) =>
         timedRequest(agent, `${appUrl}${path}`, { headers: { cookie }, timeoutMs: 30_000 });

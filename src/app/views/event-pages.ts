@@ -11,7 +11,8 @@ import {
 import { attr, currencyExponent, html, type Html } from '../../platform/index.ts';
 import type { RaceEvent } from '../../startlists/index.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { questionRows, ticketTypeValues, type FormState } from '../routes/event-form.ts';
+import { ticketTypeValues, type FormState } from '../routes/event-form.ts';
+import { questionRows } from '../routes/event-questions.ts';
 import { ACTION_RULES, actionsFrom, STATUS_LABELS, type StatusAction } from '../routes/event-status.ts';
 import { errorSummary, fieldId, formatPrice } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
