@@ -199,6 +199,7 @@ export const EventChoiceForm = Type.Object({
   visibility: Type.Enum(event.visibility.enum, { title: 'Visibility' }),
   waiver_required: Checkbox,
   emergency_contact: Checkbox,
+  donations_enabled: Checkbox,
 });
 
 const question = QuestionIn.properties;

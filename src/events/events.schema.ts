@@ -55,6 +55,8 @@ export const events = pgTable(
     additionalQuestions: jsonb('additional_questions').$type<AdditionalQuestion[]>().notNull().default([]),
     /** after it, a place can no longer be transferred to another runner; null: no such limit */
     transferDeadline: ts('transfer_deadline'),
+    /** whether the buyer's page offers a donation to the organizer's cause */
+    donationsEnabled: boolean('donations_enabled').notNull().default(true),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -70,6 +70,8 @@ export interface EventInput {
   additional_questions?: AdditionalQuestion[];
   /** after it, places can no longer be transferred; null or absent: no deadline */
   transfer_deadline?: string | null;
+  /** the buyer's page offers a donation; absent: true */
+  donations_enabled?: boolean;
   ticket_types: TicketTypeInput[];
 }
 
@@ -167,6 +169,7 @@ export async function insertEvent(
       waiverText: input.waiver_text ?? '',
       additionalQuestions: input.additional_questions ?? [],
       transferDeadline: input.transfer_deadline ? new Date(input.transfer_deadline) : null,
+      donationsEnabled: input.donations_enabled ?? true,
     })
     .returning();
   if (input.ticket_types.length > 0) {
@@ -258,6 +261,7 @@ export async function patchEvent(
         : patch.transfer_deadline === null
           ? null
           : new Date(patch.transfer_deadline),
+    donationsEnabled: patch.donations_enabled,
   };
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const [row] = await db

@@ -201,6 +201,8 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
       field: 'donation_minor',
       message: `must be a whole number from 0 to ${MAX_DONATION_MINOR}`,
     });
+  } else if (donation > 0 && !event.donationsEnabled) {
+    errors.push({ field: 'donation_minor', message: 'this event takes no donations' });
   }
   if (input.client_reference_id !== undefined && input.client_reference_id.length > 256) {
     errors.push({ field: 'client_reference_id', message: 'must be at most 256 characters' });

@@ -120,7 +120,9 @@ export async function placeOrder(
     clientIp: string;
   },
 ): Promise<PlaceOutcome> {
-  const { session, found, values } = options;
+  const { session, found } = options;
+  // a page opened before the organizer switched donations off still sends its box: it gives nothing
+  const values = found.event.donationsEnabled ? options.values : { ...options.values, donation: '' };
   const extra: FieldError[] = [];
   if (parseDonation(values.donation) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });

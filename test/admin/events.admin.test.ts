@@ -478,6 +478,17 @@ describe('PATCH /admin/v1/events/{id}', () => {
     );
   });
 
+  test('switches donations off and on; a non-boolean is refused', async () => {
+    const org = await createOrg(h);
+    const event = await createEventFor(h, org.id);
+    assert.equal(event.donations_enabled, true);
+    const patch = (body: unknown) => admin(h, { method: 'PATCH', url: `/events/${event.event_id}`, body });
+    assert.equal(dataOf(await patch({ donations_enabled: false }), 200).donations_enabled, false);
+    errorOf(await patch({ donations_enabled: 'no' }), 400, 'validation_failed');
+    assert.equal(dataOf(await admin(h, { url: `/events/${event.event_id}` }), 200).donations_enabled, false);
+    assert.equal(dataOf(await patch({ donations_enabled: true }), 200).donations_enabled, true);
+  });
+
   test('takes effect for partners on the next request (private hides the event)', async () => {
     const org = await createOrg(h);
     const token = await partnerToken(org.id);

@@ -114,6 +114,9 @@ const eventFields = {
   transfer_deadline: Type.Union([DateTimeIn, Type.Null()], {
     description: 'After it, places can no longer be transferred to another runner; null: no deadline',
   }),
+  donations_enabled: Type.Boolean({
+    description: "Whether the buyer's page offers a donation; an order with a donation is refused when false",
+  }),
 };
 
 export const EventCreateIn = Type.Object(
@@ -140,6 +143,7 @@ export const EventCreateIn = Type.Object(
     waiver_text: Type.Optional(eventFields.waiver_text),
     additional_questions: Type.Optional(eventFields.additional_questions),
     transfer_deadline: Type.Optional(eventFields.transfer_deadline),
+    donations_enabled: Type.Optional(eventFields.donations_enabled),
     ticket_types: Type.Optional(Type.Array(TicketTypeIn, { maxItems: 100 })),
   },
   { additionalProperties: false },
@@ -168,6 +172,7 @@ export const AdminEventOut = Type.Object({
   organization_id: Type.String(),
   waiver_text: Type.String(),
   transfer_deadline: Type.Union([Timestamp, Type.Null()]),
+  donations_enabled: Type.Boolean(),
   ticket_types: Type.Array(AdminTicketTypeOut),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -201,6 +206,7 @@ export function toAdminEvent(found: EventWithTickets, methods: readonly PricedMe
     organization_id: event.organizationId,
     waiver_text: event.waiverText,
     transfer_deadline: event.transferDeadline?.toISOString() ?? null,
+    donations_enabled: event.donationsEnabled,
     ticket_types: ticketTypes.map((tt) => toAdminTicketType(tt, event, organization, methods)),
     created_at: event.createdAt.toISOString(),
     updated_at: event.updatedAt.toISOString(),

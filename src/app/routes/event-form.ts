@@ -122,6 +122,7 @@ export function eventValues(event: EventRow): Record<string, string> {
     reg_opens_at: toLocalTime(event.regOpensAt, zone),
     reg_closes_at: toLocalTime(event.regClosesAt, zone),
     emergency_contact: asksEmergencyContact(event.additionalQuestions) ? 'yes' : '',
+    donations_enabled: event.donationsEnabled ? 'yes' : '',
     transfer_deadline: event.transferDeadline ? toLocalTime(event.transferDeadline, zone) : '',
   };
   Object.assign(values, questionValues(event.additionalQuestions));
@@ -141,6 +142,8 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
   values.visibility = visibility ?? '';
   values.waiver_required =
     readChoice(body, 'waiver_required', EventChoiceForm.properties.waiver_required) ?? '';
+  values.donations_enabled =
+    readChoice(body, 'donations_enabled', EventChoiceForm.properties.donations_enabled) ?? '';
 
   if (
     !errors.support_email &&
@@ -236,6 +239,7 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     reg_closes_at: iso('reg_closes_at'),
     additional_questions: additionalQuestions,
     transfer_deadline: transferDeadline?.toISOString() ?? null,
+    donations_enabled: values.donations_enabled === 'yes',
   };
   // short code, event type and status are not on the form: creating draws them, editing keeps
   // them, and the status changes through its own confirmed actions.

@@ -80,6 +80,7 @@ export function showNewEvent(ctx: AppContext): Handler {
       timezone: organization?.timezone ?? 'Africa/Kampala',
       currency: organization?.currency ?? 'UGX',
       visibility: 'public',
+      donations_enabled: 'yes',
     };
     const form: FormState = { values, errors: {} };
     return sendPage(reply, 200, renderEventForm({ viewer, event: null, form }));

@@ -165,6 +165,7 @@ export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; 
       ${field(c('currency', 'Currency', 'Three letters, such as UGX.'))}
       ${field(c('organizer_name', 'Organizer name'))}
       ${field({ ...c('support_email', 'Support e-mail', 'Where runners write with questions.'), type: 'email' })}
+      ${checkbox(c('donations_enabled', 'Offer buyers a donation to your cause at checkout'))}
       <h2>Waiver</h2>
       ${checkbox(c('waiver_required', 'Runners must accept the waiver'))}
       ${field(c('waiver_version', 'Waiver version', 'Such as 2026-1: kept with each acceptance.'))}
@@ -314,6 +315,7 @@ export function renderEventPage(view: EventPageView): string {
     ['Currency', event.currency],
     ['Organizer', event.organizerName || '—'],
     ['Support e-mail', event.supportEmail || '—'],
+    ['Donations', event.donationsEnabled ? 'Offered at checkout' : 'Not offered'],
     ['Waiver', event.waiverRequired ? `Required (version ${event.waiverVersion})` : 'Not required'],
     [
       'Questions',

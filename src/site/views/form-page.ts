@@ -133,7 +133,7 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
         'details',
         { position: 2, count, title: m.yourDetails },
         html`${buyerStep(values, errors)} ${event.waiverRequired ? waiverStep(event, values, errors) : ''}
-        ${organization.paymentsEnabled ? donationStep(found, values, errors) : ''}
+        ${organization.paymentsEnabled && event.donationsEnabled ? donationStep(found, values, errors) : ''}
         ${bar({
           total: total.text,
           primary: paying
