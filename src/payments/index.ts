@@ -17,7 +17,14 @@ export {
 export type { PaymentMethod } from './methods/catalogue.ts';
 export { checkPaymentMethods, PAYMENT_METHOD_REGISTRY } from './methods/registry.ts';
 export type { PaymentMethodDefinition } from './methods/registry.ts';
-export { attemptsOfOrder, countPaymentAttempts, hasOpenAttempt, latestAttempt } from './payment-attempts.ts';
+export {
+  attemptsOfOrder,
+  countPaymentAttempts,
+  FAILED_PAYMENTS_PER_ORDER,
+  failedPaymentsOf,
+  hasOpenAttempt,
+  latestAttempt,
+} from './payment-attempts.ts';
 export type { PaymentAttemptRow } from './payment-attempts.ts';
 export { registerPaymentRoutes } from './payments.routes.ts';
 export { listFailedRefunds, refundsOfOrder } from './process-refund.ts';

@@ -2,7 +2,7 @@
 // how attempts end (payment_attempts_total).
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { showPaymentFailure, type FailureKind } from '../orders/index.ts';
+import { cancelPendingOrder, showPaymentFailure, type FailureKind } from '../orders/index.ts';
 import type { Database, Executor, Tx } from '../platform/index.ts';
 import { paymentAttempts } from './payments.schema.ts';
 
@@ -85,7 +85,44 @@ export async function failAttempt(
   // way the buyer may since have paid again, and this failure is not theirs to see.
   if (attempt.status !== 'timed_out' && attempt.status !== 'closed') {
     await showPaymentFailure(tx, attempt.orderId, kind, now);
+    await releaseAfterFailures(tx, attempt.orderId, now);
   }
+}
+
+/**
+ * Failed payments after which an order's places go back on sale at once: a buyer who has been
+ * declined this often cannot pay this order, and holding its places for the rest of the hold would
+ * keep them from others (docs/decisions/places-back-after-failed-payments.md).
+ */
+export const FAILED_PAYMENTS_PER_ORDER = 3;
+
+/** How many of the order's payments failed. */
+export async function failedPaymentsOf(db: Executor, orderId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(paymentAttempts)
+    .where(and(eq(paymentAttempts.orderId, orderId), eq(paymentAttempts.status, 'failed')));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Cancels the pending order once FAILED_PAYMENTS_PER_ORDER of its payments failed, releasing its
+ * places; not while any payment of it may still succeed (a timed-out or closed one the provider
+ * has not settled), which the hold then covers as before.
+ */
+async function releaseAfterFailures(tx: Tx, orderId: string, now: Date): Promise<void> {
+  if ((await failedPaymentsOf(tx, orderId)) < FAILED_PAYMENTS_PER_ORDER) return;
+  const [unsettled] = await tx
+    .select({ id: paymentAttempts.id })
+    .from(paymentAttempts)
+    .where(
+      and(
+        eq(paymentAttempts.orderId, orderId),
+        inArray(paymentAttempts.status, ['submitting', ...UNSETTLED]),
+      ),
+    )
+    .limit(1);
+  if (!unsettled) await cancelPendingOrder(tx, orderId, now);
 }
 
 /**

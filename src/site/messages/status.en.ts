@@ -75,6 +75,8 @@ export const statusEn = {
   // Closed orders.
   cancelledTitle: 'This order was cancelled',
   nothingCharged: 'Nothing was charged for it.',
+  releasedAfterFailures:
+    'After {count} payments that did not go through, your places were released for other runners. Nothing was charged. You can start again, with another number or network.',
   startAgain: 'Start again',
   // Cancelling while a prompt is out.
   cancelWhilePrompt: 'Cancel while a prompt is on your phone?',

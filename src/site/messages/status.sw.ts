@@ -65,6 +65,8 @@ export const statusSw: typeof statusEn = {
   sendPrompt: 'Tuma ombi la malipo',
   cancelledTitle: 'Oda hii imeghairiwa',
   nothingCharged: 'Hakuna pesa iliyokatwa kwa ajili yake.',
+  releasedAfterFailures:
+    'Baada ya malipo {count} kushindikana, nafasi zako zimeachiliwa kwa wakimbiaji wengine. Hakuna pesa iliyokatwa. Unaweza kuanza upya, kwa namba au mtandao mwingine.',
   startAgain: 'Anza upya',
   cancelWhilePrompt: 'Ghairi wakati ombi la malipo liko kwenye simu yako?',
   cancelWarning:

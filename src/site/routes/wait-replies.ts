@@ -4,7 +4,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { feeFor, methodFee } from '../../events/index.ts';
 import { registrationsOf, type OrderRow } from '../../orders/index.ts';
-import { PAYMENT_METHOD_CATALOGUE, resendOpensAt, type PaymentMethod } from '../../payments/index.ts';
+import {
+  FAILED_PAYMENTS_PER_ORDER,
+  failedPaymentsOf,
+  PAYMENT_METHOD_CATALOGUE,
+  resendOpensAt,
+  type PaymentMethod,
+} from '../../payments/index.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';
@@ -26,7 +32,9 @@ export async function waitView(
     ]),
   ) as Record<PaymentMethod, number>;
   const { attempt } = await loadSessionPayment(db, loaded.session);
+  const failed = order.status === 'cancelled' ? await failedPaymentsOf(db, order.id) : 0;
   return {
+    failedPayments: failed >= FAILED_PAYMENTS_PER_ORDER ? failed : null,
     resendAt: attempt && isOpen(attempt) ? resendOpensAt(ctx, attempt) : null,
     session: loaded.session,
     found: loaded.found,

@@ -79,6 +79,8 @@ export interface WaitView {
   retry?: { method: string; phone: string };
   /** the refusal's error_code, on the error summary */
   errorCode?: string;
+  /** payments of the order that failed, when it was cancelled because of them (payment-attempts.ts) */
+  failedPayments?: number | null;
 }
 
 export function isOpen(attempt: Pick<PaymentAttemptRow, 'status'> | null): boolean {
@@ -293,9 +295,19 @@ export function renderWaitPage(view: WaitView): string {
       <p><a href="${checkoutPath(session.id)}">${m.changeOrder}</a></p>`;
   } else {
     const cancelled = order.status === 'cancelled';
-    title = cancelled ? m.cancelledTitle : m.outcomes.hold_expired.title;
+    const failed = view.failedPayments ?? null;
+    title = failed
+      ? (outcomeOf(order.failureKind ?? '')?.title ?? m.cancelledTitle)
+      : cancelled
+        ? m.cancelledTitle
+        : m.outcomes.hold_expired.title;
+    const text = failed
+      ? sentence(m.releasedAfterFailures, { count: String(failed) })
+      : cancelled
+        ? m.nothingCharged
+        : m.outcomes.hold_expired.text;
     body = html`<div role="status">
-        <p class="notice bad">${cancelled ? m.nothingCharged : m.outcomes.hold_expired.text}</p>
+        <p class="notice bad">${text}</p>
       </div>
       <div class="actions">
         <a class="button primary" href="${checkoutPath(session.id)}">${m.startAgain}</a>
