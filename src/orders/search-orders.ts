@@ -119,8 +119,13 @@ function filterConditions(organizationId: string, search: OrderSearch, after?: O
   return and(...where)!;
 }
 
-/** Orders read newest first before the search gives up walking them and looks its matches up. */
-const WALK_PER_ROW = 50;
+/**
+ * Orders read newest first, per row asked for, before the search stops walking and looks its
+ * matches up: a text in one order of 20 or more fills a page by walking (a surname with its
+ * runners is one in 10); rarer ones cost the walk of 1,020 orders (a few ms) before the indexes
+ * (bench B6: bench/measurements/back-office.md).
+ */
+const WALK_PER_ROW = 20;
 
 const ticketsOf = (source: string) =>
   sql<number>`(SELECT count(*)::int FROM ${registrations} r WHERE r.order_id = ${sql.raw(`"${source}"."id"`)})`;
@@ -140,7 +145,7 @@ function toListRow(row: Omit<OrderListRow, 'channel'> & { checkoutMode: string |
  * A search is answered one of two ways, whichever is cheap for it: a common word ("gmail", a
  * surname) matches thousands of orders, and reading the newest orders in index order finds a page
  * of matches within a few hundred; a rare one (a full name, a code) matches a handful, which the
- * search indexes find at once. The walk goes first, over at most 50 orders per row asked for; when
+ * search indexes find at once. The walk goes first, over at most 20 orders per row asked for; when
  * it found a whole page, those are the newest matches; when not, the indexes answer. A phone
  * number goes to its index straight away.
  */

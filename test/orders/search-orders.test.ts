@@ -1,6 +1,6 @@
 // The organizer's order search (src/orders/search-orders.ts) answers a common word by walking the
 // newest orders and a rare one through the search indexes; either way, page after page, it gives
-// exactly the matching orders newest first. Pages here are small, so that a walk of 50 orders per
+// exactly the matching orders newest first. Pages here are small, so that a walk of 20 orders per
 // row asked for ends inside the seeded orders and both ways are taken.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,7 +63,7 @@ describe('the order search', () => {
   test('a rare word beyond the newest orders is found through the indexes', async () => {
     const expected = made.filter((o) => o.name.startsWith('Rare')).map((o) => o.code);
     assert.equal(expected.length, 3);
-    // limit 2: the walk reads the newest 100 orders, none of which match
+    // limit 2: the walk reads the newest 40 orders, none of which match
     assert.deepEqual(await allPages({ q: 'KIPROP' }, 2), expected);
     assert.deepEqual(await allPages({ q: 'kiprop' }, 1), expected);
   });
