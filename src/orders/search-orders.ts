@@ -74,21 +74,23 @@ function termsOf(q: string): SearchTerms {
  * The orders whose code, phone, buyer name or e-mail, or a participant's name match: one branch per
  * way of matching, each served by its own index (the code's unique index, organization and phone,
  * and pg_trgm indexes for contains-matching text), joined by UNION rather than OR, which the
- * planner could only answer by reading every order of the organization. Its cost grows with the
- * number of matches: the way to find a few among many.
+ * planner could only answer by reading every order of the organization. The matches are gathered
+ * into an array first and read by primary key: as `IN (...)` the planner, expecting a thousand,
+ * hashed them against a read of every order of the organization (35 against 11 ms for a full name
+ * at 100,000 orders). Its cost grows with the number of matches: the way to find a few among many.
  */
 function matchingIds(organizationId: string, terms: SearchTerms): SQL {
   const { text, pattern, msisdn } = terms;
   const phone = msisdn
     ? sql`UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId} AND buyer_phone = ${msisdn}`
     : sql``;
-  return sql`${ORDER_ID} IN (
+  return sql`${ORDER_ID} = ANY(ARRAY(
     SELECT id FROM ${orders} WHERE order_code = ${text.toUpperCase()} AND organization_id = ${organizationId}
     UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId}
       AND lower(buyer_name || ' ' || buyer_email) LIKE ${pattern}
     UNION SELECT order_id FROM ${registrations} WHERE organization_id = ${organizationId}
       AND lower(participant_name) LIKE ${pattern}
-    ${phone})`;
+    ${phone}))`;
 }
 
 /** The same test on one order of `source` (a table or subquery with the orders' columns). */
