@@ -129,8 +129,8 @@ export const backOffice: Scenario = {
         ['name search', (i) => `/orders?q=${surname(i)}`],
         ['phone search', (i) => `/orders?q=077${String(pick(i)).padStart(7, '0')}`],
         ['event filter + name search', (i) => `/orders?event=${event}&q=${surname(i)}`],
-        // beyond the brief's five: a rare text (about 200 matches, found by index), and one that
-        // every order matches (found by walking the newest)
+        // a rare text (about 500 matching orders, runners' names included) and one that every
+        // order matches: the two ways the search answers
         ['full name search', (i) => `/orders?q=${encodeURIComponent(fullName(i))}`],
         [
           'event filter + full name search',
