@@ -19,6 +19,7 @@ import { checkoutSessions } from './scenarios/checkout-sessions.ts';
 import { eventsList } from './scenarios/events-list.ts';
 import { flashSale } from './scenarios/flash-sale.ts';
 import { holdContention, WARMUP_BURSTS } from './scenarios/hold-contention.ts';
+import { backOffice } from './scenarios/back-office.ts';
 import { organizerOrders } from './scenarios/organizer-orders.ts';
 import { overload } from './scenarios/overload.ts';
 import { statementsPerRequest } from './scenarios/statements-per-request.ts';
@@ -36,6 +37,7 @@ const SCENARIOS: Scenario[] = [
   checkoutSessions,
   holdContention,
   organizerOrders,
+  backOffice,
   checkIn,
   webhookBacklog,
   overload,

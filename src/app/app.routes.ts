@@ -12,7 +12,7 @@ import { confirmRefund, submitRefund } from './routes/order-refund.ts';
 import { resendConfirmationRoute } from './routes/order-confirmation.ts';
 import { confirmBuyerErasure, submitBuyerErasure } from './routes/buyer-erasure.ts';
 import { confirmPaymentRefund, submitPaymentRefund } from './routes/payment-refund.ts';
-import { exportOrders } from './routes/orders-csv.ts';
+import { exportOrders, exportOrdersXlsx } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import { showRunnerForm, submitCorrection, submitTransfer } from './routes/order-runners.ts';
 import cookie from '@fastify/cookie';
@@ -130,6 +130,7 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
     route('POST', '/organizations/switch', 'member', switchOrganizationRoute(ctx));
     route('GET', '/orders', 'read', showOrders(ctx));
     route('GET', '/orders.csv', 'exports', exportOrders(ctx));
+    route('GET', '/orders.xlsx', 'exports', exportOrdersXlsx(ctx));
     route('GET', '/orders/:orderId', 'read', showOrder(ctx));
     route('GET', '/orders/:orderId/refund', 'refunds', confirmRefund(ctx));
     route('POST', '/orders/:orderId/refund', 'refunds', submitRefund(ctx));

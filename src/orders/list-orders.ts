@@ -1,5 +1,5 @@
 // Reading orders: one by id, or a page newest first with filters and an opaque cursor.
-import { and, desc, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { decodeCursor, encodeCursor, type Executor, type FieldError } from '../platform/index.ts';
 import { registrationsOf, toOrderOut, type OrderOut, type OrderRow } from './order-out.ts';
@@ -114,8 +114,10 @@ export async function listOrders(
   if (options.cursor !== undefined) {
     const key = decodeCursor(ctx.keys.cursor, scope, options.cursor) as OrderCursorKey | null;
     if (!key || typeof key.c !== 'number' || typeof key.i !== 'string') return 'invalid_cursor';
-    const at = new Date(key.c);
-    conditions.push(or(lt(orders.createdAt, at), and(eq(orders.createdAt, at), lt(orders.id, key.i))));
+    // a row comparison: the (…, created_at, id) indexes answer it as a range, a deep page too
+    conditions.push(
+      sql`(${orders.createdAt}, ${orders.id}) < (${new Date(key.c).toISOString()}::timestamptz, ${key.i})`,
+    );
   }
   const db = ctx.database.db;
   const rows = await db

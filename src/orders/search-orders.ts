@@ -3,7 +3,7 @@
 // code, name (the buyer's or a participant's), e-mail or phone. Newest first, by keyset, so a page
 // and the CSV export read the same way at any depth. Event and client names come from their own
 // modules: the caller looks them up by id.
-import { and, desc, eq, gte, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/index.ts';
 import { normalizePhone } from './contact.ts';
 import { orders, registrations } from './orders.schema.ts';
@@ -57,29 +57,52 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+interface SearchTerms {
+  text: string;
+  pattern: string;
+  /** the number as stored, when the text is a phone number */
+  msisdn: string | null;
+}
+
+function termsOf(q: string): SearchTerms {
+  const text = q.trim().slice(0, 100);
+  const msisdn = text.replace(/\D/g, '').length >= 9 ? normalizePhone(text) : null;
+  return { text, pattern: likePattern(text.toLowerCase()), msisdn };
+}
+
 /**
  * The orders whose code, phone, buyer name or e-mail, or a participant's name match: one branch per
  * way of matching, each served by its own index (the code's unique index, organization and phone,
  * and pg_trgm indexes for contains-matching text), joined by UNION rather than OR, which the
- * planner could only answer by reading every order of the organization.
+ * planner could only answer by reading every order of the organization. The matches are gathered
+ * into an array first and read by primary key: as `IN (...)` the planner, expecting a thousand,
+ * hashed them against a read of every order of the organization (35 against 11 ms for a full name
+ * at 100,000 orders). Its cost grows with the number of matches: the way to find a few among many.
  */
-function searchCondition(organizationId: string, q: string): SQL {
-  const text = q.trim().slice(0, 100);
-  const pattern = likePattern(text.toLowerCase());
-  const msisdn = text.replace(/\D/g, '').length >= 9 ? normalizePhone(text) : null;
+function matchingIds(organizationId: string, terms: SearchTerms): SQL {
+  const { text, pattern, msisdn } = terms;
   const phone = msisdn
     ? sql`UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId} AND buyer_phone = ${msisdn}`
     : sql``;
-  return sql`${ORDER_ID} IN (
+  return sql`${ORDER_ID} = ANY(ARRAY(
     SELECT id FROM ${orders} WHERE order_code = ${text.toUpperCase()} AND organization_id = ${organizationId}
     UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId}
       AND lower(buyer_name || ' ' || buyer_email) LIKE ${pattern}
     UNION SELECT order_id FROM ${registrations} WHERE organization_id = ${organizationId}
       AND lower(participant_name) LIKE ${pattern}
-    ${phone})`;
+    ${phone}))`;
 }
 
-function conditions(organizationId: string, search: OrderSearch, after?: OrderKey): SQL {
+/** The same test on one order of `source` (a table or subquery with the orders' columns). */
+function matchesRow(terms: SearchTerms, source: string): SQL {
+  const o = (column: string) => sql.raw(`"${source}"."${column}"`);
+  return sql`(${o('order_code')} = ${terms.text.toUpperCase()}
+    OR lower(${o('buyer_name')} || ' ' || ${o('buyer_email')}) LIKE ${terms.pattern}
+    OR EXISTS (SELECT 1 FROM ${registrations} r WHERE r.order_id = ${o('id')}
+      AND lower(r.participant_name) LIKE ${terms.pattern}))`;
+}
+
+function filterConditions(organizationId: string, search: OrderSearch, after?: OrderKey): SQL {
   const where: (SQL | undefined)[] = [eq(orders.organizationId, organizationId)];
   if (search.eventId) where.push(eq(orders.eventId, search.eventId));
   if (search.status) where.push(eq(orders.status, search.status));
@@ -89,53 +112,111 @@ function conditions(organizationId: string, search: OrderSearch, after?: OrderKe
   if (search.channel === 'embedded') where.push(eq(orders.checkoutMode, 'embedded'));
   if (search.from) where.push(gte(orders.createdAt, search.from));
   if (search.to) where.push(lt(orders.createdAt, search.to));
-  if (search.q && search.q.trim() !== '') where.push(searchCondition(organizationId, search.q));
-  if (after) {
+  // A row comparison, which the (…, created_at, id) indexes answer as a range: an OR of the two
+  // cases is only a filter, and every page or batch would read all the newer orders again.
+  if (after)
     where.push(
-      or(
-        lt(orders.createdAt, after.createdAt),
-        and(eq(orders.createdAt, after.createdAt), lt(orders.id, after.id)),
-      ),
+      sql`(${orders.createdAt}, ${orders.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
     );
-  }
   return and(...where)!;
 }
 
-/** Up to `limit` orders after `after`, newest first. */
+/**
+ * Orders read newest first, per row asked for, before the search stops walking and looks its
+ * matches up: a text in one order of 20 or more fills a page by walking (a surname with its
+ * runners is one in 10); rarer ones cost the walk of 1,020 orders (a few ms) before the indexes
+ * (bench B6: bench/measurements/back-office.md).
+ */
+const WALK_PER_ROW = 20;
+
+const ticketsOf = (source: string) =>
+  sql<number>`(SELECT count(*)::int FROM ${registrations} r WHERE r.order_id = ${sql.raw(`"${source}"."id"`)})`;
+
+function toListRow(row: Omit<OrderListRow, 'channel'> & { checkoutMode: string | null }): OrderListRow {
+  const { checkoutMode, ...rest } = row;
+  return {
+    ...rest,
+    tickets: Number(rest.tickets),
+    channel: checkoutMode === null ? 'api' : checkoutMode === 'embedded' ? 'embedded' : 'hosted',
+  };
+}
+
+/**
+ * Up to `limit` orders after `after`, newest first.
+ *
+ * A search is answered one of two ways, whichever is cheap for it: a common word ("gmail", a
+ * surname) matches thousands of orders, and reading the newest orders in index order finds a page
+ * of matches within a few hundred; a rare one (a full name, a code) matches a handful, which the
+ * search indexes find at once. The walk goes first, over at most 20 orders per row asked for; when
+ * it found a whole page, those are the newest matches; when not, the indexes answer. A phone
+ * number goes to its index straight away.
+ */
 export async function searchOrders(
   db: Executor,
   organizationId: string,
   search: OrderSearch,
   page: { limit: number; after?: OrderKey },
 ): Promise<OrderListRow[]> {
+  const where = filterConditions(organizationId, search, page.after);
+  const terms = search.q && search.q.trim() !== '' ? termsOf(search.q) : null;
+  if (terms && !terms.msisdn) {
+    const walked = db
+      .select(listColumns(orders))
+      .from(orders)
+      .where(where)
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(page.limit * WALK_PER_ROW)
+      .as('walked');
+    const found = await db
+      .select({ ...listColumns(walked), tickets: ticketsOf('walked') })
+      .from(walked)
+      .where(matchesRow(terms, 'walked'))
+      .orderBy(desc(walked.createdAt), desc(walked.id))
+      .limit(page.limit);
+    if (found.length === page.limit) return found.map(toListRow);
+  }
   const rows = await db
-    .select({
-      id: orders.id,
-      orderCode: orders.orderCode,
-      status: orders.status,
-      createdAt: orders.createdAt,
-      total: orders.total,
-      currency: orders.currency,
-      paymentMethod: orders.paymentMethod,
-      buyerName: orders.buyerName,
-      buyerEmail: orders.buyerEmail,
-      buyerPhone: orders.buyerPhone,
-      eventId: orders.eventId,
-      apiClientId: orders.apiClientId,
-      checkoutMode: orders.checkoutMode,
-      tickets: sql<number>`(SELECT count(*)::int FROM ${registrations} r WHERE r.order_id = ${ORDER_ID})`,
-    })
+    .select({ ...listColumns(orders), tickets: ticketsOf('orders') })
     .from(orders)
-    .where(conditions(organizationId, search, page.after))
+    .where(terms ? and(where, matchingIds(organizationId, terms)) : where)
     .orderBy(desc(orders.createdAt), desc(orders.id))
     .limit(page.limit);
-  return rows.map(({ checkoutMode, ...row }) => ({
-    ...row,
-    tickets: Number(row.tickets),
-    channel: checkoutMode === null ? 'api' : checkoutMode === 'embedded' ? 'embedded' : 'hosted',
-  }));
+  return rows.map(toListRow);
 }
 
+type ListColumn =
+  | 'id'
+  | 'orderCode'
+  | 'status'
+  | 'createdAt'
+  | 'total'
+  | 'currency'
+  | 'paymentMethod'
+  | 'buyerName'
+  | 'buyerEmail'
+  | 'buyerPhone'
+  | 'eventId'
+  | 'apiClientId'
+  | 'checkoutMode';
+
+/** The columns a list row shows, of the orders table or of a subquery of it. */
+function listColumns<T extends Record<ListColumn, unknown>>(source: T): Pick<T, ListColumn> {
+  return {
+    id: source.id,
+    orderCode: source.orderCode,
+    status: source.status,
+    createdAt: source.createdAt,
+    total: source.total,
+    currency: source.currency,
+    paymentMethod: source.paymentMethod,
+    buyerName: source.buyerName,
+    buyerEmail: source.buyerEmail,
+    buyerPhone: source.buyerPhone,
+    eventId: source.eventId,
+    apiClientId: source.apiClientId,
+    checkoutMode: source.checkoutMode,
+  };
+}
 /** Every order of a search, a batch at a time: the CSV export never holds them all. */
 export async function* orderBatches(
   db: Executor,

@@ -15,6 +15,8 @@ export type { Clock } from './clock.ts';
 export { matchesHash, open, safeEqual, seal, sha256Hex } from './crypto.ts';
 export { csvLines, csvText } from './csv.ts';
 export type { CsvValue } from './csv.ts';
+export { xlsxChunks } from './xlsx.ts';
+export type { XlsxValue } from './xlsx.ts';
 export { currencyExponent, formatMajor, isCurrency, isTimeZone } from './currency.ts';
 export { decodeCursor, encodeCursor } from './cursor.ts';
 export { DataDirBusy, lockDataDir } from './data-dir-lock.ts';

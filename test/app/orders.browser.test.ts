@@ -69,6 +69,13 @@ describe('orders in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders' }).waitFor();
     await checkPage(page, 'orders-01-list');
+    // the list's filters as a workbook, downloaded from the page
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download these orders (Excel)' }).click(),
+    ]);
+    assert.match(download.suggestedFilename(), /^orders-\d{4}-\d{2}-\d{2}\.xlsx$/);
+    assert.equal(await download.failure(), null);
     await page.getByLabel('Search').fill('nakato');
     await page.getByRole('button', { name: 'Show orders' }).click();
     await page.waitForURL(/q=nakato/);

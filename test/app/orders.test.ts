@@ -4,6 +4,7 @@
 // audited; buyers' contacts only for roles that see them), and one order with its timeline.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { strFromU8, unzipSync } from 'fflate';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { Agent, makeMember, makeOrder, signIn } from './app-helpers.ts';
 import { ORDERS_PER_PAGE } from '../../src/app/routes/orders-list.ts';
@@ -189,6 +190,123 @@ describe('the CSV export', () => {
     assert.doesNotMatch(list.body, /ada@example\.org|0772123456/);
   });
 });
+
+describe('the Excel export', () => {
+  test('the same columns as the CSV; amounts numbers, times dates, phones and formulas text', async () => {
+    const ticketTypes = [{ name: '5 km', price_minor: 0, capacity: 50, distance_km: 5 }];
+    const event = (await makeEvent(h, mine, { name: 'Tom & Jerry <Fun> Run', ticket_types: ticketTypes })).id;
+    const buyer = (name: string, i: number) => ({ name, email: `x${i}@example.org`, phone: `077210000${i}` });
+    await makeOrder(h, mine, { eventId: event, buyer: buyer('=1+1', 1) });
+    h.clock.advance(60_000);
+    const quoted = await makeOrder(h, mine, { eventId: event, buyer: buyer('A & B <"Runners">', 2) });
+    const res = await owner.get(`/orders.xlsx?event=${event}`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(
+      res.headers['content-type'],
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.match(
+      String(res.headers['content-disposition']),
+      /^attachment; filename="orders-\d{4}-\d{2}-\d{2}\.xlsx"$/,
+    );
+    const { xml, rows } = readSheet(res.rawPayload);
+    const csvHeader = csvLines((await owner.get(`/orders.csv?event=${event}`)).body)[0]!;
+    assert.deepEqual(
+      rows[0]!.map((c) => c.text),
+      csvHeader.split(','),
+    );
+    assert.equal(rows.length, 3);
+    const column = (name: string) => rows[0]!.findIndex((c) => c.text === name);
+    const [newest, oldest] = [rows[1]!, rows[2]!];
+    assert.equal(newest[column('Order')]!.text, quoted.order_code);
+    // text is escaped in the XML and reads back as typed; a formula-like name stays text
+    assert.match(xml, /A &amp; B &lt;&quot;Runners&quot;&gt;/);
+    assert.equal(newest[column('Buyer name')]!.text, 'A & B <"Runners">');
+    assert.equal(newest[column('Event')]!.text, 'Tom & Jerry <Fun> Run');
+    assert.deepEqual(oldest[column('Buyer name')], { text: '=1+1', type: 'inlineStr', style: '0' });
+    assert.doesNotMatch(xml, /<f>/);
+    // the phone keeps its leading 0: a text cell with the text format
+    assert.deepEqual(newest[column('Buyer phone')], { text: '0772100002', type: 'inlineStr', style: '3' });
+    // a free order's total is the number 0 with the currency beside it
+    assert.deepEqual(newest[column('Total')], { text: '0', type: 'n', style: '4' });
+    assert.equal(newest[column('Currency')]!.text, 'UGX');
+    assert.deepEqual(newest[column('Tickets')], { text: '1', type: 'n', style: '0' });
+    // the creation time as an Excel date on the event's clock (Kampala, three hours ahead of UTC)
+    const created = newest[column('Created (Africa/Kampala)')]!;
+    assert.equal(created.type, 'n');
+    assert.equal(created.style, '2');
+    const createdAt = Date.parse((quoted as typeof quoted & { created_at: string }).created_at);
+    assert.equal(Math.round((Number(created.text) - 25_569) * 86_400_000), createdAt + 3 * 3600_000);
+    const styles = strFromU8(unzipSync(new Uint8Array(res.rawPayload))['xl/styles.xml']!);
+    assert.match(styles, /formatCode="yyyy-mm-dd hh:mm"/);
+  });
+
+  test("a viewer's workbook leaves out buyers' contacts and is audited; a role without exports gets 403", async () => {
+    const res = await viewer.get(`/orders.xlsx?event=${raceId}`);
+    assert.equal(res.statusCode, 200);
+    const { rows } = readSheet(res.rawPayload);
+    assert.deepEqual(
+      rows[0]!.map((c) => c.text),
+      [
+        'Order',
+        'Created (Africa/Kampala)',
+        'Event',
+        'Status',
+        'Total',
+        'Currency',
+        'Payment method',
+        'Buyer name',
+        'Tickets',
+        'Channel',
+        'Partner',
+      ],
+    );
+    assert.deepEqual(
+      rows.slice(1).map((r) => r[0]!.text),
+      [codes.formula, codes.ada],
+    );
+    const [entry] = (await listAuditEvents(h.service.ctx.database.db, mine.organizationId, { limit: 1 }))
+      .rows;
+    assert.equal(entry!.action, 'orders.exported');
+    const file = /filename="([^"]+)"/.exec(String(res.headers['content-disposition']))![1];
+    assert.match(file!, /\.xlsx$/);
+    assert.deepEqual(entry!.details, { file, rows: 2, buyer_contacts: false });
+    assert.equal((await owner.get('/orders.xlsx?from=yesterday')).statusCode, 400);
+    const developer = await signIn(h, await makeMember(h, mine.organizationId, 'developer'));
+    const refused = await developer.get('/orders.xlsx');
+    assert.equal(refused.statusCode, 403);
+    assert.doesNotMatch((await developer.get('/orders')).body, /orders\.xlsx|orders\.csv/);
+    assert.match((await viewer.get('/orders')).body, /href="\/orders\.xlsx"/);
+  });
+});
+
+/** The workbook's sheet XML and its rows of cells: text (unescaped), type and style. */
+function readSheet(body: Buffer): { xml: string; rows: { text: string; type: string; style: string }[][] } {
+  const xml = strFromU8(unzipSync(new Uint8Array(body))['xl/worksheets/sheet1.xml']!);
+  const unescape = (text: string) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  // an empty cell is left out: each cell goes to the column its reference names
+  const rows = [...xml.matchAll(/<row[^>]*>(.*?)<\/row>/g)].map((row) => {
+    const cells: { text: string; type: string; style: string }[] = [];
+    for (const c of row[1]!.matchAll(/<c ([^>]*?)(?:\/>|>(.*?)<\/c>)/g)) {
+      const letters = /r="([A-Z]+)\d+"/.exec(c[1]!)![1]!;
+      const index = [...letters].reduce((n, l) => n * 26 + l.charCodeAt(0) - 64, 0) - 1;
+      while (cells.length < index) cells.push({ text: '', type: 'none', style: '0' });
+      cells.push({
+        text: unescape(/<(?:t|v)[^>]*>([^<]*)<\/(?:t|v)>/.exec(c[2] ?? '')?.[1] ?? ''),
+        type: /t="([^"]+)"/.exec(c[1]!)?.[1] ?? 'n',
+        style: /s="(\d+)"/.exec(c[1]!)?.[1] ?? '0',
+      });
+    }
+    return cells;
+  });
+  return { xml, rows };
+}
 
 function csvLines(body: string): string[] {
   return body

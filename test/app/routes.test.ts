@@ -146,6 +146,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/developers/integration/webhooks/:endpointId/test', access: 'developer_settings' },
   { method: 'GET', path: '/orders', access: 'read' },
   { method: 'GET', path: '/orders.csv', access: 'exports', audited: true },
+  { method: 'GET', path: '/orders.xlsx', access: 'exports', audited: true },
   { method: 'GET', path: '/orders/:orderId', access: 'read' },
   { method: 'GET', path: '/orders/:orderId/runners/:registrationId/correct', access: 'runners' },
   {

@@ -1,5 +1,5 @@
 // The orders list: its filters (a GET form, no script needed), a page at a time newest first, and
-// the same filters as a CSV download. Buyers' email and phone only for roles that see them.
+// the same filters as an Excel or CSV download. Buyers' email and phone only for roles that see them.
 import { can } from '../../members/index.ts';
 import { ORDER_CHANNELS, ORDER_STATUSES, type OrderListRow } from '../../orders/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
@@ -144,7 +144,7 @@ export function renderOrders(view: OrdersView): string {
     events: new Map(view.events.map((e) => [e.id, e.name])),
     clients: new Map(view.clients.map((c) => [c.id, c.name])),
   };
-  const csv = `/orders.csv${filterQuery(view.values)}`;
+  const query = filterQuery(view.values);
   const { role } = view.viewer.current;
   const contacts = can(role, 'buyer_contacts');
   const hasErrors = Object.keys(view.errors).length > 0;
@@ -152,13 +152,14 @@ export function renderOrders(view: OrdersView): string {
     ${errorSummary(view.errors)} ${filterForm(view)}
     ${
       can(role, 'exports')
-        ? html`<p>
-            <a href="${csv}" download>Download these orders as CSV</a>
-            <span class="muted"
-              >Every order the filters match, times in the event's time
-              zone${contacts ? '' : ", without buyers' email and phone"}.</span
-            >
-          </p>`
+        ? html`<p class="actions">
+              <a class="button" href="/orders.xlsx${query}" download>Download these orders (Excel)</a>
+              <a class="button" href="/orders.csv${query}" download>Download these orders (CSV)</a>
+            </p>
+            <p class="muted">
+              Every order the filters match, times in the event's time
+              zone${contacts ? '' : ", without buyers' email and phone"}.
+            </p>`
         : ''
     }
     ${
