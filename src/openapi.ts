@@ -27,11 +27,18 @@ const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid'
 /** The refund an order.refunded event carries (docs/partners/webhooks.md, "What your endpoint receives"). */
 const OrderRefundOut = Type.Object(
   {
+    id: Type.String({ description: 'The refund (rfd_...), as POST /v1/orders/{id}/refunds answered it' }),
     amount_minor: Type.Integer({
-      description: 'What was returned to the buyer, minor units (the whole payment)',
+      description:
+        "What this refund returned to the buyer, minor units: all that was left, some runners' places, or an amount",
     }),
     currency: Type.String({ examples: ['UGX'] }),
     method: Type.String({ description: 'momo or airtel: the network that took the payment and returned it' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as it was asked; null if none' }),
+    registration_ids: Type.Array(Type.String(), {
+      description:
+        'The runners whose places this refund returned (their registrations are cancelled); [] for an amount alone',
+    }),
     refunded_at: Type.String({ format: 'date-time', description: 'When the provider confirmed the refund' }),
     provider_reference: Type.Union([Type.String(), Type.Null()], {
       description:
@@ -40,7 +47,7 @@ const OrderRefundOut = Type.Object(
   },
   { additionalProperties: false },
 );
-/** data of order.refunded: the Order (status refunded) with the refund. */
+/** data of order.refunded: the Order (status refunded, or paid with its refunded_total) with the refund. */
 const OrderRefundedWebhookBody = WebhookBody(
   'order.refunded',
   'When the refund was confirmed',
@@ -63,6 +70,7 @@ const ORDER_EXAMPLE: OrderOut = {
   donation_total: 0,
   laces_fee: 2500,
   total: 52500,
+  refunded_total: 0,
   failure_kind: null,
   ticket_count: 1,
   buyer: { name: 'Ann Namusoke', email: 'ann@example.org', phone: '256772123456' },

@@ -1,5 +1,5 @@
 // GET /orders/:orderId/refund asks, POST refunds: the whole order, through the network that took
-// its payment (src/payments/refund-order.ts). Owners and admins only; another organization's order
+// its payment (src/payments/actions/refund-order.ts). Owners and admins only; another organization's order
 // is the same 404 page. A refusal (not paid, refunded or being refunded) is the order page with its
 // message, and changes nothing.
 import type { AppContext } from '../../context.ts';
