@@ -167,7 +167,7 @@ export function webhooksSection(): Record<string, OpenAPIV3_2.PathItemObject> {
       ),
       'order.refunded': webhook(
         'An order was refunded',
-        "Sent to each enabled endpoint subscribed to order.refunded when the buyer's payment for a paid order was returned through the mobile-money network. data is the Order with status refunded (its registrations cancelled, its tickets released) and a refund object. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.",
+        "Sent to each enabled endpoint subscribed to order.refunded each time a refund of a paid order succeeded through the mobile-money network: in full, some runners' places, or an amount. data is the Order, with status refunded once refunded_total reaches total (every registration cancelled, its tickets released) and paid before that (the registrations in refund.registration_ids cancelled), and the refund object of this refund. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.",
         OrderRefundedWebhookBody,
         {
           type: 'order.refunded',
@@ -176,10 +176,14 @@ export function webhooksSection(): Record<string, OpenAPIV3_2.PathItemObject> {
             ...ORDER_EXAMPLE,
             status: 'refunded',
             registrations: ORDER_EXAMPLE.registrations.map((r) => ({ ...r, status: 'cancelled' })),
+            refunded_total: 52500,
             refund: {
+              id: 'rfd_2bQm7xK9cT4nV8rW1sLp0aZe',
               amount_minor: 52500,
               currency: 'UGX',
               method: 'momo',
+              reason: 'The runner is injured',
+              registration_ids: ORDER_EXAMPLE.registrations.map((r) => r.id),
               refunded_at: '2026-11-21T10:02:44.120Z',
               provider_reference: '6502281937',
             },
