@@ -11,14 +11,13 @@ import { ticketTypes } from '../../src/events/events.schema.ts';
 import { listDevMail } from '../../src/mail/mailbox.ts';
 import { confirmedRegistrations } from '../../src/orders/registration-roster.ts';
 import { registrations } from '../../src/orders/orders.schema.ts';
-import { reconcileAttempt } from '../../src/payments/collect.ts';
-import { paymentAttempts, refunds } from '../../src/payments/payments.schema.ts';
+import { refunds } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
-import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { findValidTicket, issueTickets } from '../../src/tickets/issue-tickets.ts';
 import { outboxEvents } from '../../src/webhooks/webhooks.schema.ts';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
+import { paidTwoRunnerOrder } from './refund-helpers.ts';
 import { bearer, getToken, makeEvent, type Harness } from '../helpers/harness.ts';
 import {
   createEndpoint,
@@ -48,49 +47,8 @@ after(async () => {
 });
 
 const db = () => h.service.ctx.database.db;
-
-/** A paid order of two runners (Ann Akello, Bob Okello) on `ticketTypeId`, paid from test number `code`. */
-async function twoRunnerOrder(
-  shop: Shop,
-  method: PaymentMethod,
-  code = '01',
-  ticketTypeId = shop.paidTicket,
-) {
-  const created = await h.service.api.inject({
-    method: 'POST',
-    url: '/v1/orders',
-    headers: bearer(shop.token),
-    payload: {
-      event_id: shop.eventId,
-      items: [
-        { ticket_type_id: ticketTypeId, participant_name: 'Ann Akello' },
-        { ticket_type_id: ticketTypeId, participant_name: 'Bob Okello' },
-      ],
-      buyer: { name: 'Ann Akello', email: 'ann@example.org', phone: '0772123456' },
-    },
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  const orderId = created.json().data.id as string;
-  const paid = await h.service.api.inject({
-    method: 'POST',
-    url: `/v1/orders/${orderId}/pay`,
-    headers: bearer(shop.token),
-    payload: { payment_method: method, phone: testPhoneNumber(method, code) },
-  });
-  assert.equal(paid.statusCode, 202, paid.body);
-  await Promise.allSettled([...h.service.ctx.gateway.inflight]);
-  const [attempt] = await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId));
-  sim.approve(attempt!.reference);
-  assert.equal(await reconcileAttempt(h.service.ctx, attempt!.reference), null);
-  const order = await readOrder(h, shop, orderId);
-  assert.equal(order.status, 'paid');
-  const regs = await db()
-    .select()
-    .from(registrations)
-    .where(eq(registrations.orderId, orderId))
-    .orderBy(registrations.position);
-  return { orderId, total: order.total as number, regs };
-}
+const twoRunnerOrder = (shop: Shop, method: PaymentMethod, code = '01', ticketTypeId = shop.paidTicket) =>
+  paidTwoRunnerOrder(h, sim, shop, { method, code, ticketTypeId });
 
 function refundCall(shop: Shop, orderId: string, body: unknown, key?: string) {
   return h.service.api.inject({

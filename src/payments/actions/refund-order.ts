@@ -8,13 +8,19 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { recordAudit, type AuditAction } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import { lockOrder, registrationsOf, type OrderRow } from '../../orders/index.ts';
-import { ApiError, enqueueJob, newId, notFound, type Tx } from '../../platform/index.ts';
+import {
+  findOrder,
+  lockOrder,
+  registrationsOf,
+  type OrderRow,
+  type RegistrationRow,
+} from '../../orders/index.ts';
+import { ApiError, enqueueJob, newId, notFound, type Executor, type Tx } from '../../platform/index.ts';
 import type { PaymentAttemptRow } from '../payment-attempts.ts';
 import { nextPollDelayMs } from '../payment-schedule.ts';
 import { paymentAttempts, refunds } from '../payments.schema.ts';
 import { processRefund, REFUND_JOB, type RefundRow } from '../process-refund.ts';
-import { planRefund, type RefundPlan } from '../refund-amounts.ts';
+import { discountShares, planRefund, type RefundPlan, type Returned } from '../refund-amounts.ts';
 
 /** Who asked: a signed-in member, or the operator (memberId null, label "operator"). */
 interface RefundActor {
@@ -74,54 +80,7 @@ export async function requestOrderRefund(
   const now = ctx.clock.now();
   const order = await lockOrder(tx, options.orderId);
   if (!order || order.organizationId !== options.organizationId) throw notFound('order');
-  if (order.status === 'refunded') throw refused('The order was refunded already.');
-  if (order.status !== 'paid')
-    throw refused(`Only a paid order can be refunded; this one is ${order.status}.`);
-  const [[paying], [pending], [returned], regs] = await Promise.all([
-    tx
-      .select()
-      .from(paymentAttempts)
-      .where(and(eq(paymentAttempts.orderId, order.id), eq(paymentAttempts.status, 'successful')))
-      .orderBy(asc(paymentAttempts.finalizedAt), asc(paymentAttempts.id))
-      .limit(1),
-    tx
-      .select({ id: refunds.id })
-      .from(refunds)
-      .where(and(eq(refunds.orderId, order.id), eq(refunds.kind, 'order'), eq(refunds.status, 'pending')))
-      .limit(1),
-    tx
-      .select({
-        amount: sql<number>`coalesce(sum(${refunds.amount}), 0)::int`,
-        fee: sql<number>`coalesce(sum(${refunds.feeAmount}), 0)::int`,
-        donation: sql<number>`coalesce(sum(${refunds.donationAmount}), 0)::int`,
-      })
-      .from(refunds)
-      .where(and(eq(refunds.orderId, order.id), eq(refunds.kind, 'order'), eq(refunds.status, 'succeeded'))),
-    registrationsOf(tx, [order.id]).then((byOrder) => byOrder.get(order.id) ?? []),
-  ]);
-  if (pending) throw refused('The order is being refunded already: wait for that refund to end.');
-  if (!paying) throw notPossible('The order was free: no payment was taken, so there is nothing to refund.');
-  const method = ctx.gateway.methods.find((m) => m.key === paying.method);
-  if (method?.supportsRefunds !== true) {
-    throw notPossible(`${paying.method} payments cannot be refunded through the network.`);
-  }
-  const plan = planRefund(
-    order,
-    regs.map((r) => ({
-      id: r.id,
-      priceMinor: r.priceMinor,
-      feeMinor: r.feeMinor,
-      refunded: r.refundId !== null || r.status !== 'confirmed',
-    })),
-    returned!,
-    { amountMinor: options.amountMinor, registrationIds: options.registrationIds },
-  );
-  if ('refusal' in plan) throw notPossible(plan.refusal);
-  if (plan.amount !== paying.amount && !method.supportsPartialRefunds) {
-    throw notPossible(
-      `${method.provider} refunds a payment only in full (${paying.amount} ${paying.currency}); refund the whole order instead.`,
-    );
-  }
+  const { paying, plan, regs } = await planOrderRefund(ctx, tx, order, options);
   const names = new Map(regs.map((r) => [r.id, r.participantName]));
   return createRefund(
     ctx,
@@ -137,6 +96,99 @@ export async function requestOrderRefund(
     },
     now,
   );
+}
+
+/** What a refund of the order would give back, asked as the options say: the order page's preview. */
+export interface RefundPreview {
+  order: OrderRow;
+  plan: RefundPlan;
+  /** what is left to refund before this one */
+  left: number;
+  /** each runner, what its place alone would give back, and whether it went back already */
+  runners: Array<{ registration: RegistrationRow; amount: number; refunded: boolean }>;
+}
+
+/**
+ * The refund the options ask for, checked by the same rules as requestOrderRefund and refused the
+ * same way, without writing anything (nor locking: the refund itself checks again).
+ */
+export async function previewOrderRefund(
+  ctx: AppContext,
+  options: Pick<RefundOrderOptions, 'organizationId' | 'orderId' | 'amountMinor' | 'registrationIds'>,
+): Promise<RefundPreview> {
+  const db = ctx.database.db;
+  const order = await findOrder(db, options.organizationId, options.orderId);
+  if (!order) throw notFound('order');
+  const { plan, regs, returned } = await planOrderRefund(ctx, db, order, options);
+  const shares = discountShares(
+    order.discountTotal,
+    regs.map((r) => r.priceMinor),
+  );
+  return {
+    order,
+    plan,
+    left: order.total - returned.amount,
+    runners: regs.map((registration, i) => ({
+      registration,
+      amount: registration.priceMinor + registration.feeMinor - shares[i]!,
+      refunded: isRefunded(registration),
+    })),
+  };
+}
+
+const isRefunded = (r: RegistrationRow) => r.refundId !== null || r.status !== 'confirmed';
+
+/** The rules of an order's refund, on the order as read: the payment, the plan, or the refusal. */
+async function planOrderRefund(
+  ctx: AppContext,
+  db: Executor,
+  order: OrderRow,
+  asked: Pick<RefundOrderOptions, 'amountMinor' | 'registrationIds'>,
+): Promise<{ paying: PaymentAttemptRow; plan: RefundPlan; regs: RegistrationRow[]; returned: Returned }> {
+  if (order.status === 'refunded') throw refused('The order was refunded already.');
+  if (order.status !== 'paid')
+    throw refused(`Only a paid order can be refunded; this one is ${order.status}.`);
+  const [[paying], [pending], [returned], regs] = await Promise.all([
+    db
+      .select()
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.orderId, order.id), eq(paymentAttempts.status, 'successful')))
+      .orderBy(asc(paymentAttempts.finalizedAt), asc(paymentAttempts.id))
+      .limit(1),
+    db
+      .select({ id: refunds.id })
+      .from(refunds)
+      .where(and(eq(refunds.orderId, order.id), eq(refunds.kind, 'order'), eq(refunds.status, 'pending')))
+      .limit(1),
+    db
+      .select({
+        amount: sql<number>`coalesce(sum(${refunds.amount}), 0)::int`,
+        fee: sql<number>`coalesce(sum(${refunds.feeAmount}), 0)::int`,
+        donation: sql<number>`coalesce(sum(${refunds.donationAmount}), 0)::int`,
+      })
+      .from(refunds)
+      .where(and(eq(refunds.orderId, order.id), eq(refunds.kind, 'order'), eq(refunds.status, 'succeeded'))),
+    registrationsOf(db, [order.id]).then((byOrder) => byOrder.get(order.id) ?? []),
+  ]);
+  if (pending) throw refused('The order is being refunded already: wait for that refund to end.');
+  if (!paying) throw notPossible('The order was free: no payment was taken, so there is nothing to refund.');
+  const method = ctx.gateway.methods.find((m) => m.key === paying.method);
+  if (method?.supportsRefunds !== true) {
+    throw notPossible(`${paying.method} payments cannot be refunded through the network.`);
+  }
+  const plan = planRefund(
+    order,
+    regs.map((r) => ({ id: r.id, priceMinor: r.priceMinor, feeMinor: r.feeMinor, refunded: isRefunded(r) })),
+    returned!,
+    { amountMinor: asked.amountMinor, registrationIds: asked.registrationIds },
+  );
+  if ('refusal' in plan) throw notPossible(plan.refusal);
+  if (plan.amount !== paying.amount && !method.supportsPartialRefunds) {
+    throw notPossible(
+      `${method.provider} refunds a payment only in full (${paying.amount} ${paying.currency}); refund the whole order instead.`,
+    );
+  }
+  return { paying, plan, regs, returned: returned! };
 }
 
 /**
