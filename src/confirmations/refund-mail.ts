@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { findEvent } from '../events/index.ts';
 import { MailError, type MailMessage } from '../mail/index.ts';
 import { findOrder, registrationsOf } from '../orders/index.ts';
+import { refundsOfOrder } from '../payments/index.ts';
 import { html, isErased, type JobHandlerEntry } from '../platform/index.ts';
 import { catalogOf, formatMoney, methodName } from '../site/index.ts';
 import type { OutboxFollower } from '../webhooks/index.ts';
@@ -30,11 +31,12 @@ interface RefundFacts {
 
 /** The job for each order.refunded event; one live job per refund (dedupe key). */
 export const refundMailFollower: OutboxFollower = (event, now) => {
-  const refund = event.data.refund as RefundFacts | undefined;
+  const refund = event.data.refund as { id?: string } | undefined;
   if (event.type !== 'order.refunded' || !event.subjectId || !refund?.id) return null;
   return {
     kind: REFUND_MAIL_JOB,
-    payload: { organization_id: event.organizationId, order_id: event.subjectId, refund },
+    // ids only: the job reads the refund (its reason is personal data, erased with the order's)
+    payload: { organization_id: event.organizationId, order_id: event.subjectId, refund_id: refund.id },
     runAt: now,
     dedupeKey: `${REFUND_MAIL_JOB}:${refund.id}`,
     maxAttempts: REFUND_MAIL_MAX_ATTEMPTS,
@@ -100,14 +102,23 @@ type RefundMailResult = 'sent' | 'already_sent' | 'erased' | 'failed' | 'gone';
  */
 async function sendRefundMail(
   ctx: AppContext,
-  options: { organizationId: string; orderId: string; refund: RefundFacts },
+  options: { organizationId: string; orderId: string; refundId: string },
 ): Promise<RefundMailResult> {
   const db = ctx.database.db;
-  const { organizationId, orderId, refund } = options;
-  if (await refundMailSent(db, refund.id)) return 'already_sent';
+  const { organizationId, orderId, refundId } = options;
+  if (await refundMailSent(db, refundId)) return 'already_sent';
   const order = await findOrder(db, organizationId, orderId);
   const found = order && (await findEvent(db, order.eventId));
-  if (!order || !found) return 'gone';
+  const row = order && (await refundsOfOrder(db, organizationId, orderId)).find((r) => r.id === refundId);
+  if (!order || !found || !row) return 'gone';
+  const refund: RefundFacts = {
+    id: row.id,
+    amount_minor: row.amount,
+    currency: row.currency,
+    method: row.method,
+    reason: row.reason === null || isErased(row.reason) ? null : row.reason,
+    registration_ids: row.registrationIds,
+  };
   if (isErased(order.buyerEmail)) return 'erased';
   const regs = (await registrationsOf(db, [order.id])).get(order.id) ?? [];
   const names = new Map(regs.map((r) => [r.id, r.participantName]));
@@ -156,7 +167,7 @@ export function refundMailJobHandlers(ctx: AppContext): Record<string, JobHandle
         await sendRefundMail(ctx, {
           organizationId: String(job.payload.organization_id),
           orderId: String(job.payload.order_id),
-          refund: job.payload.refund as RefundFacts,
+          refundId: String(job.payload.refund_id),
         });
       },
     },

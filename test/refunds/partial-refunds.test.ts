@@ -11,6 +11,7 @@ import { ticketTypes } from '../../src/events/events.schema.ts';
 import { listDevMail } from '../../src/mail/mailbox.ts';
 import { confirmedRegistrations } from '../../src/orders/registration-roster.ts';
 import { registrations } from '../../src/orders/orders.schema.ts';
+import { redactPayerNumbers } from '../../src/payments/erase-payer-data.ts';
 import { refunds } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
@@ -425,5 +426,23 @@ describe('the admin API refunds through the same action', () => {
       body: {},
     });
     assert.equal(stranger.statusCode, 404, stranger.body);
+  });
+});
+
+describe('erasure', () => {
+  test("a refund's reason is erased with the buyer's data; its amount stays", async () => {
+    const shop = await makeShop(h);
+    const { orderId, regs } = await twoRunnerOrder(shop, 'momo');
+    const refund = dataOf(
+      await refundCall(shop, orderId, {
+        registration_ids: [regs[0]!.id],
+        reason: 'Ann Akello broke her leg',
+      }),
+      201,
+    );
+    await h.service.ctx.database.transaction((tx) => redactPayerNumbers(tx, [orderId]));
+    const [row] = await db().select().from(refunds).where(eq(refunds.id, refund.id));
+    assert.equal(row!.reason, '[erased]');
+    assert.equal(row!.amount, refund.amount_minor);
   });
 });
