@@ -159,6 +159,10 @@ describe('refunding runners or an amount from the app', () => {
     );
     assert.match(page.body, /<dt>Refunded<\/dt>/);
     assert.match(page.body, /Refund this order/, 'the rest may still be refunded');
+    // The audit log says who asked, how much, for whom and why, in words.
+    const audit = await owner.get('/audit-log');
+    assert.match(audit.body, /Runners: Ann Akello</);
+    assert.match(audit.body, /Reason given: Injured in training</);
     // Her box can no longer be ticked.
     const again = await owner.get(`/orders/${orderId}/refund`);
     assert.doesNotMatch(again.body, new RegExp(`value="${ann!.id}"`));
