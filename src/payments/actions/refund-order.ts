@@ -22,10 +22,10 @@ import { paymentAttempts, refunds } from '../payments.schema.ts';
 import { processRefund, REFUND_JOB, type RefundRow } from '../process-refund.ts';
 import { discountShares, planRefund, type RefundPlan, type Returned } from '../refund-amounts.ts';
 
-/** Who asked: a signed-in member, or the operator (memberId null, label "operator"). */
+/** Who asked: a signed-in member, an API client or the operator (memberId null for both). */
 interface RefundActor {
   memberId: string | null;
-  /** the member's email, or "operator" */
+  /** the member's email, "API client cli_..." or "operator" */
   label: string;
 }
 
