@@ -1,12 +1,15 @@
 -- migrate: step by step
 -- Partial and per-runner refunds (docs/decisions/partial-refunds.md), and the refund mail's record
--- (order_mails.refund_id, one sent mail per refund). Expand only, but for one
--- index: columns with a constant default or nullable, which the release before never reads; the
--- registrations' foreign key added NOT VALID, then validated in a step of its own (a scan that
--- blocks no write). The one-live-refund index becomes one pending refund per payment, so that
--- several refunds of a payment may succeed; the new index is built first, so a guard stands at
--- every step, and the release before still refuses a second refund under the order's lock.
+-- (order_mails.refund_id, one sent mail per refund). Expand only, but for one index: columns with
+-- a constant default or nullable, which the release before never reads; the registrations' foreign
+-- key added NOT VALID, then validated in a step of its own (a scan that blocks no write). Orders
+-- refunded before this release get their refunded_total from their succeeded refunds (few rows,
+-- found through the small refunds table). The one-live-refund index becomes one pending refund per
+-- payment, so that several refunds of a payment may succeed; the new index is built first, so a
+-- guard stands at every step, and the release before still refuses a second refund under the
+-- order's lock.
 ALTER TABLE "orders" ADD COLUMN IF NOT EXISTS "refunded_total" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+UPDATE "orders" SET "refunded_total" = r."amount" FROM (SELECT "order_id", sum("amount")::int AS "amount" FROM "refunds" WHERE "kind" = 'order' AND "status" = 'succeeded' GROUP BY "order_id") r WHERE "orders"."id" = r."order_id" AND "orders"."refunded_total" = 0;--> statement-breakpoint
 ALTER TABLE "refunds" ADD COLUMN IF NOT EXISTS "fee_amount" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "refunds" ADD COLUMN IF NOT EXISTS "donation_amount" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "refunds" ADD COLUMN IF NOT EXISTS "reason" text;--> statement-breakpoint
