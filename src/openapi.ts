@@ -27,11 +27,18 @@ const OrderPaidWebhookBody = WebhookBody('order.paid', 'When the order was paid'
 /** The refund an order.refunded event carries (docs/partners/webhooks.md, "What your endpoint receives"). */
 const OrderRefundOut = Type.Object(
   {
+    id: Type.String({ description: 'The refund (rfd_...), as POST /v1/orders/{id}/refunds answered it' }),
     amount_minor: Type.Integer({
-      description: 'What was returned to the buyer, minor units (the whole payment)',
+      description:
+        "What this refund returned to the buyer, minor units: all that was left, some runners' places, or an amount",
     }),
     currency: Type.String({ examples: ['UGX'] }),
     method: Type.String({ description: 'momo or airtel: the network that took the payment and returned it' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as it was asked; null if none' }),
+    registration_ids: Type.Array(Type.String(), {
+      description:
+        'The runners whose places this refund returned (their registrations are cancelled); [] for an amount alone',
+    }),
     refunded_at: Type.String({ format: 'date-time', description: 'When the provider confirmed the refund' }),
     provider_reference: Type.Union([Type.String(), Type.Null()], {
       description:
@@ -40,7 +47,7 @@ const OrderRefundOut = Type.Object(
   },
   { additionalProperties: false },
 );
-/** data of order.refunded: the Order (status refunded) with the refund. */
+/** data of order.refunded: the Order (status refunded, or paid with its refunded_total) with the refund. */
 const OrderRefundedWebhookBody = WebhookBody(
   'order.refunded',
   'When the refund was confirmed',
@@ -63,6 +70,7 @@ const ORDER_EXAMPLE: OrderOut = {
   donation_total: 0,
   laces_fee: 2500,
   total: 52500,
+  refunded_total: 0,
   failure_kind: null,
   ticket_count: 1,
   buyer: { name: 'Ann Namusoke', email: 'ann@example.org', phone: '256772123456' },
@@ -159,7 +167,7 @@ export function webhooksSection(): Record<string, OpenAPIV3_2.PathItemObject> {
       ),
       'order.refunded': webhook(
         'An order was refunded',
-        "Sent to each enabled endpoint subscribed to order.refunded when the buyer's payment for a paid order was returned through the mobile-money network. data is the Order with status refunded (its registrations cancelled, its tickets released) and a refund object. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.",
+        "Sent to each enabled endpoint subscribed to order.refunded each time a refund of a paid order succeeded through the mobile-money network: in full, some runners' places, or an amount. data is the Order, with status refunded once refunded_total reaches total (every registration cancelled, its tickets released) and paid before that (the registrations in refund.registration_ids cancelled), and the refund object of this refund. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.",
         OrderRefundedWebhookBody,
         {
           type: 'order.refunded',
@@ -168,10 +176,14 @@ export function webhooksSection(): Record<string, OpenAPIV3_2.PathItemObject> {
             ...ORDER_EXAMPLE,
             status: 'refunded',
             registrations: ORDER_EXAMPLE.registrations.map((r) => ({ ...r, status: 'cancelled' })),
+            refunded_total: 52500,
             refund: {
+              id: 'rfd_2bQm7xK9cT4nV8rW1sLp0aZe',
               amount_minor: 52500,
               currency: 'UGX',
               method: 'momo',
+              reason: 'The runner is injured',
+              registration_ids: ORDER_EXAMPLE.registrations.map((r) => r.id),
               refunded_at: '2026-11-21T10:02:44.120Z',
               provider_reference: '6502281937',
             },

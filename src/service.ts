@@ -57,7 +57,12 @@ import {
 } from './payments/index.ts';
 import { createMailer } from './mail/index.ts';
 import { RequestLog } from './auth/index.ts';
-import { confirmationFollower, confirmationJobHandlers } from './confirmations/index.ts';
+import {
+  confirmationFollower,
+  confirmationJobHandlers,
+  refundMailFollower,
+  refundMailJobHandlers,
+} from './confirmations/index.ts';
 import { privacyJobHandlers, RETENTION_JOB } from './privacy/index.ts';
 
 export interface Service {
@@ -219,10 +224,11 @@ export async function createService(config: Config, options: CreateServiceOption
     ...paymentJobHandlers(ctx),
     ...webhookJobHandlers,
     ...confirmationJobHandlers(ctx),
+    ...refundMailJobHandlers(ctx),
     ...privacyJobHandlers(ctx),
   };
   // order.paid events are followed by the buyer's confirmation mail
-  const webhookSender = new WebhookSender(ctx, [confirmationFollower]);
+  const webhookSender = new WebhookSender(ctx, [confirmationFollower, refundMailFollower]);
   const jobs = new JobRunner({
     database,
     outage: ctx.outage,

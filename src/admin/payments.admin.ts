@@ -1,15 +1,23 @@
 // Admin routes for payments: the organization's payments that bought nothing and must be refunded
-// (a late success with no capacity left, or a second payment for a paid order). Operators refund
-// them with the provider; the list is how none is ever silently dropped.
+// (a late success with no capacity left, or a second payment for a paid order; the list is how none
+// is ever silently dropped), and an order's refund, in full or in part, through the same action as
+// the partner API and the organizer app.
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { findOrganization } from '../organizations/index.ts';
 import { Envelope, envelope, notFound, Timestamp, type Host } from '../platform/index.ts';
 import {
   listPaymentsNeedingRefund,
+  REFUND_DESCRIPTION,
   REFUND_LIST_LIMIT,
+  refundAsked,
+  RefundIn,
+  refundOrder,
+  RefundOut,
+  toRefundOut,
   type PaymentNeedingRefund,
 } from '../payments/index.ts';
+import { operatorOf } from './admin-audit.ts';
 import { assertId, errorResponses, IdParams } from './admin-schemas.ts';
 
 const RefundDueOut = Type.Object({
@@ -79,6 +87,35 @@ export async function registerPaymentAdminRoutes(admin: Host, ctx: AppContext) {
         payments: payments.map(toRefundDueOut),
         has_more: hasMore,
       });
+    },
+  );
+
+  admin.post(
+    '/organizations/:id/orders/:orderId/refunds',
+    {
+      schema: {
+        description: REFUND_DESCRIPTION,
+        params: Type.Object({ id: Type.String(), orderId: Type.String() }),
+        body: RefundIn,
+        response: {
+          201: Envelope(RefundOut, 'Refund requested', 201),
+          ...errorResponses(400, 401, 404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      assertId(request.params.id, 'org', 'organization');
+      assertId(request.params.orderId, 'ord', 'order');
+      const organization = await findOrganization(db, request.params.id);
+      if (!organization) throw notFound('organization');
+      const refund = await refundOrder(ctx, {
+        organizationId: organization.id,
+        orderId: request.params.orderId,
+        actor: operatorOf(request),
+        ip: request.ip,
+        ...refundAsked(request.body),
+      });
+      return reply.code(201).send(envelope(201, 'Refund requested', toRefundOut(refund)));
     },
   );
 }

@@ -30,7 +30,8 @@ export const orderMails = pgTable(
       .references(() => orders.id),
     /**
      * paid: sent when the order became paid; resent: asked for from the organizer app;
-     * transfer_away, transfer_to: a transferred place's notice to the buyer and ticket to the new runner
+     * transfer_away, transfer_to: a transferred place's notice to the buyer and ticket to the new runner;
+     * refund: a refund that succeeded, to the buyer
      */
     kind: text('kind').notNull(),
     /** the address it went to, as it was then (the buyer's; a new runner's for transfer_to) */
@@ -47,6 +48,8 @@ export const orderMails = pgTable(
     createdAt: ts('created_at').notNull(),
     /** when the mailer took the mail (SMTP accepted it, or the development mailbox kept it) */
     sentAt: ts('sent_at'),
+    /** the refund a refund mail tells of; null for the other kinds */
+    refundId: text('refund_id'),
   },
   (t) => [
     index('order_mails_order_idx').on(t.orderId, t.createdAt),
@@ -54,5 +57,9 @@ export const orderMails = pgTable(
     uniqueIndex('order_mails_paid_sent_key')
       .on(t.orderId)
       .where(sql`${t.kind} = 'paid' AND ${t.outcome} = 'sent'`),
+    // Once per refund: a refund mail's job that runs twice records one sent mail.
+    uniqueIndex('order_mails_refund_sent_key')
+      .on(t.refundId)
+      .where(sql`${t.kind} = 'refund' AND ${t.outcome} = 'sent'`),
   ],
 );

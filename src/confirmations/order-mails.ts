@@ -6,7 +6,7 @@ import { orderMails } from './confirmations.schema.ts';
 
 export type OrderMailRow = typeof orderMails.$inferSelect;
 /** paid, resent: the confirmation; transfer_away, transfer_to: the two mails of a transferred place */
-type OrderMailKind = 'paid' | 'resent' | 'transfer_away' | 'transfer_to';
+type OrderMailKind = 'paid' | 'resent' | 'transfer_away' | 'transfer_to' | 'refund';
 type OrderMailOutcome = 'sending' | 'sent' | 'failed';
 
 /** An order's confirmation mails, oldest first (the order page's timeline). */
@@ -32,6 +32,18 @@ export async function paidMailSent(db: Executor, orderId: string): Promise<boole
   return row !== undefined;
 }
 
+/** Whether the refund's mail has gone out already. */
+export async function refundMailSent(db: Executor, refundId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: orderMails.id })
+    .from(orderMails)
+    .where(
+      and(eq(orderMails.refundId, refundId), eq(orderMails.kind, 'refund'), eq(orderMails.outcome, 'sent')),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 /** The order's latest resend, to pace the next one. */
 export async function lastResend(db: Executor, orderId: string): Promise<OrderMailRow | undefined> {
   const [row] = await db
@@ -53,6 +65,8 @@ export interface NewOrderMail {
   requestedBy?: { memberId: string | null; label: string } | null;
   createdAt: Date;
   sentAt?: Date | null;
+  /** the refund a refund mail tells of */
+  refundId?: string | null;
 }
 
 /**
@@ -73,6 +87,7 @@ export async function recordOrderMail(db: Executor, mail: NewOrderMail): Promise
       requestedByMemberId: mail.requestedBy?.memberId ?? null,
       createdAt: mail.createdAt,
       sentAt: mail.sentAt ?? null,
+      refundId: mail.refundId ?? null,
     })
     .onConflictDoNothing()
     .returning();

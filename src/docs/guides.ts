@@ -27,6 +27,7 @@ const ORDER = [
   'embedded-checkout',
   'webhooks',
   'testing',
+  'refunds',
   'errors',
   'idempotency',
   'pagination',

@@ -1,6 +1,6 @@
 // Order status changes after creation: paid, hold expired, cancelled, refunded. Each one locks the order row,
 // asks the pure state machine, and moves inventory in the same transaction.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { continueStoredTrace, type Executor } from '../platform/index.ts';
 import { writeOutboxEvents, type OutboxEvent } from '../webhooks/index.ts';
 import {
@@ -188,35 +188,74 @@ export async function expireLapsedHolds(db: Executor, ticketTypeId: string, now:
 
 /** The `refund` object of an order.refunded event (docs/partners/webhooks.md, "What your endpoint receives"). */
 export interface OrderRefundOut {
+  id: string;
+  /** what this refund gave back */
   amount_minor: number;
   currency: string;
   method: string;
+  reason: string | null;
+  /** the runners whose places it returned; [] for an amount alone */
+  registration_ids: string[];
   refunded_at: string;
   provider_reference: string | null;
 }
 
 /**
- * A paid order's money came back to the buyer: the order becomes refunded, its registrations are
- * cancelled, its tickets are free again (paid_count), and an order.refunded outbox row carries the
- * Order with the refund, all in the caller's transaction. Null (nothing changed) unless it was paid.
+ * A refund of a paid order succeeded, in the caller's transaction: refunded_total grows by its
+ * amount; the places it returns are cancelled, marked with the refund and free again (paid_count),
+ * and once refunded_total reaches what was paid the order becomes refunded and every place left
+ * goes with it; one order.refunded outbox row carries the Order with the refund. Null (nothing
+ * changed) unless the order was paid. Answers the order and the registrations returned.
  */
 export async function markOrderRefunded(
   db: Executor,
   orderId: string,
-  refund: OrderRefundOut,
+  refund: Omit<OrderRefundOut, 'registration_ids'> & { registrationIds: string[] },
   now: Date,
-): Promise<OrderRow | null> {
+): Promise<{ order: OrderRow; registrationIds: string[] } | null> {
   const order = await lockOrder(db, orderId);
   if (!order || order.status !== 'paid') return null;
-  const refunded = await applyState(db, order, { type: 'refund' }, now, { closedAt: now });
-  if (!refunded) return null;
-  for (const [ticketTypeId, n] of await ticketQuantities(db, order.id)) {
+  const refundedTotal = order.refundedTotal + refund.amount_minor;
+  const whole = refundedTotal >= order.total;
+  const updated = whole
+    ? await applyState(db, order, { type: 'refund' }, now, { closedAt: now, refundedTotal })
+    : (
+        await db
+          .update(orders)
+          .set({ refundedTotal, updatedAt: now })
+          .where(eq(orders.id, order.id))
+          .returning()
+      )[0];
+  if (!updated) return null;
+  const asked = new Set(refund.registrationIds);
+  const returned = await db
+    .update(registrations)
+    .set({ status: 'cancelled', refundId: refund.id })
+    .where(
+      and(
+        eq(registrations.orderId, order.id),
+        eq(registrations.status, 'confirmed'),
+        isNull(registrations.refundId),
+        whole ? undefined : inArray(registrations.id, [...asked, '']),
+      ),
+    )
+    .returning({
+      id: registrations.id,
+      ticketTypeId: registrations.ticketTypeId,
+      position: registrations.position,
+    });
+  returned.sort((a, b) => a.position - b.position);
+  for (const [ticketTypeId, n] of quantitiesOf(returned.map((r) => r.ticketTypeId))) {
     await countTickets(db, ticketTypeId, { held: 0, paid: -n });
   }
-  await db.update(registrations).set({ status: 'cancelled' }).where(eq(registrations.orderId, order.id));
-  const data = { ...(await loadOrderOut(db, refunded)), refund };
+  const { registrationIds: _asked, ...out } = refund;
+  const registrationIds = returned.map((r) => r.id);
+  const data = {
+    ...(await loadOrderOut(db, updated)),
+    refund: { ...out, registration_ids: registrationIds },
+  };
   await writeOutboxEvents(db, [
     { organizationId: order.organizationId, type: 'order.refunded', data, at: now },
   ]);
-  return refunded;
+  return { order: updated, registrationIds };
 }

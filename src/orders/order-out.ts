@@ -17,7 +17,7 @@ const RegistrationOut = Type.Object({
   participant_name: Type.String(),
   status: Type.String({
     description:
-      'pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded',
+      'pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)',
     examples: ['confirmed'],
   }),
 });
@@ -34,6 +34,10 @@ export const OrderOut = Type.Object({
   donation_total: Type.Integer(),
   laces_fee: Type.Integer({ description: 'Service fee for the payment method chosen (momo until one is)' }),
   total: Type.Integer({ description: 'What the buyer pays, minor units; 0 for a free order, paid at once' }),
+  refunded_total: Type.Integer({
+    description:
+      'What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total',
+  }),
   failure_kind: Type.Union([Type.String(), Type.Null()], {
     description: `Why the order did not complete, or null: ${FAILURE_KINDS.join(', ')}`,
   }),
@@ -77,6 +81,7 @@ export function toOrderOut(order: OrderRow, regs: RegistrationRow[]): OrderOut {
     donation_total: order.donationTotal,
     laces_fee: order.lacesFee,
     total: order.total,
+    refunded_total: order.refundedTotal,
     failure_kind: order.failureKind,
     ticket_count: regs.length,
     buyer: { name: order.buyerName, email: order.buyerEmail, phone: order.buyerPhone },

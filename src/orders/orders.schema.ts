@@ -15,6 +15,7 @@ import { apiClients } from '../auth/auth.schema.ts';
 import { checkoutSessions } from '../checkout/checkout.schema.ts';
 import { events, ticketTypes } from '../events/events.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
+import { refunds } from '../payments/payments.schema.ts';
 import { ts } from '../platform/columns.schema.ts';
 
 export const orders = pgTable(
@@ -43,6 +44,8 @@ export const orders = pgTable(
     donationTotal: integer('donation_total').notNull().default(0),
     lacesFee: integer('laces_fee').notNull(),
     total: integer('total').notNull(),
+    /** what succeeded refunds of the order gave back, minor units (payments' refunds of kind order) */
+    refundedTotal: integer('refunded_total').notNull().default(0),
     /** the payment method key (payments/methods/registry.ts); null until chosen, and for free orders */
     paymentMethod: text('payment_method'),
     buyerName: text('buyer_name').notNull(),
@@ -131,6 +134,8 @@ export const registrations = pgTable(
     runnerPhone: text('runner_phone'),
     /** pending | confirmed | cancelled */
     status: text('status').notNull(),
+    /** the refund that returned this place, set when it succeeded (the registration is cancelled then) */
+    refundId: text('refund_id').references(() => refunds.id),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [

@@ -119,6 +119,7 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     donationTotal: donation,
     lacesFee,
     total,
+    refundedTotal: 0,
     paymentMethod: total > 0 ? (input.payment_method ?? null) : null,
     buyerName: input.buyer.name.trim(),
     buyerEmail: input.buyer.email.trim(),
@@ -153,6 +154,7 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     runnerPhone: null,
     answers: l.item.answers ?? {},
     status: free ? 'confirmed' : 'pending',
+    refundId: null,
     createdAt: now,
   }));
   return { order, registrations: regs };

@@ -1,14 +1,22 @@
 // Payments' part of retention and erasure (src/privacy/ drives both): the payer's number of an
-// order's payment attempts is replaced by the marker (amounts, references and outcomes stay, so
-// refunds and the provider's statements still reconcile), and an unpaid order deleted after it
+// order's payment attempts, and the reasons given for its refunds (free text that may name
+// someone), are replaced by the marker (amounts, references and outcomes stay, so refunds and the
+// provider's statements still reconcile), and an unpaid order deleted after it
 // ended takes its failed attempts with it, unless money is in play.
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { ERASED, type Executor } from '../platform/index.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
 
-/** Replaces the payer's number of these orders' payment attempts; counts the attempts changed. */
+/**
+ * Replaces the payer's number of these orders' payment attempts, and their refunds' reasons;
+ * counts the attempts changed.
+ */
 export async function redactPayerNumbers(tx: Executor, orderIds: string[]): Promise<number> {
   if (orderIds.length === 0) return 0;
+  await tx
+    .update(refunds)
+    .set({ reason: ERASED })
+    .where(and(inArray(refunds.orderId, orderIds), sql`${refunds.reason} <> ${ERASED}`));
   const changed = await tx
     .update(paymentAttempts)
     .set({ msisdn: ERASED })

@@ -27,10 +27,11 @@ export {
 } from './payment-attempts.ts';
 export type { PaymentAttemptRow } from './payment-attempts.ts';
 export { registerPaymentRoutes } from './payments.routes.ts';
+export { REFUND_DESCRIPTION, refundAsked, RefundIn, RefundOut, toRefundOut } from './refunds.routes.ts';
 export { listFailedRefunds, refundsOfOrder } from './process-refund.ts';
 export type { RefundRow } from './process-refund.ts';
-export { refundOrder, refundPayment } from './refund-order.ts';
-export type { RefundOrderOptions } from './refund-order.ts';
+export { previewOrderRefund, refundOrder, refundPayment } from './actions/refund-order.ts';
+export type { RefundOrderOptions, RefundPreview } from './actions/refund-order.ts';
 export { listPaymentsNeedingRefund, paymentsNeedingRefundOfOrder, REFUND_LIST_LIMIT } from './refunds.ts';
 export type { PaymentNeedingRefund, RefundReason } from './refunds.ts';
 export { DEFAULT_SCENARIO, scenarioFor } from './simulator/scenarios.ts';

@@ -1,10 +1,12 @@
-// POST /v1/orders/{orderId}/pay (headless checkout) and the providers' callback endpoints.
+// POST /v1/orders/{orderId}/pay (headless checkout), POST /v1/orders/{orderId}/refunds
+// (refunds.routes.ts) and the providers' callback endpoints.
 import { Type } from 'typebox';
 import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
 import { loadOrderOut, OrderOut } from '../orders/index.ts';
 import { enforceRateLimit, Envelope, envelope, errorResponses, type Host } from '../platform/index.ts';
 import { noteCallback } from './note-callback.ts';
+import { registerRefundRoutes } from './refunds.routes.ts';
 import { startPayment } from './start-payment.ts';
 
 const PAY_MESSAGE = 'Payment requested: the buyer approves the prompt on their phone';
@@ -59,6 +61,8 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
       return reply.code(202).send(envelope(202, PAY_MESSAGE, await loadOrderOut(ctx.database.db, order)));
     },
   );
+
+  await registerRefundRoutes(app, ctx);
 
   // Providers call back with POST (Airtel) or PUT (MTN); our reference is in the path. A callback
   // is unauthenticated: it is limited per client IP before its body is read, it may only make a

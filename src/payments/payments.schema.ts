@@ -1,7 +1,7 @@
 // Payment attempts: one row per prompt sent to a buyer's phone. Our reference (UUID v4) is the
 // provider's request id, so a resend or a status query always names the same payment.
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { members } from '../members/members.schema.ts';
 import { orders } from '../orders/orders.schema.ts';
 import { organizations } from '../organizations/organizations.schema.ts';
@@ -61,7 +61,8 @@ export const paymentAttempts = pgTable(
 );
 
 // Refunds: money returned to a payer through the provider that took it, one row per request. A
-// refund of a whole order (kind order) makes the order refunded when it succeeds; one of a payment
+// refund of an order (kind order: all of it, some runners or an amount) adds to the order's
+// refunded_total when it succeeds, and makes it refunded once all was given back; one of a payment
 // that bought nothing (paid_after_expiry, duplicate_payment) changes no order.
 export const refunds = pgTable(
   'refunds',
@@ -82,7 +83,15 @@ export const refunds = pgTable(
     /** UUID v4: MTN X-Reference-Id of the refund, Airtel transaction.id */
     reference: text('reference').notNull(),
     amount: integer('amount').notNull(),
+    /** the part of amount that is service fees; amount - fee_amount - donation_amount is ticket money */
+    feeAmount: integer('fee_amount').notNull().default(0),
+    /** the part of amount that is the donation */
+    donationAmount: integer('donation_amount').notNull().default(0),
     currency: text('currency').notNull(),
+    /** why, as the member or partner gave it (1 to 500 characters); null when none was given */
+    reason: text('reason'),
+    /** the runners (registration ids) whose places this refund returns; [] for an amount alone */
+    registrationIds: jsonb('registration_ids').$type<string[]>().notNull().default([]),
     /** momo | airtel: always the method of the payment refunded */
     method: text('method').notNull(),
     /** pending | succeeded | failed */
@@ -105,10 +114,13 @@ export const refunds = pgTable(
   },
   (t) => [
     uniqueIndex('refunds_reference_key').on(t.reference),
-    // One refund under way or done per payment: a second request, or a race of two, is refused.
-    uniqueIndex('refunds_one_live_per_attempt')
+    // One refund under way per payment at a time: a second request, or a race of two, is refused.
+    // Several may succeed (partial refunds); their sum is checked under the order's lock.
+    uniqueIndex('refunds_one_pending_per_attempt')
       .on(t.attemptId)
-      .where(sql`${t.status} IN ('pending', 'succeeded')`),
+      .where(sql`${t.status} = 'pending'`),
+    // a payment's refunds (refunds.ts: whether a payment that bought nothing is refunded or being so)
+    index('refunds_attempt_idx').on(t.attemptId),
     index('refunds_org_created_idx').on(t.organizationId, t.createdAt, t.id),
     index('refunds_order_idx').on(t.orderId),
     // Refunds needing attention (failed), per organization, oldest first.

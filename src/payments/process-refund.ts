@@ -1,13 +1,16 @@
 // Following a refund to its end: send it once (a resend names the same reference, so the provider
 // takes it at most once), ask for its status on the payment schedule, and settle it in one
-// transaction: an order refund makes the order refunded (order.refunded webhook); a failure leaves
-// the order paid and the refund failed, listed as needing attention. Provider calls happen
+// transaction: an order refund adds to the order's refunded_total, returns its places (tickets
+// void, places free again) and makes the order refunded once all was given back (an
+// order.refunded webhook each time); a failure leaves the order as it was and the refund failed,
+// listed as needing attention. Provider calls happen
 // outside any transaction.
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '../audit/index.ts';
 import type { AppContext } from '../context.ts';
 import { markOrderRefunded } from '../orders/index.ts';
 import type { Executor, OutsideJobHandler } from '../platform/index.ts';
+import { voidTickets } from '../tickets/index.ts';
 import { providerOf } from './payment-gateway.ts';
 import { nextPollDelayMs, RECONCILE_FOR_MS } from './payment-schedule.ts';
 import { paymentAttempts, refunds } from './payments.schema.ts';
@@ -90,20 +93,24 @@ async function finish(
       })
       .where(eq(refunds.id, refund.id));
     if (succeeded && refund.kind === 'order') {
-      const order = await markOrderRefunded(
+      const marked = await markOrderRefunded(
         tx,
         refund.orderId,
         {
+          id: refund.id,
           amount_minor: refund.amount,
           currency: refund.currency,
           method: refund.method,
+          reason: refund.reason,
+          registrationIds: refund.registrationIds,
           refunded_at: now.toISOString(),
           provider_reference: outcome.providerReference,
         },
         now,
       );
-      if (!order)
+      if (!marked)
         ctx.log.error({ refund_id: refund.id, order_id: refund.orderId }, 'refunded order was not paid');
+      else await voidTickets(tx, marked.registrationIds);
     }
     if (!succeeded) {
       ctx.log.error(

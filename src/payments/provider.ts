@@ -68,7 +68,7 @@ export interface RefundRequest {
   paymentReference: string;
   /** the provider's id of the payment (Airtel airtel_money_id; MTN financialTransactionId) */
   providerTransactionId: string | null;
-  /** minor units, the payment's whole amount */
+  /** minor units: what goes back, the payment's whole amount or a part of it (a partial refund) */
   amount: number;
   currency: string;
   /** shown in the payer's history */

@@ -2,7 +2,7 @@
 // confirmed after its order stopped holding tickets with no capacity left (the order is flagged
 // paid_after_expiry), and a second success for an order another payment already paid. Derived
 // from the attempts and their orders, so no path can forget to list one; a payment leaves the list
-// while its refund is under way or done (refund-order.ts), and comes back if the refund fails.
+// while its refund is under way or done (actions/refund-order.ts), and comes back if the refund fails.
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/pg-core';
 import { findOrders, paidAfterExpiryOrderIds, type OrderRow } from '../orders/index.ts';

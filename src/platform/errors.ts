@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   amount_below_minimum: 422,
   amount_too_large: 422,
+  refund_not_possible: 422,
   rate_limited: 429,
   hold_limit_reached: 429,
   prompt_limit_reached: 429,

@@ -5,4 +5,5 @@ export type { TransferredPlace } from './actions/transfer-place.ts';
 export { findTransferredTicket, findValidTicket, issueTickets, ticketsOfOrder } from './issue-tickets.ts';
 export type { OrderTicket } from './issue-tickets.ts';
 export { isTicketToken, ticketPagePath } from './ticket-codes.ts';
+export { voidTickets } from './void-tickets.ts';
 export { issueEventTickets, ticketsOfRegistrations } from './event-tickets.ts';

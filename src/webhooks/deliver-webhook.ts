@@ -199,7 +199,13 @@ export async function takeFreshDeliveries(
   const jobs = events.flatMap((event) =>
     followers.map((follow) => {
       const job = follow(
-        { id: event.id!, organizationId: event.organizationId, type: event.type, subjectId: event.subjectId },
+        {
+          id: event.id!,
+          organizationId: event.organizationId,
+          type: event.type,
+          subjectId: event.subjectId,
+          data: (event.payload.data ?? {}) as Record<string, unknown>,
+        },
         now,
       );
       return job && { ...job, traceContext: event.traceContext };

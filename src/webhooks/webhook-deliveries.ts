@@ -31,6 +31,8 @@ interface DispatchedEvent {
   organizationId: string;
   type: string;
   subjectId: string | null;
+  /** the event's data, as its deliveries carry it (order.refunded's names its refund) */
+  data: Record<string, unknown>;
 }
 
 /**

@@ -145,7 +145,10 @@ describe('orders in Chromium', () => {
       await payOrder(token, order.id, method, phone);
       await page.goto(`${app}/orders/${order.id}`);
       await page.getByRole('link', { name: 'Refund this order' }).click();
-      await page.getByRole('heading', { name: `Refund order ${order.order_code}?` }).waitFor();
+      await page.getByRole('heading', { name: `Refund order ${order.order_code}` }).waitFor();
+      await page.getByLabel('Reason').fill('The event was cancelled');
+      await page.getByRole('button', { name: 'Review the refund' }).click();
+      await page.getByRole('heading', { name: /^Refund UGX.*\?$/ }).waitFor();
       await checkPage(page, shots[0]);
       await page.getByRole('button', { name: /^Refund UGX/ }).click();
       await page.getByText('The refund was sent to the network').waitFor();

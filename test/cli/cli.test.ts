@@ -365,6 +365,39 @@ describe('ticketing CLI', () => {
     assert.match(unknown.stderr, /^error not_found: No such organization\.$/m);
   });
 
+  test('payments refund asks the admin API; a refusal is its error and nothing else', async () => {
+    const org = json(await cli(['orgs', 'create', '--name', 'Refunding Org', '--json']));
+    const unknown = await cli([
+      'payments',
+      'refund',
+      '--org',
+      org.id,
+      '--order',
+      'ord_doesnotexist0000000000000',
+      '--runner',
+      'reg_a',
+      '--reason',
+      'Injured',
+    ]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^error not_found: No such order\.$/m);
+    const badAmount = await cli([
+      'payments',
+      'refund',
+      '--org',
+      org.id,
+      '--order',
+      'ord_x',
+      '--amount',
+      '1.5',
+    ]);
+    assert.equal(badAmount.code, 2);
+    assert.match(badAmount.stderr, /--amount must be a whole number/);
+    const missing = await cli(['payments', 'refund', '--org', org.id]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--order is required/);
+  });
+
   test('usage errors exit 2 with a short usage text', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['clients', 'create', '--org', 'org_x', '--scope', 'events:read'], /--name is required/],

@@ -14,7 +14,7 @@ import {
 } from '../../src/payments/methods/registry.ts';
 import type { CheckoutLanguage } from '../../src/payments/methods/payment-method.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
-import { refundOrder } from '../../src/payments/refund-order.ts';
+import { refundOrder } from '../../src/payments/actions/refund-order.ts';
 import { CATALOGS } from '../../src/site/messages/catalog.ts';
 import {
   bearer,

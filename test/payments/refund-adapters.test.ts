@@ -61,6 +61,38 @@ async function refundUntilFinal(method: PaymentMethod, req: RefundRequest, timeo
   }
 }
 
+describe('MTN MoMo partial refunds through the simulator', () => {
+  test('parts of a payment are refunded, each for its amount, until nothing is left', async () => {
+    const paid = await paidPayment('momo', '01');
+    const first = { ...paid, reference: randomUUID(), amount: 5_000 };
+    assert.deepEqual(await providers.momo.requestRefund(first), { kind: 'submitted' });
+    assert.equal((await refundUntilFinal('momo', first)).status.status, 'succeeded');
+    const second = { ...paid, reference: randomUUID(), amount: 10_000 };
+    assert.deepEqual(await providers.momo.requestRefund(second), { kind: 'submitted' });
+    assert.equal((await refundUntilFinal('momo', second)).status.status, 'succeeded');
+    assert.deepEqual(
+      sim
+        .refunds()
+        .filter((r) => r.paymentReference === paid.paymentReference)
+        .map((r) => r.amount),
+      ['5000', '10000'],
+    );
+    const third = { ...paid, reference: randomUUID(), amount: 1 };
+    assert.equal((await providers.momo.requestRefund(third)).kind, 'rejected');
+  });
+
+  test('a refund above what is left of the payment is refused and moves nothing', async () => {
+    const paid = await paidPayment('momo', '01');
+    const first = { ...paid, reference: randomUUID(), amount: 10_000 };
+    assert.deepEqual(await providers.momo.requestRefund(first), { kind: 'submitted' });
+    assert.equal((await refundUntilFinal('momo', first)).status.status, 'succeeded');
+    const tooMuch = { ...paid, reference: randomUUID(), amount: 5_001 };
+    const answer = await providers.momo.requestRefund(tooMuch);
+    assert.equal(answer.kind, 'rejected');
+    assert.equal(sim.refunds().filter((r) => r.reference === tooMuch.reference).length, 0);
+  });
+});
+
 for (const method of ['momo', 'airtel'] as const) {
   describe(`${method} refunds through the simulator`, () => {
     test('a refund of a successful payment succeeds and names the network id of the refund', async () => {
@@ -76,6 +108,8 @@ for (const method of ['momo', 'airtel'] as const) {
             network: method,
             reference: req.reference,
             paymentReference: req.paymentReference,
+            // MTN's request names the amount (a major-unit string); Airtel's names none: the payment's
+            amount: method === 'momo' ? '15000' : 15_000,
             state: 'successful',
           },
         ],

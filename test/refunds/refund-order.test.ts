@@ -13,7 +13,7 @@ import { closePaymentAttempt } from '../../src/payments/close-attempt.ts';
 import { reconcileAttempt } from '../../src/payments/collect.ts';
 import { paymentAttempts, refunds } from '../../src/payments/payments.schema.ts';
 import { listFailedRefunds, type RefundRow } from '../../src/payments/process-refund.ts';
-import { refundOrder, refundPayment } from '../../src/payments/refund-order.ts';
+import { refundOrder, refundPayment } from '../../src/payments/actions/refund-order.ts';
 import { listPaymentsNeedingRefund } from '../../src/payments/refunds.ts';
 import {
   PAYMENT_METHOD_REGISTRY,
@@ -171,10 +171,14 @@ for (const method of ['momo', 'airtel'] as const) {
       const payload = verifyDelivery(endpoint.secret, delivered()[0]!, h.clock.now());
       assert.equal(payload.type, 'order.refunded');
       assert.equal(payload.data.status, 'refunded');
+      assert.equal(payload.data.refunded_total, total);
       assert.deepEqual(payload.data.refund, {
+        id: refund.id,
         amount_minor: total,
         currency: 'UGX',
         method,
+        reason: null,
+        registration_ids: (order.registrations as Array<{ id: string }>).map((r) => r.id),
         refunded_at: refund.finalizedAt!.toISOString(),
         provider_reference: refund.providerReference,
       });
@@ -318,7 +322,7 @@ describe('refusals change nothing', () => {
         actor: owner,
         ip: null,
       }),
-      'conflict',
+      'refund_not_possible',
       /free/,
     );
   });

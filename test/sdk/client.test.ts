@@ -312,4 +312,25 @@ describe('resources', () => {
     for await (const o of client.orders.list({ event_id: eventId, limit: 1 })) listed.push(o.id);
     assert.ok(listed.includes(order.id));
   });
+
+  test('orders.refund sends the refund; what cannot be refunded is a 422 refund_not_possible, not retried', async () => {
+    const { client, sent } = clientWith();
+    const event = await client.events.get(eventId);
+    const free = event.ticket_types.find((t) => t.price_minor === 0)!;
+    const order = await client.orders.create({
+      event_id: eventId,
+      items: [{ ticket_type_id: free.ticket_type_id, participant_name: 'Ann' }],
+      buyer: { name: 'Ann', email: 'ann@example.org', phone: '0772123456' },
+    });
+    const before = sent.length;
+    const error = await caught(client.orders.refund(order.id, { reason: 'Changed plans' }));
+    assert.equal(error.status, 422);
+    assert.equal(error.errorCode, 'refund_not_possible');
+    assert.match(error.message, /free/);
+    const refunds = sent.slice(before).filter((c) => c.path === `/v1/orders/${order.id}/refunds`);
+    assert.equal(refunds.length, 1);
+    assert.equal(refunds[0]!.method, 'POST');
+    assert.ok(refunds[0]!.headers.get('idempotency-key'));
+    assert.deepEqual(JSON.parse(refunds[0]!.body!), { reason: 'Changed plans' });
+  });
 });

@@ -71,6 +71,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/admin/v1/webhook-endpoints/:id/deliveries/:delivery_id' },
   { method: 'POST', path: '/admin/v1/webhook-endpoints/:id/deliveries/:delivery_id/retry' },
   { method: 'GET', path: '/admin/v1/organizations/:id/payments/needs-refund' },
+  { method: 'POST', path: '/admin/v1/organizations/:id/orders/:orderId/refunds', body: () => ({}) },
   {
     method: 'POST',
     path: '/admin/v1/organizations/:id/invitations',

@@ -38,6 +38,11 @@ interface RouteCase {
    */
   invalid: { url: string; payload?: Record<string, unknown>; validated: boolean };
   /**
+   * What the owner's own credential gets when it is not a success: the route answers the object's
+   * state (a refund of the suite's unpaid order is 409 conflict), past every check of the caller.
+   */
+  ownerAnswer?: { status: number; errorCode: string };
+  /**
    * A server-sent event stream: inject waits for a response's end, which never comes, so success
    * is checked over a real connection up to the first message. Refusals answer at once in JSON.
    */
@@ -100,6 +105,16 @@ const ROUTES: RouteCase[] = [
     ownedObject: true,
     body: () => ({ payment_method: 'momo', phone: '0770000001' }),
     invalid: { url: '/v1/orders/:order/pay', payload: {}, validated: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/orders/:order/refunds',
+    scope: 'orders:write',
+    publishable: false,
+    ownedObject: true,
+    body: () => ({ reason: 'Injured' }),
+    ownerAnswer: { status: 409, errorCode: 'conflict' },
+    invalid: { url: '/v1/orders/:order/refunds', payload: { amount_minor: 0 }, validated: true },
   },
   {
     method: 'GET',
@@ -285,6 +300,11 @@ describe('security suite over every partner route', () => {
         return;
       }
       const res = await call(route, bearer(await getToken(h, owner)));
+      if (route.ownerAnswer) {
+        assert.equal(res.statusCode, route.ownerAnswer.status, res.body);
+        assert.equal(res.json().error_code, route.ownerAnswer.errorCode);
+        return;
+      }
       assert.ok([200, 201, 202].includes(res.statusCode), `${res.statusCode} ${res.body}`);
     });
 

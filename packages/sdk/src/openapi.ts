@@ -993,6 +993,8 @@ export interface paths {
                   laces_fee: number;
                   /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                   total: number;
+                  /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+                  refunded_total: number;
                   /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                   failure_kind: string | null;
                   ticket_count: number;
@@ -1027,7 +1029,7 @@ export interface paths {
                     ticket_label: string;
                     participant_name: string;
                     /**
-                     * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                     * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                      * @example confirmed
                      */
                     status: string;
@@ -1189,6 +1191,8 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+                refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
@@ -1223,7 +1227,7 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                    * @example confirmed
                    */
                   status: string;
@@ -1422,6 +1426,8 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+                refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
@@ -1456,7 +1462,7 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                    * @example confirmed
                    */
                   status: string;
@@ -1613,6 +1619,8 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+                refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
                 failure_kind: string | null;
                 ticket_count: number;
@@ -1647,11 +1655,227 @@ export interface paths {
                   ticket_label: string;
                   participant_name: string;
                   /**
-                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                   * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                    * @example confirmed
                    */
                   status: string;
                 }[];
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The current state does not allow it */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well formed, but refused */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 422,
+             *       "message": "This Idempotency-Key was already used with a different request; use a new key for a new request.",
+             *       "error_code": "idempotency_key_reused",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{orderId}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund an order, in full or in part
+     * @description Without amount_minor and registration_ids, refunds everything left of the order. With registration_ids, those runners' places go back (ticket price and its service fee, less their share of any discount); the last places take the rest (the donation) with them. With amount_minor, that amount goes back (ticket money first, then the donation, then fees). One refund of an order may be pending at a time (409 conflict); an order not paid is 409 conflict; an amount above what is left, a runner not of the order or refunded already, a free order, or a network that cannot give back a part is 422 refund_not_possible, with nothing changed. The refund is answered pending; order.refunded says when it succeeded, with the order's refunded_total (status refunded once all was given back). Send an Idempotency-Key header to retry safely.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          'idempotency-key'?: string;
+        };
+        path: {
+          orderId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description What to give back, minor units, at most what is left to refund. With registration_ids it replaces what those runners' places come to */
+            amount_minor?: number;
+            /** @description Runners of the order whose places go back (they are cancelled and free to sell again): each gives back its ticket price and the service fee charged on it, less its share of the order's discount */
+            registration_ids?: string[];
+            /** @description Why, 1 to 500 characters once trimmed; kept with the refund */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Refund requested */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 201
+               */
+              code: number;
+              /** @example Refund requested */
+              message: string;
+              data: {
+                /** @example rfd_2bQm7xK9cT4nV8rW1sLp0aZe */
+                id: string;
+                order_id: string;
+                /**
+                 * @description pending until the network confirms it, then succeeded or failed
+                 * @example pending
+                 */
+                status: string;
+                /** @description What this refund gives back, minor units */
+                amount_minor: number;
+                /** @example UGX */
+                currency: string;
+                /** @description momo or airtel: the network that took the payment and returns it */
+                method: string;
+                reason: string | null;
+                /** @description The runners whose places this refund returns; [] for an amount alone */
+                registration_ids: string[];
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                /** @description When the network confirmed it; null until then */
+                refunded_at: string | null;
+                /** @description The network's id of the refund once it succeeded, or null */
+                provider_reference: string | null;
               };
             };
           };
@@ -2986,6 +3210,7 @@ export interface webhooks {
            *         "donation_total": 0,
            *         "laces_fee": 2500,
            *         "total": 52500,
+           *         "refunded_total": 0,
            *         "failure_kind": null,
            *         "ticket_count": 1,
            *         "buyer": {
@@ -3044,6 +3269,8 @@ export interface webhooks {
               laces_fee: number;
               /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
               total: number;
+              /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+              refunded_total: number;
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
               failure_kind: string | null;
               ticket_count: number;
@@ -3078,7 +3305,7 @@ export interface webhooks {
                 ticket_label: string;
                 participant_name: string;
                 /**
-                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                  * @example confirmed
                  */
                 status: string;
@@ -3121,7 +3348,7 @@ export interface webhooks {
     put?: never;
     /**
      * An order was refunded
-     * @description Sent to each enabled endpoint subscribed to order.refunded when the buyer's payment for a paid order was returned through the mobile-money network. data is the Order with status refunded (its registrations cancelled, its tickets released) and a refund object. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.
+     * @description Sent to each enabled endpoint subscribed to order.refunded each time a refund of a paid order succeeded through the mobile-money network: in full, some runners' places, or an amount. data is the Order, with status refunded once refunded_total reaches total (every registration cancelled, its tickets released) and paid before that (the registrations in refund.registration_ids cancelled), and the refund object of this refund. Signed, retried and delivered at least once like order.paid: deduplicate on webhook-id.
      */
     post: {
       parameters: {
@@ -3165,6 +3392,7 @@ export interface webhooks {
            *         "donation_total": 0,
            *         "laces_fee": 2500,
            *         "total": 52500,
+           *         "refunded_total": 52500,
            *         "failure_kind": null,
            *         "ticket_count": 1,
            *         "buyer": {
@@ -3191,9 +3419,14 @@ export interface webhooks {
            *           }
            *         ],
            *         "refund": {
+           *           "id": "rfd_2bQm7xK9cT4nV8rW1sLp0aZe",
            *           "amount_minor": 52500,
            *           "currency": "UGX",
            *           "method": "momo",
+           *           "reason": "The runner is injured",
+           *           "registration_ids": [
+           *             "reg_9Lk2Wq7XbN4tZr1Ym8Pc3Vs6"
+           *           ],
            *           "refunded_at": "2026-11-21T10:02:44.120Z",
            *           "provider_reference": "6502281937"
            *         }
@@ -3230,6 +3463,8 @@ export interface webhooks {
               laces_fee: number;
               /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
               total: number;
+              /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
+              refunded_total: number;
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
               failure_kind: string | null;
               ticket_count: number;
@@ -3264,18 +3499,24 @@ export interface webhooks {
                 ticket_label: string;
                 participant_name: string;
                 /**
-                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or the order is refunded
+                 * @description pending until the order is paid, then confirmed; cancelled when the unpaid order expires or is cancelled, or when a refund returned this place (the whole order or this runner)
                  * @example confirmed
                  */
                 status: string;
               }[];
               refund: {
-                /** @description What was returned to the buyer, minor units (the whole payment) */
+                /** @description The refund (rfd_...), as POST /v1/orders/{id}/refunds answered it */
+                id: string;
+                /** @description What this refund returned to the buyer, minor units: all that was left, some runners' places, or an amount */
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
                 /** @description momo or airtel: the network that took the payment and returned it */
                 method: string;
+                /** @description Why, as it was asked; null if none */
+                reason: string | null;
+                /** @description The runners whose places this refund returned (their registrations are cancelled); [] for an amount alone */
+                registration_ids: string[];
                 /**
                  * Format: date-time
                  * @description When the provider confirmed the refund

@@ -15,6 +15,8 @@ import type {
   OrderPage,
   OrderPayParams,
   OrderPayment,
+  OrderRefundParams,
+  Refund,
   RequestOptions,
 } from './types.ts';
 
@@ -77,6 +79,14 @@ export function ordersResource(transport: Transport) {
     /** Starts a mobile money payment of a pending order. */
     pay(orderId: string, params: OrderPayParams, options: RequestOptions = {}) {
       return transport.call<OrderPayment>('POST', `/orders/${id(orderId)}/pay`, { body: params, ...options });
+    },
+    /**
+     * Refunds a paid order: everything left ({}), some runners' places (registration_ids) or an
+     * amount (amount_minor); answered pending, order.refunded says when it succeeded. Idempotent
+     * across retries.
+     */
+    refund(orderId: string, params: OrderRefundParams = {}, options: RequestOptions = {}) {
+      return transport.call<Refund>('POST', `/orders/${id(orderId)}/refunds`, { body: params, ...options });
     },
   };
 }

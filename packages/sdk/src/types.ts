@@ -24,6 +24,8 @@ export type OrderListParams = Query<paths['/v1/orders']['get']>;
 export type Order = Data<paths['/v1/orders/{orderId}']['get']['responses'][200]>;
 export type OrderPayParams = Body<paths['/v1/orders/{orderId}/pay']['post']>;
 export type OrderPayment = Data<paths['/v1/orders/{orderId}/pay']['post']['responses'][202]>;
+export type OrderRefundParams = Body<paths['/v1/orders/{orderId}/refunds']['post']>;
+export type Refund = Data<paths['/v1/orders/{orderId}/refunds']['post']['responses'][201]>;
 
 /** `order.paid`: data is the Order as GET /v1/orders/{id} returned it when it was paid. */
 export interface OrderPaidEvent {
@@ -32,18 +34,27 @@ export interface OrderPaidEvent {
   data: Order;
 }
 
-/** What an order.refunded event says was returned to the buyer. */
+/** What an order.refunded event says this refund returned to the buyer. */
 export interface OrderRefund {
+  /** the refund, as orders.refund answered it */
+  id: string;
   amount_minor: number;
   currency: string;
   /** momo or airtel */
   method: string;
+  /** the reason given, or null */
+  reason: string | null;
+  /** the runners whose places it returned; [] for an amount alone */
+  registration_ids: string[];
   refunded_at: string;
   /** the network's id of the refund, or null */
   provider_reference: string | null;
 }
 
-/** `order.refunded`: data is the Order (status refunded) with the refund. */
+/**
+ * `order.refunded`, once per refund that succeeded: data is the Order (status refunded once
+ * refunded_total reaches total, else paid) with this refund.
+ */
 export interface OrderRefundedEvent {
   type: 'order.refunded';
   timestamp: string;

@@ -1,6 +1,6 @@
 // GET /orders/:orderId/payments/:paymentId/refund asks, POST refunds one payment of the order that
 // bought nothing (paid after expiry, or a second payment) through the network that took it
-// (refundPayment in src/payments/refund-order.ts); the order itself does not change. Owners and
+// (refundPayment in src/payments/actions/refund-order.ts); the order itself does not change. Owners and
 // admins only; another organization's order, or a payment of another order, is the same 404 page.
 // A refusal (refunded already, being refunded, or the payment that paid the order) is the order
 // page with its message, and changes nothing: a second click never refunds twice.

@@ -54,6 +54,8 @@ const DETAIL_LABELS: Record<string, string> = {
   provider_reference: 'Provider reference',
   failure_reason: 'Reason',
   choices: 'Choices',
+  runners: 'Runners',
+  reason: 'Reason given',
   void_ticket: 'Ticket voided',
   new_ticket: 'Ticket issued',
 };
@@ -108,6 +110,8 @@ function detailValue(
     if (value.every((v) => typeof v === 'object' && v !== null))
       return value.map((v) => recordWords(v as Record<string, unknown>)).join('; ');
     if (key === 'changed') return value.map((v) => String(v).replace(/_/g, ' ')).join(', ');
+    // a refund's runners, by name
+    if (key === 'runners') return value.map(String).join(', ');
     return html`${value.map((v, i) => html`${i > 0 ? ', ' : ''}<code>${String(v)}</code>`)}`;
   }
   if (typeof value === 'number' && key.endsWith('_minor')) {

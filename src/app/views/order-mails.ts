@@ -21,6 +21,7 @@ const MAIL_NAMES: Record<string, { sent: string; tried: string }> = {
   resent: { sent: 'Confirmation email resent', tried: 'Confirmation email resent' },
   transfer_away: { sent: 'Transfer notice sent', tried: 'Transfer notice' },
   transfer_to: { sent: "New runner's ticket email sent", tried: "New runner's ticket email" },
+  refund: { sent: 'Refund email sent', tried: 'Refund email' },
 };
 
 /**

@@ -3,11 +3,12 @@
 // each webhook delivery). The orders list is in order-list-page.ts.
 import { can } from '../../members/index.ts';
 import type { OrderChannel, OrderRow } from '../../orders/index.ts';
-import type { PaymentAttemptRow, RefundRow } from '../../payments/index.ts';
-import { html, type Html } from '../../platform/index.ts';
+import type { PaymentAttemptRow, RefundPreview, RefundRow } from '../../payments/index.ts';
+import { attr, html, type Html } from '../../platform/index.ts';
+import type { FieldErrors } from '../form-body.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
-import { formatPrice, formatTime } from './fields.ts';
+import { errorSummary, fieldId, formatPrice, formatTime, input } from './fields.ts';
 import { orderStatusText } from './order-status.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
@@ -110,8 +111,16 @@ const REFUND_STATUS: Record<string, string> = {
   failed: 'failed',
 };
 
-function refundsSection(refunds: RefundRow[]): Html {
+/** What a refund is of: a payment, or the order with the runners whose places it returns. */
+function refundOf(r: RefundRow, names: Map<string, string>): string {
+  if (r.kind !== 'order') return REFUND_KINDS[r.kind] ?? r.kind;
+  if (r.registrationIds.length === 0) return 'An amount; every place kept';
+  return r.registrationIds.map((id) => names.get(id) ?? id).join(', ');
+}
+
+function refundsSection(refunds: RefundRow[], runners: RunnersView): Html {
   if (refunds.length === 0) return html``;
+  const names = new Map(runners.runners.map((r) => [r.registration.id, r.registration.participantName]));
   return html`<h2>Refunds</h2>
     <div class="table-wrap" role="region" aria-label="Refunds" tabindex="0">
       <table class="stack">
@@ -120,7 +129,7 @@ function refundsSection(refunds: RefundRow[]): Html {
             <th scope="col">Asked</th>
             <th scope="col">Of</th>
             <th scope="col">Amount</th>
-            <th scope="col">Network</th>
+            <th scope="col">Reason</th>
             <th scope="col">Status</th>
             <th scope="col">Asked by</th>
           </tr>
@@ -130,9 +139,12 @@ function refundsSection(refunds: RefundRow[]): Html {
             (r) =>
               html`<tr>
                 <td data-label="Asked" class="nowrap">${formatTime(r.createdAt)}</td>
-                <td data-label="Of">${REFUND_KINDS[r.kind] ?? r.kind}</td>
-                <td data-label="Amount" class="nowrap">${formatMoney(r.amount, r.currency)}</td>
-                <td data-label="Network">${METHOD_NAMES[r.method] ?? r.method}</td>
+                <td data-label="Of">${refundOf(r, names)}</td>
+                <td data-label="Amount">
+                  <span class="nowrap">${formatMoney(r.amount, r.currency)}</span> by
+                  ${METHOD_NAMES[r.method] ?? r.method}
+                </td>
+                <td data-label="Reason">${r.reason ?? ''}</td>
                 <td data-label="Status">
                   ${REFUND_STATUS[r.status] ?? r.status}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
                 </td>
@@ -144,24 +156,157 @@ function refundsSection(refunds: RefundRow[]): Html {
     </div>`;
 }
 
-/** The question before a refund: what goes back, to whom, and that it cannot be undone. */
-export function renderRefundConfirmation(view: { viewer: Viewer; order: OrderRow }): string {
-  const { order } = view;
+/** What the refund form was given, as typed (kept on a refusal, carried by the confirmation). */
+export interface RefundFormValues {
+  /** the registrations ticked */
+  runners: string[];
+  /** the amount as typed, in major units; '' for none */
+  amount: string;
+  reason: string;
+}
+
+/** The refund form: the runners to tick (each with what its place gives back), an amount, a reason. */
+export function renderRefundForm(view: {
+  viewer: Viewer;
+  preview: RefundPreview;
+  values: RefundFormValues;
+  errors: FieldErrors;
+  problem: string | null;
+}): string {
+  const { order, runners, left } = view.preview;
+  const { values, errors } = view;
   const method = order.paymentMethod
     ? (METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod)
     : 'mobile money';
+  const runnersError = errors.runners;
   const main = html`<p>
       <a href="/orders/${order.id}">Order <code>${order.orderCode}</code></a>
     </p>
-    <h1>Refund order <code>${order.orderCode}</code>?</h1>
+    <h1>Refund order <code>${order.orderCode}</code></h1>
+    ${errorSummary(errors, view.problem)}
     <p>
-      ${formatMoney(order.total, order.currency)} goes back to ${order.buyerName} through ${method}, to the
-      number that paid. The order's registrations are cancelled and their places freed. This cannot be undone.
+      ${formatMoney(left, order.currency)} of ${formatMoney(order.total, order.currency)} is left to refund.
+      Money goes back to ${order.buyerName} through ${method}, to the number that paid.
     </p>
+    <form method="post" action="/orders/${order.id}/refund" novalidate>
+      ${csrfInput(view.viewer.current.session.csrfToken)}
+      <input type="hidden" name="step" value="review" />
+      <fieldset class="${runnersError ? 'invalid' : ''}" aria-describedby="${fieldId('runners')}-hint">
+        <legend id="${fieldId('runners')}">Runners whose places go back</legend>
+        <p class="hint" id="${fieldId('runners')}-hint">
+          Each returns its ticket price and the service fee paid on it. Tick none to refund everything left.
+        </p>
+        ${runnersError ? html`<p class="error" id="${fieldId('runners')}-error">${runnersError}</p>` : ''}
+        ${runners.map(({ registration: r, amount, refunded }) =>
+          refunded
+            ? html`<div class="check">
+                <input type="checkbox" id="runner-${r.id}" disabled />
+                <label for="runner-${r.id}"
+                  >${r.participantName}, ${r.ticketLabel} <strong>Refunded</strong></label
+                >
+              </div>`
+            : html`<div class="check">
+                <input
+                  type="checkbox"
+                  id="runner-${r.id}"
+                  name="runners"
+                  value="${r.id}"
+                  ${attr('checked', values.runners.includes(r.id))}
+                />
+                <label for="runner-${r.id}"
+                  >${r.participantName}, ${r.ticketLabel}:
+                  <span class="nowrap">${formatMoney(amount, order.currency)}</span> back</label
+                >
+              </div>`,
+        )}
+      </fieldset>
+      ${input({
+        name: 'amount',
+        label: `Or an amount (${order.currency}, optional)`,
+        hint: 'Given alone, this much goes back and every place stays. With runners ticked, it replaces what their places come to.',
+        value: values.amount,
+        errors,
+        autocomplete: 'off',
+      })}
+      <div class="field${errors.reason ? ' invalid' : ''}">
+        <label for="${fieldId('reason')}">Reason</label>
+        <p class="hint" id="${fieldId('reason')}-hint">
+          Kept with the refund and told to the buyer in their email.
+        </p>
+        ${errors.reason ? html`<p class="error" id="${fieldId('reason')}-error">${errors.reason}</p>` : ''}
+        <textarea
+          id="${fieldId('reason')}"
+          name="reason"
+          rows="3"
+          maxlength="500"
+          aria-describedby="${fieldId('reason')}-hint${errors.reason ? ` ${fieldId('reason')}-error` : ''}"
+          ${attr('aria-invalid', errors.reason ? 'true' : null)}
+        >
+${values.reason}</textarea>
+      </div>
+      <div class="actions">
+        <button type="submit">Review the refund</button>
+        <a href="/orders/${order.id}">Keep the order</a>
+      </div>
+    </form>`;
+  return page({
+    title: `Refund order ${order.orderCode}`,
+    main,
+    viewer: view.viewer,
+    section: 'orders',
+    hasErrors: Object.keys(errors).length > 0 || view.problem !== null,
+  });
+}
+
+/** The refund before it is asked: what goes back, whose places, why; it cannot be undone. */
+export function renderRefundConfirmation(view: {
+  viewer: Viewer;
+  preview: RefundPreview;
+  values: RefundFormValues;
+}): string {
+  const { order, plan, runners } = view.preview;
+  const method = order.paymentMethod
+    ? (METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod)
+    : 'mobile money';
+  const places = runners.filter((r) => plan.registrationIds.includes(r.registration.id));
+  const amount = formatMoney(plan.amount, order.currency);
+  const main = html`<p>
+      <a href="/orders/${order.id}">Order <code>${order.orderCode}</code></a>
+    </p>
+    <h1>Refund ${amount}?</h1>
+    <dl class="facts">
+      <dt>Goes back</dt>
+      <dd>${amount} to ${order.buyerName} through ${method}, to the number that paid</dd>
+      <dt>Places cancelled</dt>
+      <dd>
+        ${
+          places.length === 0
+            ? 'None: every runner keeps their place'
+            : html`<ul class="plain">
+                ${places.map((p) => html`<li>${p.registration.participantName}, ${p.registration.ticketLabel}</li>`)}
+              </ul>`
+        }
+      </dd>
+      <dt>Reason</dt>
+      <dd>${view.values.reason}</dd>
+      <dt>Afterwards</dt>
+      <dd>
+        ${
+          plan.completes
+            ? 'The order is refunded in full.'
+            : `The order stays paid, with ${formatMoney(view.preview.left - plan.amount, order.currency)} left to refund.`
+        }
+      </dd>
+    </dl>
+    <p>Cancelled places lose their tickets and are free to sell again. This cannot be undone.</p>
     <form method="post" action="/orders/${order.id}/refund" class="actions">
       ${csrfInput(view.viewer.current.session.csrfToken)}
-      <button type="submit" class="danger">Refund ${formatMoney(order.total, order.currency)}</button>
-      <a href="/orders/${order.id}">Keep the order</a>
+      <input type="hidden" name="step" value="confirm" />
+      ${view.values.runners.map((id) => html`<input type="hidden" name="runners" value="${id}" />`)}
+      <input type="hidden" name="amount" value="${view.values.amount}" />
+      <input type="hidden" name="reason" value="${view.values.reason}" />
+      <button type="submit" class="danger">Refund ${amount}</button>
+      <a href="/orders/${order.id}/refund">Change</a>
     </form>`;
   return page({ title: `Refund order ${order.orderCode}`, main, viewer: view.viewer, section: 'orders' });
 }
@@ -172,7 +317,8 @@ export function renderOrder(view: OrderView): string {
     CHANNEL_LABELS[
       order.checkoutMode === null ? 'api' : order.checkoutMode === 'embedded' ? 'embedded' : 'hosted'
     ];
-  const refundable = view.mayRefund && order.status === 'paid' && order.total > 0;
+  const refundable =
+    view.mayRefund && order.status === 'paid' && order.total > 0 && order.refundedTotal < order.total;
   const main = html`<p><a href="/orders">Orders</a></p>
     <h1>Order <code>${order.orderCode}</code></h1>
     ${view.notice ? html`<p class="notice good" role="status">${view.notice}</p>` : ''}
@@ -186,6 +332,12 @@ export function renderOrder(view: OrderView): string {
       <dd>
         ${formatPrice(order.total, order.currency)}${order.paymentMethod ? ` by ${METHOD_NAMES[order.paymentMethod] ?? order.paymentMethod}` : ''}
       </dd>
+      ${
+        order.refundedTotal > 0
+          ? html`<dt>Refunded</dt>
+              <dd>${formatMoney(order.refundedTotal, order.currency)}</dd>`
+          : ''
+      }
       <dt>Buyer</dt>
       <dd>
         ${
@@ -205,7 +357,7 @@ export function renderOrder(view: OrderView): string {
           : ''
       }
     </dl>
-    ${runnersSection(view.runners)} ${refundsSection(view.refunds)} ${refundsDueSection(view)}
+    ${runnersSection(view.runners)} ${refundsSection(view.refunds, view.runners)} ${refundsDueSection(view)}
     ${refundable ? html`<p><a class="button" href="/orders/${order.id}/refund">Refund this order</a></p>` : ''}
     ${orderMailsSection(order, view.mails, view.viewer.current.session.csrfToken)}
     <h2>Timeline</h2>

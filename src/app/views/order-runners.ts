@@ -120,7 +120,7 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
       <dt>Ticket type</dt>
       <dd>${reg.ticketLabel}, ${formatPrice(reg.priceMinor, view.order.currency)}</dd>
       <dt>Registration</dt>
-      <dd>${reg.status}</dd>
+      <dd>${reg.refundId ? html`<strong>Refunded</strong>: place cancelled` : reg.status}</dd>
       <dt>Date of birth</dt>
       <dd>${birthText(reg.dateOfBirth, event)}</dd>
       ${answers.map(

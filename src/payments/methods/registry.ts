@@ -36,8 +36,13 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
   maxAmount(config: Config): number;
   /** which payment a callback body names; the reference is in the callback's path too */
   parseCallback(body: unknown): CallbackHint;
-  /** whether a payment can be returned through this method (refund-order.ts) */
+  /** whether a payment can be returned through this method (actions/refund-order.ts) */
   supportsRefunds: boolean;
+  /**
+   * whether a refund may give back less than the payment (partial and per-runner refunds): the
+   * provider's refund must take an amount, or a part would silently become the whole
+   */
+  supportsPartialRefunds: boolean;
   /** the simulator's test number for a two-digit scenario code (simulator/scenarios.ts) */
   testNumber(code: string): string;
 }

@@ -196,7 +196,7 @@ async function refundAirtelPayment(state: SimulatorState, { req, res }: SimCall)
   if (refund === 'duplicate') {
     return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
   }
-  if (refund === 'already_refunded') {
+  if (refund === 'already_refunded' || refund === 'above_left') {
     return sendJson(
       res,
       200,

@@ -214,6 +214,9 @@ async function requestRefund(state: SimulatorState, { req, res }: SimCall): Prom
   if (refund === 'already_refunded') {
     throw new HttpError(400, { code: 'NOT_ALLOWED', message: 'The payment was refunded already.' });
   }
+  if (refund === 'above_left') {
+    throw mtnBad('The refund may not exceed what is left of the payment after its earlier refunds.');
+  }
   sendJson(res, 202, undefined);
 }
 

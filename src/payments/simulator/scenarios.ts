@@ -154,6 +154,9 @@ export function testPhoneNumber(method: PaymentMethod, code: string): string {
 /**
  * What a refund of a payment does, chosen by the payer number's last two digits like the payment
  * itself. The numbers 21 to 24 pay like any other number (success after ~3 s); their refunds differ.
+ * Each refund of a payment follows its scenario, a partial one (MTN's refund names an amount) as a
+ * whole one; whatever the scenario, a refund above what the payment's earlier refunds (not failed)
+ * left is refused at once (sim-refunds.ts), as is one of a payment refunded in full.
  */
 export interface RefundScenario {
   code: string;

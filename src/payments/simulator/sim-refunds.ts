@@ -1,6 +1,7 @@
 // A simulated refund's life, the same on both networks: it names a successful payment, is taken
 // or refused as the payment's refund scenario says (the payer number's last two digits), and
-// settles after the scenario's delay. Each network's routes (mtn-momo.ts, airtel.ts) speak their
+// settles after the scenario's delay. A payment may be refunded in parts (MTN's refund names an
+// amount); what its refunds not failed add up to never exceeds what it paid. Each network's routes (mtn-momo.ts, airtel.ts) speak their
 // own wire format around it.
 import type { PaymentMethod } from '../provider.ts';
 import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
@@ -30,14 +31,19 @@ export function createRefund(
     /** the network's own id of the refund, in its shape */
     providerId: string;
   },
-): SimRefund | 'duplicate' | 'already_refunded' {
+): SimRefund | 'duplicate' | 'already_refunded' | 'above_left' {
   const key = `${options.network}:${options.reference}`;
   if (state.refunds.has(key)) return 'duplicate';
   const { payment } = options;
-  const taken = [...state.refunds.values()].some(
-    (r) => r.paymentReference === payment.reference && r.network === payment.network && r.state !== 'failed',
-  );
-  if (taken) return 'already_refunded';
+  const taken = [...state.refunds.values()]
+    .filter(
+      (r) =>
+        r.paymentReference === payment.reference && r.network === payment.network && r.state !== 'failed',
+    )
+    .reduce((sum, r) => sum + Number(r.amount), 0);
+  const left = Number(payment.amount) - taken;
+  if (left <= 0) return 'already_refunded';
+  if (Number(options.amount) > left) return 'above_left';
   const scenario = refundScenarioFor(payment.msisdn);
   const refund: SimRefund = {
     network: options.network,

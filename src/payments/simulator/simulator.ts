@@ -58,6 +58,8 @@ export interface Simulator {
     network: 'momo' | 'airtel';
     reference: string;
     paymentReference: string;
+    /** as the network's request gave it: MTN a major-unit string, Airtel the payment's number */
+    amount: string | number;
     state: string;
   }>;
 }
@@ -169,10 +171,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     revokeTokens: () => state.tokens.clear(),
     statusQueries: (reference) => state.queries.get(reference) ?? 0,
     refunds: () =>
-      [...state.refunds.values()].map(({ network, reference, paymentReference, state: s }) => ({
+      [...state.refunds.values()].map(({ network, reference, paymentReference, amount, state: s }) => ({
         network,
         reference,
         paymentReference,
+        amount,
         state: s,
       })),
     approve(reference) {

@@ -1,5 +1,5 @@
-// The buyer's and runners' mails in English: the confirmation of a paid order and the two mails of
-// a transferred place. Mails follow the language of the checkout the order was placed in.
+// The buyer's and runners' mails in English: the confirmation of a paid order, the two mails of
+// a transferred place, and a refund's notice. Mails follow the language of the checkout the order was placed in.
 export const mailEn = {
   hello: (name: string) => `Hello ${name},`,
   questions: 'Questions? Write to',
@@ -38,5 +38,13 @@ export const mailEn = {
     toTicket: 'Your ticket is at its link: open it on race day, or print it.',
     openTicket: 'Open your ticket',
     when: 'When',
+  },
+  refund: {
+    subject: (event: string, code: string) => `Refund: ${event} (order ${code})`,
+    heading: 'Your refund',
+    amount: (amount: string, method: string) => `${amount} was refunded to you by ${method}.`,
+    runners: "These runners' places were cancelled and their tickets no longer work:",
+    whole: 'Your order is now fully refunded.',
+    reason: 'Reason',
   },
 };

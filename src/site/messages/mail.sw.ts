@@ -38,4 +38,12 @@ export const mailSw: typeof mailEn = {
     openTicket: 'Fungua tiketi yako',
     when: 'Lini',
   },
+  refund: {
+    subject: (event, code) => `Marejesho ya pesa: ${event} (oda ${code})`,
+    heading: 'Pesa zako zimerejeshwa',
+    amount: (amount, method) => `${amount} zimerejeshwa kwako kupitia ${method}.`,
+    runners: 'Nafasi za wakimbiaji hawa zimefutwa na tiketi zao hazitumiki tena:',
+    whole: 'Oda yako yote sasa imerejeshewa pesa.',
+    reason: 'Sababu',
+  },
 };

@@ -21,5 +21,7 @@ export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
   maxAmount: (config) => config.payments.maxAmount.airtel,
   parseCallback: parseAirtelCallback,
   supportsRefunds: true,
+  // Airtel's documented refund names the payment (airtel_money_id) and no amount: the whole of it.
+  supportsPartialRefunds: false,
   testNumber: (code) => `07000000${code}`,
 };

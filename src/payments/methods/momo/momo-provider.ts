@@ -24,5 +24,7 @@ export const momoProvider: PaymentMethodDefinition<'momo'> = {
   maxAmount: (config) => config.payments.maxAmount.momo,
   parseCallback: parseMtnCallback,
   supportsRefunds: true,
+  // Disbursement's refund names its amount (referenceIdToRefund with amount).
+  supportsPartialRefunds: true,
   testNumber: (code) => `07700000${code}`,
 };
