@@ -12,6 +12,7 @@ import { confirmRefund, submitRefund } from './routes/order-refund.ts';
 import { resendConfirmationRoute } from './routes/order-confirmation.ts';
 import { confirmBuyerErasure, submitBuyerErasure } from './routes/buyer-erasure.ts';
 import { confirmPaymentRefund, submitPaymentRefund } from './routes/payment-refund.ts';
+import { exportEventMoney, exportReconciliation, showEventMoney } from './routes/event-money.ts';
 import { exportOrders, exportOrdersXlsx } from './routes/orders-csv.ts';
 import { showOrders } from './routes/orders-list.ts';
 import { showRunnerForm, submitCorrection, submitTransfer } from './routes/order-runners.ts';
@@ -246,6 +247,9 @@ export async function registerAppRoutes(app: Host, ctx: AppContext): Promise<voi
       route('GET', `/events/:eventId/${action}`, 'events', confirmStatus(ctx, action));
       route('POST', `/events/:eventId/${action}`, 'events', changeStatus(ctx, action));
     }
+    route('GET', '/events/:eventId/money', 'read', showEventMoney(ctx));
+    route('GET', '/events/:eventId/money.csv', 'exports', exportEventMoney(ctx));
+    route('GET', '/events/:eventId/reconciliation.csv', 'exports', exportReconciliation(ctx));
     route('GET', '/events/:eventId/start-list', 'read', showStartList(ctx));
     // Lists of every runner, to download or print: roles that may export (members/roles.ts).
     route('GET', '/events/:eventId/start-list.csv', 'exports', downloadStartList(ctx));

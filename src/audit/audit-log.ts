@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = {
   'event.runners_exported': "downloaded an event's runners",
   'event.start_list_exported': "downloaded an event's start list",
   'orders.exported': 'downloaded orders',
+  'event.money_exported': "downloaded an event's money report or payments for reconciliation",
   'organization.updated': "changed the organization's settings",
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

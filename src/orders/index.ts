@@ -40,6 +40,8 @@ export {
 export type { PayOutcome } from './order-lifecycle.ts';
 export { loadOrderOut, OrderOut, registrationsOf } from './order-out.ts';
 export type { OrderRow, RegistrationRow } from './order-out.ts';
+export { moneyOrderBatches, moneyOrderIds, takingsByMethod, takingsByTicketType } from './event-money.ts';
+export type { MoneyOrder } from './event-money.ts';
 export { extendHold, repriceOrder, showPaymentFailure } from './order-payment.ts';
 export { ageOnRaceDay, checkInput, localDate, MAX_TICKETS_PER_ORDER } from './order-rules.ts';
 export { paidTicketsPerDay, paidTotals, pendingOrderIds } from './order-sales.ts';

@@ -32,6 +32,8 @@ export { listFailedRefunds, refundsOfOrder } from './process-refund.ts';
 export type { RefundRow } from './process-refund.ts';
 export { previewOrderRefund, refundOrder, refundPayment } from './actions/refund-order.ts';
 export type { RefundOrderOptions, RefundPreview } from './actions/refund-order.ts';
+export { movementsOfOrders, orderRefundsByMethod } from './money-movements.ts';
+export type { MoneyMovement } from './money-movements.ts';
 export { listPaymentsNeedingRefund, paymentsNeedingRefundOfOrder, REFUND_LIST_LIMIT } from './refunds.ts';
 export type { PaymentNeedingRefund, RefundReason } from './refunds.ts';
 export { DEFAULT_SCENARIO, scenarioFor } from './simulator/scenarios.ts';

@@ -345,6 +345,7 @@ export function renderEventPage(view: EventPageView): string {
     <p class="actions">
       ${view.canManage ? html`<a href="/events/${event.id}/edit">Edit event</a>` : ''}
       <a href="/events/${event.id}/start-list">Start list</a>
+      <a href="/events/${event.id}/money">Money</a>
       <a href="/events/${event.id}/preview">Preview checkout</a>
       ${actions.map(
         (a) =>
