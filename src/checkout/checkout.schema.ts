@@ -11,6 +11,12 @@ export interface Prefill {
   buyer_phone?: string;
 }
 
+/** A ticket type and quantity the partner chose for the buyer (session line_items). */
+export interface LineItem {
+  ticket_type_id: string;
+  quantity: number;
+}
+
 export const checkoutSessions = pgTable(
   'checkout_sessions',
   {
@@ -36,6 +42,10 @@ export const checkoutSessions = pgTable(
     cancelUrl: text('cancel_url'),
     clientReferenceId: text('client_reference_id'),
     prefill: jsonb('prefill').$type<Prefill>().notNull().default({}),
+    /** the tickets the hosted page opens with chosen; [] when the buyer chooses */
+    lineItems: jsonb('line_items').$type<LineItem[]>().notNull().default([]),
+    /** en | sw: the page's language unless the buyer picks another; null: the browser's */
+    locale: text('locale'),
     expiresAt: ts('expires_at').notNull(),
     completedAt: ts('completed_at'),
     createdAt: ts('created_at').notNull(),

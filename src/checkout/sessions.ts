@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { parseOrigin, type PartnerAuth } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
 import { isRegistrationOpen, type SessionEvent } from '../events/index.ts';
-import { findSessionOrder, isEmail, normalizePhone } from '../orders/index.ts';
+import { findSessionOrder, isEmail, MAX_TICKETS_PER_ORDER, normalizePhone } from '../orders/index.ts';
 import {
   ApiError,
   currentTraceContext,
@@ -88,6 +88,27 @@ export const CheckoutSessionIn = Type.Object(
         },
       ),
     ),
+    line_items: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            ticket_type_id: Type.String({ maxLength: 64, description: "One of the event's ticket types" }),
+            quantity: Type.Integer({ minimum: 1, maximum: MAX_TICKETS_PER_ORDER }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 100,
+          description: `The tickets the checkout page opens with chosen, which the buyer may change: at most one item per ticket type, ${MAX_TICKETS_PER_ORDER} tickets in all. With the tickets known, the page opens on the buyer's details.`,
+        },
+      ),
+    ),
+    locale: Type.Optional(
+      Type.Union([Type.Literal('en'), Type.Literal('sw')], {
+        description:
+          "The checkout page's language, English or Swahili, over the browser's Accept-Language; the buyer may still switch.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -158,6 +179,20 @@ function checkFields(
   if (prefill.buyer_name !== undefined && prefill.buyer_name.trim().length === 0) {
     errors.push({ field: 'prefill.buyer_name', message: 'must not be blank' });
   }
+  const items = input.line_items ?? [];
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.ticket_type_id)) {
+      errors.push({
+        field: `line_items[${i}].ticket_type_id`,
+        message: 'names a ticket type already listed',
+      });
+    }
+    seen.add(item.ticket_type_id);
+  });
+  if (items.reduce((sum, item) => sum + item.quantity, 0) > MAX_TICKETS_PER_ORDER) {
+    errors.push({ field: 'line_items', message: `must add up to at most ${MAX_TICKETS_PER_ORDER} tickets` });
+  }
   return { errors, embedOrigin };
 }
 
@@ -183,6 +218,12 @@ export function planCheckoutSession(
   }
   const now = ctx.clock.now();
   if (!found || found.event.id !== input.event_id) throw notFound('event');
+  const unknown = (input.line_items ?? []).flatMap((item, i) =>
+    found.ticketTypeIds.includes(item.ticket_type_id)
+      ? []
+      : [{ field: `line_items[${i}].ticket_type_id`, message: 'is not a ticket type of this event' }],
+  );
+  if (unknown.length > 0) throw validationError(unknown);
   if (!isRegistrationOpen(found.event, now)) {
     throw new ApiError('sale_closed', 'Registration for this event is not open.');
   }
@@ -212,6 +253,8 @@ export function planCheckoutSession(
       cancel_url: input.on_cancel_url === undefined ? null : storedReturnUrl(input.on_cancel_url),
       client_reference_id: input.client_reference_id ?? null,
       prefill: input.prefill ?? {},
+      line_items: input.line_items ?? [],
+      locale: input.locale ?? null,
       expires_at: expiresAt.toISOString(),
       created_at: now.toISOString(),
       // the checkout's later steps, on the buyer's requests and in jobs, continue this trace

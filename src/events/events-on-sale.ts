@@ -121,6 +121,8 @@ function eventOnSaleStatements(db: Db) {
           organization: { paymentsEnabled: organizationColumns.paymentsEnabled },
           hasPaidTickets: sql<boolean>`exists (select 1 from ${ticketTypes}
           where ${ticketTypes.eventId} = ${events.id} and ${ticketTypes.priceMinor} > 0)`,
+          ticketTypeIds: sql<string[]>`array(select ${ticketTypes.id} from ${ticketTypes}
+          where ${ticketTypes.eventId} = ${events.id})`,
         })
         .from(events)
         .$dynamic(),
@@ -166,6 +168,8 @@ export interface SessionEvent {
   organization: Pick<OrganizationRow, 'paymentsEnabled'>;
   /** some ticket type has a price */
   hasPaidTickets: boolean;
+  /** the event's ticket types, for the session's line_items */
+  ticketTypeIds: string[];
 }
 
 /**

@@ -607,6 +607,14 @@ export interface paths {
               /** @description A Ugandan mobile number, e.g. 0772 123456 */
               buyer_phone?: string;
             };
+            /** @description The tickets the checkout page opens with chosen, which the buyer may change: at most one item per ticket type, 10 tickets in all. With the tickets known, the page opens on the buyer's details. */
+            line_items?: {
+              /** @description One of the event's ticket types */
+              ticket_type_id: string;
+              quantity: number;
+            }[];
+            /** @description The checkout page's language, English or Swahili, over the browser's Accept-Language; the buyer may still switch. */
+            locale?: 'en' | 'sw';
           };
         };
       };

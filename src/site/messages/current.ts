@@ -34,6 +34,17 @@ export function pickLocale(query: unknown, acceptLanguage: string | undefined): 
   return { locale: fromAcceptLanguage(acceptLanguage) ?? 'en', chosen: false };
 }
 
+/**
+ * The checkout session's language (the partner's `locale`) for the rest of the request, over
+ * Accept-Language but not over the buyer's own choice (?lang=), which links keep carrying.
+ */
+export function preferLocale(sessionLocale: string | null): void {
+  const current = storage.getStore();
+  if (current && !current.chosen && sessionLocale !== null && isLocale(sessionLocale)) {
+    current.locale = sessionLocale;
+  }
+}
+
 /** Runs `next` (the rest of the request) in the language `current`. */
 export function runInLocale(current: Current, next: () => void): void {
   storage.run(current, next);

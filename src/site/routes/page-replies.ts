@@ -10,6 +10,7 @@ import { continueStoredTrace, type FieldError } from '../../platform/index.ts';
 import { issueTickets, ticketPagePath } from '../../tickets/index.ts';
 import { STAGES, stageOf, type Stage } from '../checkout-form.ts';
 import { framePolicyFor, NO_FRAMING, setPageHeaders } from '../security-headers.ts';
+import { preferLocale } from '../messages/current.ts';
 import { renderFormPage, type FormView } from '../views/form-page.ts';
 import type { PageSession } from '../views/page-parts.ts';
 import { anyOnlyHeld } from '../views/steps/tickets-step.ts';
@@ -55,6 +56,7 @@ export async function loadSession(
     return null;
   }
   setPageHeaders(reply, framePolicyFor(session));
+  preferLocale(session.locale);
   const now = ctx.clock.now();
   const partnerName = await clientDisplayName(db, session.apiClientId);
   return { session: { ...session, partnerName }, found, status: sessionStatus(session, now), now };

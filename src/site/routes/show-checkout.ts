@@ -92,7 +92,10 @@ async function startValues(ctx: AppContext, loaded: Loaded, payment: SessionPaym
   } else {
     const onSale = found.ticketTypes.filter((tt) => isOnSale(tt, now));
     body = { runner_is_buyer: 'yes' };
-    if (onSale.length === 1) body[`qty.${onSale[0]!.id}`] = '1';
+    // the partner's choice of tickets, of those still on sale; else the only ticket there is
+    const chosen = session.lineItems.filter((item) => onSale.some((tt) => tt.id === item.ticket_type_id));
+    for (const item of chosen) body[`qty.${item.ticket_type_id}`] = String(item.quantity);
+    if (chosen.length === 0 && onSale.length === 1) body[`qty.${onSale[0]!.id}`] = '1';
   }
   return readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
 }
@@ -111,6 +114,8 @@ export function showCheckout(ctx: AppContext): PageHandler {
     const payment = await loadSessionPayment(ctx.database.db, session);
     const values = await startValues(ctx, loaded, payment);
     const notice = unpaidNotice(session, payment, loaded.now);
-    return sendFormPage(ctx, reply, loaded, { values, stage: 'tickets', notice });
+    // tickets the partner chose for a new order: the buyer starts on their details (Back changes them)
+    const known = !payment.order && values.items.length > 0 && session.lineItems.length > 0;
+    return sendFormPage(ctx, reply, loaded, { values, stage: known ? 'details' : 'tickets', notice });
   };
 }
