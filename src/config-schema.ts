@@ -270,6 +270,21 @@ export const EnvSchema = Type.Object({
   AIRTEL_CLIENT_SECRET: Type.Optional(
     Type.String({ writeOnly: true, description: 'Airtel Money client secret' }),
   ),
+  // A part of an Airtel payment goes back as a disbursement, which Airtel authorizes by the PIN.
+  AIRTEL_DISBURSEMENT_PIN: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      pattern: '^[0-9]{4}$',
+      description:
+        'Airtel Money disbursement PIN (4 digits), for partial refunds; set with AIRTEL_PUBLIC_KEY',
+    }),
+  ),
+  AIRTEL_PUBLIC_KEY: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "Airtel's RSA public key (PEM, or base64 DER) that encrypts the disbursement PIN",
+    }),
+  ),
   WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
     Type.Boolean({
       description:

@@ -2,6 +2,7 @@
 // default, meaning); loadConfig parses the environment through that schema once, checks the rules
 // between variables, then builds the Config the code uses. A bad value stops the start with one line
 // naming the variable, what it accepts and what it got.
+import { createPublicKey } from 'node:crypto';
 import {
   Type,
   type Static,
@@ -126,7 +127,13 @@ interface PaymentsConfig {
     /** the Disbursement product's credentials (refunds); absent: refunds use the Collection ones */
     disbursement?: { subscriptionKey: string; apiUser?: string; apiKey?: string };
   };
-  airtel?: { baseUrl: string; clientId: string; clientSecret: string };
+  airtel?: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    /** the disbursement PIN and Airtel's public key (partial refunds); absent: whole refunds only */
+    disbursement?: { pin: string; publicKey: string };
+  };
 }
 
 interface MailConfig {
@@ -255,6 +262,30 @@ function disbursementConfig(env: Env): NonNullable<PaymentsConfig['mtn']>['disbu
   return { subscriptionKey, ...(apiUser && apiKey ? { apiUser, apiKey } : {}) };
 }
 
+/** The Airtel disbursement settings (partial refunds): both or neither, the key readable. */
+function airtelDisbursementConfig(env: Env): { pin: string; publicKey: string } | undefined {
+  const pin = env.AIRTEL_DISBURSEMENT_PIN;
+  const publicKey = env.AIRTEL_PUBLIC_KEY;
+  if (!pin !== !publicKey) {
+    throw new ConfigError('AIRTEL_DISBURSEMENT_PIN and AIRTEL_PUBLIC_KEY are set together or not at all');
+  }
+  if (!pin || !publicKey) return undefined;
+  try {
+    const text = publicKey.trim();
+    const key = text.startsWith('-----BEGIN')
+      ? createPublicKey(text)
+      : createPublicKey({
+          key: Buffer.from(text.replace(/\s+/g, ''), 'base64'),
+          format: 'der',
+          type: 'spki',
+        });
+    if (key.asymmetricKeyType !== 'rsa') throw new Error('not RSA');
+  } catch {
+    throw new ConfigError('AIRTEL_PUBLIC_KEY must be an RSA public key, PEM or base64 DER');
+  }
+  return { pin, publicKey };
+}
+
 function paymentsConfig(env: Env): PaymentsConfig {
   const provider = env.PAYMENT_PROVIDER ?? (env.NODE_ENV === 'production' ? 'live' : 'simulator');
   const simulatorUrl = env.SIMULATOR_URL && new URL(env.SIMULATOR_URL).toString().replace(/\/+$/, '');
@@ -275,6 +306,7 @@ function paymentsConfig(env: Env): PaymentsConfig {
   };
   if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
   const disbursement = disbursementConfig(env);
+  const airtelDisbursement = airtelDisbursementConfig(env);
   return {
     ...common,
     mtn: {
@@ -289,6 +321,7 @@ function paymentsConfig(env: Env): PaymentsConfig {
       baseUrl: required(env, 'AIRTEL_BASE_URL'),
       clientId: required(env, 'AIRTEL_CLIENT_ID'),
       clientSecret: required(env, 'AIRTEL_CLIENT_SECRET'),
+      ...(airtelDisbursement ? { disbursement: airtelDisbursement } : {}),
     },
   };
 }

@@ -36,6 +36,8 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
     paymentReference: attempt!.reference,
     providerTransactionId: attempt!.providerTransactionId,
     amount: refund.amount,
+    paymentAmount: attempt!.amount,
+    msisdn: attempt!.msisdn,
     currency: refund.currency,
     description: 'Refund of your ticket payment',
   };

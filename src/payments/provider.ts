@@ -60,7 +60,7 @@ export type StatusResult =
   /** the provider has no payment under this reference (never created, or not recorded yet) */
   | { status: 'not_found' };
 
-/** Returning a successful payment in full to the payer's wallet. */
+/** Returning a successful payment, in full or in part, to the payer's wallet. */
 export interface RefundRequest {
   /** our UUID v4 for the refund: MTN's X-Reference-Id, Airtel's transaction.id */
   reference: string;
@@ -70,6 +70,10 @@ export interface RefundRequest {
   providerTransactionId: string | null;
   /** minor units: what goes back, the payment's whole amount or a part of it (a partial refund) */
   amount: number;
+  /** minor units: the whole payment, so an adapter knows a part (Airtel sends a part another way) */
+  paymentAmount: number;
+  /** the payer's number, 256XXXXXXXXX (Airtel pays a part back to it as a disbursement) */
+  msisdn: string;
   currency: string;
   /** shown in the payer's history */
   description: string;
@@ -93,6 +97,11 @@ export type RefundStatusResult =
 export interface PaymentProvider {
   /** the key of the method it serves (methods/registry.ts) */
   readonly method: string;
+  /**
+   * Why this adapter cannot give back a part of a payment as configured (a setting missing), said
+   * to the asker as the 422; absent when it can (or when its method refunds only whole payments).
+   */
+  readonly partialRefundsRefused?: string;
   /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
   requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
   /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */

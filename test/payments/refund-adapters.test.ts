@@ -43,6 +43,8 @@ async function paidPayment(method: PaymentMethod, code: string): Promise<Omit<Re
     paymentReference: payment.reference,
     providerTransactionId: status.status === 'successful' ? status.providerTransactionId : null,
     amount: 15_000,
+    paymentAmount: 15_000,
+    msisdn: payment.msisdn,
     currency: 'UGX',
     description: 'Refund of your ticket payment',
   };
@@ -169,6 +171,8 @@ for (const method of ['momo', 'airtel'] as const) {
         paymentReference: randomUUID(),
         providerTransactionId: 'SIM0000000000',
         amount: 15_000,
+        paymentAmount: 15_000,
+        msisdn: '256700000001',
         currency: 'UGX',
         description: 'Refund',
       };
@@ -265,6 +269,8 @@ test('with MOMO_DISBURSEMENT_* set, a refund takes a Disbursement token and send
       paymentReference: randomUUID(),
       providerTransactionId: '1234',
       amount: 15_000,
+      paymentAmount: 15_000,
+      msisdn: '256770000001',
       currency: 'UGX',
       description: 'Refund of your ticket payment',
     };

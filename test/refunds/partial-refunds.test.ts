@@ -2,7 +2,8 @@
 // through the one action: a runner's place goes back (its ticket void, its place free to sell
 // again, its registration cancelled), the order stays paid with its refunded_total until all was
 // given back; each refusal (400, 404, 409, 422 refund_not_possible) changes nothing; a keyed
-// request replays. The simulator runs apart so the test sees what it was asked.
+// request replays. On Airtel Money a part is a disbursement to the payer; live without the
+// disbursement settings it is refused. The simulator runs apart so the test sees what it was asked.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, eq } from 'drizzle-orm';
@@ -14,7 +15,11 @@ import { registrations } from '../../src/orders/orders.schema.ts';
 import { redactPayerNumbers } from '../../src/payments/erase-payer-data.ts';
 import { refunds } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
-import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+import {
+  SIMULATOR_CREDENTIALS,
+  startSimulator,
+  type Simulator,
+} from '../../src/payments/simulator/simulator.ts';
 import { findValidTicket, issueTickets } from '../../src/tickets/issue-tickets.ts';
 import { outboxEvents } from '../../src/webhooks/webhooks.schema.ts';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
@@ -249,21 +254,72 @@ describe('a refund of one runner, then the rest, on MTN MoMo', () => {
   });
 });
 
-describe('Airtel Money refunds a payment only in full', () => {
-  test('a part is 422 refund_not_possible with nothing changed; the whole order is refunded', async () => {
+describe('Airtel Money pays a part back as a disbursement', () => {
+  test("a runner's place goes back as a disbursement of its amount, then the rest; the order ends refunded", async () => {
     const shop = await makeShop(h);
     const { orderId, total, regs } = await twoRunnerOrder(shop, 'airtel');
-    const before = await stateOf(shop, orderId);
-    const message = refusedWith(
-      await refundCall(shop, orderId, { registration_ids: [regs[0]!.id] }),
-      422,
-      'refund_not_possible',
-    );
-    assert.match(message, /Airtel Money refunds a payment only in full/);
-    assert.deepEqual(await stateOf(shop, orderId), before);
-    const whole = dataOf(await refundCall(shop, orderId, { reason: 'Event moved' }), 201);
-    assert.equal(whole.amount_minor, total);
+    const part = dataOf(await refundCall(shop, orderId, { registration_ids: [regs[0]!.id] }), 201);
+    assert.equal(part.amount_minor, regs[0]!.priceMinor + regs[0]!.feeMinor);
+    // Airtel's refund API would have returned the whole payment: the simulator took only the part.
+    const [row] = await db()
+      .select()
+      .from(refunds)
+      .where(eq(refunds.id, part.id as string));
+    assert.equal(row!.status, 'succeeded');
+    assert.match(row!.providerReference!, /^DSIM\d+$/);
+    assert.ok(sim.refunds().some((r) => r.amount === part.amount_minor));
+    const partly = await readOrder(h, shop, orderId);
+    assert.equal(partly.status, 'paid');
+    assert.equal(partly.refunded_total, part.amount_minor);
+    const rest = dataOf(await refundCall(shop, orderId, {}), 201);
+    assert.equal(rest.amount_minor, total - part.amount_minor);
     const order = await readOrder(h, shop, orderId);
+    assert.equal(order.status, 'refunded');
+    assert.equal(order.refunded_total, total);
+  });
+});
+
+describe('live Airtel Money without the disbursement settings', () => {
+  let live: Harness;
+  before(async () => {
+    // The live adapters, pointed at the simulator with its credentials, but no AIRTEL_DISBURSEMENT_*.
+    const { mtn, airtel } = SIMULATOR_CREDENTIALS;
+    live = await startWebhookHarness({
+      PAYMENT_PROVIDER: 'live',
+      RUN_JOBS: 'false',
+      MOMO_BASE_URL: `${sim.url}/mtn`,
+      MOMO_SUBSCRIPTION_KEY: mtn.subscriptionKey,
+      MOMO_API_USER: mtn.apiUser,
+      MOMO_API_KEY: mtn.apiKey,
+      MOMO_TARGET_ENVIRONMENT: mtn.targetEnvironment,
+      AIRTEL_BASE_URL: `${sim.url}/airtel`,
+      AIRTEL_CLIENT_ID: airtel.clientId,
+      AIRTEL_CLIENT_SECRET: airtel.clientSecret,
+    });
+  });
+  after(() => live?.close());
+
+  test('a part is 422 refund_not_possible naming the settings, nothing changed; the whole order is refunded', async () => {
+    const shop = await makeShop(live);
+    const { orderId, total, regs } = await paidTwoRunnerOrder(live, sim, shop, { method: 'airtel' });
+    const call = (body: unknown) =>
+      live.service.api.inject({
+        method: 'POST',
+        url: `/v1/orders/${orderId}/refunds`,
+        headers: bearer(shop.token),
+        payload: body as Record<string, unknown>,
+      });
+    const simRefunds = sim.refunds().length;
+    const message = refusedWith(await call({ registration_ids: [regs[0]!.id] }), 422, 'refund_not_possible');
+    assert.match(message, /disbursement settings/);
+    assert.equal(
+      (await live.service.ctx.database.db.select().from(refunds).where(eq(refunds.orderId, orderId))).length,
+      0,
+    );
+    assert.equal(sim.refunds().length, simRefunds);
+    const whole = dataOf(await call({}), 201);
+    assert.equal(whole.amount_minor, total);
+    const order = await readOrder(live, shop, orderId);
     assert.equal(order.status, 'refunded');
     assert.equal(order.refunded_total, total);
   });

@@ -188,6 +188,9 @@ async function planOrderRefund(
       `${method.provider} refunds a payment only in full (${paying.amount} ${paying.currency}); refund the whole order instead.`,
     );
   }
+  // A method that can give back a part may still lack what its adapter needs for it (Airtel's PIN).
+  const partialRefused = ctx.gateway.providers[paying.method]?.partialRefundsRefused;
+  if (plan.amount !== paying.amount && partialRefused) throw notPossible(partialRefused);
   return { paying, plan, regs, returned: returned! };
 }
 

@@ -1,9 +1,12 @@
 // The simulator's Airtel Money Open API, served under /airtel: a client-credentials token, then
 // the collection payment and its enquiry, each call checked for the bearer token and the
 // country and currency headers. Airtel's callback URL is registered, not sent per request. A refund
-// names the payment's airtel_money_id and is enquired like a payment, under its own id.
+// names the payment's airtel_money_id and is enquired like a payment, under its own id. A part of a
+// payment goes back as a disbursement (B2C) to the payer, enquired under /standard/v1/disbursements;
+// its reference "Refund <payment reference>" names the payment, and any PIN present is taken.
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isPaymentReference } from '../provider.ts';
 import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
 import { scenarioFor } from './scenarios.ts';
 import { header, HttpError, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
@@ -249,7 +252,7 @@ function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall
   countQuery(state, reference);
   const txn = state.transactions.get(`airtel:${reference}`);
   const refund = state.refunds.get(`airtel:${reference}`);
-  if (!txn && refund) return sendJson(res, 200, refundEnquiry(refund));
+  if (!txn && refund?.via === 'refund') return sendJson(res, 200, refundEnquiry(refund));
   if (!txn) {
     return sendJson(
       res,
@@ -280,6 +283,111 @@ function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall
   });
 }
 
+const notFound = () =>
+  airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00900001025' });
+
+/** A disbursement's transaction, as its answer and its enquiry show it. */
+function disbursementView(refund: SimRefund) {
+  const status = refund.state === 'successful' ? 'TS' : refund.state === 'failed' ? 'TF' : 'TIP';
+  return {
+    reference_id: refund.paymentReference,
+    airtel_money_id: status === 'TIP' ? null : refund.providerId,
+    id: refund.reference,
+    status,
+    message:
+      status === 'TS' ? 'Transaction is successful' : status === 'TF' ? 'Transaction failed' : 'In progress',
+  };
+}
+
+/** The simulator's link from a disbursement to the payment it returns: "Refund <payment reference>". */
+const REFUND_OF = /^Refund ([0-9a-f-]{36})$/i;
+
+async function disburseAirtel(state: SimulatorState, { req, res }: SimCall): Promise<void> {
+  checkApiCall(state, req);
+  const body = await readJson(req, (message) => airtelBad(message));
+  const payee = obj(body.payee);
+  const transaction = obj(body.transaction);
+  const { amount, id, type } = transaction;
+  if (typeof payee.msisdn !== 'string' || !/^[1-9]\d{8}$/.test(payee.msisdn)) {
+    throw airtelBad('Invalid MSISDN: send the national number without the country code', 'ESB000033');
+  }
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
+    throw airtelBad('transaction.amount must be a positive number');
+  }
+  if (typeof id !== 'string' || id === '' || id.length > 64) throw airtelBad('transaction.id is required');
+  if (type !== 'B2C') throw airtelBad('transaction.type must be B2C');
+  // Airtel checks the encrypted PIN; the simulator takes any one present.
+  if (typeof body.pin !== 'string' || body.pin === '') throw airtelBad('pin is required', 'ESB000039');
+  const named = typeof body.reference === 'string' ? REFUND_OF.exec(body.reference)?.[1] : undefined;
+  if (!named || !isPaymentReference(named)) {
+    throw airtelBad(
+      'the simulator needs reference "Refund <payment reference>" to know the payment returned',
+    );
+  }
+  const payment = refundablePayment(state, 'airtel', { reference: named });
+  if (!payment || payment.msisdn !== payee.msisdn) return sendJson(res, 200, notFound());
+  const refund = createRefund(state, {
+    network: 'airtel',
+    reference: id,
+    payment,
+    amount,
+    providerId: `DSIM${randomInt(1e9, 1e10 - 1)}`,
+    via: 'disbursement',
+  });
+  if (refund === 'duplicate') {
+    return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
+  }
+  if (refund === 'already_refunded' || refund === 'above_left') {
+    return sendJson(
+      res,
+      200,
+      airtelEnvelope('200', 'Amount above what is left of the payment', 'ESB000014', {
+        response_code: 'DP00900001004',
+      }),
+    );
+  }
+  const success = refund.state !== 'failed';
+  sendJson(res, 200, {
+    data: { transaction: disbursementView(refund) },
+    status: {
+      code: '200',
+      message: success ? 'SUCCESS' : 'Disbursement refused',
+      result_code: 'ESB000010',
+      response_code: !success
+        ? 'DP00900001004'
+        : refund.state === 'successful'
+          ? 'DP00900001001'
+          : 'DP00900001006',
+      success,
+    },
+  });
+}
+
+const DISBURSEMENT_PATH = /^\/standard\/v1\/disbursements\/([^/]+)$/;
+
+function enquireAirtelDisbursement(state: SimulatorState, { req, res, path }: SimCall): void {
+  checkApiCall(state, req);
+  const reference = decodeURIComponent(DISBURSEMENT_PATH.exec(path)![1]!);
+  countQuery(state, reference);
+  const refund = state.refunds.get(`airtel:${reference}`);
+  if (refund?.via !== 'disbursement') return sendJson(res, 200, notFound());
+  sendJson(res, 200, {
+    data: { transaction: disbursementView(refund) },
+    status: {
+      code: '200',
+      message: 'SUCCESS',
+      result_code: 'ESB000010',
+      response_code:
+        refund.state === 'successful'
+          ? 'DP00900001001'
+          : refund.state === 'failed'
+            ? 'DP00900001004'
+            : 'DP00900001006',
+      success: true,
+    },
+  });
+}
+
 /** Answers one request under /airtel; `call.path` has the prefix removed. */
 export async function handleAirtelRequest(state: SimulatorState, call: SimCall): Promise<void> {
   const { req, path } = call;
@@ -290,5 +398,12 @@ export async function handleAirtelRequest(state: SimulatorState, call: SimCall):
   if (req.method === 'POST' && path === '/standard/v1/payments/refund')
     return refundAirtelPayment(state, call);
   if (req.method === 'GET' && ENQUIRY_PATH.test(path)) return enquireAirtelPayment(state, call);
+  if (
+    req.method === 'POST' &&
+    (path === '/standard/v1/disbursements/' || path === '/standard/v1/disbursements')
+  ) {
+    return disburseAirtel(state, call);
+  }
+  if (req.method === 'GET' && DISBURSEMENT_PATH.test(path)) return enquireAirtelDisbursement(state, call);
   throw new HttpError(404, airtelEnvelope('404', 'Resource not found', 'ESB000001'));
 }

@@ -1,8 +1,9 @@
 // A simulated refund's life, the same on both networks: it names a successful payment, is taken
 // or refused as the payment's refund scenario says (the payer number's last two digits), and
 // settles after the scenario's delay. A payment may be refunded in parts (MTN's refund names an
-// amount); what its refunds not failed add up to never exceeds what it paid. Each network's routes (mtn-momo.ts, airtel.ts) speak their
-// own wire format around it.
+// amount; Airtel pays a part back as a disbursement); what its refunds not failed add up to never
+// exceeds what it paid. Each network's routes (mtn-momo.ts, airtel.ts) speak their own wire
+// format around it.
 import type { PaymentMethod } from '../provider.ts';
 import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
 import { later, scaled, type SimulatorState, type Transaction } from './sim-state.ts';
@@ -15,6 +16,8 @@ export interface SimRefund {
   amount: string | number;
   currency: string;
   scenario: RefundScenario;
+  /** how it was asked: the network's refund, or (Airtel, a part) a disbursement to the payer */
+  via: 'refund' | 'disbursement';
   state: 'pending' | 'successful' | 'failed';
   providerId: string;
   at: Date;
@@ -30,6 +33,8 @@ export function createRefund(
     amount: string | number;
     /** the network's own id of the refund, in its shape */
     providerId: string;
+    /** default: refund */
+    via?: SimRefund['via'];
   },
 ): SimRefund | 'duplicate' | 'already_refunded' | 'above_left' {
   const key = `${options.network}:${options.reference}`;
@@ -52,6 +57,7 @@ export function createRefund(
     amount: options.amount,
     currency: payment.currency,
     scenario,
+    via: options.via ?? 'refund',
     state: 'pending',
     providerId: options.providerId,
     at: new Date(),

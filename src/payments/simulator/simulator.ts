@@ -152,6 +152,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       clientSecret: creds.airtel.clientSecret,
       country: creds.airtel.country,
       currency: creds.airtel.currency,
+      disbursement: { ...creds.airtel.disbursement },
       timeoutMs: 15_000,
     },
     async close() {

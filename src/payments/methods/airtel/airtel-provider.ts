@@ -21,7 +21,9 @@ export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
   maxAmount: (config) => config.payments.maxAmount.airtel,
   parseCallback: parseAirtelCallback,
   supportsRefunds: true,
-  // Airtel's documented refund names the payment (airtel_money_id) and no amount: the whole of it.
-  supportsPartialRefunds: false,
+  // Airtel's refund names the payment (airtel_money_id) and no amount, so a part is paid back as a
+  // disbursement; live, that needs the disbursement PIN and key (else the adapter's
+  // partialRefundsRefused is the 422).
+  supportsPartialRefunds: true,
   testNumber: (code) => `07000000${code}`,
 };

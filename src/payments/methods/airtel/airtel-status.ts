@@ -231,3 +231,58 @@ export function mapAirtelRefundEnquiry(body: unknown): RefundStatusResult | null
       return result;
   }
 }
+
+/** Disbursement codes that, without success, contradict themselves: ambiguous, success, in process. */
+const DISBURSEMENT_UNDECIDED = new Set(['DP00900001000', 'DP00900001001', 'DP00900001006']);
+
+/**
+ * POST /standard/v1/disbursements/ answer (a part of a payment paid back) -> RefundSubmitResult.
+ * Refusals come with HTTP 200 and status.success false; ESB000041 (the id was used) is our own
+ * resend; an undecided code without success is asked about rather than taken as a refusal.
+ */
+export function mapAirtelDisbursementSubmit(body: unknown): RefundSubmitResult | null {
+  const status = envelopeOf(body)?.status;
+  if (!status || typeof status !== 'object') return null;
+  const resultCode = str(status.result_code);
+  if (resultCode === 'ESB000041') return { kind: 'submitted' };
+  if (status.success === true || status.success === 'true') return { kind: 'submitted' };
+  const responseCode = str(status.response_code);
+  if (responseCode && DISBURSEMENT_UNDECIDED.has(responseCode)) {
+    return { kind: 'unknown', message: `Airtel gave a contradictory answer (${responseCode}).` };
+  }
+  const message = str(status.message)?.slice(0, 120);
+  const code = responseCode ?? resultCode;
+  return {
+    kind: 'rejected',
+    message: `Airtel refused the disbursement${message ? ` (${message})` : ''}.`,
+    ...(code ? { providerCode: code } : {}),
+  };
+}
+
+/** "Transaction not found" in Airtel's envelope: the result code, or a response code ending 1025. */
+const isNotFound = (resultCode: string | undefined, responseCode: string | undefined) =>
+  resultCode === 'ESB000045' || /^DP00[89]00001025$/.test(responseCode ?? '');
+
+/**
+ * GET /standard/v1/disbursements/{id} body -> RefundStatusResult: TS succeeded, TF failed, TIP and
+ * TA pending (a status Airtel may add later too: ask again); without a status, "not found" is
+ * not_found. Null when the body says nothing usable.
+ */
+export function mapAirtelDisbursementEnquiry(body: unknown): RefundStatusResult | null {
+  const envelope = envelopeOf(body);
+  if (!envelope) return null;
+  const tx = envelope.data && typeof envelope.data === 'object' ? envelope.data.transaction : undefined;
+  const responseCode = str(envelope.status?.response_code);
+  const txStatus = str(tx?.status)?.toUpperCase();
+  if (txStatus === 'TS') return { status: 'succeeded', providerReference: str(tx?.airtel_money_id) ?? null };
+  if (txStatus === 'TF') {
+    return {
+      status: 'failed',
+      message: `Airtel reported the disbursement failed${responseCode ? ` (${responseCode})` : ''}.`,
+      ...(responseCode ? { providerCode: responseCode } : {}),
+    };
+  }
+  if (txStatus !== undefined) return { status: 'pending' };
+  if (isNotFound(str(envelope.status?.result_code), responseCode)) return { status: 'not_found' };
+  return null;
+}
