@@ -151,7 +151,7 @@ describe('refunding runners or an amount from the app', () => {
     );
     assert.match(
       page.body,
-      /<h3 id="runner-2">Bob Okello<\/h3>[\s\S]*?<dt>Registration<\/dt>\s*<dd>confirmed<\/dd>/,
+      /<h3 id="runner-2">Bob Okello<\/h3>[\s\S]*?<dt>Registration<\/dt>\s*<dd>\s*Confirmed\s*<\/dd>/,
     );
     assert.match(
       page.body,

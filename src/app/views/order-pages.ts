@@ -106,9 +106,9 @@ const REFUND_KINDS: Record<string, string> = {
 };
 
 const REFUND_STATUS: Record<string, string> = {
-  pending: 'waiting for the network',
-  succeeded: 'refunded',
-  failed: 'failed',
+  pending: 'Waiting for the network',
+  succeeded: 'Refunded',
+  failed: 'Failed',
 };
 
 /** What a refund is of: a payment, or the order with the runners whose places it returns. */

@@ -38,6 +38,13 @@ export interface RunnersView {
   now: Date;
 }
 
+/** A registration's status as organizers read it. */
+const REGISTRATION_WORDS: Record<string, string> = {
+  pending: 'Waiting for payment',
+  confirmed: 'Confirmed',
+  cancelled: 'Cancelled',
+};
+
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** "12 Jul 2026, 06:30 EAT": an instant in the event's own time zone. */
@@ -120,7 +127,13 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
       <dt>Ticket type</dt>
       <dd>${reg.ticketLabel}, ${formatPrice(reg.priceMinor, view.order.currency)}</dd>
       <dt>Registration</dt>
-      <dd>${reg.refundId ? html`<strong>Refunded</strong>: place cancelled` : reg.status}</dd>
+      <dd>
+        ${
+          reg.refundId
+            ? html`<strong>Refunded</strong>: place cancelled`
+            : (REGISTRATION_WORDS[reg.status] ?? reg.status)
+        }
+      </dd>
       <dt>Date of birth</dt>
       <dd>${birthText(reg.dateOfBirth, event)}</dd>
       ${answers.map(
@@ -144,7 +157,8 @@ function runnerCard(view: RunnersView, r: RunnerRow, n: number): Html {
       <dd>${checkInText(r, event)}</dd>
     </dl>
     ${
-      view.mayChange && !erased
+      // a cancelled place (refunded, or its order given up) has nothing left to correct or transfer
+      view.mayChange && !erased && reg.status !== 'cancelled'
         ? html`<p class="actions">
               <a class="button" href="${base}/correct"
                 >Correct details<span class="visually-hidden"> of ${reg.participantName}</span></a
