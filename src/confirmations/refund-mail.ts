@@ -5,15 +5,15 @@
 // refund, by a unique index), so the order's timeline shows it sent or why not.
 import type { AppContext } from '../context.ts';
 import { findEvent } from '../events/index.ts';
-import { MailError, type MailMessage } from '../mail/index.ts';
+import type { MailMessage } from '../mail/index.ts';
 import { findOrder, registrationsOf } from '../orders/index.ts';
 import { refundsOfOrder } from '../payments/index.ts';
 import { html, isErased, type JobHandlerEntry } from '../platform/index.ts';
 import { catalogOf, formatMoney, methodName } from '../site/index.ts';
 import type { OutboxFollower } from '../webhooks/index.ts';
 import { mailHtml, oneLine } from './confirmation-message.ts';
-import { recordOrderMail, refundMailSent } from './order-mails.ts';
-import { mailFailureText } from './send-confirmation.ts';
+import { refundMailSent } from './order-mails.ts';
+import { sendRecorded } from './send-confirmation.ts';
 
 const REFUND_MAIL_JOB = 'refund.mail';
 
@@ -134,29 +134,12 @@ async function sendRefundMail(
     organizerName: found.event.organizerName || found.organization.name,
     supportEmail: found.event.supportEmail || found.organization.supportEmail,
   });
-  const mail = {
-    organizationId,
-    orderId,
-    kind: 'refund' as const,
-    to: order.buyerEmail,
-    refundId: refund.id,
-  };
-  const tried = ctx.clock.now();
-  try {
-    await ctx.mailer.send(message);
-  } catch (error) {
-    await recordOrderMail(db, {
-      ...mail,
-      outcome: 'failed',
-      error: mailFailureText(error),
-      createdAt: tried,
-    });
-    if (error instanceof MailError && (error.code === 'not_configured' || error.code === 'invalid_message'))
-      return 'failed';
-    throw new Error(`refund mail not sent: ${mailFailureText(error)}`, { cause: error });
-  }
-  await recordOrderMail(db, { ...mail, outcome: 'sent', createdAt: tried, sentAt: ctx.clock.now() });
-  return 'sent';
+  return sendRecorded(
+    ctx,
+    { organizationId, orderId, kind: 'refund', to: order.buyerEmail, refundId: refund.id },
+    message,
+    'refund mail',
+  );
 }
 
 export function refundMailJobHandlers(ctx: AppContext): Record<string, JobHandlerEntry> {

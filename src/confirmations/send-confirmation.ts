@@ -9,7 +9,7 @@ import { isErased, type JobHandlerEntry } from '../platform/index.ts';
 import { issueTickets, ticketPagePath } from '../tickets/index.ts';
 import type { OutboxFollower } from '../webhooks/index.ts';
 import { confirmationMessage } from './confirmation-message.ts';
-import { paidMailSent, recordOrderMail } from './order-mails.ts';
+import { paidMailSent, recordOrderMail, type NewOrderMail } from './order-mails.ts';
 
 export const CONFIRMATION_JOB = 'confirmation.send';
 
@@ -121,7 +121,26 @@ export async function sendPaidConfirmation(
     ctx.log.info({ order_id: orderId }, 'confirmation mail not sent: the buyer data was erased');
     return 'erased';
   }
-  const mail = { organizationId, orderId, kind: 'paid' as const, to: order.buyerEmail };
+  return sendRecorded(
+    ctx,
+    { organizationId, orderId, kind: 'paid', to: order.buyerEmail },
+    message,
+    'confirmation mail',
+  );
+}
+
+/**
+ * Sends a job's mail about an order and records the try: 'sent', or 'failed' when no retry can
+ * mend it (not configured, or a message the server refuses); any other failure throws, so that the
+ * job runner tries again later.
+ */
+export async function sendRecorded(
+  ctx: AppContext,
+  mail: Omit<NewOrderMail, 'outcome' | 'createdAt'>,
+  message: MailMessage,
+  what: string,
+): Promise<'sent' | 'failed'> {
+  const db = ctx.database.db;
   const tried = ctx.clock.now();
   try {
     await ctx.mailer.send(message);
@@ -133,7 +152,7 @@ export async function sendPaidConfirmation(
       createdAt: tried,
     });
     if (permanent(error)) return 'failed';
-    throw new Error(`confirmation mail not sent: ${mailFailureText(error)}`, { cause: error });
+    throw new Error(`${what} not sent: ${mailFailureText(error)}`, { cause: error });
   }
   // A crash right here sends it again on the job's retry: at least once, as SMTP allows.
   await recordOrderMail(db, { ...mail, outcome: 'sent', createdAt: tried, sentAt: ctx.clock.now() });
