@@ -187,26 +187,36 @@ export function mapAirtelSubmit(body: unknown): SubmitResult | null {
 
 /**
  * POST /standard/v1/payments/refund answer -> RefundSubmitResult. As for a payment, Airtel refuses
- * with HTTP 200 and status.success false; ESB000041 (the id was used) is our own resend.
+ * with HTTP 200 and status.success false; ESB000041 (the id was used) is our own resend; a code
+ * that means pending or success without success contradicts itself and is asked about.
  */
 export function mapAirtelRefundSubmit(body: unknown): RefundSubmitResult | null {
+  return mapSubmit(body, 'refund', (code) => {
+    const meaning = mapAirtelResponseCode(code).kind;
+    return meaning === 'pending' || meaning === 'success';
+  });
+}
+
+/** A refund's or disbursement's submit answer: `undecided` codes without success are asked about. */
+function mapSubmit(
+  body: unknown,
+  what: 'refund' | 'disbursement',
+  undecided: (responseCode: string) => boolean,
+): RefundSubmitResult | null {
   const status = envelopeOf(body)?.status;
   if (!status || typeof status !== 'object') return null;
   const resultCode = str(status.result_code);
   if (resultCode === 'ESB000041') return { kind: 'submitted' };
   if (status.success === true || status.success === 'true') return { kind: 'submitted' };
   const responseCode = str(status.response_code);
-  if (responseCode) {
-    const meaning = mapAirtelResponseCode(responseCode);
-    if (meaning.kind === 'pending' || meaning.kind === 'success') {
-      return { kind: 'unknown', message: `Airtel gave a contradictory answer (${responseCode}).` };
-    }
+  if (responseCode && undecided(responseCode)) {
+    return { kind: 'unknown', message: `Airtel gave a contradictory answer (${responseCode}).` };
   }
   const message = str(status.message)?.slice(0, 120);
   const code = responseCode ?? resultCode;
   return {
     kind: 'rejected',
-    message: `Airtel refused the refund${message ? ` (${message})` : ''}.`,
+    message: `Airtel refused the ${what}${message ? ` (${message})` : ''}.`,
     ...(code ? { providerCode: code } : {}),
   };
 }
@@ -241,22 +251,7 @@ const DISBURSEMENT_UNDECIDED = new Set(['DP00900001000', 'DP00900001001', 'DP009
  * resend; an undecided code without success is asked about rather than taken as a refusal.
  */
 export function mapAirtelDisbursementSubmit(body: unknown): RefundSubmitResult | null {
-  const status = envelopeOf(body)?.status;
-  if (!status || typeof status !== 'object') return null;
-  const resultCode = str(status.result_code);
-  if (resultCode === 'ESB000041') return { kind: 'submitted' };
-  if (status.success === true || status.success === 'true') return { kind: 'submitted' };
-  const responseCode = str(status.response_code);
-  if (responseCode && DISBURSEMENT_UNDECIDED.has(responseCode)) {
-    return { kind: 'unknown', message: `Airtel gave a contradictory answer (${responseCode}).` };
-  }
-  const message = str(status.message)?.slice(0, 120);
-  const code = responseCode ?? resultCode;
-  return {
-    kind: 'rejected',
-    message: `Airtel refused the disbursement${message ? ` (${message})` : ''}.`,
-    ...(code ? { providerCode: code } : {}),
-  };
+  return mapSubmit(body, 'disbursement', (code) => DISBURSEMENT_UNDECIDED.has(code));
 }
 
 /** "Transaction not found" in Airtel's envelope: the result code, or a response code ending 1025. */
