@@ -136,6 +136,8 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
     const { client, clientSecret } = await insertApiClient(tx, {
       organizationId: org.id,
       name: 'Demo partner',
+      // What the checkout's buttons call the partner's site ("Cancel and return to …").
+      displayName: 'Demo Running Club',
       scopes: [...ALL_SCOPES],
       allowedDomains: DEMO_PARTNER_ORIGINS,
       returnUrlDomains: DEMO_PARTNER_ORIGINS,

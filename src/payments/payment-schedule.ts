@@ -9,7 +9,7 @@ export const PAYMENT_JOB = 'payment.reconcile';
 export const PROMPT_WINDOW_MS = 5 * 60_000;
 
 /** How long after a prompt was sent the buyer may ask for it again (a prompt that never showed). */
-export const RESEND_AFTER_MS = 60_000;
+export const RESEND_AFTER_MS = 30_000;
 
 /** How long the job keeps asking the provider about an attempt, counted from its creation. */
 export const RECONCILE_FOR_MS = 24 * 3600_000;

@@ -1,10 +1,11 @@
 // The hosted checkout on the SITE host: GET /checkout/<session_id> and the form, payment, status
-// and cancel routes under it, the page's static assets under /assets, and runners' tickets under
+// and cancel routes under it, the page's static assets under /assets (and /favicon.ico), and runners' tickets under
 // /tickets. HTML pages only (errors too), urlencoded forms only, per-IP rate limit, no cookies,
 // security headers on all.
 // One handler per file in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/index.ts';
+import { SITE_ICON } from './assets.ts';
 import { parseUrlEncoded } from './checkout-form.ts';
 import { confirmCancel } from './routes/confirm-cancel.ts';
 import { leaveCheckout } from './routes/leave-checkout.ts';
@@ -31,6 +32,11 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
       scope.get('/:file', HIDDEN, serveAsset);
     },
     { prefix: '/assets' },
+  );
+  // Browsers ask for /favicon.ico on pages that name no icon (a ticket saved offline, an error
+  // page): they get the hashed icon the checkout pages link to.
+  app.get('/favicon.ico', HIDDEN, (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=86400').redirect(SITE_ICON.path, 301),
   );
 
   await app.register(

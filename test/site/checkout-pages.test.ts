@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../../src/site/assets.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from '../../src/site/assets.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import {
   createSession,
@@ -282,6 +282,18 @@ describe('assets', () => {
     const missing = await getPage(h, '/assets/checkout.AAAAAAAAAAAA.js');
     assert.equal(missing.statusCode, 404);
     assert.match(missing.headers['content-type'] as string, /^text\/html/);
+  });
+
+  test('the pages name the icon, and /favicon.ico leads to it', async () => {
+    const page = await getPage(h, `/checkout/${await createSession(h, race)}`);
+    assert.ok(page.body.includes(`<link rel="icon" href="${SITE_ICON.path}" type="image/svg+xml">`));
+    const icon = await getPage(h, SITE_ICON.path);
+    assert.equal(icon.statusCode, 200);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml');
+    assert.match(icon.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const favicon = await getPage(h, '/favicon.ico');
+    assert.equal(favicon.statusCode, 301);
+    assert.equal(favicon.headers.location, SITE_ICON.path);
   });
 
   test('the source map is reachable at the URL the script names, and describes that script', async () => {

@@ -1,12 +1,12 @@
 // The wait screen's ways out, over HTTP (inject), without JavaScript: the prompt's own countdown,
-// "Resend prompt" after a minute, "Use another number or network", the cancel step while a prompt
+// "Resend prompt" after half a minute, "Use another number or network", the cancel step while a prompt
 // is out, and the outcomes with their retry form filled in. Closing a prompt is safe: a late
 // approval still pays the order, or is listed for refund when another payment already paid it.
 // The simulator runs apart at real speed (it settles nothing by itself within a test, and
 // sim.approve decides when a payer approves); the service clock is moved instead of waiting.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { orders } from '../../src/orders/orders.schema.ts';
 import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
@@ -115,12 +115,12 @@ describe('the waiting screen', () => {
     }
   });
 
-  test('"Resend prompt" shows after a minute and sends a new prompt to the same number and network', async () => {
+  test('"Resend prompt" shows after half a minute and sends a new prompt to the same number and network', async () => {
     const id = await waiting('0700000009', 'airtel');
     const early = await getPage(h, `/checkout/${id}/pay`);
     assert.match(
       early.body,
-      /<form method="post" action="\/checkout\/[^"]+\/resend" data-once data-resend data-resend-in="60" hidden>/,
+      /<form method="post" action="\/checkout\/[^"]+\/resend" data-once data-resend data-resend-in="30" hidden>/,
     );
     // Too early: nothing is sent.
     const refused = await postForm(h, `/checkout/${id}/resend`, {});
@@ -132,7 +132,7 @@ describe('the waiting screen', () => {
     assert.match(later.body, /data-resend data-resend-in="0">/);
     const res = await postForm(h, `/checkout/${id}/resend`, {});
     assert.equal(res.statusCode, 303);
-    assert.equal(res.headers.location, `/checkout/${id}/pay`);
+    assert.equal(res.headers.location, `/checkout/${id}/pay?resent=1`);
     await Promise.allSettled([...h.service.ctx.gateway.inflight]);
     const [first, second] = await attemptsOf(id);
     assert.equal(first!.status, 'closed');
@@ -140,8 +140,20 @@ describe('the waiting screen', () => {
     assert.equal(second!.msisdn, first!.msisdn);
     assert.equal(second!.method, 'airtel');
     assert.equal(sim.submissions().filter((s) => s.reference === second!.reference).length, 1);
-    const again = await getPage(h, `/checkout/${id}/pay`);
-    assert.match(again.body, /data-resend-in="60" hidden/, 'the new prompt waits its own minute');
+    const again = await getPage(h, `/checkout/${id}/pay?resent=1`);
+    assert.match(again.body, /data-resend-in="30" hidden/, 'the new prompt waits its own half minute');
+    const [event] = await h.service.ctx.database.rows<{ timezone: string }>(
+      sql`SELECT timezone FROM events WHERE id = ${race.eventId}`,
+    );
+    const time = new Intl.DateTimeFormat('en-GB', {
+      timeZone: event!.timezone,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(second!.createdAt);
+    assert.ok(again.body.includes(`<p class="notice">Sent again at ${time}.</p>`), 'says when it was sent');
+    const plain = await getPage(h, `/checkout/${id}/pay`);
+    assert.doesNotMatch(plain.body, /Sent again/, 'only right after a resend');
   });
 
   test("a resend over the number's prompt limit is 429 with the reason, and the prompt stays open", async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { pickLocale } from '../../src/site/messages/current.ts';
 import { CATALOGS } from '../../src/site/messages/catalog.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { createSession, fullForm, getPage, makeRace, postForm, type Race } from './site-helpers.ts';
+import { createSession, fullForm, getPage, makeRace, ordersOf, postForm, type Race } from './site-helpers.ts';
 
 let h: Harness;
 let race: Race;
@@ -16,6 +16,13 @@ before(async () => {
   race = await makeRace(h);
 });
 after(() => h.close());
+
+/** The form's language switch: a submit button of the form, to the same step in `lang`. */
+function switchTo(id: string, lang: string, name: string): RegExp {
+  return new RegExp(
+    `<button\\s+type="submit"\\s+form="checkout"\\s+formaction="/checkout/${id}/order\\?lang=${lang}"\\s+formnovalidate\\s+name="action"\\s+value="language"\\s+class="link"\\s+lang="${lang}"\\s*>\\s*${name}\\s*</button>`,
+  );
+}
 
 /** The words a buyer reads: no scripts, tags or attribute values, entities decoded enough. */
 function visibleText(body: string): string {
@@ -96,20 +103,40 @@ describe('the form in Swahili', () => {
       assert.ok(text.includes(phrase), phrase);
     }
     for (const word of ENGLISH) assert.ok(!text.includes(word), `no "${word}" on the Swahili page`);
-    assert.match(
-      page.body,
-      new RegExp(`<a href="/checkout/${id}\\?lang=en" hreflang="en" lang="en">English</a>`),
-    );
+    assert.match(page.body, switchTo(id, 'en', 'English'));
     // The page script gets its words in Swahili too.
     const json = /<script type="application\/json" id="checkout-messages">([^<]*)<\/script>/.exec(page.body);
     assert.equal(JSON.parse(json![1]!).continue, 'Endelea');
     // Without the header: English, with a switch to Swahili.
     const english = await getPage(h, `/checkout/${id}`);
     assert.match(english.body, /<html lang="en">/);
+    assert.match(english.body, switchTo(id, 'sw', 'Kiswahili'));
+  });
+
+  test('the switch at the top brings the same step back in the other language, with all that was typed', async () => {
+    const id = await createSession(h, race);
+    const page = await getPage(h, `/checkout/${id}`);
+    // At the top: before the event's header.
+    assert.ok(page.body.indexOf('class="topbar"') < page.body.indexOf('<header class="event">'));
+    const typed = { ...fullForm(race), 'buyer.name': 'Amina Nakato', 'buyer.email': 'amina@' };
+    const res = await postForm(h, `/checkout/${id}/order?lang=sw`, {
+      ...typed,
+      action: 'language',
+      from: 'details',
+    });
+    assert.equal(res.statusCode, 200, 'no errors: nothing was checked');
+    assert.match(res.body, /<html lang="sw">/);
+    assert.match(res.body, /<section\s+class="step"\s+data-step="details"\s+aria-labelledby="h-details"\s*>/);
     assert.match(
-      english.body,
-      new RegExp(`<a href="/checkout/${id}\\?lang=sw" hreflang="sw" lang="sw">Kiswahili</a>`),
+      res.body,
+      /name="buyer\.name"[^>]*value="Amina Nakato"|value="Amina Nakato"[^>]*name="buyer\.name"/,
     );
+    assert.match(res.body, /value="amina@"/, 'even a value not yet valid');
+    assert.match(res.body, /value="Okello Brian"/);
+    assert.doesNotMatch(res.body, /Kuna tatizo/, 'no error summary');
+    assert.match(res.body, new RegExp(`action="/checkout/${id}/order\\?lang=sw"`), 'the language stays');
+    assert.match(res.body, switchTo(id, 'en', 'English'));
+    assert.equal(await ordersOf(h, id), 0, 'nothing ordered');
   });
 
   test('a language chosen on the page stays on the form and its errors', async () => {

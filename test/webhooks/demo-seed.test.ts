@@ -44,6 +44,11 @@ test('without DEMO_WEBHOOK_URL the demo has no endpoint', async () => {
   const demo = await seedDemo(h.service.ctx, null);
   assert.ok(demo);
   assert.equal(demo.webhook_endpoint_id, undefined);
+  // The checkout's buttons name the demo partner's site by this name, not by its host.
+  const [client] = await h.service.ctx.database.rows<{ display_name: string | null }>(
+    sql`SELECT display_name FROM api_clients WHERE id = ${demo.client_id}`,
+  );
+  assert.equal(client!.display_name, 'Demo Running Club');
 });
 
 test('a local DEMO_WEBHOOK_URL without WEBHOOK_ALLOW_PRIVATE_URLS fails the seed, naming both', async () => {

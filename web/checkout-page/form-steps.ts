@@ -107,6 +107,8 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
 
   form.addEventListener('submit', (event) => {
     const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
+    // The language switch at the top sends the form as it is: the page comes back at this step.
+    if (submitter && submitter.value === 'language') return;
     const step = steps[current]!;
     // A submission not from a button of the step shown stands for the step's main button.
     if (!submitter || !step.contains(submitter)) {

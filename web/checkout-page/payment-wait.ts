@@ -6,7 +6,7 @@
 // shows "Resend prompt" when the server said it may; asks before cancelling, in a panel. On every
 // load the result heading takes focus, so a screen reader starts there. The retry form guesses
 // the network as the checkout form does.
-import { formatCountdown } from '../../src/site/format.ts';
+import { formatCountdown, METHOD_NAMES } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { t } from './messages.ts';
 import { guessNetwork } from './phone-field.ts';
@@ -129,5 +129,13 @@ export function enhanceWaitScreen(wait: HTMLElement): void {
 
   const phone = one<HTMLInputElement>('[data-pay-phone]');
   const radios = all<HTMLInputElement>('input[name="payment_method"]:not([disabled])');
-  if (phone) guessNetwork(phone, radios, { chosen: false });
+  const guessNote = one<HTMLElement>('[data-guess]');
+  const say = (text: string) => guessNote && (guessNote.textContent = text);
+  if (phone) {
+    guessNetwork(phone, radios, {
+      chosen: false,
+      onGuess: (network) => say(t('guessedNetwork', { network: METHOD_NAMES[network]! })),
+      onChoose: () => say(''),
+    });
+  }
 }

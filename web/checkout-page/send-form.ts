@@ -67,15 +67,22 @@ function showFailure(
 function send(form: HTMLFormElement, submitter: HTMLButtonElement | null): void {
   const body = new URLSearchParams(new FormData(form) as unknown as string[][]);
   if (submitter && submitter.name) body.append(submitter.name, submitter.value);
-  // The attribute: form.action would be the form's own buttons, which are named "action".
-  const url = new URL(form.getAttribute('action') || '', location.href).href;
+  // The attributes: form.action would be the form's own buttons, which are named "action". The
+  // language switch has its own (formaction, with ?lang=).
+  const action = (submitter && submitter.getAttribute('formaction')) || form.getAttribute('action');
+  const url = new URL(action || '', location.href).href;
+  const lang = submitter && submitter.value === 'language' ? submitter.lang : '';
   fetch(url, { method: 'POST', body, cache: 'no-store', headers: { accept: 'text/html' } })
     .then((response) =>
       response.text().then((markup) => {
         if (replaced()) return;
         // On the 503 page itself, a second 503 is its fresh copy (a new reference).
         if (response.status === 503 && !one('[data-unavailable]')) showFailure(form, submitter, markup);
-        else showPage(markup, response.redirected ? response.url : null);
+        else {
+          showPage(markup, response.redirected ? response.url : null);
+          // After a language switch the address names the language, so a reload keeps it.
+          if (lang) history.replaceState(history.state, '', `${location.pathname}?lang=${lang}`);
+        }
       }),
     )
     .catch(() => {

@@ -14,6 +14,8 @@ export const CHECKOUT_CSS = `
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
 body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Ubuntu,sans-serif;color:#1a1a1a;background:#f4f4f2}
 .page{max-width:40rem;margin:0 auto;background:#fff;min-height:100vh}
+.topbar{display:flex;justify-content:flex-end;align-items:center;gap:.75rem;padding:0 1rem;min-height:2.75rem;font-size:.9375rem}
+.topbar a,.topbar button.link{padding:.6rem 0}
 .event{padding:1rem;border-bottom:1px solid #d6d6d6}
 .cover{display:block;width:100%;height:auto;aspect-ratio:16/7;object-fit:cover;background:#e5e5e5;border-radius:.5rem;margin-bottom:.75rem}
 h1{font-size:1.4rem;line-height:1.25;margin:0 0 .25rem}

@@ -58,6 +58,7 @@ export const statusEn = {
   noPrompt:
     'No prompt? Open your mobile money menu ({menus}) and look for approvals waiting. This page updates by itself.',
   resendPrompt: 'Resend prompt',
+  sentAgainAt: (time: string) => `Sent again at ${time}.`,
   useAnother: 'Use another number or network',
   checkStatus: 'Check the payment status',
   heldFor: 'Your tickets are held for {time} more.',

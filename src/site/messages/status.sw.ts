@@ -50,6 +50,7 @@ export const statusSw: typeof statusEn = {
   noPrompt:
     'Ombi halijafika? Fungua menyu ya pesa kwa simu ({menus}) na utafute malipo yanayosubiri idhini. Ukurasa huu hujisasisha wenyewe.',
   resendPrompt: 'Tuma ombi tena',
+  sentAgainAt: (time) => `Limetumwa tena saa ${time}.`,
   useAnother: 'Tumia namba au mtandao mwingine',
   checkStatus: 'Angalia hali ya malipo',
   heldFor: 'Tiketi zako zimeshikiliwa kwa {time} zaidi.',

@@ -1,5 +1,5 @@
-// POST /checkout/<session_id>/resend: "Resend prompt", offered once the prompt has been out for a
-// minute (close-attempt.ts resendOpensAt). Closes the open attempt safely and sends a new prompt
+// POST /checkout/<session_id>/resend: "Resend prompt", offered once the prompt has been out for half
+// a minute (close-attempt.ts resendOpensAt). Closes the open attempt safely and sends a new prompt
 // to the same number and network, counted against the number's prompt limit like any other.
 import type { AppContext } from '../../context.ts';
 import {
@@ -54,7 +54,7 @@ export function resendPrompt(ctx: AppContext): PageHandler {
           phone: attempt.msisdn,
         }),
       );
-      return seeOther(reply, payPage);
+      return seeOther(reply, checkoutPath(session.id, '/pay?resent=1'));
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status >= 500) request.log.error({ err: error }, 'payment resend failed');

@@ -19,6 +19,8 @@ export function showPayment(ctx: AppContext): PageHandler {
     if (!order) return seeOther(reply, checkoutPath(session.id));
     const code = (request.query as { error?: unknown }).error;
     const startError = startErrorText(typeof code === 'string' ? code.slice(0, 40) : undefined);
-    return sendPage(reply, 200, renderWaitPage(await waitView(ctx, { loaded, order, startError })));
+    // ?resent=1: the resend's redirect, so the wait screen confirms the new prompt and its time
+    const resent = (request.query as { resent?: unknown }).resent === '1';
+    return sendPage(reply, 200, renderWaitPage(await waitView(ctx, { loaded, order, startError, resent })));
   };
 }

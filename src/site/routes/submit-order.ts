@@ -177,6 +177,10 @@ export function submitOrder(ctx: AppContext): PageHandler {
     if (!saleOpen(loaded)) return sendPage(reply, 409, renderClosedPage(session, found));
     const body = (request.body ?? {}) as FormBody;
     const values = readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
+    // The language switch: the same step again, everything typed kept, in the language of ?lang=.
+    if (body.action === 'language') {
+      return sendFormPage(ctx, reply, loaded, { values, stage: isStage(body.from) ? body.from : 'tickets' });
+    }
     const target = body.action === 'pay' ? 'pay' : isStage(body.action) ? body.action : 'details';
     // A form without `from` is the whole form at once.
     const from = isStage(body.from) ? body.from : 'payment';

@@ -1,8 +1,9 @@
 // Form field markup shared by the checkout pages: label, hint and error tied to the control with
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
-import type { PaymentMethod } from '../../payments/index.ts';
+import { catalogueEntry, type PaymentMethod } from '../../payments/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
-import { msg } from '../messages/current.ts';
+import { METHOD_NAMES } from '../format.ts';
+import { locale, msg } from '../messages/current.ts';
 
 function errorId(id: string): string {
   return `err-${id}`;
@@ -134,3 +135,28 @@ export function methodRadio(options: {
     <label for="${id}">${label}</label>
   </div>`;
 }
+
+/**
+ * A payment method as a tile (the payment step's and the retry form's): its brand badge and name,
+ * then `detail` (the order's total on that network, where the screen shows it).
+ */
+export function methodTile(options: {
+  boxId: string;
+  method: PaymentMethod;
+  first: boolean;
+  checked: boolean;
+  error: string | undefined;
+  detail?: string;
+}): Html {
+  const { method, detail } = options;
+  return methodRadio({
+    ...options,
+    label: html`<span class="brand brand-${method}" aria-hidden="true"
+        >${catalogueEntry(method).labels[locale()].badge}</span
+      >
+      ${METHOD_NAMES[method]}${detail ? html`: ${detail}` : ''}`,
+  });
+}
+
+/** Where the page script says which network it chose from the number ("We chose …"). */
+export const GUESS_NOTE = html`<p class="hint" data-guess aria-live="polite"></p>`;

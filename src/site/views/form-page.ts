@@ -176,11 +176,15 @@ interface FormTarget {
   hidden?: Record<string, string>;
 }
 
+/** The form's id: the language switch at the top of the page submits it (layout.ts). */
+const FORM_ID = 'checkout';
+
 function checkoutForm(view: FormContent, target: FormTarget): { form: Html; title: string } {
   const { found, stage } = view;
   const { event } = found;
   const { byField, summary } = collectErrors(view.errors, found);
   const form = html`<form
+    id="${FORM_ID}"
     method="${target.method}"
     action="${target.action}"
     novalidate
@@ -202,7 +206,7 @@ export function renderFormPage(view: FormView): string {
   const { session, found, stage } = view;
   const { form, title } = checkoutForm(view, { method: 'post', action: checkoutPath(session.id, '/order') });
   const main = html`${form} ${cancelForm(session)}`;
-  return layout({ title, main, session, found, compact: stage !== 'tickets' }).value;
+  return layout({ title, main, session, found, compact: stage !== 'tickets', languageForm: FORM_ID }).value;
 }
 
 /**

@@ -1,9 +1,9 @@
 // The page shell every checkout page shares: head with our one stylesheet and one deferred
-// script, the event header, the main region and the footer with the language switch. The page
+// script, the language switch, the event header, the main region and the footer. The page
 // script's words come with the page, as a JSON data block in the buyer's language.
 import type { CheckoutSessionRow } from '../../checkout/index.ts';
 import type { EventWithTickets } from '../../events/index.ts';
-import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../assets.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLES, SITE_ICON } from '../assets.ts';
 import { CHECKOUT_CSS } from '../client/checkout.css.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
@@ -23,6 +23,8 @@ export interface LayoutOptions {
   compact?: boolean;
   /** the page's path under the session, for the language switch ('' for the form, '/pay') */
   page?: string;
+  /** the id of the page's form whose typed values the language switch carries over */
+  languageForm?: string;
   /** above the event header: the organizer app's preview says there that nothing is sold */
   banner?: Html;
   /**
@@ -57,23 +59,42 @@ export function eventHeader(found: EventWithTickets, { withCover = true } = {}):
   </header>`;
 }
 
-/** Links to this page in each other language: the choice then stays on the checkout's links. */
-function languageSwitch(sessionId: string, page: string): Html {
+/**
+ * The language switch, at the top of every page of the session. On the form it is a submit button
+ * of the form (its own action and ?lang=), so the page comes back in the other language at the same
+ * step with everything typed; elsewhere a link to the same page. The choice then stays on the
+ * checkout's links.
+ */
+function languageSwitch(sessionId: string, page: string, form: string | undefined): Html {
   const others = (Object.keys(LOCALE_NAMES) as Locale[]).filter((l) => l !== locale());
-  return html`<p>
-    ${msg().common.language}:
-    ${others.map((l) => html`<a href="/checkout/${sessionId}${page}?lang=${l}" hreflang="${l}" lang="${l}">${LOCALE_NAMES[l]}</a>`)}
-  </p>`;
+  const choice = (l: Locale) =>
+    form
+      ? html`<button
+          type="submit"
+          form="${form}"
+          formaction="/checkout/${sessionId}/order?lang=${l}"
+          formnovalidate
+          name="action"
+          value="language"
+          class="link"
+          lang="${l}"
+        >
+          ${LOCALE_NAMES[l]}
+        </button>`
+      : html`<a href="/checkout/${sessionId}${page}?lang=${l}" hreflang="${l}" lang="${l}"
+          >${LOCALE_NAMES[l]}</a
+        >`;
+  return html`<nav class="topbar" aria-label="${msg().common.language}">${others.map(choice)}</nav>`;
 }
 
-function footer(found: EventWithTickets | null | undefined, switcher: Html | ''): Html {
+function footer(found: EventWithTickets | null | undefined): Html {
   const m = msg().common;
   if (!found) return html`<footer><p>${m.secureCheckout}</p></footer>`;
   const organizer = found.event.organizerName || found.organization.name;
   const support = found.event.supportEmail || found.organization.supportEmail;
   return html`<footer>
     <p>${m.secureCheckoutFor(organizer)}</p>
-    ${support ? html`<p>${m.questions} <a href="mailto:${support}">${support}</a></p>` : ''} ${switcher}
+    ${support ? html`<p>${m.questions} <a href="mailto:${support}">${support}</a></p>` : ''}
   </footer>`;
 }
 
@@ -105,6 +126,7 @@ export function layout(options: LayoutOptions): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>${options.title}</title>
+        <link rel="icon" href="${SITE_ICON.path}" type="image/svg+xml" />
         ${
           options.inlineStyles
             ? // A plain string: the CSP allows exactly this text, and no formatter may touch it.
@@ -120,9 +142,10 @@ export function layout(options: LayoutOptions): Html {
         ${attr('data-embed-origin', embedded ? session?.embedOrigin : null)}${attr('data-session', session?.id)}
       >
         <div class="page">
+          ${session ? languageSwitch(session.id, options.page ?? '', options.languageForm) : ''}
           ${options.banner ?? ''} ${options.found ? eventHeader(options.found) : ''}
           <main id="main">${options.main}</main>
-          ${footer(options.found, session ? languageSwitch(session.id, options.page ?? '') : '')}
+          ${footer(options.found)}
         </div>
       </body>
     </html> `;

@@ -10,10 +10,18 @@ import {
 import type { OrderRow } from '../../orders/index.ts';
 import { html, type FieldError, type Html } from '../../platform/index.ts';
 import { fieldId } from '../checkout-form.ts';
-import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../format.ts';
+import {
+  formatCountdown,
+  formatMoney,
+  formatTime,
+  maskPhone,
+  METHOD_NAMES,
+  nationalPhone,
+} from '../format.ts';
+import { INTL_LOCALES } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
+import { cardNotYetAvailable, errorNote, errorSummary, GUESS_NOTE, methodTile, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import {
   cancelForm,
@@ -71,6 +79,8 @@ export interface WaitView {
   now: Date;
   /** when "Resend prompt" shows for the open attempt (close-attempt.ts resendOpensAt) */
   resendAt?: Date | null;
+  /** the open prompt was sent again at the buyer's request: the screen says when */
+  resent?: boolean;
   /** a refusal shown on the waiting screen itself (a resend over the number's prompt limit) */
   notice?: string | null;
   errors?: FieldError[];
@@ -123,22 +133,22 @@ function retryForm(view: WaitView, heading: string): Html {
   const { method, phone } = retryValues(view);
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
-  const radio = (pm: PaymentMethod, first: boolean) =>
-    methodRadio({
+  const tile = (pm: PaymentMethod, first: boolean) =>
+    methodTile({
       boxId,
       method: pm,
       first,
       checked: method === pm,
       error: methodError,
-      label: html`${METHOD_NAMES[pm]}: ${formatMoney(totals[pm], order.currency)}`,
+      detail: formatMoney(totals[pm], order.currency),
     });
   return html`<form method="post" action="${checkoutPath(session.id, '/retry')}" novalidate data-once>
     ${errorSummary(summary, view.errorCode)}
     <h3>${heading}</h3>
-    <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
+    <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.network}</legend>
-      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => radio(pm.key, i === 0))}
-      ${cardNotYetAvailable(boxId)}
+      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
+      ${cardNotYetAvailable(boxId)} ${GUESS_NOTE}
     </fieldset>
     ${textField({
       id: fieldId('payment_phone'),
@@ -213,6 +223,13 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
           target: promptTarget(attempt),
         })}
       </p>
+      ${
+        view.resent
+          ? html`<p class="notice">
+              ${m.sentAgainAt(formatTime(attempt.createdAt, view.found.event.timezone, INTL_LOCALES[locale()]))}
+            </p>`
+          : ''
+      }
       ${view.notice ? html`<p class="notice bad">${view.notice}</p>` : ''}
     </div>
     <p class="prompt-time">

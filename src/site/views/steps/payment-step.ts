@@ -19,7 +19,7 @@ import {
 } from '../../checkout-form.ts';
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/index.ts';
-import { cardNotYetAvailable, errorNote, methodRadio, textField } from '../fields.ts';
+import { cardNotYetAvailable, errorNote, GUESS_NOTE, methodTile, textField } from '../fields.ts';
 import { locale, msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
@@ -101,23 +101,12 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
   const chosen = paymentMethod(values);
   const m = msg().form;
   const tile = (method: PaymentMethod, first: boolean) =>
-    methodRadio({
-      boxId,
-      method,
-      first,
-      checked: chosen === method,
-      error: methodError,
-      label: html`<span class="brand brand-${method}" aria-hidden="true"
-          >${catalogueEntry(method).labels[locale()].badge}</span
-        >
-        ${METHOD_NAMES[method]}`,
-    });
+    methodTile({ boxId, method, first, checked: chosen === method, error: methodError });
   return html`${orderSummary(values, found, chosen ?? DEFAULT_METHOD)}
     <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.payWith}</legend>
       ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
-      ${cardNotYetAvailable(boxId)}
-      <p class="hint" data-guess aria-live="polite"></p>
+      ${cardNotYetAvailable(boxId)} ${GUESS_NOTE}
     </fieldset>
     ${values.payment_phone.trim() === '' ? html`<input type="hidden" name="payment_phone_prefill" value="${values.buyer.phone}" />` : ''}
     ${textField({
