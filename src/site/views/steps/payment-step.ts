@@ -20,7 +20,7 @@ import {
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/index.ts';
 import { cardNotYetAvailable, errorNote, GUESS_NOTE, methodTile, textField } from '../fields.ts';
-import { locale, msg } from '../../messages/current.ts';
+import { msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
 function paymentPhone(values: FormValues): string {
