@@ -386,7 +386,11 @@ describe('paying', () => {
     assert.match(page.body, /The payment was declined/);
     assert.match(page.body, /action="\/checkout\/[^"]+\/retry"/);
     assert.match(tagWithId(page.body, 'f-payment_phone'), /value="0770000003"/, 'the same number, editable');
-    assert.match(page.body, /Airtel Money: UGX\u00a031,050/);
+    assert.match(
+      page.body,
+      /Airtel Money <span class="detail">UGX\u00a031,050<\/span>/,
+      'each tile with its total',
+    );
 
     const bad = await postForm(h, `/checkout/${id}/retry`, { payment_method: 'airtel', payment_phone: '12' });
     assert.equal(bad.statusCode, 400);

@@ -154,7 +154,7 @@ export function methodTile(options: {
     label: html`<span class="brand brand-${method}" aria-hidden="true"
         >${catalogueEntry(method).labels[locale()].badge}</span
       >
-      ${METHOD_NAMES[method]}${detail ? html`: ${detail}` : ''}`,
+      <span>${METHOD_NAMES[method]}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>`,
   });
 }
 
