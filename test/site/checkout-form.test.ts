@@ -388,7 +388,7 @@ describe('paying', () => {
     assert.match(tagWithId(page.body, 'f-payment_phone'), /value="0770000003"/, 'the same number, editable');
     assert.match(
       page.body,
-      /Airtel Money <span class="detail">UGX\u00a031,050<\/span>/,
+      /Airtel Money<span class="detail">UGX\u00a031,050<\/span>/,
       'each tile with its total',
     );
 
