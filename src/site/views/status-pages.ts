@@ -13,7 +13,7 @@ import { fieldId } from '../checkout-form.ts';
 import { formatCountdown, formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../format.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { cardNotYetAvailable, errorNote, errorSummary, methodRadio, textField } from './fields.ts';
+import { errorNote, errorSummary, methodRadio, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import {
   cancelForm,
@@ -138,7 +138,6 @@ function retryForm(view: WaitView, heading: string): Html {
     <fieldset class="field${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.network}</legend>
       ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => radio(pm.key, i === 0))}
-      ${cardNotYetAvailable(boxId)}
     </fieldset>
     ${textField({
       id: fieldId('payment_phone'),
