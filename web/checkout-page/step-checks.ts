@@ -118,7 +118,8 @@ export function emptyRequired(parts: FormParts, step: HTMLElement): HTMLElement[
   const empty: HTMLElement[] = [];
   const name = step.dataset.step;
   if (name === 'tickets' && parts.selects[0] && orderTotals(parts).count === 0) empty.push(parts.selects[0]);
-  all<Control>('[data-check="required"]', step)
+  // a date of birth (data-check="dob", asked when the ticket has a minimum age) is required too
+  all<Control>('[data-check="required"],[data-check="dob"]', step)
     .filter((c) => shown(c) && c.value.trim() === '')
     .forEach((c) => empty.push(c));
   const waiver = one<HTMLInputElement>('input[name=waiver_accepted]', step);

@@ -145,8 +145,7 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     readChoice(body, 'waiver_required', EventChoiceForm.properties.waiver_required) ?? '';
   values.donations_enabled =
     readChoice(body, 'donations_enabled', EventChoiceForm.properties.donations_enabled) ?? '';
-  values.phone_required =
-    readChoice(body, 'phone_required', EventChoiceForm.properties.phone_required) ?? '';
+  values.phone_required = readChoice(body, 'phone_required', EventChoiceForm.properties.phone_required) ?? '';
 
   if (
     !errors.support_email &&
