@@ -1,10 +1,11 @@
 // The checkout form in three steps: tickets; the buyer, the participants, waiver and donation; and
 // payment (only when there is something to pay). When the tickets are known (the partner's, or the
 // only type on sale) the buyer starts on the details step, counted as step 1: the tickets step is
-// then reached only by "Change tickets" and carries no number (docs/decisions/checkout-step-count.md). Without JavaScript each step is its own page, a
-// plain POST re-rendered by the server with errors next to their fields; the other steps' fields
-// are in the page too, hidden, so what was typed travels with the form. With the script the same
-// markup becomes one step at a time without a round trip (web/checkout-page).
+// then reached only by "Change tickets" and carries no number (docs/decisions/checkout-step-count.md).
+// Without JavaScript each step is its own page, a plain POST re-rendered by the server with errors
+// next to their fields; the other steps' fields are in the page too, hidden, so what was typed
+// travels with the form. With the script the same markup becomes one step at a time without a
+// round trip (web/checkout-page).
 import type { EventWithTickets } from '../../events/index.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/index.ts';
 import { attr, html, type FieldError, type Html } from '../../platform/index.ts';

@@ -1,6 +1,7 @@
 // The payment step: the order's summary (folded), a tile for each method the service offers (the
-// payments catalogue: a card tile shows once a card method is in it), and the number the prompt goes to, which starts as the buyer's own. The network
-// starts as the one the number belongs to; the page script keeps it following the number.
+// payments catalogue: a card tile shows once a card method is in it), and the number the prompt
+// goes to, which starts as the buyer's own. The network starts as the one the number belongs to;
+// the page script keeps it following the number.
 import { feeFor, methodFee, type EventWithTickets } from '../../../events/index.ts';
 import { normalizePhone } from '../../../orders/index.ts';
 import {
