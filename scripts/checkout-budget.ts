@@ -82,7 +82,8 @@ function usableProbe(javaScript: boolean): string {
   const needsReady = ${javaScript};
   window.__usable = new Promise((resolve) => {
     const check = () => {
-      const step = document.querySelector('form[data-checkout] [data-step="tickets"]');
+      // the step the page opens on (details when the tickets are known)
+      const step = document.querySelector('form[data-checkout] [data-step]:not([hidden])');
       const button = step && step.querySelector('[data-primary]');
       const box = button && button.getBoundingClientRect();
       const shown = !!button && !step.hidden && box.width > 0 && box.height > 0 &&

@@ -200,6 +200,7 @@ export const EventChoiceForm = Type.Object({
   waiver_required: Checkbox,
   emergency_contact: Checkbox,
   donations_enabled: Checkbox,
+  phone_required: Checkbox,
 });
 
 const question = QuestionIn.properties;

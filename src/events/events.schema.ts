@@ -57,6 +57,8 @@ export const events = pgTable(
     transferDeadline: ts('transfer_deadline'),
     /** whether the buyer's page offers a donation to the organizer's cause */
     donationsEnabled: boolean('donations_enabled').notNull().default(true),
+    /** whether a free registration must still give the buyer's phone number */
+    phoneRequired: boolean('phone_required').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -72,6 +72,8 @@ export interface EventInput {
   transfer_deadline?: string | null;
   /** the buyer's page offers a donation; absent: true */
   donations_enabled?: boolean;
+  /** a free registration asks for the buyer's phone too; absent: false */
+  phone_required?: boolean;
   ticket_types: TicketTypeInput[];
 }
 
@@ -170,6 +172,7 @@ export async function insertEvent(
       additionalQuestions: input.additional_questions ?? [],
       transferDeadline: input.transfer_deadline ? new Date(input.transfer_deadline) : null,
       donationsEnabled: input.donations_enabled ?? true,
+      phoneRequired: input.phone_required ?? false,
     })
     .returning();
   if (input.ticket_types.length > 0) {
@@ -262,6 +265,7 @@ export async function patchEvent(
           ? null
           : new Date(patch.transfer_deadline),
     donationsEnabled: patch.donations_enabled,
+    phoneRequired: patch.phone_required,
   };
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const [row] = await db

@@ -186,7 +186,11 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
   if (input.buyer.name.trim() === '') errors.push({ field: 'buyer.name', message: 'is required' });
   if (!isEmail(input.buyer.email))
     errors.push({ field: 'buyer.email', message: 'must be an e-mail address' });
-  if (normalizePhone(input.buyer.phone) === null) {
+  // A free registration may leave the phone out, unless its event asks for it; one typed must be valid.
+  const free = input.items.every((item) => (byId.get(item.ticket_type_id)?.priceMinor ?? 0) === 0);
+  const phoneOptional = free && (input.donation_minor ?? 0) === 0 && !event.phoneRequired;
+  const leftOut = phoneOptional && input.buyer.phone.trim() === '';
+  if (!leftOut && normalizePhone(input.buyer.phone) === null) {
     errors.push({ field: 'buyer.phone', message: 'must be a Ugandan mobile number such as 0772 123456' });
   }
   if (event.waiverRequired && input.waiver_accepted !== true) {

@@ -123,7 +123,8 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     paymentMethod: total > 0 ? (input.payment_method ?? null) : null,
     buyerName: input.buyer.name.trim(),
     buyerEmail: input.buyer.email.trim(),
-    buyerPhone: normalizePhone(input.buyer.phone)!,
+    // '' for a free registration without a phone (order-rules.ts checkInput)
+    buyerPhone: normalizePhone(input.buyer.phone) ?? '',
     waiverVersion: event.waiverRequired ? event.waiverVersion : null,
     waiverAcceptedAt: event.waiverRequired ? now : null,
     holdExpiresAt: free ? null : holdExpiresAt,

@@ -68,11 +68,14 @@ export function fieldId(field: string): string {
 export const STAGES = ['tickets', 'details', 'payment'] as const;
 export type Stage = (typeof STAGES)[number];
 
-/** Which step holds a field: the server's errors open the step where the buyer can fix them. */
+/**
+ * Which step holds a field: the server's errors open the step where the buyer can fix them. The
+ * tickets step holds only the choice of tickets; the participants' questions sit with the buyer's.
+ */
 export function stageOf(field: string): Stage {
   if (field === 'payment_method' || field === 'payment_phone') return 'payment';
-  if (/^(buyer\.|waiver_accepted|donation_minor)/.test(field)) return 'details';
-  return 'tickets';
+  if (field === 'items' || /^items\[\d+\]\.ticket_type_id$/.test(field)) return 'tickets';
+  return 'details';
 }
 
 function emptyValues(session: Pick<CheckoutSessionRow, 'prefill'>): FormValues {
@@ -177,6 +180,17 @@ export function estimateTotal(values: FormValues, found: EventWithTickets, metho
         tt.priceMinor + feeFor(tt.priceMinor, methodFee(found.organization.fees, catalogueEntry(method)));
   }
   return total;
+}
+
+/**
+ * Whether the buyer may leave their phone out: a free registration (tickets chosen, nothing to
+ * pay) of an event that does not ask for it. The orders module's rule (order-rules.ts) is the same.
+ */
+export function phoneOptional(values: FormValues, found: EventWithTickets): boolean {
+  if (found.event.phoneRequired || values.items.length === 0) return false;
+  const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  const free = values.items.every((item) => (byId.get(item.ticket_type_id)?.priceMinor ?? 0) === 0);
+  return free && (parseDonation(values.donation) ?? 0) === 0;
 }
 
 /** What the order records as participant i's name: the buyer's when the buyer runs. */

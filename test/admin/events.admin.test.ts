@@ -489,6 +489,17 @@ describe('PATCH /admin/v1/events/{id}', () => {
     assert.equal(dataOf(await patch({ donations_enabled: true }), 200).donations_enabled, true);
   });
 
+  test('asks for the phone on free registrations when told; off by default; a non-boolean is refused', async () => {
+    const org = await createOrg(h);
+    const event = await createEventFor(h, org.id);
+    assert.equal(event.phone_required, false);
+    const patch = (body: unknown) => admin(h, { method: 'PATCH', url: `/events/${event.event_id}`, body });
+    assert.equal(dataOf(await patch({ phone_required: true }), 200).phone_required, true);
+    errorOf(await patch({ phone_required: 'yes' }), 400, 'validation_failed');
+    assert.equal(dataOf(await admin(h, { url: `/events/${event.event_id}` }), 200).phone_required, true);
+    assert.equal(dataOf(await patch({ phone_required: false }), 200).phone_required, false);
+  });
+
   test('takes effect for partners on the next request (private hides the event)', async () => {
     const org = await createOrg(h);
     const token = await partnerToken(org.id);

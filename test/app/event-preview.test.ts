@@ -138,8 +138,10 @@ describe('checkout preview', () => {
     const res = await owner.get(`/events/${event.id}/preview`);
     assert.equal(res.statusCode, 200);
     assert.match(textOf(res.body), /No ticket is on sale yet: shown as on .+, when sales open/);
-    // The one type on sale then is chosen, as the checkout does.
+    // The one type on sale then is chosen, and the form opens on the details step, as the checkout does.
     assert.match(res.body, /<option value="1"\s+selected>1<\/option>/);
+    assert.match(res.body, /data-stage="details"/);
+    assert.match(res.body, /Step 1 of 2<\/span\s*>\s*Your details/);
   });
 
   test('every role may preview; another organization gets the 404 of a missing event; language by ?lang', async () => {

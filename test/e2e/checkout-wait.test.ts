@@ -354,7 +354,7 @@ describe('an embedded wait screen', { timeout: SUITE_TIMEOUT_MS }, () => {
     const host = `${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`;
     await page.goto(host);
     const inFrame = page.frameLocator('iframe');
-    await inFrame.getByRole('heading', { name: /Tickets/ }).waitFor();
+    await inFrame.getByRole('heading', { name: /Your details/ }).waitFor();
     const frame = page.frames().find((f) => f.url().startsWith(session.url))!;
     await postOrder(frame, session.url, '0770000009', 'momo');
     await inFrame.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();

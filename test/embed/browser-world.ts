@@ -241,16 +241,14 @@ export async function payInFrame(frame: Frame, options: { phone?: string; partic
   for (let i = 0; i < 6; i++) {
     const step = frame.locator('section.step:not([hidden])');
     const heading = await step.locator('h2').innerText();
-    if (/Tickets/.test(heading)) {
-      await frame.getByLabel('Quantity of 10 km').selectOption('1');
+    if (/Tickets/.test(heading)) await frame.getByLabel('Quantity of 10 km').selectOption('1');
+    if (/Your details/.test(heading)) {
       // Someone other than the buyer runs.
       await step.getByLabel('I am the runner').uncheck();
       await step
         .getByLabel('Full name')
         .first()
         .fill(options.participant ?? 'Ann Runner');
-    }
-    if (/Your details/.test(heading)) {
       for (const [label, value] of [
         ['Your name', 'Ann Buyer'],
         ['E-mail', 'ann@example.org'],

@@ -39,9 +39,9 @@ async function partnerPage(locale = 'en-GB'): Promise<Page> {
 async function fillInFrame(frame: Frame): Promise<void> {
   const step = () => frame.locator('section.step:not([hidden])');
   await frame.getByLabel('Quantity of 10 km').selectOption('1');
+  await step().getByRole('button', { name: 'Continue' }).click();
   await step().getByLabel('I am the runner').uncheck();
   await step().getByLabel('Full name').first().fill('Ann Runner');
-  await step().getByRole('button', { name: 'Continue' }).click();
   await step().getByLabel('Your name').fill('Ann Buyer');
   await step().getByLabel('E-mail').fill('ann@example.org');
   await step().getByLabel('Phone number').fill('0772123456');

@@ -50,23 +50,32 @@ describe('steps without JavaScript', () => {
     assert.match(res.body, /<title>Error: Checkout/);
   });
 
-  test('with one ticket type on sale the form starts with one ticket and its participant', async () => {
+  test('with one ticket type on sale the form starts on the details step with one ticket and its participant', async () => {
     const single = await makeRace(h, {
       ticket_types: [{ name: '10 km', price_minor: 30000, capacity: 100, distance_km: 10 }],
     });
-    const page = await getPage(h, `/checkout/${await createSession(h, single)}`);
+    const singleId = await createSession(h, single);
+    const page = await getPage(h, `/checkout/${singleId}`);
     assert.match(tagWithId(page.body, 'f-items'), /name="qty\.tt_/);
     assert.match(page.body, /<option value="1" selected>1<\/option>/);
     assert.equal(page.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 1);
     assert.match(tagWithId(page.body, 'f-runner_is_buyer'), /checked/);
-    assert.match(page.body, /<span class="step-count" data-step-count>Step 1 of 3<\/span>Tickets/);
-    // Two types: nothing is chosen for the buyer.
+    assert.match(page.body, /data-stage="details"/);
+    // The count starts at the details step; the tickets step, behind "Change tickets", has none.
+    assert.match(page.body, /<span class="step-count" data-step-count>Step 1 of 2<\/span>Your details/);
+    assert.match(page.body, /<h2 id="h-tickets" data-title="Tickets" tabindex="-1">Tickets<\/h2>/);
+    assert.match(page.body, /value="tickets" class="back" data-back>Change tickets</);
+    const back = await postForm(h, orderUrl(singleId), { action: 'tickets', from: 'details' });
+    assert.match(back.body, /data-stage="tickets"/, 'Back still reaches the quantities');
+    // Two types: nothing is chosen for the buyer, who starts on the tickets step.
     const two = await getPage(h, `/checkout/${await createSession(h, race)}`);
+    assert.match(two.body, /data-stage="tickets"/);
+    assert.match(two.body, /<span class="step-count" data-step-count>Step 1 of 3<\/span>Tickets/);
     assert.doesNotMatch(two.body, /<option value="1" selected>/);
     assert.equal(two.body.match(/<fieldset class="participant" data-item data-key="tt_/g), null);
   });
 
-  test('choosing tickets asks for one participant per ticket on the same step, prefill kept for later', async () => {
+  test('choosing tickets leads to the details step with one participant per ticket and the prefill', async () => {
     const id = await createSession(h, race);
     const res = await postForm(h, orderUrl(id), {
       [`qty.${race.paid}`]: '2',
@@ -75,8 +84,8 @@ describe('steps without JavaScript', () => {
       from: 'tickets',
     });
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /data-stage="tickets"/);
-    assert.match(res.body, /Your tickets changed: fill in the participants below\./);
+    assert.match(res.body, /data-stage="details"/);
+    assert.doesNotMatch(res.body, /class="error"/, 'participants are not checked before they are shown');
     assert.equal(res.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 3);
     assert.match(res.body, /Participant 1: 10 km/);
     assert.match(res.body, /Participant 3: 5 km fun run/);
@@ -84,12 +93,13 @@ describe('steps without JavaScript', () => {
     tagWithId(res.body, 'f-items-0-date_of_birth');
     tagWithId(res.body, 'f-items-1-date_of_birth');
     assert.doesNotMatch(res.body, /id="f-items-2-date_of_birth"/);
-    // The later steps travel with the form, hidden: the prefill is there.
+    // The buyer's fields come first on the step, with the prefill; the tickets travel hidden.
     assert.match(tagWithId(res.body, 'f-buyer-name'), /value="Amina Nakato"/);
     assert.match(tagWithId(res.body, 'f-buyer-email'), /value="amina@example\.org"/);
+    assert.ok(res.body.indexOf('id="f-buyer-name"') < res.body.indexOf('id="f-items-0-participant_name"'));
     assert.match(
       res.body,
-      /<section\s+class="step"\s+data-step="details"\s+aria-labelledby="h-details"\s+hidden/,
+      /<section\s+class="step"\s+data-step="tickets"\s+aria-labelledby="h-tickets"\s+hidden/,
     );
     assert.equal(await ordersOf(h, id), 0, 'nothing is written before pay');
   });
@@ -99,6 +109,7 @@ describe('steps without JavaScript', () => {
     const tickets = {
       ...fullForm(race),
       'buyer.email': 'not-an-email',
+      'items[0].answers.tshirt': '',
       waiver_accepted: '',
       from: 'tickets',
     };
@@ -111,13 +122,21 @@ describe('steps without JavaScript', () => {
     assert.match(payment.body, /data-stage="details"/);
     expectFieldError(payment.body, 'f-buyer-email', /E-mail must be an e-mail address/);
     expectFieldError(payment.body, 'f-waiver_accepted', /must be accepted/);
+    expectFieldError(payment.body, 'f-items-0-answers-tshirt', /T-shirt size is required/);
     const young = new Date(h.clock.now().getTime() - 10 * 365 * 24 * 3600_000).toISOString().slice(0, 10);
     const back = await postForm(h, orderUrl(id), {
       ...tickets,
       'items[0].date_of_birth': young,
       action: 'payment',
     });
-    assert.match(back.body, /data-stage="tickets"/, 'an error on an earlier step opens that step');
+    assert.match(back.body, /data-stage="details"/, 'an error on an earlier step opens that step');
+    expectFieldError(back.body, 'f-items-0-date_of_birth', /at least 16 on race day/);
+    const none = await postForm(h, orderUrl(id), {
+      ...tickets,
+      [`qty.${race.paid}`]: '0',
+      action: 'payment',
+    });
+    assert.match(none.body, /data-stage="tickets"/, 'no ticket: the tickets step');
     assert.equal(await ordersOf(h, id), 0);
   });
 
@@ -140,7 +159,7 @@ describe('steps without JavaScript', () => {
       from: 'payment',
     });
     assert.equal(res.statusCode, 400);
-    assert.match(res.body, /data-stage="tickets"/, 'the first step with an error is shown');
+    assert.match(res.body, /data-stage="details"/, 'the first step with an error is shown');
     expectFieldError(res.body, 'f-items-0-participant_name', /Full name is required/);
     expectFieldError(res.body, 'f-items-0-answers-tshirt', /T-shirt size is required/);
     expectFieldError(res.body, 'f-items-0-date_of_birth', /minimum age of 16/);

@@ -89,7 +89,9 @@ describe('GET /checkout/<session_id>', () => {
     assert.match(body, /On sale until/);
     assert.match(body, /Only 5 left/, 'remaining shown when low');
     assert.doesNotMatch(body, /Only 100 left/);
-    assert.match(body, /Card<span id="card-note">\(not yet available\)<\/span>/);
+    // One tile per method the service offers: no card tile until a card method is offered.
+    assert.equal(body.match(/name="payment_method"/g)?.length, 2);
+    assert.doesNotMatch(body, /value="card"|not yet available/);
     assert.match(body, /value="Amina Nakato"/, 'prefill applied');
     assert.match(body, /Read the waiver \(version 2026-03-01\)/);
     assert.match(body, new RegExp(`<script src="${CHECKOUT_SCRIPT.path}" defer></script>`));

@@ -1,15 +1,19 @@
 // The checkout form one step at a time. Without the script the server shows each step as its own
 // page; here every step is already in the page, hidden but one. Continue checks the step and shows
 // the next one that applies (payment only when there is something to pay); Back and the browser's
-// own Back go to the step before, through the history; only Pay (or Confirm) submits, once.
+// own Back go to the step before, through the history; only Pay (or Confirm) submits, once. When the
+// tickets were chosen for the buyer (data-tickets-known) the page starts on the details step, the
+// count starts there, and the tickets step sits before it in the history for Back to reach. The main
+// button looks not ready while required fields of its step are empty, and says how many.
 import { all, one } from './dom.ts';
 import { announceStep } from './announce.ts';
 import { findFormParts, orderTotals, refreshPrices, type FormParts } from './form-parts.ts';
-import { participantsBuilder } from './participants.ts';
+import { participantsBuilder, reveal, runnerName } from './participants.ts';
 import { paymentStep } from './payment-step.ts';
 import { renderSummary } from './summary.ts';
 import { t } from './messages.ts';
-import { checkStep } from './step-checks.ts';
+import { checkStep, emptyRequired } from './step-checks.ts';
+import { followFreeOrder } from './phone-field.ts';
 import { submitOnce } from './submit-once.ts';
 
 const ORDER = ['tickets', 'details', 'payment'];
@@ -43,6 +47,7 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
   const baseTitle = document.title;
   const rebuildParticipants = participantsBuilder(parts, one<HTMLElement>('[data-participants]', form));
   const paymentShown = paymentStep(parts, () => refresh());
+  const known = form.hasAttribute('data-tickets-known');
   let current = 0;
   /** steps pushed onto the history by this page: Back pops them rather than adding more */
   let pushed = 0;
@@ -50,13 +55,28 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
   function show(index: number, focus: boolean): void {
     current = index;
     const step = steps[index]!;
-    const active = steps.filter((s) => applies(parts, s));
+    // Tickets chosen for the buyer: the count starts at the details step (the tickets step has none).
+    const counted = steps.filter((s) => applies(parts, s) && !(known && s.dataset.step === 'tickets'));
     steps.forEach((s, i) => (s.hidden = i !== index));
     document.body.classList.toggle('compact', index > 0);
     if (from) from.value = step.dataset.step || '';
     if (step.dataset.step === 'payment') paymentShown();
     refresh();
-    announceStep(step, { position: active.indexOf(step) + 1, count: active.length, baseTitle, focus });
+    announceStep(step, { position: counted.indexOf(step) + 1, count: counted.length, baseTitle, focus });
+  }
+
+  /** The shown step's main button: not ready (and how many fields are left) while any is empty. */
+  function readiness(): void {
+    const step = steps[current]!;
+    const primary = one<HTMLButtonElement>('[data-primary]', step);
+    const note = one<HTMLElement>('[data-to-fill]', step);
+    if (!primary || !note) return;
+    const n = emptyRequired(parts, step).length;
+    primary.classList.toggle('not-ready', n > 0);
+    note.hidden = n === 0;
+    note.textContent = n === 0 ? '' : n === 1 ? t('toFillOne') : t('toFillMany', { n });
+    if (n > 0) primary.setAttribute('aria-describedby', note.id);
+    else primary.removeAttribute('aria-describedby');
   }
 
   /** Totals, the pay button, and the details step's button: Continue to pay, or Confirm when free. */
@@ -70,6 +90,8 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
       detailsButton.dataset.busy = t('confirming');
     }
     renderSummary(parts);
+    followFreeOrder(parts.buyerPhone, orderTotals(parts));
+    readiness();
   }
 
   function go(index: number): void {
@@ -98,7 +120,7 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
   function passes(): boolean {
     const bad = checkStep(parts, steps[current]!);
     if (bad) {
-      bad.focus();
+      reveal(bad);
       return false;
     }
     if (summary) summary.hidden = true;
@@ -163,6 +185,15 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
     }),
   );
   if (parts.donation) parts.donation.addEventListener('input', refresh);
+  form.addEventListener('input', readiness);
+  form.addEventListener('change', readiness);
+  // Unticking "I am the runner" reveals the runner's name field: brought into view, focused.
+  const runner = one<HTMLInputElement>('input[data-runner]', form);
+  if (runner)
+    runner.addEventListener('change', () => {
+      const name = runnerName(form);
+      if (!runner.checked && name && steps[current]!.contains(name)) reveal(name);
+    });
 
   // Links of the server's error summary open the step that holds the field.
   all<HTMLAnchorElement>('.error-summary a', form).forEach((a) =>
@@ -177,7 +208,20 @@ export function enhanceCheckoutForm(form: HTMLFormElement): void {
   );
 
   const start = firstStep(parts);
-  history.replaceState({ checkoutStep: start }, '');
+  // A fresh load that starts past the tickets chosen for the buyer: the tickets step goes into the
+  // history first, so that the browser's Back reaches it as ours does.
+  if (
+    known &&
+    steps[start]!.dataset.step === 'details' &&
+    steps[0]!.dataset.step === 'tickets' &&
+    history.state === null
+  ) {
+    history.replaceState({ checkoutStep: 0 }, '');
+    history.pushState({ checkoutStep: start }, '');
+    pushed = 1;
+  } else {
+    history.replaceState({ checkoutStep: start }, '');
+  }
   show(start, false);
   if (summary) summary.focus();
 }

@@ -74,3 +74,14 @@ export function participantsBuilder(parts: FormParts, box: HTMLElement | null): 
     all<HTMLElement>('[data-runner]', parts.form).forEach((e) => (e.hidden = none));
   };
 }
+
+/** The first participant's name field: hidden while the buyer is the runner. */
+export function runnerName(form: HTMLFormElement): HTMLInputElement | null {
+  return form.querySelector<HTMLInputElement>('[data-participants] fieldset[data-item] input[data-name]');
+}
+
+/** A field to fill now (revealed by a choice, or the first problem): in view clear of the bar, focused. */
+export function reveal(control: HTMLElement): void {
+  control.focus({ preventScroll: true });
+  control.scrollIntoView({ block: 'center' });
+}

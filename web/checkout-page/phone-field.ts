@@ -80,3 +80,19 @@ export function guessNetwork(
   phone.addEventListener('input', guess);
   return guess;
 }
+
+/**
+ * The buyer's phone may be left out of a free registration when the event allows it (the server
+ * marks it data-optional-when-free): it follows the total, and its label says "(optional)".
+ */
+export function followFreeOrder(
+  phone: HTMLInputElement | null,
+  totals: { count: number; total: number },
+): void {
+  if (!phone || !phone.hasAttribute('data-optional-when-free')) return;
+  const optional = totals.count > 0 && totals.total === 0;
+  phone.dataset.check = optional ? 'optional' : 'required';
+  const box = phone.closest('[data-field]');
+  const mark = box && box.querySelector<HTMLElement>('[data-optional-mark]');
+  if (mark) mark.hidden = !optional;
+}

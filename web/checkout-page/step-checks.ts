@@ -61,7 +61,9 @@ function buyerProblem(control: HTMLInputElement): string | null {
   if (control.dataset.check === 'required' && !value)
     message = t('isRequired', { label: control.dataset.label || '' });
   if (control.type === 'email' && value && !isEmail(value)) message = t('enterEmail');
-  if (control.type === 'tel' && !normalizePhone(value)) message = phoneWords().invalid;
+  // a free registration's phone may be left out (phone-field.ts followFreeOrder), not mistyped
+  const leftOut = value === '' && control.dataset.check === 'optional';
+  if (control.type === 'tel' && !leftOut && !normalizePhone(value)) message = phoneWords().invalid;
   return message;
 }
 
@@ -93,9 +95,10 @@ function checkPayment(parts: FormParts): HTMLElement[] {
   return bad;
 }
 
+// In the order of the fields on the page, so that the first problem found is the first one shown.
 const CHECKS: Record<string, StepCheck[]> = {
-  tickets: [checkTickets, checkParticipants],
-  details: [checkBuyer, checkWaiver, checkDonation],
+  tickets: [checkTickets],
+  details: [checkBuyer, checkParticipants, checkWaiver, checkDonation],
   payment: [checkPayment],
 };
 
@@ -105,4 +108,26 @@ export function checkStep(parts: FormParts, step: HTMLElement): HTMLElement | nu
   const bad: HTMLElement[] = [];
   checks.forEach((check) => bad.push(...check(parts, step)));
   return bad[0] || null;
+}
+
+/**
+ * The step's required fields still empty, in page order, without marking them: the main button
+ * looks not ready while there are any (form-steps.ts). Fields hidden by a choice do not count.
+ */
+export function emptyRequired(parts: FormParts, step: HTMLElement): HTMLElement[] {
+  const empty: HTMLElement[] = [];
+  const name = step.dataset.step;
+  if (name === 'tickets' && parts.selects[0] && orderTotals(parts).count === 0) empty.push(parts.selects[0]);
+  // a date of birth (data-check="dob", asked when the ticket has a minimum age) is required too
+  all<Control>('[data-check="required"],[data-check="dob"]', step)
+    .filter((c) => shown(c) && c.value.trim() === '')
+    .forEach((c) => empty.push(c));
+  const waiver = one<HTMLInputElement>('input[name=waiver_accepted]', step);
+  if (waiver && !waiver.checked) empty.push(waiver);
+  if (name === 'payment' && parts.payPhone) {
+    const first = parts.methodRadios[0];
+    if (first && !parts.methodRadios.some((r) => r.checked)) empty.push(first);
+    if (parts.payPhone.value.trim() === '') empty.push(parts.payPhone);
+  }
+  return empty;
 }

@@ -117,6 +117,9 @@ const eventFields = {
   donations_enabled: Type.Boolean({
     description: "Whether the buyer's page offers a donation; an order with a donation is refused when false",
   }),
+  phone_required: Type.Boolean({
+    description: "Whether a free registration must give the buyer's phone number (a paid order always does)",
+  }),
 };
 
 export const EventCreateIn = Type.Object(
@@ -144,6 +147,7 @@ export const EventCreateIn = Type.Object(
     additional_questions: Type.Optional(eventFields.additional_questions),
     transfer_deadline: Type.Optional(eventFields.transfer_deadline),
     donations_enabled: Type.Optional(eventFields.donations_enabled),
+    phone_required: Type.Optional(eventFields.phone_required),
     ticket_types: Type.Optional(Type.Array(TicketTypeIn, { maxItems: 100 })),
   },
   { additionalProperties: false },
@@ -173,6 +177,7 @@ export const AdminEventOut = Type.Object({
   waiver_text: Type.String(),
   transfer_deadline: Type.Union([Timestamp, Type.Null()]),
   donations_enabled: Type.Boolean(),
+  phone_required: Type.Boolean(),
   ticket_types: Type.Array(AdminTicketTypeOut),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -207,6 +212,7 @@ export function toAdminEvent(found: EventWithTickets, methods: readonly PricedMe
     waiver_text: event.waiverText,
     transfer_deadline: event.transferDeadline?.toISOString() ?? null,
     donations_enabled: event.donationsEnabled,
+    phone_required: event.phoneRequired,
     ticket_types: ticketTypes.map((tt) => toAdminTicketType(tt, event, organization, methods)),
     created_at: event.createdAt.toISOString(),
     updated_at: event.updatedAt.toISOString(),

@@ -123,6 +123,7 @@ export function eventValues(event: EventRow): Record<string, string> {
     reg_closes_at: toLocalTime(event.regClosesAt, zone),
     emergency_contact: asksEmergencyContact(event.additionalQuestions) ? 'yes' : '',
     donations_enabled: event.donationsEnabled ? 'yes' : '',
+    phone_required: event.phoneRequired ? 'yes' : '',
     transfer_deadline: event.transferDeadline ? toLocalTime(event.transferDeadline, zone) : '',
   };
   Object.assign(values, questionValues(event.additionalQuestions));
@@ -144,6 +145,7 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     readChoice(body, 'waiver_required', EventChoiceForm.properties.waiver_required) ?? '';
   values.donations_enabled =
     readChoice(body, 'donations_enabled', EventChoiceForm.properties.donations_enabled) ?? '';
+  values.phone_required = readChoice(body, 'phone_required', EventChoiceForm.properties.phone_required) ?? '';
 
   if (
     !errors.support_email &&
@@ -240,6 +242,7 @@ export function readEventForm(body: FormBody): FormState & { input: Required<Eve
     additional_questions: additionalQuestions,
     transfer_deadline: transferDeadline?.toISOString() ?? null,
     donations_enabled: values.donations_enabled === 'yes',
+    phone_required: values.phone_required === 'yes',
   };
   // short code, event type and status are not on the form: creating draws them, editing keeps
   // them, and the status changes through its own confirmed actions.

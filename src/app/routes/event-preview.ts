@@ -102,6 +102,8 @@ function formProblems(found: EventWithTickets, values: FormValues, at: Date): Fi
 function nextStep(found: EventWithTickets, values: FormValues, body: FormBody, at: Date): Step {
   const target = body.action === 'pay' ? 'pay' : isStage(body.action) ? body.action : 'tickets';
   const from = isStage(body.from) ? body.from : 'tickets';
+  // The start with the only ticket type chosen: the details step, as the checkout starts there.
+  if (body.from === undefined && values.items.length > 0) return { errors: [], stage: 'details' };
   if (target === 'tickets') return { errors: [], stage: 'tickets' };
   if (values.items.length === 0) {
     return { errors: [{ field: 'items', message: msg().form.chooseAtLeastOne }], status: 400 };

@@ -96,6 +96,7 @@ export function renderEventForm(view: { viewer: Viewer; event: EventRow | null; 
       ${field(c('organizer_name', 'Organizer name'))}
       ${field({ ...c('support_email', 'Support e-mail', 'Where runners write with questions.'), type: 'email' })}
       ${checkbox(c('donations_enabled', 'Offer buyers a donation to your cause at checkout'))}
+      ${checkbox(c('phone_required', 'Ask for a phone number on free registrations too'))}
       <h2>Waiver</h2>
       ${checkbox(c('waiver_required', 'Runners must accept the waiver'))}
       ${field(c('waiver_version', 'Waiver version', 'Such as 2026-1: kept with each acceptance.'))}
@@ -246,6 +247,7 @@ export function renderEventPage(view: EventPageView): string {
     ['Organizer', event.organizerName || '—'],
     ['Support e-mail', event.supportEmail || '—'],
     ['Donations', event.donationsEnabled ? 'Offered at checkout' : 'Not offered'],
+    ['Phone on free registrations', event.phoneRequired ? 'Required' : 'Optional'],
     ['Waiver', event.waiverRequired ? `Required (version ${event.waiverVersion})` : 'Not required'],
     [
       'Questions',

@@ -96,6 +96,9 @@ a{color:#1d4ed8}
 .bar-buttons{display:flex;gap:.5rem}
 .bar-buttons .primary{flex:1 1 auto}
 .bar-buttons .back{order:-1;flex:none;padding-left:.9rem;padding-right:.9rem}
+.to-fill{color:#8a4b00;font-weight:600;font-size:.925rem}
+.bar-buttons .primary.not-ready{background:#fff;color:#1d4ed8;border-style:dashed}
+.optional-mark{font-weight:400}
 .self-toggle{float:left;width:1.4rem;height:1.4rem;margin:.1rem .6rem 0 0}
 .self-label{font-weight:400;margin:0 0 .2rem}
 .self-hint{clear:both}

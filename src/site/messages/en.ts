@@ -16,8 +16,6 @@ export const en = {
     errorPrefix: 'Error: ',
     cancel: 'Cancel',
     cancelAndReturnTo: (partner: string) => `Cancel and return to ${partner}`,
-    card: 'Card',
-    notYetAvailable: '(not yet available)',
     choose: 'Choose…',
     zoneTime: (city: string) => `${city} time`,
   },
@@ -33,6 +31,8 @@ export const en = {
     free: 'Free',
     continue: 'Continue',
     back: 'Back',
+    /** Back on the details step when the checkout started there: the tickets were chosen for the buyer */
+    changeTickets: 'Change tickets',
     pay: (total: string) => `Pay ${total}`,
     confirmRegistration: 'Confirm registration',
     confirming: 'Confirming…',
@@ -53,7 +53,8 @@ export const en = {
     mayFreeUpAfter: (time: string) => ` Some may free up after ${time}.`,
     heldNotSoldOut: 'The tickets left are held by buyers paying now. Some may free up soon: see below.',
     iAmTheRunner: 'I am the runner',
-    runnerHint: 'Participant 1 is you: we use the name you give in the next step.',
+    /** the runner hint now that the buyer's name is above it, on the same step */
+    runnerIsYou: 'Participant 1 is you: we use your name from above.',
     participant: (n: string, ticket: string) => `Participant ${n}: ${ticket}`,
     fullName: 'Full name',
     fullNameHint: 'As it should appear on the results list',
@@ -69,6 +70,8 @@ export const en = {
     email: 'E-mail',
     phoneNumber: 'Phone number',
     phoneHint: 'A Ugandan mobile number, such as 0772 123456',
+    /** after the phone's label while a free registration may leave it out */
+    optionalMark: '(optional)',
     readWaiver: (version: string) => `Read the waiver (version ${version})`,
     acceptWaiver: (version: string) =>
       `I accept the waiver (version ${version}) for every participant in this order`,
@@ -152,6 +155,9 @@ export const en = {
     tooYoung: 'The participant must be at least {age} on race day',
     enterEmail: 'Enter an e-mail address such as name@example.com',
     acceptWaiver: 'Accept the waiver to continue',
+    /** next to a main button that is not ready yet: the step's required fields still empty */
+    toFillOne: '1 field to fill',
+    toFillMany: '{n} fields to fill',
     wholeNumber: 'Enter a whole number of UGX, such as 5000',
     chooseHowToPay: 'Choose how to pay',
     serviceFee: 'Service fee ({method})',

@@ -13,7 +13,7 @@ import { html } from '../../platform/index.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import type { Notice } from '../views/form-page.ts';
 import { checkoutPath } from '../views/page-parts.ts';
-import { isOnSale } from '../views/steps/tickets-step.ts';
+import { isOnSale, ticketsKnown } from '../views/steps/tickets-step.ts';
 import { renderClosedPage, renderExpiredPage } from '../views/end-pages.ts';
 import {
   loadSession,
@@ -114,8 +114,10 @@ export function showCheckout(ctx: AppContext): PageHandler {
     const payment = await loadSessionPayment(ctx.database.db, session);
     const values = await startValues(ctx, loaded, payment);
     const notice = unpaidNotice(session, payment, loaded.now);
-    // tickets the partner chose for a new order: the buyer starts on their details (Back changes them)
-    const known = !payment.order && values.items.length > 0 && session.lineItems.length > 0;
+    // tickets the partner chose, or the only type on sale, for a new order: the buyer starts on
+    // their details ("Change tickets" goes back to the quantities)
+    const known =
+      !payment.order && values.items.length > 0 && ticketsKnown(found, loaded.now, session.lineItems);
     return sendFormPage(ctx, reply, loaded, { values, stage: known ? 'details' : 'tickets', notice });
   };
 }

@@ -189,10 +189,12 @@ export function submitOrder(ctx: AppContext): PageHandler {
       const errors: FieldError[] = [{ field: 'items', message: msg().form.chooseAtLeastOne }];
       return sendFormPage(ctx, reply, loaded, { values, errors, status: 400 });
     }
-    if (!itemsMatch(body, values)) {
+    // From the tickets step a new quantity is expected to change the participants (on the next
+    // step); from a later step it means the participants sent were not those of the tickets.
+    if (from !== 'tickets' && !itemsMatch(body, values)) {
       return sendFormPage(ctx, reply, loaded, {
         values,
-        stage: 'tickets',
+        stage: 'details',
         notice: { kind: 'info', text: msg().form.ticketsChanged },
       });
     }

@@ -24,7 +24,7 @@ export function errorNote(boxId: string, error: string | undefined): Html {
 export interface TextFieldOptions {
   id: string;
   name: string;
-  label: string;
+  label: string | Html;
   value: string;
   error?: string | undefined;
   hint?: string | Html;
@@ -93,28 +93,8 @@ export function errorSummary(items: ErrorSummaryItem[], code?: string): Html {
   </div>`;
 }
 
-/**
- * Card among the payment methods, shown but not selectable: the contract announces it as not yet
- * enabled (docs/contract.md#what-the-service-does).
- */
-export function cardNotYetAvailable(boxId: string): Html {
-  return html`<div class="check disabled">
-    <input
-      type="radio"
-      id="${boxId}-card"
-      name="payment_method"
-      value="card"
-      disabled
-      aria-describedby="card-note"
-    />
-    <label for="${boxId}-card"
-      >${msg().common.card} <span id="card-note">${msg().common.notYetAvailable}</span></label
-    >
-  </div>`;
-}
-
 /** One payment method's radio in the method fieldset `boxId`; the first one carries the box's id. */
-export function methodRadio(options: {
+function methodRadio(options: {
   boxId: string;
   method: PaymentMethod;
   first: boolean;

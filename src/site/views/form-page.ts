@@ -1,13 +1,16 @@
-// The checkout form in three steps: tickets and participants; the buyer, waiver and donation; and
-// payment (only when there is something to pay). Without JavaScript each step is its own page, a
-// plain POST re-rendered by the server with errors next to their fields; the other steps' fields
-// are in the page too, hidden, so what was typed travels with the form. With the script the same
-// markup becomes one step at a time without a round trip (web/checkout-page).
+// The checkout form in three steps: tickets; the buyer, the participants, waiver and donation; and
+// payment (only when there is something to pay). When the tickets are known (the partner's, or the
+// only type on sale) the buyer starts on the details step, counted as step 1: the tickets step is
+// then reached only by "Change tickets" and carries no number (docs/decisions/checkout-step-count.md).
+// Without JavaScript each step is its own page, a plain POST re-rendered by the server with errors
+// next to their fields; the other steps' fields are in the page too, hidden, so what was typed
+// travels with the form. With the script the same markup becomes one step at a time without a
+// round trip (web/checkout-page).
 import type { EventWithTickets } from '../../events/index.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/index.ts';
 import { attr, html, type FieldError, type Html } from '../../platform/index.ts';
 import { DEFAULT_METHOD } from '../../payments/index.ts';
-import type { FormValues, Stage } from '../checkout-form.ts';
+import { phoneOptional, type FormValues, type Stage } from '../checkout-form.ts';
 import { formatMoney } from '../format.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
@@ -17,7 +20,7 @@ import { buyerStep } from './steps/buyer-step.ts';
 import { donationStep } from './steps/donation-step.ts';
 import { participantsStep } from './steps/participants-step.ts';
 import { orderTotals, paymentMethod, paymentStep } from './steps/payment-step.ts';
-import { isOnSale, ticketsStep } from './steps/tickets-step.ts';
+import { isOnSale, ticketsKnown, ticketsStep } from './steps/tickets-step.ts';
 import { waiverStep } from './steps/waiver-step.ts';
 
 export interface Notice {
@@ -28,6 +31,8 @@ export interface Notice {
 /** What the form shows, with or without a session (the organizer app's preview has none). */
 export interface FormContent {
   found: EventWithTickets;
+  /** the partner's choice of tickets (a session's line items); none in the preview */
+  lineItems?: readonly { ticket_type_id: string }[];
   now: Date;
   stage: Stage;
   values: FormValues;
@@ -46,20 +51,25 @@ export interface FormView extends FormContent {
 }
 
 interface Bar {
+  stage: Stage;
   total: string;
   /** prompt: the button may send a payment prompt (the script's words when its answer is lost) */
   primary: { action: string; label: string; busy?: string; prompt?: boolean };
-  back?: Stage;
+  back?: { stage: Stage; label: string };
 }
 
 /**
  * The step's sticky footer: the order's total and the main button, always in reach on a small
  * screen. Back comes after the main button in the form, so Enter in a field moves forward.
  */
-function bar({ total, primary, back }: Bar): Html {
+function bar({ stage, total, primary, back }: Bar): Html {
   const m = msg().form;
+  // data-to-fill: the page script says there how many required fields of the step are still empty
   return html`<div class="bar">
-    <p class="bar-total"><span class="muted">${m.total}</span> <strong data-total>${total}</strong></p>
+    <p class="bar-total">
+      <span><span class="muted">${m.total}</span> <strong data-total>${total}</strong></span>
+      <span class="to-fill" id="to-fill-${stage}" data-to-fill hidden></span>
+    </p>
     <div class="bar-buttons">
       <button
         type="submit"
@@ -71,7 +81,7 @@ function bar({ total, primary, back }: Bar): Html {
       >
         ${primary.label}
       </button>
-      ${back ? html`<button type="submit" name="action" value="${back}" class="back" data-back>${m.back}</button>` : ''}
+      ${back ? html`<button type="submit" name="action" value="${back.stage}" class="back" data-back>${back.label}</button>` : ''}
     </div>
   </div>`;
 }
@@ -79,19 +89,23 @@ function bar({ total, primary, back }: Bar): Html {
 function stepSection(
   view: FormContent,
   stage: Stage,
-  place: { position: number; count: number; title: string },
+  place: { position: number | null; count: number; title: string },
   content: Html,
 ): Html {
+  // A step without a number (tickets chosen for the buyer) has no count for the script to fill.
+  const count =
+    place.position === null
+      ? ''
+      : html`<span class="step-count" data-step-count
+          >${msg().form.stepCount(place.position, place.count)}</span
+        >`;
   return html`<section
     class="step"
     data-step="${stage}"
     aria-labelledby="h-${stage}"
     ${attr('hidden', view.stage !== stage)}
   >
-    <h2 id="h-${stage}" data-title="${place.title}" tabindex="-1">
-      <span class="step-count" data-step-count>${msg().form.stepCount(place.position, place.count)}</span
-      >${place.title}
-    </h2>
+    <h2 id="h-${stage}" data-title="${place.title}" tabindex="-1">${count}${place.title}</h2>
     ${content}
   </section>`;
 }
@@ -112,18 +126,27 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
   const total = totalText(view);
   // The payment step shows when the order costs something, or while the tickets are not chosen.
   const paying = organization.paymentsEnabled && (total.amount > 0 || values.items.length === 0);
-  const count = paying ? 3 : 2;
+  const known = ticketsKnown(found, view.now, view.lineItems ?? []);
+  const skipped = known ? 1 : 0;
+  const count = (paying ? 3 : 2) - skipped;
   const m = msg().form;
   const payLabel = m.pay(total.text);
+  const details = html`${buyerStep(values, errors, {
+    optional: phoneOptional(values, found),
+    canBe: !event.phoneRequired,
+  })}
+  ${participantsStep(view, errors, typesOnSale)}
+  ${event.waiverRequired ? waiverStep(event, values, errors) : ''}
+  ${organization.paymentsEnabled && event.donationsEnabled ? donationStep(found, values, errors) : ''}`;
   const sections: [Stage, Html][] = [
     [
       'tickets',
       stepSection(
         view,
         'tickets',
-        { position: 1, count, title: m.tickets },
-        html`${ticketsStep(view, errors)} ${participantsStep(view, errors, typesOnSale)}
-        ${bar({ total: total.text, primary: { action: 'details', label: m.continue } })}`,
+        { position: known ? null : 1, count, title: m.tickets },
+        html`${ticketsStep(view, errors)}
+        ${bar({ stage: 'tickets', total: total.text, primary: { action: 'details', label: m.continue } })}`,
       ),
     ],
     [
@@ -131,15 +154,15 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
       stepSection(
         view,
         'details',
-        { position: 2, count, title: m.yourDetails },
-        html`${buyerStep(values, errors)} ${event.waiverRequired ? waiverStep(event, values, errors) : ''}
-        ${organization.paymentsEnabled && event.donationsEnabled ? donationStep(found, values, errors) : ''}
+        { position: 2 - skipped, count, title: m.yourDetails },
+        html`${details}
         ${bar({
+          stage: 'details',
           total: total.text,
           primary: paying
             ? { action: 'payment', label: m.continue }
             : { action: 'pay', label: m.confirmRegistration, busy: m.confirming },
-          back: 'tickets',
+          back: { stage: 'tickets', label: known ? m.changeTickets : m.back },
         })}`,
       ),
     ],
@@ -150,12 +173,13 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
       stepSection(
         view,
         'payment',
-        { position: 3, count: 3, title: m.payment },
+        { position: 3 - skipped, count: 3 - skipped, title: m.payment },
         html`${paymentStep(values, found, errors)}
         ${bar({
+          stage: 'payment',
           total: total.text,
           primary: { action: 'pay', label: payLabel, busy: m.sendingPrompt, prompt: true },
-          back: 'details',
+          back: { stage: 'details', label: m.back },
         })}`,
       ),
     ]);
@@ -192,6 +216,7 @@ function checkoutForm(view: FormContent, target: FormTarget): { form: Html; titl
     data-stage="${stage}"
     data-currency="${event.currency}"
     data-max-tickets="${MAX_TICKETS_PER_ORDER}"
+    ${attr('data-tickets-known', ticketsKnown(found, view.now, view.lineItems ?? []))}
   >
     ${Object.entries(target.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
     ${errorSummary(summary, view.errorCode)}
@@ -204,7 +229,10 @@ function checkoutForm(view: FormContent, target: FormTarget): { form: Html; titl
 
 export function renderFormPage(view: FormView): string {
   const { session, found, stage } = view;
-  const { form, title } = checkoutForm(view, { method: 'post', action: checkoutPath(session.id, '/order') });
+  const { form, title } = checkoutForm(
+    { lineItems: session.lineItems, ...view },
+    { method: 'post', action: checkoutPath(session.id, '/order') },
+  );
   const main = html`${form} ${cancelForm(session)}`;
   return layout({ title, main, session, found, compact: stage !== 'tickets', languageForm: FORM_ID }).value;
 }

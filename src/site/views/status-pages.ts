@@ -21,7 +21,7 @@ import {
 import { INTL_LOCALES } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { cardNotYetAvailable, errorNote, errorSummary, GUESS_NOTE, methodTile, textField } from './fields.ts';
+import { errorNote, errorSummary, GUESS_NOTE, methodTile, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import {
   cancelForm,
@@ -148,7 +148,7 @@ function retryForm(view: WaitView, heading: string): Html {
     <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.network}</legend>
       ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
-      ${cardNotYetAvailable(boxId)} ${GUESS_NOTE}
+      ${GUESS_NOTE}
     </fieldset>
     ${textField({
       id: fieldId('payment_phone'),

@@ -1,10 +1,16 @@
-// The buyer, first on the details step: who receives the confirmation and the race details.
+// The buyer, first on the details step: who receives the confirmation and the race details. The
+// phone may be left out of a free registration unless the event asks for it: `phone.optional` says
+// whether it may now, `phone.canBe` whether the page script may make it so when the total turns 0.
 import { fieldId, type FormValues } from '../../checkout-form.ts';
-import { html, type Html } from '../../../platform/index.ts';
+import { attr, html, type Html } from '../../../platform/index.ts';
 import { textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 
-export function buyerStep(values: FormValues, errors: Map<string, string>): Html {
+export function buyerStep(
+  values: FormValues,
+  errors: Map<string, string>,
+  phone: { optional: boolean; canBe: boolean },
+): Html {
   const field = (name: 'name' | 'email' | 'phone') => ({
     id: fieldId(`buyer.${name}`),
     name: `buyer.${name}`,
@@ -28,11 +34,17 @@ export function buyerStep(values: FormValues, errors: Map<string, string>): Html
     })}
     ${textField({
       ...field('phone'),
-      label: m.phoneNumber,
+      label: html`${m.phoneNumber}${
+        phone.canBe
+          ? html` <span class="optional-mark" data-optional-mark ${attr('hidden', !phone.optional)}
+              >${m.optionalMark}</span
+            >`
+          : ''
+      }`,
       type: 'tel',
       hint: m.phoneHint,
-      extra: html` autocomplete="tel" inputmode="tel" data-check="required" data-label="${m.phoneNumber}"
-      data-buyer-phone`,
+      extra: html` autocomplete="tel" inputmode="tel" data-check="${phone.optional ? 'optional' : 'required'}"
+      data-label="${m.phoneNumber}" data-buyer-phone ${attr('data-optional-when-free', phone.canBe)}`,
     })}
   </div>`;
 }

@@ -1,8 +1,8 @@
-// The participants, under the tickets: one fieldset per ticket (full name, the event's questions,
-// date of birth when the ticket has a minimum age), plus a <template> per ticket type on sale from
-// which the page script builds the fieldsets when the quantities change. "I am the runner" hides
-// the first participant's name by CSS alone (the buyer's name from the next step is used), so it
-// works without the script too.
+// The participants, on the details step under the buyer: one fieldset per ticket (full name, the
+// event's questions, date of birth when the ticket has a minimum age), plus a <template> per ticket
+// type on sale from which the page script builds the fieldsets when the quantities change. "I am
+// the runner" hides the first participant's name by CSS alone (the buyer's name above is used), so
+// it works without the script too.
 import { EMERGENCY_CONTACT_NAME, type TicketTypeRow } from '../../../events/index.ts';
 import { localDate } from '../../../orders/index.ts';
 import { fieldId, questionLabel, type ItemValues } from '../../checkout-form.ts';
@@ -121,7 +121,7 @@ export function participantsStep(
       ${attr('checked', view.values.runnerIsBuyer)}${attr('hidden', none)}
     />
     <label for="${id}" class="self-label" data-runner ${attr('hidden', none)}>${m.iAmTheRunner}</label>
-    <p class="hint self-hint" id="hint-${id}" data-runner ${attr('hidden', none)}>${m.runnerHint}</p>
+    <p class="hint self-hint" id="hint-${id}" data-runner ${attr('hidden', none)}>${m.runnerIsYou}</p>
     <div data-participants>
       ${view.values.items.map((item, i) =>
         participantFieldset(view, {

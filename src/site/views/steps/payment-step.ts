@@ -1,6 +1,7 @@
-// The payment step: the order's summary (folded), the network as a tile each (card shown as not
-// yet available), and the number the prompt goes to, which starts as the buyer's own. The network
-// starts as the one the number belongs to; the page script keeps it following the number.
+// The payment step: the order's summary (folded), a tile for each method the service offers (the
+// payments catalogue: a card tile shows once a card method is in it), and the number the prompt
+// goes to, which starts as the buyer's own. The network starts as the one the number belongs to;
+// the page script keeps it following the number.
 import { feeFor, methodFee, type EventWithTickets } from '../../../events/index.ts';
 import { normalizePhone } from '../../../orders/index.ts';
 import {
@@ -19,7 +20,7 @@ import {
 } from '../../checkout-form.ts';
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/index.ts';
-import { cardNotYetAvailable, errorNote, GUESS_NOTE, methodTile, textField } from '../fields.ts';
+import { errorNote, GUESS_NOTE, methodTile, textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
@@ -106,7 +107,7 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
     <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
       <legend>${m.payWith}</legend>
       ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
-      ${cardNotYetAvailable(boxId)} ${GUESS_NOTE}
+      ${GUESS_NOTE}
     </fieldset>
     ${values.payment_phone.trim() === '' ? html`<input type="hidden" name="payment_phone_prefill" value="${values.buyer.phone}" />` : ''}
     ${textField({

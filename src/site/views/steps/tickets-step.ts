@@ -39,6 +39,19 @@ export function isOnSale(tt: TicketTypeRow, now: Date): boolean {
   return saleState(tt, now) === 'on_sale';
 }
 
+/**
+ * Whether the buyer need not choose tickets: the partner chose them (`lineItems` still on sale), or
+ * only one type is on sale. The checkout then starts on the details step and counts from there.
+ */
+export function ticketsKnown(
+  found: EventWithTickets,
+  now: Date,
+  lineItems: readonly { ticket_type_id: string }[],
+): boolean {
+  const onSale = found.ticketTypes.filter((tt) => isOnSale(tt, now));
+  return onSale.length === 1 || lineItems.some((item) => onSale.some((tt) => tt.id === item.ticket_type_id));
+}
+
 /** The price a buyer pays on `method`, and the fee it includes, as the page writes them. */
 function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod) {
   const currency = found.event.currency;
