@@ -2,7 +2,8 @@
 // at 360x740: one paid ticket of a one-type event (2 screens before Pay, 4 in all, at most 6 taps
 // and 3 typed fields, with and without the page script); the partner's line items and prefill
 // (nothing typed); several ticket types; a free registration (no phone); declined, then paid.
-// Then the fields a choice reveals, and the main button's not-ready look.
+// Then the fields a choice reveals, the main button's not-ready look, and the language switch at
+// the top, which keeps the step and all that was typed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
@@ -381,4 +382,35 @@ describe('required fields in view', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+});
+
+describe('the language switch at the top', { timeout: SUITE_TIMEOUT_MS }, () => {
+  for (const script of [true, false]) {
+    test(`mid-form ${script ? 'with' : 'without'} the script: the same step in Swahili, all typed kept`, async () => {
+      const session = await newSession(twoTypes.eventId);
+      const { page, context, problems } = await openPage(script);
+      await page.goto(session.url);
+      await page.getByLabel('Quantity of 10 km').selectOption('1');
+      await page.getByRole('button', { name: 'Continue' }).first().click();
+      const details = page.locator('section.step[data-step="details"]:not([hidden])');
+      await details.waitFor();
+      await page.getByLabel('Your name').fill('Amina Nakato');
+      await page.getByLabel('E-mail').fill('amina@');
+      await page.getByLabel('T-shirt size').selectOption('L');
+      const top = (await page.getByRole('button', { name: 'Kiswahili' }).boundingBox())!;
+      assert.ok(top.y < 60, `the switch is at the top of the page (${top.y})`);
+      await page.getByRole('button', { name: 'Kiswahili' }).click();
+      await page.locator('html[lang="sw"]').waitFor();
+      await details.locator('h2', { hasText: 'Taarifa zako' }).waitFor();
+      assert.equal(await page.locator('#f-buyer-name').inputValue(), 'Amina Nakato');
+      assert.equal(await page.locator('#f-buyer-email').inputValue(), 'amina@', 'kept as typed, unchecked');
+      assert.equal(await page.locator('#f-items-0-answers-tshirt').inputValue(), 'L');
+      assert.equal(await page.locator('.error-summary').count(), 0, 'nothing was checked');
+      // The choice stays: a reload, and the next step, are in Swahili too.
+      if (script) assert.match(page.url(), /\?lang=sw$/);
+      await page.getByRole('button', { name: 'English' }).waitFor();
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  }
 });

@@ -135,7 +135,7 @@ describe('the checkout while it sheds, without the page script', () => {
 
     const opened = await call(site, again[1]!, { headers: { 'accept-language': 'sw' } });
     assert.equal(opened.status, 200);
-    assert.match(opened.body, /<form method="post" action="[^"]*\/order"/);
+    assert.match(opened.body, /<form id="checkout" method="post" action="[^"]*\/order"/);
   });
 
   for (const language of ['en', 'sw'] as const) {
