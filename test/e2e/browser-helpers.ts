@@ -115,11 +115,11 @@ export interface AxeViolation {
 }
 
 /**
- * Runs axe-core in the page and fails on serious or critical violations. The library goes in
+ * Runs axe-core in the page and fails on serious or critical violations (on any, when strict). The library goes in
  * through the DevTools protocol (page.evaluate): an added <script> tag would be refused by the
  * page's own Content-Security-Policy, which these tests keep switched on.
  */
-export async function expectAccessible(page: Page, label: string): Promise<void> {
+export async function expectAccessible(page: Page, label: string, { strict = false } = {}): Promise<void> {
   type Axe = { run: (o: unknown) => Promise<{ violations: unknown[] }> };
   // A page that reloads itself between the two calls (the wait screen does once a payment settles)
   // loses the injected library: inject again, once, and say where the page went if it still fails.
@@ -132,7 +132,10 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
     })) as AxeViolation[] | null;
   }
   assert.ok(violations, `axe on ${label}: the page navigated away twice (now ${page.url()})`);
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  // strict: every violation counts, minor and moderate ones too (axe 0)
+  const bad = strict
+    ? violations
+    : violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
     bad.map(
       (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,

@@ -133,6 +133,8 @@ export async function makePartner(
     returnUrlDomains?: string[];
     paymentsEnabled?: boolean;
     fees?: FeeSchedule;
+    /** what the checkout's buttons call the partner's site */
+    displayName?: string;
   } = {},
 ): Promise<TestPartner> {
   const db = h.service.ctx.database.db;
@@ -148,6 +150,7 @@ export async function makePartner(
     scopes: options.scopes ?? [...ALL_SCOPES],
     allowedDomains: options.allowedDomains ?? ['https://shop.example.org'],
     returnUrlDomains: options.returnUrlDomains ?? ['https://shop.example.org'],
+    displayName: options.displayName ?? null,
   });
   return {
     organizationId: org.id,
