@@ -1,8 +1,12 @@
 // Telling the buyer where they are when a step shows: "Step 2 of 5" in its heading, the step's
 // name in the page title (what a screen reader reads on a new page), and focus on the heading so
-// the reading starts there.
+// the reading starts there. And a payment's outcome, said by the page's status region.
 import { one } from './dom.ts';
 import { t } from './messages.ts';
+import { later } from './timers.ts';
+
+/** How long a status region is on the page, empty, before its outcome goes in. */
+const SAY_AFTER_MS = 250;
 
 export interface StepPlace {
   /** 1-based, among the steps this order goes through */
@@ -24,4 +28,17 @@ export function announceStep(step: HTMLElement, place: StepPlace): void {
     heading.focus();
     window.scrollTo(0, 0);
   }
+}
+
+/**
+ * The outcome (paid, declined, timed out) in the page's role="status" region: the server renders it
+ * with its text, for a page without the script. Screen readers announce a change to a live region
+ * already on the page, not one that arrives with its text: the text is taken out and put back.
+ */
+export function announceOutcome(): void {
+  const region = one<HTMLElement>('[data-outcome]');
+  if (!region) return;
+  const said = document.createDocumentFragment();
+  while (region.firstChild) said.appendChild(region.firstChild);
+  later(() => region.appendChild(said), SAY_AFTER_MS);
 }

@@ -267,6 +267,14 @@ function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
     </section>`;
 }
 
+/**
+ * The heading's autofocus, on a page of its own: inside checkout.js's frame (another site) the
+ * browser refuses it with a console error, and the page script moves focus instead.
+ */
+export function autofocus(session: PageSession): Html | '' {
+  return session.uiMode === 'embedded' ? '' : html`autofocus`;
+}
+
 export function renderWaitPage(view: WaitView): string {
   const { session, found, order, attempt, now } = view;
   const m = msg().status;
@@ -286,7 +294,7 @@ export function renderWaitPage(view: WaitView): string {
       state === 'stopped' && attempt
         ? html`<p class="notice">${sentence(m.promptMayStillBeOn, { target: promptTarget(attempt) })}</p>`
         : '';
-    body = html`<div role="status">
+    body = html`<div role="status" data-outcome>
         ${state === 'failed' ? html`<p class="notice bad">${outcome?.text ?? m.didNotGoThrough}</p>` : ''}
         ${stoppedText} ${startError ? html`<p class="notice bad">${startError}</p>` : ''}
       </div>
@@ -306,7 +314,7 @@ export function renderWaitPage(view: WaitView): string {
       : cancelled
         ? m.nothingCharged
         : m.outcomes.hold_expired.text;
-    body = html`<div role="status">
+    body = html`<div role="status" data-outcome>
         <p class="notice bad">${text}</p>
       </div>
       <div class="actions">
@@ -323,7 +331,7 @@ export function renderWaitPage(view: WaitView): string {
       data-prompt-seconds-left="${promptSecondsLeft(attempt, now)}"
       data-poll="${waiting ? '1' : '0'}"
     >
-      <h2 id="h-wait" tabindex="-1" autofocus>${title}</h2>
+      <h2 id="h-wait" tabindex="-1" ${autofocus(session)}>${title}</h2>
       ${body}
     </section>
     ${waiting ? askCancel(view, attempt) : cancelForm(session)}`;
@@ -345,7 +353,7 @@ export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptR
   const { session, found } = view;
   const m = msg().status;
   const main = html`<section aria-labelledby="h-cancel">
-    <h2 id="h-cancel" tabindex="-1" autofocus>${m.cancelWhilePrompt}</h2>
+    <h2 id="h-cancel" tabindex="-1" ${autofocus(session)}>${m.cancelWhilePrompt}</h2>
     ${cancelWarning(view, attempt)}
     <div class="actions">
       <a class="button primary" href="${checkoutPath(session.id, '/pay')}">${m.keepWaiting}</a>
