@@ -5,8 +5,10 @@ import { one } from './dom.ts';
 import { t } from './messages.ts';
 import { later } from './timers.ts';
 
-/** How long a status region is on the page, empty, before its outcome goes in. */
+/** How long a status region is on the page before its outcome is said again. */
 const SAY_AFTER_MS = 250;
+/** Where a payment's outcome is: the confirmation, or the wait screen once it no longer waits. */
+const OUTCOME = '[data-success] [role="status"], [data-wait][data-poll="0"] [role="status"]';
 
 export interface StepPlace {
   /** 1-based, among the steps this order goes through */
@@ -31,14 +33,17 @@ export function announceStep(step: HTMLElement, place: StepPlace): void {
 }
 
 /**
- * The outcome (paid, declined, timed out) in the page's role="status" region: the server renders it
- * with its text, for a page without the script. Screen readers announce a change to a live region
- * already on the page, not one that arrives with its text: the text is taken out and put back.
+ * The outcome (paid, declined, timed out) in the page's role="status" region, which the server
+ * renders with its text (for a page without the script too). Screen readers announce a change to
+ * a live region already on the page, not one that arrives with its text: a moment after the page
+ * shows, its text is put in again, node for node, which looks the same.
  */
 export function announceOutcome(): void {
-  const region = one<HTMLElement>('[data-outcome]');
+  const region = one<HTMLElement>(OUTCOME);
   if (!region) return;
-  const said = document.createDocumentFragment();
-  while (region.firstChild) said.appendChild(region.firstChild);
-  later(() => region.appendChild(said), SAY_AFTER_MS);
+  later(() => {
+    for (const node of Array.prototype.slice.call(region.childNodes) as Node[]) {
+      region.replaceChild(node.cloneNode(true), node);
+    }
+  }, SAY_AFTER_MS);
 }

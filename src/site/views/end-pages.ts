@@ -40,7 +40,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     data-order-code="${order.order_code}"
   >
     <h2 id="h-done" tabindex="-1" ${autofocus(session)}>${m.registered}</h2>
-    <div role="status" data-outcome>
+    <div role="status">
       <p class="notice good">${order.total > 0 ? received : m.registrationConfirmed}</p>
     </div>
     <p>${m.yourOrderCode}</p>

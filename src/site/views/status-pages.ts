@@ -294,7 +294,7 @@ export function renderWaitPage(view: WaitView): string {
       state === 'stopped' && attempt
         ? html`<p class="notice">${sentence(m.promptMayStillBeOn, { target: promptTarget(attempt) })}</p>`
         : '';
-    body = html`<div role="status" data-outcome>
+    body = html`<div role="status">
         ${state === 'failed' ? html`<p class="notice bad">${outcome?.text ?? m.didNotGoThrough}</p>` : ''}
         ${stoppedText} ${startError ? html`<p class="notice bad">${startError}</p>` : ''}
       </div>
@@ -314,7 +314,7 @@ export function renderWaitPage(view: WaitView): string {
       : cancelled
         ? m.nothingCharged
         : m.outcomes.hold_expired.text;
-    body = html`<div role="status" data-outcome>
+    body = html`<div role="status">
         <p class="notice bad">${text}</p>
       </div>
       <div class="actions">
