@@ -16,9 +16,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The version in the file's first line; each change gets an entry in docs/checkout-js-changelog.md. */
-export const CHECKOUT_JS_VERSION = '1.2.0';
+export const CHECKOUT_JS_VERSION = '1.3.0';
 export const SITE_ORIGIN_TOKEN = '%SERVICE_SITE_ORIGIN%';
 export const API_ORIGIN_TOKEN = '%SERVICE_API_ORIGIN%';
+/**
+ * Property names read only inside checkout.js: the modal's words (src/site/messages/embed.en.ts,
+ * both languages bundled) and the open checkout's record (Checkout in checkout.ts). None may be a
+ * name of the DOM, of an option or of a message.
+ */
+const INNER_KEYS =
+  /^(loadingCheckout|closeCheckout|checkoutLabel|couldNotOpen|tryAgainLabel|options|modal|timer|onMessage|paid)$/;
 
 /** The repository root: the nearest folder above this module with a package.json (src/ or dist/src/). */
 export function projectRoot(): string {
@@ -36,6 +43,8 @@ export function checkoutJsPaths(root = projectRoot()) {
     sourceDir: join(root, 'web', 'checkout-js'),
     entry: join(root, 'web', 'checkout-js', 'checkout.ts'),
     built: join(root, 'dist', 'checkout-js', 'checkout.js'),
+    /** the modal's words, which the script bundles from the page's catalog */
+    words: ['en', 'sw'].map((l) => join(root, 'src', 'site', 'messages', `embed.${l}.ts`)),
   };
 }
 
@@ -59,6 +68,8 @@ export async function bundleCheckoutJs(root = projectRoot()): Promise<string> {
     write: false,
     logLevel: 'silent',
     banner: { js: `/* ServiceCheckout checkout.js ${CHECKOUT_JS_VERSION} */` },
+    // Keys that never leave the script, shortened: the byte budget is tight.
+    mangleProps: INNER_KEYS,
     define: {
       __SITE_ORIGIN__: JSON.stringify(SITE_ORIGIN_TOKEN),
       __API_ORIGIN__: JSON.stringify(API_ORIGIN_TOKEN),
@@ -85,9 +96,9 @@ export function fillCheckoutJsOrigins(bundle: string, origins: { site: string; a
   return bundle.replaceAll(SITE_ORIGIN_TOKEN, origins.site).replaceAll(API_ORIGIN_TOKEN, origins.api);
 }
 
-function newestSourceTime(sourceDir: string): number {
-  const files = readdirSync(sourceDir).map((name) => join(sourceDir, name));
-  files.push(fileURLToPath(import.meta.url));
+function newestSourceTime(paths: ReturnType<typeof checkoutJsPaths>): number {
+  const files = readdirSync(paths.sourceDir).map((name) => join(paths.sourceDir, name));
+  files.push(fileURLToPath(import.meta.url), ...paths.words);
   return Math.max(...files.map((file) => statSync(file).mtimeMs));
 }
 
@@ -103,7 +114,7 @@ export async function loadCheckoutJsBundle(
   const paths = checkoutJsPaths(root);
   const hasSources = existsSync(paths.entry);
   if (existsSync(paths.built)) {
-    const fresh = !hasSources || statSync(paths.built).mtimeMs >= newestSourceTime(paths.sourceDir);
+    const fresh = !hasSources || statSync(paths.built).mtimeMs >= newestSourceTime(paths);
     if (fresh) return { text: readFileSync(paths.built, 'utf8'), from: 'built' };
   }
   if (!hasSources) throw new Error(`checkout.js: neither ${paths.built} nor its sources in web/checkout-js`);

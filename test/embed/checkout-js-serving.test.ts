@@ -16,6 +16,8 @@ import {
   SITE_ORIGIN_TOKEN,
 } from '../../src/embed/build-checkout-js.ts';
 import { CHECKOUT_JS_MAX_BYTES } from '../../src/embed/checkout-js.routes.ts';
+import { embedEn } from '../../src/site/messages/embed.en.ts';
+import { embedSw } from '../../src/site/messages/embed.sw.ts';
 import { makePartner, startHarness, type Harness } from '../helpers/harness.ts';
 
 const SITE = 'https://checkout.service-partner.example';
@@ -127,6 +129,16 @@ describe('building checkout.js', () => {
     assert.deepEqual([...new Set(globals)], ['ServiceCheckout']);
   });
 
+  test("the modal's words come from the page's catalog, both languages, keys shortened", async () => {
+    const bundle = await bundleCheckoutJs();
+    for (const words of [embedEn, embedSw]) {
+      for (const [key, text] of Object.entries(words)) {
+        assert.ok(bundle.includes(JSON.stringify(text).slice(1, -1)), `${key}: ${text}`);
+        assert.ok(!bundle.includes(key), `the key ${key} is shortened`);
+      }
+    }
+  });
+
   test('refuses origins that could break out of a string literal', () => {
     assert.throws(() => fillCheckoutJsOrigins('x', { site: 'https://a.example"+alert(1)+"', api: API }));
     assert.throws(() => fillCheckoutJsOrigins('x', { site: SITE, api: 'https://b.example/`${x}`' }));
@@ -144,6 +156,12 @@ describe('building checkout.js', () => {
     t.after(() => rmSync(root, { recursive: true, force: true }));
     writeFileSync(join(root, 'package.json'), '{}');
     cpSync(join(projectRoot(), 'web', 'checkout-js'), join(root, 'web', 'checkout-js'), { recursive: true });
+    for (const words of ['embed.en.ts', 'embed.sw.ts']) {
+      cpSync(
+        join(projectRoot(), 'src', 'site', 'messages', words),
+        join(root, 'src', 'site', 'messages', words),
+      );
+    }
     mkdirSync(join(root, 'dist', 'checkout-js'), { recursive: true });
     const built = join(root, 'dist', 'checkout-js', 'checkout.js');
     writeFileSync(built, '/* prebuilt */');

@@ -145,8 +145,8 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
     assert.ok(await modalShown(page));
     assert.deepEqual(await pageLog(page), []);
 
-    // The modal's own × asks the same question; Close closes: onClose once, page as it was.
-    await page.getByRole('button', { name: 'Close checkout' }).click();
+    // The × in the page's header asks the same question; Close closes: onClose once, page as it was.
+    await frame.getByRole('button', { name: 'Close checkout' }).click();
     await confirm.waitFor();
     await confirm.getByRole('button', { name: 'Close' }).click();
     await page.locator('#log li', { hasText: /^close$/ }).waitFor();
@@ -202,9 +202,11 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
     for (const how of ['Escape', 'Close checkout']) {
       await page.getByRole('button', { name: /publishable key/ }).click();
       await waitForReady(page);
-      if (how === 'Escape') await page.keyboard.press('Escape');
-      else await page.getByRole('button', { name: 'Close checkout' }).click();
+      // Esc in the checkout page, which has focus: key down only until the frame is gone (above).
+      if (how === 'Escape') await page.keyboard.down('Escape');
+      else await (await checkoutFrame(page, w.site)).getByRole('button', { name: 'Close checkout' }).click();
       await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
+      if (how === 'Escape') await page.keyboard.up('Escape');
     }
     assert.deepEqual(await pageLog(page), ['close', 'close', 'close']);
     await page.context().close();
@@ -237,7 +239,7 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
         .first()
         .isVisible(),
     );
-    await page.getByRole('button', { name: 'Close checkout' }).click();
+    await second.getByRole('button', { name: 'Close checkout' }).click();
     await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
     assert.ok(await frame.getByRole('button', { name: 'Done' }).isVisible(), 'the first one is back');
     const code = (await pageLog(page))[1]!.slice('success '.length);

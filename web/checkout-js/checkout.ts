@@ -6,6 +6,8 @@
 // file (src/embed/checkout-js.routes.ts). The script then checks that it really was loaded from
 // {site}/v1/checkout.js, since it trusts messages only from the site it came from; a copy served
 // from anywhere else, or bundled into another file, reports misconfigured and opens nothing.
+import { embedEn } from '../../src/site/messages/embed.en.ts';
+import { embedSw } from '../../src/site/messages/embed.sw.ts';
 import { createModal, type Modal } from './modal.ts';
 
 declare const __SITE_ORIGIN__: string;
@@ -30,6 +32,8 @@ export interface OpenOptions {
   sessionId?: string;
   prefill?: { buyer_name?: string; buyer_email?: string; buyer_phone?: string };
   clientReferenceId?: string;
+  /** the checkout's language, over the browser's; the buyer may still switch on the page */
+  locale?: 'en' | 'sw';
   onSuccess?: (result: CheckoutResult) => void;
   onCancel?: () => void;
   onClose?: () => void;
@@ -55,6 +59,8 @@ const SESSION_ID = /^cs_[A-Za-z0-9]{16,}$/;
 /** The embedded checkout load time-out (docs/contract.md#limits). */
 const LOAD_TIMEOUT_MS = 25000;
 const CALLBACKS = ['onSuccess', 'onCancel', 'onClose', 'onError'] as const;
+/** The modal's own words, from the page's catalog (src/site/messages), in both its languages. */
+const WORDS = { en: embedEn, sw: embedSw };
 
 // Read while this file runs: document.currentScript is null afterwards, and inside a bundle it is
 // the bundle's own script. A query string (cache busting) is allowed; nothing else is.
@@ -68,6 +74,8 @@ interface Checkout {
   onMessage: (event: MessageEvent) => void;
   /** the frame's last service:state: a payment prompt is out on the buyer's phone */
   prompt?: boolean;
+  /** ... and the buyer has typed into the form: closing would lose it */
+  typed?: boolean;
   /** onSuccess has fired */
   paid?: boolean;
 }
@@ -123,9 +131,12 @@ function finish(checkout: Checkout, cancelled?: boolean): void {
   }
 }
 
-/** × and Esc: while a prompt is out the checkout page asks the buyer first (and then says close). */
+/**
+ * Esc on the host page, and the modal's own × while the page loads: while a prompt is out, or with
+ * something typed, the checkout page asks the buyer first (and then says close).
+ */
 function dismiss(checkout: Checkout): void {
-  if (checkout.prompt) checkout.modal.ask(SITE);
+  if (checkout.prompt || checkout.typed) checkout.modal.ask(SITE);
   else finish(checkout);
 }
 
@@ -148,12 +159,13 @@ function open(options: OpenOptions): void {
   const byKey = sessionId == null;
   if (
     (byKey && !(isText(o.publishableKey) && isText(o.eventId))) ||
+    [undefined, 'en', 'sw'].indexOf(o.locale) < 0 ||
     CALLBACKS.some((name) => o[name] != null && typeof o[name] !== 'function')
   ) {
     return report(
       o,
       'invalid_options',
-      'Pass sessionId, or publishableKey and eventId; callbacks must be functions.',
+      "Pass sessionId, or publishableKey and eventId; locale 'en' or 'sw'; callbacks must be functions.",
       0,
     );
   }
@@ -178,7 +190,10 @@ function open(options: OpenOptions): void {
   };
   const checkout: Checkout = {
     options: o,
-    modal: createModal(() => dismiss(checkout)),
+    modal: createModal(
+      () => dismiss(checkout),
+      WORDS[o.locale || (/^sw\b/i.test(navigator.language) ? 'sw' : 'en')],
+    ),
     timer: setTimeout(() => fail('load_timeout', 'The checkout did not load in time.', 0), LOAD_TIMEOUT_MS),
     onMessage(event) {
       const data = event.data;
@@ -202,6 +217,7 @@ function open(options: OpenOptions): void {
         else if (current !== checkout) paidLater = checkout;
       } else if (type === 'service:state') {
         checkout.prompt = data.prompt === true;
+        checkout.typed = data.typed === true;
         // The prompt ended unpaid: a hidden checkout has nothing left to watch.
         if (!checkout.prompt && !checkout.paid && current !== checkout) end(checkout);
       } else if (type === 'service:cancel') {
@@ -214,7 +230,8 @@ function open(options: OpenOptions): void {
   current = checkout;
   addEventListener('message', checkout.onMessage);
   const load = (id: string) => checkout.modal.load(`${SITE}/checkout/${id}`);
-  if (!byKey) return load(sessionId);
+  // A session made elsewhere has its own locale, if any: the option is the page's ?lang= then.
+  if (!byKey) return load(sessionId + (o.locale ? '?lang=' + o.locale : ''));
 
   // With a publishable key the script creates the embedded session itself
   // (docs/contract.md#opening-a-checkout).
@@ -227,6 +244,7 @@ function open(options: OpenOptions): void {
       ui_mode: 'embedded',
       prefill: o.prefill,
       client_reference_id: o.clientReferenceId,
+      locale: o.locale,
     }),
   }).then(
     (response) =>

@@ -1,17 +1,19 @@
 // The overlay of checkout.js: a modal dialog around the checkout iframe
 // (docs/contract.md#behaviour-of-the-modal). It keeps focus inside, blocks page scroll, returns focus on
-// close, fills the viewport on small screens and is a centred panel on larger ones. A checkout
-// closed while a payment prompt is out is only hidden: its frame keeps running and can show again.
+// close, fills the viewport on small screens and is a centred panel on larger ones. Its own × shows
+// only over the spinner or a failure: once ready, the checkout page has one in its header. A
+// checkout closed while a payment prompt is out is only hidden: its frame keeps running.
 //
 // Styles are set through the CSSOM (element.style), never with a <style> element or a style
 // attribute, and the spinner turns with the Web Animations API: a host page whose
 // Content-Security-Policy allows nothing for styles (item 6 lists only script-src, frame-src and
 // connect-src) still shows the modal as designed. No innerHTML anywhere.
+import type { embedEn } from '../../src/site/messages/embed.en.ts';
 
 export interface Modal {
   /** puts the checkout page in the (still hidden) frame */
   load(url: string): void;
-  /** the page said service:ready: the spinner goes, the frame shows */
+  /** the page said service:ready: the spinner and its × go, the frame shows and takes focus */
   ready(): void;
   /**
    * replaces the frame or spinner with `message`; with `again`, a failure the next try may not
@@ -30,14 +32,11 @@ export interface Modal {
   remove(): void;
 }
 
-const BAR_HEIGHT = 48;
-/** A checkout that could not open, and its button, in the browser's language (English or Swahili). */
-const AGAIN = /^sw\b/i.test(navigator.language)
-  ? ['Malipo hayakufunguka. Hakuna kilichotumwa kwenye simu yako.', 'Jaribu tena']
-  : ['The checkout could not open. Nothing was sent to your phone.', 'Try again'];
-const PANEL =
-  'position:relative;display:flex;flex-direction:column;background:#fff;overflow:hidden;box-sizing:border-box;';
-const SMALL = 'width:100%;height:100%';
+/** The modal's own words in the buyer's language: checkout.ts picks them from the page catalog. */
+export type Words = typeof embedEn;
+
+const FULL = 'width:100%;height:100%;';
+const PANEL = 'position:relative;background:#fff;overflow:hidden;';
 const LARGE =
   'width:min(480px,100% - 48px);height:min(760px,100% - 48px);border-radius:12px;box-shadow:0 24px 64px rgba(0,0,0,.35)';
 
@@ -52,18 +51,23 @@ function make<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
-/** Builds and shows the overlay with its spinner at once; `dismiss` runs on Esc and the close button. */
-export function createModal(dismiss: () => void): Modal {
+/**
+ * Builds and shows the overlay with its spinner at once; `dismiss` runs on Esc and on the close
+ * button, which shows only until the checkout page is ready (the page has its own in its header).
+ */
+export function createModal(dismiss: () => void, words: Words): Modal {
   const doc = document;
   const root = doc.documentElement;
   const body = doc.body || root;
   let returnTo: HTMLElement | null;
   let overflow: string[];
-  const small = matchMedia('(max-width: 640px)');
+  const small = matchMedia('(max-width:640px)');
 
   const overlay = make(
     'div',
-    'position:fixed;top:0;left:0;width:100%;height:100%;z-index:2147483647;align-items:center;justify-content:center;background:rgba(17,24,39,.6)',
+    'position:fixed;top:0;left:0;' +
+      FULL +
+      'z-index:2147483647;align-items:center;justify-content:center;background:rgba(17,24,39,.6)',
   );
   // Focus sentinels on both sides of the dialog: Tab past either end lands on one and is sent back in.
   const first = make('div', '', overlay);
@@ -72,32 +76,21 @@ export function createModal(dismiss: () => void): Modal {
   first.tabIndex = last.tabIndex = 0;
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-modal', 'true');
-  panel.setAttribute('aria-label', 'Checkout');
+  panel.setAttribute('aria-label', words.checkoutLabel);
 
-  const bar = make('div', `display:flex;justify-content:flex-end;flex:none;height:${BAR_HEIGHT}px`, panel);
-  const closeButton = make(
-    'button',
-    'width:48px;height:48px;border:0;padding:0;background:none;color:#374151;font:28px/1 sans-serif;cursor:pointer',
-    bar,
-  );
-  closeButton.type = 'button';
-  closeButton.textContent = '\u00d7';
-  closeButton.setAttribute('aria-label', 'Close checkout');
-  closeButton.onclick = dismiss;
-
-  const frame = make('iframe', 'flex:1;width:100%;border:0;visibility:hidden', panel);
-  frame.title = 'Checkout';
+  const frame = make('iframe', 'display:block;' + FULL + 'border:0;visibility:hidden', panel);
+  frame.title = words.checkoutLabel;
   frame.allow = 'payment';
 
   const status = make(
     'div',
-    `position:absolute;top:${BAR_HEIGHT}px;left:0;right:0;bottom:0;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:16px;padding:24px;background:#fff;color:#111827;font:16px/1.5 system-ui,sans-serif;text-align:center`,
+    'position:absolute;top:0;left:0;right:0;bottom:0;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:16px;padding:24px;background:#fff;color:#111827;font:16px/1.5 system-ui,sans-serif;text-align:center',
     panel,
   );
   status.setAttribute('role', 'status');
   const spinner = make(
     'div',
-    'width:36px;height:36px;box-sizing:border-box;border-radius:50%;border:4px solid #e5e7eb;border-top-color:#111827',
+    'width:28px;height:28px;border-radius:50%;border:4px solid #e5e7eb;border-top-color:#111827',
     status,
   );
   if (spinner.animate && !matchMedia('(prefers-reduced-motion: reduce)').matches) {
@@ -107,13 +100,25 @@ export function createModal(dismiss: () => void): Modal {
     });
   }
   const text = make('p', 'margin:0', status);
-  text.textContent = 'Loading checkout\u2026';
+  text.textContent = words.loadingCheckout;
+  // After the status, so it lies over it; outside it, so the live region does not read its name.
+  const closeButton = make(
+    'button',
+    'position:absolute;top:0;right:0;width:48px;height:48px;border:0;background:none;color:#374151;font:28px/1 sans-serif;cursor:pointer',
+    panel,
+  );
+  closeButton.type = 'button';
+  closeButton.textContent = '\u00d7';
+  closeButton.setAttribute('aria-label', words.closeCheckout);
+  closeButton.onclick = dismiss;
 
   let shown = false;
-  const layout = () => (panel.style.cssText = PANEL + (small.matches ? SMALL : LARGE));
+  const layout = () => (panel.style.cssText = PANEL + (small.matches ? FULL : LARGE));
+  // Kept for the modal's life: laying out a hidden panel is harmless.
+  small.onchange = layout;
   const onFocus = (event: FocusEvent) => {
     const target = event.target as Node;
-    if (!panel.contains(target)) (target === first && shown ? frame : closeButton).focus();
+    if (!panel.contains(target)) (shown ? frame : closeButton).focus();
   };
   const onKey = (event: KeyboardEvent) => {
     if (event.key === 'Escape') {
@@ -127,7 +132,6 @@ export function createModal(dismiss: () => void): Modal {
     returnTo = doc.activeElement as HTMLElement | null;
     overflow = [root.style.overflow, body.style.overflow];
     layout();
-    small.addEventListener('change', layout);
     doc.addEventListener('focusin', onFocus, true);
     doc.addEventListener('keydown', onKey, true);
     root.style.overflow = body.style.overflow = 'hidden';
@@ -142,18 +146,20 @@ export function createModal(dismiss: () => void): Modal {
     load(url) {
       frame.src = url;
     },
+    // On the first service:ready only: the page moves focus within itself from then on.
     ready() {
+      if (shown) return;
       shown = true;
       status.remove();
+      closeButton.remove();
       frame.style.visibility = 'visible';
+      frame.focus();
     },
     fail(message, again) {
-      shown = false;
       frame.remove();
       spinner.remove();
       status.setAttribute('role', 'alert');
-      text.textContent = again ? AGAIN[0]! : message;
-      panel.appendChild(status);
+      text.textContent = again ? words.couldNotOpen : message;
       if (again) {
         // Outside any form: a plain button, no type needed.
         const button = make(
@@ -161,7 +167,7 @@ export function createModal(dismiss: () => void): Modal {
           'font:600 16px sans-serif;padding:14px 24px;border:0;border-radius:6px;background:#1d4ed8;color:#fff',
           status,
         );
-        button.textContent = AGAIN[1]!;
+        button.textContent = words.tryAgainLabel;
         button.onclick = again;
         button.focus();
       }
@@ -175,7 +181,6 @@ export function createModal(dismiss: () => void): Modal {
     },
     // display:none, not removed: a removed iframe would stop the checkout page watching the order.
     hide() {
-      small.removeEventListener('change', layout);
       doc.removeEventListener('focusin', onFocus, true);
       doc.removeEventListener('keydown', onKey, true);
       overlay.style.display = 'none';

@@ -1,8 +1,14 @@
 // Telling the buyer where they are when a step shows: "Step 2 of 5" in its heading, the step's
 // name in the page title (what a screen reader reads on a new page), and focus on the heading so
-// the reading starts there.
+// the reading starts there. And a payment's outcome, said by the page's status region.
 import { one } from './dom.ts';
 import { t } from './messages.ts';
+import { later } from './timers.ts';
+
+/** How long a status region is on the page before its outcome is said again. */
+const SAY_AFTER_MS = 250;
+/** Where a payment's outcome is: the confirmation, or the wait screen once it no longer waits. */
+const OUTCOME = '[data-success] [role="status"], [data-wait][data-poll="0"] [role="status"]';
 
 export interface StepPlace {
   /** 1-based, among the steps this order goes through */
@@ -24,4 +30,20 @@ export function announceStep(step: HTMLElement, place: StepPlace): void {
     heading.focus();
     window.scrollTo(0, 0);
   }
+}
+
+/**
+ * The outcome (paid, declined, timed out) in the page's role="status" region, which the server
+ * renders with its text (for a page without the script too). Screen readers announce a change to
+ * a live region already on the page, not one that arrives with its text: a moment after the page
+ * shows, its text is put in again, node for node, which looks the same.
+ */
+export function announceOutcome(): void {
+  const region = one<HTMLElement>(OUTCOME);
+  if (!region) return;
+  later(() => {
+    for (const node of Array.prototype.slice.call(region.childNodes) as Node[]) {
+      region.replaceChild(node.cloneNode(true), node);
+    }
+  }, SAY_AFTER_MS);
 }

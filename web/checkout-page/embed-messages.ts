@@ -1,9 +1,10 @@
 // What an embedded checkout tells the page that frames it (docs/contract.md#browser-messages):
 // ready on every load, cancel and close from the buyer, success from the confirmation, and (an
-// addition) service:state {prompt} whenever a payment prompt goes out or ends. Redirect pages send
-// nothing. The one message the other way: checkout.js sends service:confirm-close when the buyer
-// presses its × or Esc while a prompt is out, and this page asks the buyer before it says close.
-import { confirmClose, dropConfirm, promptOut } from './close-confirm.ts';
+// addition) service:state {prompt, typed} whenever a payment prompt goes out or ends, or the buyer
+// first types into the form. Redirect pages send nothing. The one message the other way:
+// checkout.js sends service:confirm-close when the buyer presses Esc on the host page with either
+// of those true, and this page asks the buyer before it says close.
+import { confirmClose, dropConfirm, promptOut, typedSomething, watchTyping } from './close-confirm.ts';
 import { all } from './dom.ts';
 
 export type Post = (message: Record<string, string | boolean>) => void;
@@ -22,7 +23,10 @@ export function embedMessenger(body: HTMLElement): Post {
   };
 }
 
-/** ready now; cancel on the cancel form; close on the Close/Done buttons (shown only here) and Esc. */
+/**
+ * ready now; cancel on the cancel form; close on the header's ×, the Close/Done buttons (all shown
+ * only here) and Esc.
+ */
 export function wireEmbedControls(post: Post): void {
   post({ type: 'service:ready' });
   const origin = embedOrigin(document.body);
@@ -57,18 +61,20 @@ export function wireEmbedControls(post: Post): void {
 }
 
 /**
- * service:state {prompt} now and on every change of the wait screen. Wired last on the page, so on
- * the confirmation service:success reaches the host before "no prompt": a checkout closed
- * mid-payment is still watched when its success arrives.
+ * service:state {prompt, typed} now, on every change of the wait screen and on the buyer's first
+ * change to the form. Wired last on the page, so on the confirmation service:success reaches the
+ * host before "no prompt": a checkout closed mid-payment is still watched when its success arrives.
  */
 export function reportPromptState(post: Post): void {
-  let last: boolean | null = null;
+  let last = '';
   const report = () => {
-    const prompt = promptOut();
-    if (prompt !== last) post({ type: 'service:state', prompt });
-    last = prompt;
+    const state = { type: 'service:state', prompt: promptOut(), typed: typedSomething() };
+    const now = JSON.stringify(state);
+    if (now !== last) post(state);
+    last = now;
     dropConfirm();
   };
+  watchTyping(report);
   report();
   new MutationObserver(report).observe(document.body, {
     subtree: true,

@@ -9,6 +9,7 @@
 // countdown, the auto-continue after success, and the postMessage protocol of embedded sessions.
 // Forms go with fetch, so that a 503 or a lost connection leaves the buyer on their page, told
 // what happened, with "Try again" (send-form.ts).
+import { announceOutcome } from './announce.ts';
 import { one } from './dom.ts';
 import { enhanceConfirmation } from './confirmation.ts';
 import { embedMessenger, reportPromptState, wireEmbedControls } from './embed-messages.ts';
@@ -30,6 +31,7 @@ const wait = one<HTMLElement>('[data-wait]');
 if (wait) enhanceWaitScreen(wait);
 const done = one<HTMLElement>('[data-success]');
 if (done) enhanceConfirmation(done, post);
+announceOutcome();
 // After every other submit handler: it sends what they let through.
 sendFormsInPlace();
 reloadOnOtherEntry();

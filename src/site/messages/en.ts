@@ -3,6 +3,7 @@
 import { statusEn } from './status.en.ts';
 import { mailEn } from './mail.en.ts';
 import { ticketEn } from './ticket.en.ts';
+import { embedEn } from './embed.en.ts';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -179,6 +180,10 @@ export const en = {
       'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
     keepWaiting: 'Keep waiting',
     closeAnyway: 'Close',
+    /** the same confirm when the buyer has typed something and no prompt is out */
+    closeTypedTitle: 'Close the checkout?',
+    closeTypedText: 'What you entered will be lost.',
+    keepGoing: 'Keep going',
     // A submission that failed in place (send-form.ts): the server's own words when it answered
     // 503, these when nothing came back.
     tryAgain: 'Try again',
@@ -197,4 +202,6 @@ export const en = {
   ticket: ticketEn,
   /** The confirmation and transfer mails (mail.en.ts). */
   mail: mailEn,
+  /** checkout.js's own words and the embedded page's close control (embed.en.ts). */
+  embed: embedEn,
 };

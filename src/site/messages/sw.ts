@@ -2,6 +2,7 @@
 import { statusSw } from './status.sw.ts';
 import { mailSw } from './mail.sw.ts';
 import { ticketSw } from './ticket.sw.ts';
+import { embedSw } from './embed.sw.ts';
 import type { en } from './en.ts';
 
 const count = (n: number, noun: string) => `${noun} ${n}`;
@@ -174,6 +175,9 @@ export const sw: typeof en = {
       'Ombi la malipo liko kwenye simu yako. Ukiliidhinisha, bado utatozwa, na dirisha hili litafunguka tena likiwa na namba ya oda yako.',
     keepWaiting: 'Endelea kusubiri',
     closeAnyway: 'Funga',
+    closeTypedTitle: 'Ufunge malipo?',
+    closeTypedText: 'Ulichoandika kitapotea.',
+    keepGoing: 'Endelea',
     tryAgain: 'Jaribu tena',
     offlineTitle: 'Hatukuweza kufikia huduma ya malipo',
     offlineNothing: 'Hakuna kilichotumwa kwenye simu yako.',
@@ -189,4 +193,6 @@ export const sw: typeof en = {
   ticket: ticketSw,
   /** The confirmation and transfer mails (mail.sw.ts). */
   mail: mailSw,
+  /** checkout.js's own words and the embedded page's close control (embed.sw.ts). */
+  embed: embedSw,
 };

@@ -7,6 +7,7 @@ import { msg } from '../messages/current.ts';
 import { html, type Html } from '../../platform/index.ts';
 import { layout } from './layout.ts';
 import { partnerLabel, sentence, type PageSession } from './page-parts.ts';
+import { autofocus } from './status-pages.ts';
 import { ticketFacts, type ListedTicket } from './ticket-list.ts';
 
 export interface ConfirmationView {
@@ -38,8 +39,10 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     data-order-id="${order.id}"
     data-order-code="${order.order_code}"
   >
-    <h2 id="h-done" tabindex="-1" autofocus>${m.registered}</h2>
-    <p class="notice good">${order.total > 0 ? received : m.registrationConfirmed}</p>
+    <h2 id="h-done" tabindex="-1" ${autofocus(session)}>${m.registered}</h2>
+    <div role="status">
+      <p class="notice good">${order.total > 0 ? received : m.registrationConfirmed}</p>
+    </div>
     <p>${m.yourOrderCode}</p>
     <p class="code">${order.order_code}</p>
     <h3>${m.registrations}</h3>

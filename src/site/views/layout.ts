@@ -116,6 +116,22 @@ function scriptMessages(): Html {
   </script>`;
 }
 
+/**
+ * An embedded checkout's ×, at the top right of the page: the script shows it inside checkout.js's
+ * frame only (embed-messages.ts), where it closes the modal as Esc does.
+ */
+function closeControl(): Html {
+  return html`<button
+    type="button"
+    class="close-x"
+    data-close
+    hidden
+    aria-label="${msg().embed.closeCheckout}"
+  >
+    ×
+  </button>`;
+}
+
 export function layout(options: LayoutOptions): Html {
   const session = options.session ?? null;
   const embedded = session?.uiMode === 'embedded';
@@ -142,6 +158,7 @@ export function layout(options: LayoutOptions): Html {
         ${attr('data-embed-origin', embedded ? session?.embedOrigin : null)}${attr('data-session', session?.id)}
       >
         <div class="page">
+          ${closeControl()}
           ${session ? languageSwitch(session.id, options.page ?? '', options.languageForm) : ''}
           ${options.banner ?? ''} ${options.found ? eventHeader(options.found) : ''}
           <main id="main">${options.main}</main>

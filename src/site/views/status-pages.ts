@@ -284,6 +284,14 @@ function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
     </section>`;
 }
 
+/**
+ * The heading's autofocus, on a page of its own: inside checkout.js's frame (another site) the
+ * browser refuses it with a console error, and the page script moves focus instead.
+ */
+export function autofocus(session: PageSession): Html | '' {
+  return session.uiMode === 'embedded' ? '' : html`autofocus`;
+}
+
 export function renderWaitPage(view: WaitView): string {
   const { session, found, order, attempt, now } = view;
   const m = msg().status;
@@ -340,7 +348,7 @@ export function renderWaitPage(view: WaitView): string {
       data-prompt-seconds-left="${promptSecondsLeft(attempt, now)}"
       data-poll="${waiting ? '1' : '0'}"
     >
-      <h2 id="h-wait" tabindex="-1" autofocus>${title}</h2>
+      <h2 id="h-wait" tabindex="-1" ${autofocus(session)}>${title}</h2>
       ${body}
     </section>
     ${waiting ? askCancel(view, attempt) : cancelForm(session)}`;
@@ -362,7 +370,7 @@ export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptR
   const { session, found } = view;
   const m = msg().status;
   const main = html`<section aria-labelledby="h-cancel">
-    <h2 id="h-cancel" tabindex="-1" autofocus>${m.cancelWhilePrompt}</h2>
+    <h2 id="h-cancel" tabindex="-1" ${autofocus(session)}>${m.cancelWhilePrompt}</h2>
     ${cancelWarning(view, attempt)}
     <div class="actions">
       <a class="button primary" href="${checkoutPath(session.id, '/pay')}">${m.keepWaiting}</a>
