@@ -18,7 +18,7 @@ body{margin:0;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Ubuntu,san
 .topbar a,.topbar button.link{padding:.6rem 0}
 .close-x{position:absolute;top:0;right:0;z-index:2;width:44px;height:44px;min-height:0;padding:0;border:0;background:none;color:#1a1a1a;font:1.75rem/1 sans-serif}
 .close-x:not([hidden])~.topbar{padding-right:3.25rem}
-.close-x:not([hidden])~.event,.close-x:not([hidden])+main{padding-right:3rem}
+.close-x:not([hidden])+.event,.close-x:not([hidden])+main{padding-right:3rem}
 .event{padding:1rem;border-bottom:1px solid #d6d6d6}
 .cover{display:block;width:100%;height:auto;aspect-ratio:16/7;object-fit:cover;background:#e5e5e5;border-radius:.5rem;margin-bottom:.75rem}
 h1{font-size:1.4rem;line-height:1.25;margin:0 0 .25rem}
