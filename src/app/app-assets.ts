@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { makeAsset, sendAsset, type Asset } from '../platform/index.ts';
-import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from '../site/index.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from '../site/index.ts';
 import { PageError } from './app-access.ts';
 import { loadAppAssets } from './build-app-assets.ts';
 import { paramsOf } from './app-input.ts';
@@ -37,12 +37,17 @@ export const APP_SCRIPT: Asset = makeAsset({
 });
 
 // The checkout's stylesheet and script too, for the checkout preview (routes/event-preview.ts):
-// from this host they need no exception in its Content-Security-Policy.
+// from this host they need no exception in its Content-Security-Policy. The icon is the app's too.
 const ASSETS = new Map(
-  [APP_STYLES, APP_SCRIPT, APP_SCRIPT_MAP, CHECKOUT_STYLES, CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP].map((a) => [
-    a.path,
-    a,
-  ]),
+  [
+    APP_STYLES,
+    APP_SCRIPT,
+    APP_SCRIPT_MAP,
+    CHECKOUT_STYLES,
+    CHECKOUT_SCRIPT,
+    CHECKOUT_SCRIPT_MAP,
+    SITE_ICON,
+  ].map((a) => [a.path, a]),
 );
 
 export async function serveAppAsset(request: FastifyRequest, reply: FastifyReply) {

@@ -1,5 +1,5 @@
 // The hosted checkout pages on the SITE host, with their buyer limits.
-export { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES } from './assets.ts';
+export { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from './assets.ts';
 export {
   checkPayment,
   estimateTotal,

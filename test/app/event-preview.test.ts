@@ -11,7 +11,7 @@ import { findEvent } from '../../src/events/events.ts';
 import { orders, registrations } from '../../src/orders/orders.schema.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { jobs } from '../../src/platform/jobs.schema.ts';
-import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from '../../src/site/assets.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLES, SITE_ICON } from '../../src/site/assets.ts';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { makeMember, signIn, textOf, type Agent } from './app-helpers.ts';
 
@@ -61,7 +61,7 @@ describe('checkout preview', () => {
     assert.match(String(res.headers['content-security-policy']), /form-action 'self'/);
     assert.match(res.body, /<title>Preview: /);
     assert.match(textOf(res.body), /Preview: nothing here is sold\./);
-    assert.match(res.body, /<form\s+method="get"\s+action="\/events\/[^"]+\/preview"/);
+    assert.match(res.body, /<form\s+id="checkout"\s+method="get"\s+action="\/events\/[^"]+\/preview"/);
     assert.doesNotMatch(res.body, /\/checkout\//, 'no link or form of a checkout session');
     assert.doesNotMatch(res.body, /method="post"/);
     for (const stage of ['tickets', 'details', 'payment']) {
@@ -69,7 +69,7 @@ describe('checkout preview', () => {
     }
     assert.match(res.body, /src="https:\/\/images\.example\.org\/lake\.jpg"/);
     // The checkout's own stylesheet and script, from this host (no CSP exception needed).
-    for (const asset of [CHECKOUT_STYLES, CHECKOUT_SCRIPT]) {
+    for (const asset of [CHECKOUT_STYLES, CHECKOUT_SCRIPT, SITE_ICON]) {
       assert.ok(res.body.includes(`"${asset.path}"`), asset.path);
       const served = await owner.get(asset.path);
       assert.equal(served.statusCode, 200, asset.path);

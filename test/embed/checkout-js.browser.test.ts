@@ -483,8 +483,18 @@ describe('checkout.js in Chromium', { skip: NO_BROWSER ?? false }, () => {
       await page.keyboard.press('Escape');
       assert.deepEqual(await events(page), [['close']]);
       assert.equal(await dialogCount(page), 0);
+      // The page held back, so the modal's own × is still there (it goes once the page is ready).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const page$ = /\/checkout\/cs_[A-Za-z0-9]+$/;
+      await page.route(page$, async (route) => {
+        await held;
+        await route.continue().catch(() => {});
+      });
       await openCheckout(page, { sessionId });
       await page.getByRole('button', { name: 'Close checkout' }).click();
+      release();
+      await page.unroute(page$);
       assert.deepEqual(await events(page), [['close'], ['close']]);
       assert.equal(await dialogCount(page), 0);
       await openCheckout(page, { sessionId });

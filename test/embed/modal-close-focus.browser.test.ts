@@ -68,12 +68,13 @@ async function focusedInFrame(frame: Frame): Promise<string> {
   });
 }
 
-/** Chooses one 10 km ticket run by someone else, named `name`: the buyer's own typing. */
+/** Chooses one 10 km ticket and, on the details step, names someone else as its runner. */
 async function typeTickets(frame: Frame, name = 'Ann Runner'): Promise<void> {
   await frame.getByLabel('Quantity of 10 km').selectOption('1');
-  const step = frame.locator('section.step:not([hidden])');
-  await step.getByLabel('I am the runner').uncheck();
-  await step.getByLabel('Full name').first().fill(name);
+  await frame.locator('section.step:not([hidden])').getByRole('button', { name: 'Continue' }).click();
+  const details = frame.locator('section.step[data-step="details"]:not([hidden])');
+  await details.getByLabel('I am the runner').uncheck();
+  await details.getByLabel('Full name').first().fill(name);
 }
 
 describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? false }, () => {
@@ -218,8 +219,8 @@ describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? 
     const frame = await openReady(page);
     await page.waitForFunction(() => document.activeElement?.tagName === 'IFRAME');
 
-    await typeTickets(frame);
-    await frame.getByRole('button', { name: 'Continue' }).click();
+    await frame.getByLabel('Quantity of 10 km').selectOption('1');
+    await frame.getByRole('button', { name: 'Continue' }).first().click();
     await frame.waitForFunction(() => document.activeElement?.tagName === 'H2');
     assert.match(await focusedInFrame(frame), /^H2 h-details Step 2 of \d+ ?Your details$/);
 

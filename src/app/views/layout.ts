@@ -5,6 +5,7 @@ import { can, type CurrentSession, type MemberOrganization } from '../../members
 import { attr, html, type Html } from '../../platform/index.ts';
 import { CSRF_FIELD } from '../app-access.ts';
 import { APP_SCRIPT, APP_STYLES } from '../app-assets.ts';
+import { SITE_ICON } from '../../site/index.ts';
 
 /** What a signed-in page knows about its member. */
 export interface Viewer {
@@ -103,6 +104,7 @@ export function page(options: PageOptions): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>${title} – Organizer</title>
+        <link rel="icon" href="${SITE_ICON.path}" type="image/svg+xml" />
         <link rel="stylesheet" href="${APP_STYLES.path}" />
         ${options.script ? html`<script src="${APP_SCRIPT.path}" defer></script>` : ''}
         ${options.pageScript ? html`<script src="${options.pageScript}" defer></script>` : ''}
