@@ -134,6 +134,9 @@ describe('the form in Swahili', () => {
     assert.match(res.body, /value="amina@"/, 'even a value not yet valid');
     assert.match(res.body, /value="Okello Brian"/);
     assert.doesNotMatch(res.body, /Kuna tatizo/, 'no error summary');
+    // An embedded checkout asks before it closes on what the buyer typed (close-confirm.ts).
+    assert.match(res.body, /<form id="checkout"[^>]* data-typed>/);
+    assert.doesNotMatch(page.body, /data-typed/, 'a fresh form holds nothing typed');
     assert.match(res.body, new RegExp(`action="/checkout/${id}/order\\?lang=sw"`), 'the language stays');
     assert.match(res.body, switchTo(id, 'en', 'English'));
     assert.equal(await ordersOf(h, id), 0, 'nothing ordered');

@@ -18,11 +18,12 @@ let typed = false;
 
 /**
  * The buyer changed something in the checkout form: an input or change event in it (values the
- * page came with, prefilled or kept, fire none), or the form is back from the server with errors,
- * showing what the buyer sent. Nothing on the pages after the form (paid or waiting) counts.
+ * page came with, prefilled or kept, fire none), or the form is back from the server with what the
+ * buyer sent (with errors, or in the other language: data-typed). Nothing on the pages after the
+ * form (paid or waiting) counts.
  */
 export function typedSomething(): boolean {
-  return typed || !!one('form[data-checkout] .error-summary');
+  return typed || !!one('form[data-checkout] .error-summary, form[data-checkout][data-typed]');
 }
 
 /** Notes the buyer's changes to the checkout form; `changed` runs on each. */

@@ -179,7 +179,8 @@ export function submitOrder(ctx: AppContext): PageHandler {
     const values = readForm(body, found.ticketTypes, found.event.additionalQuestions, session);
     // The language switch: the same step again, everything typed kept, in the language of ?lang=.
     if (body.action === 'language') {
-      return sendFormPage(ctx, reply, loaded, { values, stage: isStage(body.from) ? body.from : 'tickets' });
+      const stage = isStage(body.from) ? body.from : 'tickets';
+      return sendFormPage(ctx, reply, loaded, { values, stage, typed: true });
     }
     const target = body.action === 'pay' ? 'pay' : isStage(body.action) ? body.action : 'details';
     // A form without `from` is the whole form at once.

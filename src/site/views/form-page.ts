@@ -41,6 +41,8 @@ export interface FormContent {
   status?: number;
   /** the refusal's error_code, on the error summary */
   errorCode?: string;
+  /** the values are the buyer's, sent back (a language switch): closing an embedded checkout asks */
+  typed?: boolean;
   /** per ticket type held in full by unpaid orders, when the first of those holds ends */
   heldUntil?: Map<string, Date>;
 }
@@ -216,7 +218,7 @@ function checkoutForm(view: FormContent, target: FormTarget): { form: Html; titl
     data-stage="${stage}"
     data-currency="${event.currency}"
     data-max-tickets="${MAX_TICKETS_PER_ORDER}"
-    ${attr('data-tickets-known', ticketsKnown(found, view.now, view.lineItems ?? []))}
+    ${attr('data-tickets-known', ticketsKnown(found, view.now, view.lineItems ?? []))}${attr('data-typed', view.typed)}
   >
     ${Object.entries(target.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
     ${errorSummary(summary, view.errorCode)}
