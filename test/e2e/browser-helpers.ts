@@ -145,9 +145,10 @@ export async function expectAccessible(page: Page, label: string, { strict = fal
   );
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** `fullPage: false` for a modal: the host page's whole length would not show what is on screen. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
 }
 
 /** Collects script errors and CSP violations reported by the page, to assert none happened. */

@@ -119,6 +119,7 @@ describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? 
       .getByRole('heading', { name: /Tiketi/ })
       .first()
       .waitFor();
+    await screenshot(page, 'embedded-sw-tickets-360', { fullPage: false });
     await frame.getByRole('button', { name: embedSw.closeCheckout }).click();
     assert.deepEqual(await waitForEvents(page, 1), [['close']]);
 
@@ -162,7 +163,7 @@ describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? 
     const box = (await close.boundingBox())!;
     assert.deepEqual([box.x + box.width, box.y, box.width, box.height], [PHONE.width, 0, 44, 44]);
     assert.equal(await page.getByRole('button', { name: 'Close checkout' }).count(), 0, 'no bar');
-    await screenshot(page, 'embedded-header-close-360');
+    await screenshot(page, 'embedded-header-close-360', { fullPage: false });
     await close.click();
     assert.deepEqual(await waitForEvents(page, 1), [['close']]);
     assert.equal(await dialogCount(page), 0);
