@@ -1,18 +1,28 @@
 // Module boundaries, the last step of `npm run lint`: the rules of .dependency-cruiser.cjs, no
-// import cycle between modules (moduleOf), and two rules read from the source, which imports do
-// not show: no file but a schema file re-exports a table, and no SQL text names another module's
-// table. A module is a folder directly under src/ with its subfolders. Type-only imports count:
-// they couple too.
+// import cycle between modules (moduleOf), and three rules read from the source, which imports do
+// not show: no file but a schema file re-exports a table, no SQL text names another module's
+// table, and no module reads another's AppContext field behind its imports' back. A module is a
+// folder directly under src/ with its subfolders. Type-only imports count: they couple too.
+// The context fields (no-foreign-context-field): a field belongs to the module whose file declares
+// it (`declare module '../context.ts'`); those of context.ts are platform's, free to read. A read
+// of a field (`x.f`, `x?.f`, `x['f']`, a destructured `{ f }`, x of a type holding AppContext's f,
+// found by the compiler: context-field-reads.ts) is allowed in its owner's files; in a module that
+// imports the owner, directly or through other modules (the edges of the cycle check), since the
+// read then couples it no more than its imports do; and in a root file other than config.ts,
+// config-schema.ts and context.ts (service.ts, hosts.ts, main.ts...), which builds and wires the
+// modules and may import any. Anywhere else it is refused, platform/ included.
 // Exits 1 on any violation. `node scripts/check-boundaries.ts [dir]` checks dir/src (default .).
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import { contextFieldReads } from './context-field-reads.ts';
 
 export const MODULE_CYCLE_RULE = 'no-module-cycles';
 export const TABLE_REEXPORT_RULE = 'no-table-reexports';
 export const FOREIGN_SQL_RULE = 'no-foreign-table-sql';
+export const CONTEXT_FIELD_RULE = 'no-foreign-context-field';
 
 export interface BoundaryViolation {
   rule: string;
@@ -52,7 +62,14 @@ export async function checkBoundaries(baseDir: string): Promise<BoundaryViolatio
   const violations: BoundaryViolation[] = result.summary.violations
     .filter((v) => v.rule.severity !== 'ignore')
     .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }));
-  return [...violations, ...moduleCycles(result), ...(await sourceViolations(resolve(baseDir)))];
+  const edges = moduleEdges(result);
+  const files = await sourceFiles(resolve(baseDir));
+  return [
+    ...violations,
+    ...moduleCycles(edges),
+    ...sourceViolations(files),
+    ...foreignContextFields(resolve(baseDir), [...files.keys()], edges),
+  ];
 }
 
 /** src/ files of `baseDir`, relative to it, with their text. */
@@ -88,8 +105,7 @@ const namesIn = (list: string) =>
     .filter(Boolean);
 
 /** Table re-exports from non-schema files, and SQL text naming another module's tables. */
-async function sourceViolations(baseDir: string): Promise<BoundaryViolation[]> {
-  const files = await sourceFiles(baseDir);
+function sourceViolations(files: Map<string, string>): BoundaryViolation[] {
   const tablesOf = new Map<string, Set<string>>(); // schema file -> its tables' constants
   const ownerOf = new Map<string, string>(); // SQL table name -> module
   for (const [path, text] of files) {
@@ -128,10 +144,43 @@ async function sourceViolations(baseDir: string): Promise<BoundaryViolation[]> {
   return violations;
 }
 
-/** One violation per group of modules that reach each other, with one cycle through it. */
-function moduleCycles(result: ICruiseResult): BoundaryViolation[] {
-  // module -> module it imports -> one file import that makes the edge
-  const edges = new Map<string, Map<string, string>>();
+/**
+ * Reads of a module's AppContext field from outside it that no import declares (the header says
+ * which are allowed).
+ */
+function foreignContextFields(baseDir: string, paths: string[], edges: ModuleEdges): BoundaryViolation[] {
+  return contextFieldReads(baseDir, paths)
+    .filter(({ path, declaredIn }) => {
+      const [reader, owner] = [moduleOf(path), moduleOf(declaredIn)];
+      return reader !== path && reader !== owner && !reaches(edges, reader, owner);
+    })
+    .map(({ path, line, field, declaredIn }) => ({
+      rule: CONTEXT_FIELD_RULE,
+      from: `${path}:${line}`,
+      to: `${field} (${moduleOf(declaredIn)})`,
+    }));
+}
+
+/** Whether module `from` imports module `to`, directly or through others. */
+function reaches(edges: ModuleEdges, from: string, to: string): boolean {
+  const seen = new Set([from]);
+  const queue = [from];
+  while (queue.length > 0) {
+    for (const next of edges.get(queue.shift()!)?.keys() ?? []) {
+      if (next === to) return true;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(next);
+    }
+  }
+  return false;
+}
+
+/** module -> module it imports -> one file import that makes the edge */
+type ModuleEdges = Map<string, Map<string, string>>;
+
+function moduleEdges(result: ICruiseResult): ModuleEdges {
+  const edges: ModuleEdges = new Map();
   for (const file of result.modules) {
     for (const dependency of file.dependencies) {
       const [from, to] = [moduleOf(file.source), moduleOf(dependency.resolved)];
@@ -144,6 +193,11 @@ function moduleCycles(result: ICruiseResult): BoundaryViolation[] {
       edges.set(from, targets);
     }
   }
+  return edges;
+}
+
+/** One violation per group of modules that reach each other, with one cycle through it. */
+function moduleCycles(edges: ModuleEdges): BoundaryViolation[] {
   const violations: BoundaryViolation[] = [];
   for (const group of stronglyConnected(edges)) {
     if (group.length < 2) continue;
@@ -162,7 +216,7 @@ function moduleCycles(result: ICruiseResult): BoundaryViolation[] {
 }
 
 /** Tarjan's strongly connected components. */
-function stronglyConnected(edges: Map<string, Map<string, string>>): string[][] {
+function stronglyConnected(edges: ModuleEdges): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -197,7 +251,7 @@ function stronglyConnected(edges: Map<string, Map<string, string>>): string[][] 
 }
 
 /** The shortest path from `start` back to itself within `group` (breadth first). */
-function shortestCycle(edges: Map<string, Map<string, string>>, start: string, group: Set<string>): string[] {
+function shortestCycle(edges: ModuleEdges, start: string, group: Set<string>): string[] {
   const previous = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   checkBoundaries,
+  CONTEXT_FIELD_RULE,
   FOREIGN_SQL_RULE,
   formatViolation,
   MODULE_CYCLE_RULE,
@@ -48,7 +49,7 @@ describe('a tree with one violation of each rule', async () => {
 
   test('context.ts, which platform may import, importing a feature module is refused', () => {
     assert.ok(
-      found.includes('platform-imports-no-module: src/context.ts -> src/payments/gateway.ts'),
+      found.includes('platform-imports-no-module: src/context.ts -> src/checkout/session.ts'),
       found.join('\n'),
     );
   });
@@ -81,6 +82,40 @@ describe('a tree with one violation of each rule', async () => {
     );
   });
 
+  test("reading another module's AppContext field, which no import of the reader's module declares, is refused", () => {
+    assert.deepEqual(
+      found.filter((v) => v.startsWith(CONTEXT_FIELD_RULE)),
+      [
+        // by type, whatever the variable is called: a property, an optional chain, a key, a Pick
+        `${CONTEXT_FIELD_RULE}: src/races/race-fees.ts:10 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-fees.ts:11 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-fees.ts:12 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-fees.ts:9 -> gateway (src/payments)`,
+        // destructured: a parameter, a renamed const, an assignment and one nested in it
+        `${CONTEXT_FIELD_RULE}: src/races/race-gateway.ts:13 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-gateway.ts:15 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-gateway.ts:4 -> gateway (src/payments)`,
+        `${CONTEXT_FIELD_RULE}: src/races/race-gateway.ts:7 -> gateway (src/payments)`,
+      ],
+    );
+  });
+
+  // payments/payment-gateway.ts (the owner), passes/pass-fees.ts (imports payments), site/pass-page.ts
+  // (imports passes) and service.ts (a root file) read the field too; race-fees.ts reads a field
+  // of that name on another type, and platform's config.
+  test('the owner, a module importing it directly or through another, and a root file read its field', () => {
+    const readers = ['src/payments/', 'src/passes/', 'src/site/pass-page.ts', 'src/service.ts'];
+    const refused = violations.filter((v) => v.rule === CONTEXT_FIELD_RULE).map((v) => v.from);
+    assert.deepEqual(
+      refused.filter((from) => readers.some((reader) => from.startsWith(reader))),
+      [],
+    );
+    assert.ok(
+      refused.every((from) => from.startsWith('src/races/race-')),
+      refused.join('\n'),
+    );
+  });
+
   test('a cycle between modules through files that form no file cycle is refused', () => {
     const cycle = violations.find((v) => v.rule === MODULE_CYCLE_RULE && v.from === 'src/checkout');
     assert.ok(cycle, found.join('\n'));
@@ -100,6 +135,7 @@ describe('a tree with one violation of each rule', async () => {
   test('these and nothing else: neither a module importing its own subfolder nor a foreign key makes a cycle', () => {
     assert.deepEqual(found, [
       'no-db-schema-imports: src/site/all-tables.ts -> src/db-schema.ts',
+      ...found.filter((v) => v.startsWith(CONTEXT_FIELD_RULE)),
       'no-foreign-schema-imports: src/payments/refunds.ts -> src/orders/orders.schema.ts',
       `${FOREIGN_SQL_RULE}: src/site/race-count.ts -> races (src/races)`,
       `${MODULE_CYCLE_RULE}: src/admin -> src/events`,
@@ -108,7 +144,7 @@ describe('a tree with one violation of each rule', async () => {
       'only-entry-files: src/events/events.ts -> src/admin/events/list.ts',
       'only-entry-files: src/service.ts -> src/site/page.ts',
       'only-entry-files: src/site/receipt.ts -> src/orders/order-code.ts',
-      'platform-imports-no-module: src/context.ts -> src/payments/gateway.ts',
+      'platform-imports-no-module: src/context.ts -> src/checkout/session.ts',
       'platform-imports-no-module: src/platform/db.ts -> src/orders/index.ts',
     ]);
   });
