@@ -1,8 +1,8 @@
-// @partner-ticketing/sdk as a partner installs it: `npm pack` builds it (prepack) into a tarball
-// with dist/ and no src/, npm installs that tarball into an empty project, and a script there
-// imports the package by name and talks to a listening service: token, events, a checkout session,
-// and a webhook signed by the service's own signing code. Needs the npm registry (or npm's cache)
-// for the package's one dependency, standardwebhooks.
+// @partner-ticketing/sdk as a partner installs it: `npm pack` builds it (its prepare script)
+// into a tarball with dist/ and no src/, npm installs that tarball into an empty project, and a
+// script there imports the package by name and talks to a listening service: token, events, a
+// checkout session, and a webhook signed by the service's own signing code. Needs the npm registry
+// (or npm's cache) for the package's one dependency, standardwebhooks.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
