@@ -107,6 +107,24 @@ export async function apiCall(
   return { status: res.status, json: await res.json() };
 }
 
+/** A redirect session for `eventId` made through the partner API; it returns to `site`'s /thanks or /race. */
+export async function newRedirectSession(
+  api: string,
+  token: string,
+  site: PartnerSite,
+  eventId: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; url: string }> {
+  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
+    event_id: eventId,
+    on_success_url: `${site.origin}/thanks`,
+    on_cancel_url: `${site.origin}/race`,
+    ...extra,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.json));
+  return res.json.data;
+}
+
 export interface AxeViolation {
   id: string;
   impact: string | null;

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
-  apiCall,
+  newRedirectSession,
   expectAccessible,
   launchBrowser,
   screenshot,
@@ -60,14 +60,7 @@ after(async () => {
 });
 
 async function newSession(): Promise<string> {
-  const token = await getToken(h, partner);
-  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
-    event_id: eventId,
-    on_success_url: `${partnerSite.origin}/thanks`,
-    on_cancel_url: `${partnerSite.origin}/race`,
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.json));
-  return res.json.data.url as string;
+  return (await newRedirectSession(api, await getToken(h, partner), partnerSite, eventId)).url;
 }
 
 /** The screen as it is now: a screenshot to look at, and axe with nothing to report. */

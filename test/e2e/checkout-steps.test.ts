@@ -11,6 +11,7 @@ import { TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   apiCall,
+  newRedirectSession,
   expectAccessible,
   launchBrowser,
   screenshot,
@@ -63,14 +64,7 @@ after(async () => {
 });
 
 async function newSessionUrl(): Promise<{ id: string; url: string }> {
-  const token = await getToken(h, partner);
-  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
-    event_id: eventId,
-    on_success_url: `${partnerSite.origin}/thanks`,
-    on_cancel_url: `${partnerSite.origin}/race`,
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.json));
-  return res.json.data;
+  return newRedirectSession(api, await getToken(h, partner), partnerSite, eventId);
 }
 
 /** What the buyer did: each tap (a select is two: open, pick), each field typed, each screen seen. */

@@ -12,6 +12,7 @@ import { TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   apiCall,
+  newRedirectSession,
   launchBrowser,
   startListeningHarness,
   startPartnerSite,
@@ -79,15 +80,7 @@ after(async () => {
 });
 
 async function newSession(eventId: string, extra: Record<string, unknown> = {}) {
-  const token = await getToken(h, partner);
-  const res = await apiCall(api, token, 'POST', '/v1/checkout-sessions', {
-    event_id: eventId,
-    on_success_url: `${partnerSite.origin}/thanks`,
-    on_cancel_url: `${partnerSite.origin}/race`,
-    ...extra,
-  });
-  assert.equal(res.status, 201, JSON.stringify(res.json));
-  return res.json.data as { id: string; url: string };
+  return newRedirectSession(api, await getToken(h, partner), partnerSite, eventId, extra);
 }
 
 async function openPage(script = true): Promise<{ page: Page; context: BrowserContext; problems: string[] }> {
