@@ -1,12 +1,21 @@
 // A session's line_items and locale (DESIGN: session creation's optional fields): validated with
 // the other fields (an unknown ticket type is a field error, nothing written); the hosted page
-// opens with the partner's tickets chosen, on the buyer's details, and in the session's language
-// unless the buyer picks another.
+// opens with the partner's tickets chosen, on the buyer's details (again so with an unpaid order's
+// values), and in the session's language unless the buyer picks another.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { bearer, startHarness, type Harness } from '../helpers/harness.ts';
-import { countRows, getPage, makeRace, SHOP, tagWithId, type Race } from './site-helpers.ts';
+import {
+  countRows,
+  fullForm,
+  getPage,
+  makeRace,
+  postForm,
+  SHOP,
+  tagWithId,
+  type Race,
+} from './site-helpers.ts';
 
 let h: Harness;
 let race: Race;
@@ -83,6 +92,18 @@ describe('session line_items and locale', () => {
     assert.match(tagWithId(page.body, 'f-items'), /name="qty\./);
     assert.match(page.body, new RegExp(`name="qty\\.${race.paid}"[\\s\\S]*?<option value="2" selected>`));
     assert.equal(page.body.match(/<fieldset class="participant" data-item data-key="tt_/g)?.length, 2);
+  });
+
+  test("back on the page with an unpaid order: on the buyer's details again, with what was sent", async () => {
+    const res = await create({ line_items: [{ ticket_type_id: race.paid, quantity: 1 }] });
+    const id = res.json().data.id as string;
+    // the simulator's number that never answers: the order stays unpaid, its prompt out
+    const paid = await postForm(h, `/checkout/${id}/order`, fullForm(race, { phone: '0770000009' }));
+    assert.equal(paid.statusCode, 303);
+    const page = await getPage(h, `/checkout/${id}`);
+    assert.match(page.body, /data-stage="details"/);
+    assert.match(page.body, /value="Okello Brian"/);
+    assert.match(page.body, /data-tickets-known/);
   });
 
   test("the page speaks the session's language over the browser's, and the buyer's choice over both", async () => {

@@ -114,10 +114,9 @@ export function showCheckout(ctx: AppContext): PageHandler {
     const payment = await loadSessionPayment(ctx.database.db, session);
     const values = await startValues(ctx, loaded, payment);
     const notice = unpaidNotice(session, payment, loaded.now);
-    // tickets the partner chose, or the only type on sale, for a new order: the buyer starts on
-    // their details ("Change tickets" goes back to the quantities)
-    const known =
-      !payment.order && values.items.length > 0 && ticketsKnown(found, loaded.now, session.lineItems);
+    // tickets the partner chose, or the only type on sale: the buyer starts (or, with an unpaid
+    // order's values, starts again) on their details ("Change tickets" goes back to the quantities)
+    const known = values.items.length > 0 && ticketsKnown(found, loaded.now, session.lineItems);
     return sendFormPage(ctx, reply, loaded, { values, stage: known ? 'details' : 'tickets', notice });
   };
 }
