@@ -4,6 +4,7 @@
 // audited; buyers' contacts only for roles that see them), and one order with its timeline.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
 import { strFromU8, unzipSync } from 'fflate';
 import { makeEvent, makePartner, startHarness, type Harness, type TestPartner } from '../helpers/harness.ts';
 import { Agent, makeMember, makeOrder, signIn } from './app-helpers.ts';
@@ -330,5 +331,16 @@ describe('one order', () => {
     const missing = await owner.get('/orders/ord_ZZZZZZZZZZZZZZZZZZZZZZZZ');
     assert.equal(missing.statusCode, 404);
     assert.equal((await owner.get('/orders/not-an-id')).statusCode, 404);
+  });
+
+  test('a buyer without a phone (a free registration) is shown without an empty item', async () => {
+    const buyer = { name: 'Nakato Free', email: 'nakato@example.org', phone: '0772000111' };
+    const code = (await makeOrder(h, mine, { eventId: walkId, buyer })).order_code;
+    await h.service.ctx.database.rows(sql`UPDATE orders SET buyer_phone = '' WHERE order_code = ${code}`);
+    const list = await owner.get(`/orders?q=${code}`);
+    assert.match(list.body, /nakato@example\.org<\/span/);
+    const id = /href="\/orders\/(ord_[A-Za-z0-9]+)"/.exec(list.body)![1]!;
+    const page = await owner.get(`/orders/${id}`);
+    assert.match(page.body, /Nakato Free, nakato@example\.org\s*<\/dd>/);
   });
 });

@@ -12,6 +12,11 @@ export function buyerErased(order: Pick<OrderRow, 'buyerName' | 'buyerEmail' | '
   return isErased(order.buyerName) && isErased(order.buyerEmail) && isErased(order.buyerPhone);
 }
 
+/** A buyer's contact details in a line: a free registration may have no phone (''). */
+export function contactLine(...parts: string[]): string {
+  return parts.filter((part) => part !== '').join(', ');
+}
+
 /** What the order pages show in place of an erased buyer's contact details. */
 export const ERASED_BUYER = html`<span class="muted">Personal data erased</span>`;
 

@@ -7,7 +7,7 @@ import { nationalPhone } from '../../site/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import type { OrderFilterValues } from '../order-filters.ts';
 import { filterQuery } from '../order-filters.ts';
-import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
+import { buyerErased, contactLine, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatPrice, formatTime } from './fields.ts';
 import { orderStatusText } from './order-status.ts';
 import { page, type Viewer } from './layout.ts';
@@ -127,7 +127,7 @@ function orderRow(
           ? ERASED_BUYER
           : contacts
             ? html`${row.buyerName}<br /><span class="muted"
-                  >${row.buyerEmail}, ${nationalPhone(row.buyerPhone)}</span
+                  >${contactLine(row.buyerEmail, nationalPhone(row.buyerPhone))}</span
                 >`
             : row.buyerName
       }

@@ -7,7 +7,7 @@ import type { PaymentAttemptRow, RefundPreview, RefundRow } from '../../payments
 import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
 import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
-import { buyerErased, ERASED_BUYER } from './buyer-erasure-pages.ts';
+import { buyerErased, contactLine, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatPrice, formatTime, input } from './fields.ts';
 import { orderStatusText } from './order-status.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
@@ -344,7 +344,7 @@ export function renderOrder(view: OrderView): string {
           buyerErased(order)
             ? ERASED_BUYER
             : can(view.viewer.current.role, 'buyer_contacts')
-              ? html`${order.buyerName}, ${order.buyerEmail}, ${nationalPhone(order.buyerPhone)}`
+              ? contactLine(order.buyerName, order.buyerEmail, nationalPhone(order.buyerPhone))
               : order.buyerName
         }
       </dd>
