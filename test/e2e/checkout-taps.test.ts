@@ -248,6 +248,7 @@ describe('taps to the confirmation at 360x740', { timeout: SUITE_TIMEOUT_MS }, (
     const buyer = new Buyer(page);
     await buyer.arrive('Your details');
     assert.ok(await page.getByText('(optional)', { exact: true }).isVisible(), 'the phone says optional');
+    assert.equal(await buyer.step.locator('[data-step-count]').textContent(), '', 'no "Step 1 of 1"');
     await buyer.type(page.getByLabel('Your name'), 'Amina Nakato');
     await buyer.type(page.getByLabel('E-mail'), 'amina@example.org');
     await buyer.tap(page.getByLabel(/I accept the waiver/));

@@ -22,7 +22,10 @@ export interface StepPlace {
 
 export function announceStep(step: HTMLElement, place: StepPlace): void {
   const count = one<HTMLElement>('[data-step-count]', step);
-  if (count) count.textContent = t('stepCount', { position: place.position, count: place.count });
+  // The only step of the order says no "Step 1 of 1".
+  if (count)
+    count.textContent =
+      place.count > 1 ? t('stepCount', { position: place.position, count: place.count }) : '';
   const heading = one<HTMLElement>('h2', step);
   document.title = (heading ? heading.getAttribute('data-title') || '' : '') + ' – ' + place.baseTitle;
   if (place.focus && heading) {

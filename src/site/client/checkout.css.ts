@@ -29,6 +29,7 @@ p{margin:0 0 .75rem}
 main{padding:1rem}
 .muted,.hint{color:#4a4a4a;font-size:.925rem}
 .hint{margin:.1rem 0 .35rem}
+.step-count:empty{display:none}
 .step-count{display:block;color:#4a4a4a;font-size:.875rem;font-weight:400}
 fieldset{border:0;margin:0 0 1rem;padding:0;min-width:0}
 legend{font-weight:600;padding:0;margin-bottom:.5rem}

@@ -94,12 +94,13 @@ function stepSection(
   place: { position: number | null; count: number; title: string },
   content: Html,
 ): Html {
-  // A step without a number (tickets chosen for the buyer) has no count for the script to fill.
+  // A step without a number (tickets chosen for the buyer) has no count for the script to fill;
+  // the only step of an order says none ("Step 1 of 1" tells nothing), though the script may.
   const count =
     place.position === null
       ? ''
       : html`<span class="step-count" data-step-count
-          >${msg().form.stepCount(place.position, place.count)}</span
+          >${place.count > 1 ? msg().form.stepCount(place.position, place.count) : ''}</span
         >`;
   return html`<section
     class="step"
