@@ -53,3 +53,14 @@ export interface Scenario {
   name: string;
   run(ctx: BenchContext): Promise<ScenarioReport>;
 }
+
+/** What a PostgreSQL-only scenario reports on PGlite: nothing measured, and why. */
+export function notMeasuredHere(name: string, what: string): ScenarioReport {
+  return {
+    name,
+    table: [],
+    notes: [`${what}: measured on PostgreSQL only`],
+    goals: [],
+    data: { measured: false },
+  };
+}

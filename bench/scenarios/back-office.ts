@@ -14,7 +14,7 @@ import { FIRST_NAMES, seedOrganizer, SURNAMES } from '../lib/organizer-seed.ts';
 import { keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { signInToApp } from '../lib/app-sign-in.ts';
 import { startService } from '../lib/processes.ts';
-import type { Goal, Scenario } from '../lib/scenario.ts';
+import { type Goal, notMeasuredHere, type Scenario } from '../lib/scenario.ts';
 import { percentile, round } from '../lib/stats.ts';
 
 const ORDERS = 100_000;
@@ -94,15 +94,7 @@ export const backOffice: Scenario = {
   name: 'B6 back office: 100,000 orders on one event',
   async run(ctx) {
     const url = ctx.database.open.url;
-    if (!url) {
-      return {
-        name: this.name,
-        table: [],
-        notes: ['B6 back office: measured on PostgreSQL only'],
-        goals: [],
-        data: { measured: false },
-      };
-    }
+    if (!url) return notMeasuredHere(this.name, 'B6 back office');
     const started = Date.now();
     const seeded = await seedOrganizer(url, {
       orders: ORDERS,

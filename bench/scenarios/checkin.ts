@@ -17,7 +17,7 @@ import { signInToApp } from '../lib/app-sign-in.ts';
 import { keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { importDist } from '../lib/paths.ts';
 import { startService } from '../lib/processes.ts';
-import type { Goal, Scenario } from '../lib/scenario.ts';
+import { type Goal, notMeasuredHere, type Scenario } from '../lib/scenario.ts';
 import { raceEventInput } from '../lib/seed.ts';
 import { percentile, round } from '../lib/stats.ts';
 
@@ -132,15 +132,7 @@ export const checkIn: Scenario = {
   name: 'race-day check-in, 10 volunteers and 5,000 runners',
   async run(ctx) {
     const url = ctx.database.open.url;
-    if (!url) {
-      return {
-        name: this.name,
-        table: [],
-        notes: ['check-in: measured on PostgreSQL only'],
-        goals: [],
-        data: { measured: false },
-      };
-    }
+    if (!url) return notMeasuredHere(this.name, 'check-in');
     const seeded = await seed(url);
     const service = await startService(ctx.database.serviceEnv, ctx.log);
     try {

@@ -13,7 +13,7 @@ import { signInToApp } from '../lib/app-sign-in.ts';
 import { keepAliveAgent, timedRequest } from '../lib/http.ts';
 import { FIRST_NAMES, seedOrganizer, SURNAMES } from '../lib/organizer-seed.ts';
 import { startService } from '../lib/processes.ts';
-import type { Goal, Scenario } from '../lib/scenario.ts';
+import { type Goal, notMeasuredHere, type Scenario } from '../lib/scenario.ts';
 import { percentile, round } from '../lib/stats.ts';
 
 const ORDERS = 100_000;
@@ -32,15 +32,7 @@ export const organizerOrders: Scenario = {
   name: 'organizer orders at 100,000 orders',
   async run(ctx) {
     const url = ctx.database.open.url;
-    if (!url) {
-      return {
-        name: this.name,
-        table: [],
-        notes: ['organizer orders at scale: measured on PostgreSQL only'],
-        goals: [],
-        data: { measured: false },
-      };
-    }
+    if (!url) return notMeasuredHere(this.name, 'organizer orders at scale');
     const started = Date.now();
     // the first event's orders all paid, with two runners each; the rest round-robin over the others
     const seeded = await seedOrganizer(url, {
