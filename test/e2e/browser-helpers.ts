@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
 
@@ -123,6 +123,33 @@ export async function newRedirectSession(
   });
   assert.equal(res.status, 201, JSON.stringify(res.json));
   return res.json.data;
+}
+
+/** What a buyer did, counted: each tap (a select is two: open, pick), each field typed, each screen seen. */
+export class TapCounter {
+  taps = 0;
+  typed = 0;
+  readonly screens: string[] = [];
+  readonly page: Page;
+  constructor(page: Page) {
+    this.page = page;
+  }
+
+  async tap(target: Locator): Promise<void> {
+    await target.click();
+    this.taps += 1;
+  }
+
+  async type(target: Locator, text: string): Promise<void> {
+    await this.tap(target);
+    await target.fill(text);
+    this.typed += 1;
+  }
+
+  async choose(target: Locator, value: string): Promise<void> {
+    await target.selectOption(value);
+    this.taps += 2;
+  }
 }
 
 export interface AxeViolation {

@@ -6,12 +6,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { TSHIRT_QUESTION } from '../site/site-helpers.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   apiCall,
   newRedirectSession,
+  TapCounter,
   expectAccessible,
   launchBrowser,
   screenshot,
@@ -67,34 +68,14 @@ async function newSessionUrl(): Promise<{ id: string; url: string }> {
   return newRedirectSession(api, await getToken(h, partner), partnerSite, eventId);
 }
 
-/** What the buyer did: each tap (a select is two: open, pick), each field typed, each screen seen. */
-class Buyer {
-  taps = 0;
-  typed = 0;
-  readonly screens: string[] = [];
-  readonly page: Page;
+/** The buyer's taps, typed fields and screens, each screen checked and shot as it comes. */
+class Buyer extends TapCounter {
   readonly label: string;
   readonly viewport: { width: number; height: number };
   constructor(page: Page, label: string, viewport: { width: number; height: number }) {
-    this.page = page;
+    super(page);
     this.label = label;
     this.viewport = viewport;
-  }
-
-  async tap(target: Locator): Promise<void> {
-    await target.click();
-    this.taps += 1;
-  }
-
-  async type(target: Locator, text: string): Promise<void> {
-    await this.tap(target);
-    await target.fill(text);
-    this.typed += 1;
-  }
-
-  async choose(target: Locator, value: string): Promise<void> {
-    await target.selectOption(value);
-    this.taps += 2;
   }
 
   /** A new screen: its step, seen at the top, with the total and main button in reach. */

@@ -13,6 +13,7 @@ import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from
 import {
   apiCall,
   newRedirectSession,
+  TapCounter,
   launchBrowser,
   startListeningHarness,
   startPartnerSite,
@@ -90,34 +91,10 @@ async function openPage(script = true): Promise<{ page: Page; context: BrowserCo
   return { page, context, problems: script ? watchProblems(page) : [] };
 }
 
-/** What the buyer did: each tap (a select is two: open, pick), each field typed, each screen seen. */
-class Buyer {
-  taps = 0;
-  typed = 0;
-  readonly screens: string[] = [];
-  readonly page: Page;
-  constructor(page: Page) {
-    this.page = page;
-  }
-
+/** The buyer's taps, typed fields and screens, on the form's steps. */
+class Buyer extends TapCounter {
   get step(): Locator {
     return this.page.locator('section.step:not([hidden])');
-  }
-
-  async tap(target: Locator): Promise<void> {
-    await target.click();
-    this.taps += 1;
-  }
-
-  async type(target: Locator, text: string): Promise<void> {
-    await this.tap(target);
-    await target.fill(text);
-    this.typed += 1;
-  }
-
-  async choose(target: Locator, value: string): Promise<void> {
-    await target.selectOption(value);
-    this.taps += 2;
   }
 
   /** A step of the form: its heading, and its main button in reach. */
