@@ -12,7 +12,15 @@ import {
   repriceOrder,
   type OrderRow,
 } from '../orders/index.ts';
-import { ApiError, enqueueJob, newId, notFound, warnUnlessUnreachable, type Tx } from '../platform/index.ts';
+import {
+  ApiError,
+  enqueueJob,
+  newId,
+  notFound,
+  retryConflicts,
+  warnUnlessUnreachable,
+  type Tx,
+} from '../platform/index.ts';
 import {
   countAttemptEnd,
   failAttempt,
@@ -51,8 +59,9 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
   const gateway = ctx.gateway;
   const method = methodOf(gateway, input.method);
   const msisdn = checkPayerPhone(gateway, method, input.phone);
-  const started = await ctx.database.transaction((tx) =>
-    openPaymentAttempt(ctx, tx, { gateway, method, input, msisdn }),
+  // A deadlock with another writer of the order aborts the whole transaction: nothing was kept.
+  const started = await retryConflicts(() =>
+    ctx.database.transaction((tx) => openPaymentAttempt(ctx, tx, { gateway, method, input, msisdn })),
   );
   if (started.lapsed) {
     throw new ApiError('order_not_payable', 'The hold on this order has expired; start a new order.');

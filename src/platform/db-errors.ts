@@ -88,6 +88,40 @@ export async function retryWhileUnreachable<T>(
   }
 }
 
+/** The innermost SQLSTATE of an error (Drizzle wraps the driver's error in `cause`). */
+function sqlState(error: unknown): string | undefined {
+  let e = error as { code?: unknown; cause?: unknown } | null;
+  for (let depth = 0; depth < 6 && e !== null && typeof e === 'object'; depth++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/**
+ * PostgreSQL aborted the transaction to break a deadlock (40P01) or a serialization conflict
+ * (40001): nothing of it was kept, and the same work run again usually goes through.
+ */
+export function transactionConflict(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * Runs a whole transaction (`work`) again when PostgreSQL aborted it for a conflict with another
+ * one, up to `tries` times, after a short random pause so the two do not meet again in step.
+ */
+export async function retryConflicts<T>(work: () => Promise<T>, { tries = 3 } = {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= tries || !transactionConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
+}
+
 /** What is logged of the failure: its innermost code and message (a wrapper's carries the query). */
 function describe(error: unknown): { code?: string; reason: string } {
   let inner = error as { code?: unknown; message?: unknown; cause?: unknown };

@@ -23,7 +23,9 @@ export { DataDirBusy, lockDataDir } from './data-dir-lock.ts';
 export {
   databaseUnavailable,
   OutageWatch,
+  retryConflicts,
   retryWhileUnreachable,
+  transactionConflict,
   warnUnlessUnreachable,
 } from './db-errors.ts';
 export { asOneStatement, connectionGone, insertRows, openDatabase, violates } from './db.ts';

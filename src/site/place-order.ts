@@ -23,7 +23,14 @@ import {
   runOrderTransaction,
   type OrderRow,
 } from '../orders/index.ts';
-import { ApiError, type ErrorCode, type Executor, type FieldError, type Tx } from '../platform/index.ts';
+import {
+  ApiError,
+  transactionConflict,
+  type ErrorCode,
+  type Executor,
+  type FieldError,
+  type Tx,
+} from '../platform/index.ts';
 import { hashClientIp } from './buyer-limits.ts';
 import { locale, msg } from './messages/current.ts';
 import {
@@ -70,11 +77,6 @@ const REFUSALS = new Set<ErrorCode>([
 
 export function isOpenAttempt(attempt: PaymentAttemptRow | undefined): boolean {
   return attempt !== undefined && (attempt.status === 'submitting' || attempt.status === 'pending');
-}
-
-export function isDeadlock(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } } | null;
-  return e?.code === '40P01' || e?.cause?.code === '40P01';
 }
 
 /** Locks the session's pending order and tells whether a prompt for it is outstanding. */
@@ -200,7 +202,7 @@ export async function placeOrder(
       if (REFUSALS.has(error.code)) return { kind: 'refused', code: error.code, message: error.message };
     }
     // Only when a payment for this session is being settled at this very moment.
-    if (isDeadlock(error)) return { kind: 'payment_in_progress' };
+    if (transactionConflict(error)) return { kind: 'payment_in_progress' };
     throw error;
   }
 }

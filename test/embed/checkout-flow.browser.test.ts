@@ -64,8 +64,10 @@ async function payAndConfirm(page: Page): Promise<{ code: string; sessionId: str
         .locator('body')
         .innerText()
         .catch(() => '(the frame is gone)');
+      const session = await readSession(sessionId).catch((e: Error) => e.message);
       throw new Error(
-        `${error.message}\nthe checkout shows: ${shown}\nthe page's log: ${await pageLog(page)}`,
+        `${error.message}\nthe checkout shows: ${shown}\nthe page's log: ${await pageLog(page)}` +
+          `\nthe session reads: ${JSON.stringify(session)}`,
       );
     });
   const code = (await pageLog(page)).find((line) => line.startsWith('success '))!.slice('success '.length);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { connectionGone, openDatabase, type Database } from '../../src/platform/db.ts';
-import { databaseUnavailable } from '../../src/platform/db-errors.ts';
+import { databaseUnavailable, retryConflicts, transactionConflict } from '../../src/platform/db-errors.ts';
 import { killBackendBlockedBy } from '../helpers/postgres.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { target } from './raw-http.ts';
@@ -287,6 +287,68 @@ describe('PostgreSQL transactions', { skip: url ? false : 'needs PostgreSQL (TES
     } finally {
       await Promise.race([pool.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
       await proxy.cut();
+    }
+  });
+  test('a transaction PostgreSQL aborts to break a deadlock runs again and commits', async () => {
+    const name = `tx_deadlock_${process.pid}_${Date.now()}`;
+    await database.rows(sql.raw(`CREATE TABLE ${name} (id int PRIMARY KEY, v int)`));
+    await database.rows(sql.raw(`INSERT INTO ${name} VALUES (1, 0), (2, 0)`));
+    const other = await openDatabase({ url: url!, connections: { reads: 1, transactions: 1 } });
+    const row = (id: number) => sql.raw(`SELECT v FROM ${name} WHERE id = ${id} FOR UPDATE`);
+    /** Waits until a backend waits on a lock held by `pid`. */
+    const blockedBy = async (pid: number) => {
+      for (let i = 0; i < 250; i++) {
+        const [r] = await database.rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`,
+        );
+        if (r!.n > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('no backend waited on the lock');
+    };
+    try {
+      let tries = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holding!: (pid: number) => void;
+      const holderPid = new Promise<number>((resolve) => (holding = resolve));
+      // The other side takes row 2, then row 1; its slow deadlock check leaves the abort to ours.
+      const holder = other.transaction(async (tx) => {
+        await other.rows(sql`SET LOCAL deadlock_timeout = '10s'`, tx);
+        await other.rows(row(2), tx);
+        const [r] = await other.rows<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, tx);
+        holding(Number(r!.pid));
+        await released;
+        await other.rows(row(1), tx);
+        await other.rows(sql.raw(`UPDATE ${name} SET v = v + 10`), tx);
+      });
+      const pid = await holderPid;
+      const work = retryConflicts(() =>
+        database.transaction(async (tx) => {
+          tries += 1;
+          await database.rows(row(1), tx);
+          await database.rows(row(2), tx);
+          await database.rows(sql.raw(`UPDATE ${name} SET v = v + 1`), tx);
+          return tries;
+        }),
+      );
+      // Ours holds row 1 and waits for row 2: the other side's turn for row 1 closes the cycle.
+      await blockedBy(pid);
+      release();
+      await holder;
+      assert.equal(await work, 2, 'the first try was aborted and the second committed');
+      const rows = await database.rows<{ v: number }>(sql.raw(`SELECT v FROM ${name} ORDER BY id`));
+      assert.deepEqual(
+        rows.map((r) => r.v),
+        [11, 11],
+        'both sides committed once each',
+      );
+      // Drizzle's wrapper around the driver's error counts; a refused statement does not.
+      assert.equal(transactionConflict({ cause: { code: '40P01' } }), true);
+      assert.equal(transactionConflict({ cause: { code: '23505' } }), false);
+    } finally {
+      await other.close();
+      await database.rows(sql.raw(`DROP TABLE ${name}`));
     }
   });
 });

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { normalizePhone, type OrderRow } from '../../orders/index.ts';
 import { startPayment } from '../../payments/index.ts';
-import { ERROR_STATUS, toApiError, type FieldError } from '../../platform/index.ts';
+import { ERROR_STATUS, toApiError, transactionConflict, type FieldError } from '../../platform/index.ts';
 import { countRefusal } from '../../metrics/index.ts';
 import { claimPromptSlot, holdLimitMessage } from '../buyer-limits.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type PaymentChoice,
   type Stage,
 } from '../checkout-form.ts';
-import { isDeadlock, placeOrder, type PlaceOutcome } from '../place-order.ts';
+import { placeOrder, type PlaceOutcome } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';
 import { msg } from '../messages/current.ts';
 import { checkoutPath } from '../views/page-parts.ts';
@@ -78,9 +78,9 @@ async function tryStartPayment(
     return null;
   } catch (error) {
     // A simultaneous submission of the same form replaced this order (order_not_payable), or
-    // was replacing it at that moment (PostgreSQL broke the lock cycle by aborting us): the
-    // wait screen shows the session's current order either way.
-    if (isDeadlock(error)) return null;
+    // was replacing it at that moment (PostgreSQL broke the lock cycle by aborting us each try):
+    // the wait screen shows the session's current order either way.
+    if (transactionConflict(error)) return null;
     const apiError = toApiError(error);
     if (apiError.code === 'order_not_payable') return null;
     if (apiError.status >= 500) ctx.log.error({ err: error, order_id: order.id }, 'payment could not start');
