@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   idempotency_key_in_use: 409,
   conflict: 409,
   client_limit_reached: 409,
+  webhook_endpoint_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,

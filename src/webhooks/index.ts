@@ -1,9 +1,12 @@
 // Webhook endpoints, the outbox, signing, delivery, and the partner webhook API.
 export { createWebhookEndpoint } from './actions/create-webhook-endpoint.ts';
 export { deleteWebhookEndpoint } from './actions/delete-webhook-endpoint.ts';
+export { endpointExistsMessage, endpointRefusalError } from './actions/endpoint-checks.ts';
+export type { EndpointExists } from './actions/endpoint-checks.ts';
 export { rotateWebhookSecret } from './actions/rotate-webhook-secret.ts';
 export { updateWebhookEndpoint } from './actions/update-webhook-endpoint.ts';
 export { attemptDelivery } from './deliver-webhook.ts';
+export { deliveryPage, DeliveryListOut, DeliveryQuery, retryEndpointDelivery } from './delivery-log.ts';
 export { listDeliveriesAbout } from './deliveries-about.ts';
 export type { DeliveryAbout } from './deliveries-about.ts';
 export {

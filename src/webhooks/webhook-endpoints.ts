@@ -116,6 +116,30 @@ export async function insertWebhookEndpoint(
   return { endpoint: endpoint!, secret };
 }
 
+/**
+ * Holds the organization's endpoint list until the transaction ends, so that two registrations
+ * of the same URL at once cannot both find it free.
+ */
+export async function lockEndpointList(tx: Executor, organizationId: string): Promise<void> {
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${organizationId}`}, 0))`,
+  );
+}
+
+/** The organization's endpoint at `url` (as stored), other than `exceptId`. */
+export async function endpointAt(
+  db: Executor,
+  organizationId: string,
+  url: string,
+  exceptId?: string,
+): Promise<WebhookEndpointRow | undefined> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.url, url)));
+  return rows.find((row) => row.id !== exceptId);
+}
+
 export async function findWebhookEndpoint(db: Executor, id: string): Promise<WebhookEndpointRow | undefined> {
   const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
   return row;

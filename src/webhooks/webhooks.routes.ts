@@ -1,6 +1,7 @@
 // The partner webhook API (docs/decisions/partner-webhook-endpoints.md): a partner registers and
 // manages its own organization's receivers with a bearer token holding webhooks:write. List, create
-// (the secret is shown once), read, change URL, event types or status, delete, send a test event.
+// (the secret is shown once), read, change URL, event types or status, delete, send a test event,
+// read the delivery log and send a delivery again.
 // Another organization's endpoint is the same 404 as a missing one. Each change is in the
 // organization's audit log, by the API client that made it.
 import type { FastifyRequest } from 'fastify';
@@ -18,6 +19,7 @@ import {
   type Host,
 } from '../platform/index.ts';
 import { createWebhookEndpoint } from './actions/create-webhook-endpoint.ts';
+import { endpointRefusalError } from './actions/endpoint-checks.ts';
 import { deleteWebhookEndpoint } from './actions/delete-webhook-endpoint.ts';
 import { updateWebhookEndpoint } from './actions/update-webhook-endpoint.ts';
 import {
@@ -27,6 +29,7 @@ import {
   EndpointCreateIn,
   EndpointPatchIn,
 } from './endpoint-input.ts';
+import { deliveryPage, DeliveryListOut, DeliveryQuery, retryEndpointDelivery } from './delivery-log.ts';
 import { createTestDelivery, toDeliveryOut, WebhookDeliveryOut } from './webhook-deliveries.ts';
 import {
   findWebhookEndpoint,
@@ -119,7 +122,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         body: EndpointCreateIn,
         response: {
           201: Envelope(EndpointCreatedOut, 'Webhook endpoint created', 201),
-          ...errorResponses(400, 401, 403, 429),
+          ...errorResponses(400, 401, 403, 409, 429),
         },
       },
     },
@@ -129,7 +132,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         url: request.body.url,
         events: request.body.events,
       });
-      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      if (!('done' in outcome)) throw endpointRefusalError(outcome);
       const { endpoint, secret } = outcome.done;
       const now = ctx.clock.now();
       return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });
@@ -171,7 +174,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         body: PatchIn,
         response: {
           200: Envelope(WebhookEndpointOut, 'Webhook endpoint updated'),
-          ...errorResponses(400, 401, 403, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
     },
@@ -181,7 +184,7 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         endpointId: endpointIdOf(request),
         ...request.body,
       });
-      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      if (!('done' in outcome)) throw endpointRefusalError(outcome);
       const row = outcome.done;
       const now = ctx.clock.now();
       return envelope(200, 'Webhook endpoint updated', toWebhookEndpointOut(row, now));
@@ -239,6 +242,54 @@ export async function registerWebhookRoutes(app: Host, ctx: AppContext) {
         createTestDelivery(tx, endpoint, ctx.clock.now()),
       );
       return send(reply, 202, 'Test event queued', toDeliveryOut(delivery, []));
+    },
+  );
+
+  app.get(
+    '/v1/webhook-endpoints/:endpointId/deliveries',
+    {
+      ...access,
+      schema: {
+        tags: [TAG],
+        summary: "List an endpoint's deliveries",
+        description:
+          'Newest first, each with its attempts (HTTP status, latency, the start of the reply). Pass next_cursor back unchanged as cursor, with the same status filter.',
+        security,
+        params: Params,
+        querystring: DeliveryQuery,
+        response: {
+          200: Envelope(DeliveryListOut, 'Deliveries retrieved'),
+          ...errorResponses(400, 401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const endpoint = await endpointOf(ctx, request);
+      return envelope(200, 'Deliveries retrieved', await deliveryPage(ctx, endpoint, request.query));
+    },
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry',
+    {
+      ...access,
+      schema: {
+        tags: [TAG],
+        summary: 'Send a delivery again',
+        description:
+          'Queues the delivery to be sent now, with the same webhook-id (receivers that record webhook-ids see it as the same event); the endpoint must be enabled.',
+        security,
+        params: Type.Object({ endpointId: Type.String(), deliveryId: Type.String() }),
+        response: {
+          202: Envelope(WebhookDeliveryOut, 'Delivery queued', 202),
+          ...errorResponses(401, 403, 404, 409, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await endpointOf(ctx, request);
+      const queued = await retryEndpointDelivery(ctx, endpoint, request.params.deliveryId);
+      return send(reply, 202, 'Delivery queued', queued);
     },
   );
 }

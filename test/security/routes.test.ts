@@ -21,10 +21,11 @@ let stranger: TestPartner;
 let revokedToken: string;
 const ids: Record<string, string> = {};
 const ORIGIN = 'https://shop.example.org';
+let endpointsMade = 0;
 
 interface RouteCase {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** path with :event, :session, :order, :endpoint filled from the owner's objects */
+  /** path with :event, :session, :order, :endpoint, :delivery filled from the owner's objects */
   path: string;
   scope: Scope;
   publishable: boolean;
@@ -143,7 +144,8 @@ const ROUTES: RouteCase[] = [
     path: '/v1/webhook-endpoints',
     scope: 'webhooks:write',
     publishable: false,
-    body: () => ({ url: 'http://127.0.0.1:9/hooks' }),
+    // a URL of its own each time: an organization has one endpoint per URL
+    body: () => ({ url: `http://127.0.0.1:9/hooks?n=${++endpointsMade}` }),
     invalid: { url: '/v1/webhook-endpoints', payload: { url: 'ftp://x' }, validated: true },
   },
   {
@@ -170,6 +172,22 @@ const ROUTES: RouteCase[] = [
     publishable: false,
     ownedObject: true,
     invalid: { url: '/v1/webhook-endpoints/whe_%00x/test', validated: false },
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook-endpoints/:endpoint/deliveries',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/webhook-endpoints/:endpoint/deliveries?status=lost', validated: true },
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook-endpoints/:endpoint/deliveries/:delivery/retry',
+    scope: 'webhooks:write',
+    publishable: false,
+    ownedObject: true,
+    invalid: { url: '/v1/webhook-endpoints/:endpoint/deliveries/whd_%00x/retry', validated: false },
   },
   {
     method: 'GET',
@@ -202,7 +220,8 @@ function url(path: string) {
     .replace(':event', ids.event!)
     .replace(':session', ids.session!)
     .replace(':order', ids.order!)
-    .replace(':endpoint', ids.endpoint!);
+    .replace(':endpoint', ids.endpoint!)
+    .replace(':delivery', ids.delivery!);
 }
 
 function call(route: RouteCase, headers: Record<string, string>) {
@@ -274,6 +293,12 @@ before(async () => {
     payload: { url: 'http://127.0.0.1:9/hooks' },
   });
   ids.endpoint = endpoint.json().data.id;
+  const delivery = await h.service.api.inject({
+    method: 'POST',
+    url: `/v1/webhook-endpoints/${ids.endpoint}/test`,
+    headers: bearer(token),
+  });
+  ids.delivery = delivery.json().data.id;
   const revoked = await makePartner(h);
   revokedToken = await getToken(h, revoked);
   await markClientRevoked(h.service.ctx.database.db, revoked.clientId, new Date());
@@ -403,7 +428,7 @@ describe('security suite over every partner route', () => {
       .sort();
     const covered = ROUTES.map(
       (r) =>
-        `${r.method} ${r.path.replace(/:(\w+)/g, (_m, p: string) => `{${{ event: 'eventId', session: 'sessionId', order: 'orderId', endpoint: 'endpointId' }[p]}}`)}`,
+        `${r.method} ${r.path.replace(/:(\w+)/g, (_m, p: string) => `{${{ event: 'eventId', session: 'sessionId', order: 'orderId', endpoint: 'endpointId', delivery: 'deliveryId' }[p]}}`)}`,
     ).sort();
     assert.deepEqual(covered, documented);
   });

@@ -161,3 +161,99 @@ describe('webhook endpoint actions', () => {
     );
   });
 });
+
+describe('one endpoint per URL', () => {
+  /** The organization's endpoints' ids and URLs, oldest first. */
+  async function endpointsOf(organizationId: string) {
+    const res = await admin(h, { method: 'GET', url: `/organizations/${organizationId}/webhook-endpoints` });
+    const data = (res.json() as { data: { webhook_endpoints: { id: string; url: string }[] } }).data;
+    return data.webhook_endpoints.map(({ id, url }) => ({ id, url }));
+  }
+
+  test('a second endpoint for a URL is refused from each interface, naming the first', async () => {
+    const partner = await makePartner(h);
+    const org = partner.organizationId;
+    const token = await getToken(h, partner);
+    const api = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
+      h.service.api.inject({
+        method,
+        url: `/v1${url}`,
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const first = await api('POST', '/webhook-endpoints', { url: r.url });
+    assert.equal(first.statusCode, 201, first.body);
+    const firstId = first.json().data.id as string;
+    const other = await api('POST', '/webhook-endpoints', { url: `${r.url}?v=2` });
+    const otherId = other.json().data.id as string;
+    const before = await endpointsOf(org);
+
+    const named = (body: string) => {
+      const error = JSON.parse(body) as { code: number; error_code: string; message: string };
+      assert.equal(error.code, 409);
+      assert.equal(error.error_code, 'webhook_endpoint_exists');
+      assert.match(error.message, new RegExp(firstId));
+      assert.ok(error.message.includes(r.url), error.message);
+    };
+    const again = await api('POST', '/webhook-endpoints', { url: r.url });
+    assert.equal(again.statusCode, 409);
+    named(again.body);
+    const moved = await api('PATCH', `/webhook-endpoints/${otherId}`, { url: r.url });
+    assert.equal(moved.statusCode, 409);
+    named(moved.body);
+    const viaAdmin = await admin(h, {
+      method: 'POST',
+      url: `/organizations/${org}/webhook-endpoints`,
+      body: { url: r.url },
+    });
+    assert.equal(viaAdmin.statusCode, 409);
+    named(viaAdmin.body);
+    const movedByAdmin = await admin(h, {
+      method: 'PATCH',
+      url: `/webhook-endpoints/${otherId}`,
+      body: { url: r.url },
+    });
+    assert.equal(movedByAdmin.statusCode, 409);
+    named(movedByAdmin.body);
+
+    const member = await makeMember(h, org, 'developer');
+    const agent = await signIn(h, member);
+    await agent.get('/developers/webhooks/new');
+    const page = await agent.post('/developers/webhooks', { url: r.url, events: ['order.paid'] });
+    assert.equal(page.statusCode, 422);
+    assert.ok(page.body.includes(firstId), 'the form names the endpoint that has the URL');
+
+    assert.deepEqual(await endpointsOf(org), before, 'nothing was created or changed');
+    const { entries } = await entriesOf(org, otherId);
+    assert.deepEqual(
+      entries.map(([action]) => action),
+      ['webhook_endpoint.created'],
+    );
+    // Its own URL again is no conflict, and another organization may use the same URL.
+    assert.equal((await api('PATCH', `/webhook-endpoints/${firstId}`, { url: r.url })).statusCode, 200);
+    const elsewhere = await makePartner(h);
+    const theirs = await admin(h, {
+      method: 'POST',
+      url: `/organizations/${elsewhere.organizationId}/webhook-endpoints`,
+      body: { url: r.url },
+    });
+    assert.equal(theirs.statusCode, 201, theirs.body);
+  });
+
+  test('two registrations of one URL at the same moment make one endpoint', async () => {
+    const partner = await makePartner(h);
+    const token = await getToken(h, partner);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        h.service.api.inject({
+          method: 'POST',
+          url: '/v1/webhook-endpoints',
+          headers: { ...bearer(token), 'content-type': 'application/json' },
+          payload: JSON.stringify({ url: `${r.url}?same=1` }),
+        }),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [201, 409, 409]);
+    assert.equal((await endpointsOf(partner.organizationId)).length, 1);
+  });
+});

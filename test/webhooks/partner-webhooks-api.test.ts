@@ -75,7 +75,7 @@ describe('partner webhook endpoints', () => {
   });
 
   test('PATCH changes url, events and status; a disabled endpoint takes no test event', async () => {
-    const created = dataOf(await api('POST', '/webhook-endpoints', { url: r.url }), 201);
+    const created = dataOf(await api('POST', '/webhook-endpoints', { url: `${r.url}/patched` }), 201);
     const path = `/webhook-endpoints/${created.id}`;
     const moved = dataOf(await api('PATCH', path, { url: `${r.url}/v2` }), 200);
     assert.equal(moved.url, `${r.url}/v2`);
@@ -122,6 +122,8 @@ describe('partner webhook endpoints', () => {
         ['PATCH', '', { status: 'disabled' }],
         ['DELETE', '', undefined],
         ['POST', '/test', undefined],
+        ['GET', '/deliveries', undefined],
+        ['POST', '/deliveries/whd_ZZZZZZZZZZZZZZZZZZZZZZZZ/retry', undefined],
       ] as const) {
         const res = await api(method, `/webhook-endpoints/${id}${suffix}`, body);
         assert.equal(res.statusCode, 404, `${method} ${id}${suffix}: ${res.body}`);
@@ -174,5 +176,87 @@ describe('partner webhook endpoints', () => {
       headers: { 'x-service-publishable-key': partner.publishableKey, origin: 'https://shop.example.org' },
     });
     assert.equal(publishable.statusCode, 401, publishable.body);
+  });
+
+  test('the delivery log shows each attempt with its status, latency and reply, page by page', async () => {
+    const failing = await startReceiver(() => ({ status: 500, body: 'receiver says: database down' }));
+    try {
+      const own = await makePartner(h);
+      const ownToken = await getToken(h, own);
+      const created = dataOf(await api('POST', '/webhook-endpoints', { url: failing.url }, ownToken), 201);
+      const path = `/webhook-endpoints/${created.id}`;
+      for (let i = 0; i < 3; i++) dataOf(await api('POST', `${path}/test`, undefined, ownToken), 202);
+      await pump(h, () => failing.requests.length >= 3);
+
+      const first = dataOf(await api('GET', `${path}/deliveries?limit=2`, undefined, ownToken), 200);
+      assert.equal(first.deliveries.length, 2);
+      assert.equal(first.has_more, true);
+      const attempt = first.deliveries[0].attempts[0];
+      assert.equal(attempt.status, 500);
+      assert.equal(attempt.response_excerpt, 'receiver says: database down');
+      assert.ok(Number.isInteger(attempt.latency_ms) && attempt.latency_ms >= 0);
+      const second = dataOf(
+        await api(
+          'GET',
+          `${path}/deliveries?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`,
+          undefined,
+          ownToken,
+        ),
+        200,
+      );
+      assert.equal(second.deliveries.length, 1);
+      assert.equal(second.has_more, false);
+      assert.equal(second.next_cursor, null);
+      const ids = [...first.deliveries, ...second.deliveries].map((d: { id: string }) => d.id);
+      assert.equal(new Set(ids).size, 3);
+
+      // A cursor is bound to its filter, and the filter is checked.
+      const mixed = await api(
+        'GET',
+        `${path}/deliveries?status=delivered&cursor=${encodeURIComponent(first.next_cursor)}`,
+        undefined,
+        ownToken,
+      );
+      assert.equal(mixed.statusCode, 400, mixed.body);
+      assert.equal(JSON.parse(mixed.body).errors[0].field, 'cursor');
+      const badStatus = await api('GET', `${path}/deliveries?status=lost`, undefined, ownToken);
+      assert.equal(badStatus.statusCode, 400);
+      // Another partner's token sees none of it.
+      assert.equal((await api('GET', `${path}/deliveries`)).statusCode, 404);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  test('a delivery sent again arrives with the same webhook-id; a disabled endpoint refuses', async () => {
+    const own = await makePartner(h);
+    const ownToken = await getToken(h, own);
+    const url = `${r.url}/again`;
+    const created = dataOf(await api('POST', '/webhook-endpoints', { url }, ownToken), 201);
+    const path = `/webhook-endpoints/${created.id}`;
+    const queued = dataOf(await api('POST', `${path}/test`, undefined, ownToken), 202);
+    const arrived = () => r.requests.filter((q) => q.path === '/hooks/again');
+    await pump(h, () => arrived().length === 1);
+    const sent = dataOf(await api('POST', `${path}/deliveries/${queued.id}/retry`, undefined, ownToken), 202);
+    assert.equal(sent.id, queued.id);
+    await pump(h, () => arrived().length === 2);
+    assert.equal(arrived()[1]!.headers['webhook-id'], arrived()[0]!.headers['webhook-id']);
+    verifyDelivery(created.secret, arrived()[1]!);
+
+    // Not this endpoint's delivery, or not a delivery id: 404; a disabled endpoint: 409.
+    const other = dataOf(await api('POST', '/webhook-endpoints', { url: `${r.url}/other` }, ownToken), 201);
+    for (const id of [queued.id, 'whd_ZZZZZZZZZZZZZZZZZZZZZZZZ', 'nonsense']) {
+      const res = await api(
+        'POST',
+        `/webhook-endpoints/${other.id}/deliveries/${id}/retry`,
+        undefined,
+        ownToken,
+      );
+      assert.equal(res.statusCode, 404, res.body);
+    }
+    dataOf(await api('PATCH', path, { status: 'disabled' }, ownToken), 200);
+    const refused = await api('POST', `${path}/deliveries/${queued.id}/retry`, undefined, ownToken);
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(arrived().length, 2);
   });
 });

@@ -28,6 +28,10 @@ after(async () => {
   await h.close();
 });
 
+let made = 0;
+/** The receiver's URL, told apart per endpoint: an organization has one endpoint per URL. */
+const nextUrl = () => `${r.url}?endpoint=${++made}`;
+
 function post(url: string, body?: unknown) {
   return admin(h, { method: 'POST', url, ...(body !== undefined && { body }) });
 }
@@ -103,7 +107,7 @@ describe('creating and reading endpoints', () => {
     errorOf(await admin(h, { url: '/webhook-endpoints/whe_000000000000000000000000' }), 404, 'not_found');
     errorOf(await admin(h, { url: '/webhook-endpoints/cli_000000000000000000000000' }), 404, 'not_found');
     errorOf(await admin(h, { url: `/webhook-endpoints/whe_${'x'.repeat(150)}` }), 404, 'not_found');
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     errorOf(
       await admin(h, { url: `/webhook-endpoints/${endpoint.id}/deliveries/whd_000000000000000000000000` }),
       404,
@@ -117,7 +121,7 @@ describe('creating and reading endpoints', () => {
   });
 
   test('a delivery is found only under its own endpoint', async () => {
-    const a = await createEndpoint(h, orgId, r.url);
+    const a = await createEndpoint(h, orgId, nextUrl());
     const b = await createEndpoint(h, (await makePartner(h)).organizationId, r.url);
     const queued = await sendTestEvent(h, a.id);
     errorOf(await admin(h, { url: `/webhook-endpoints/${b.id}/deliveries/${queued.id}` }), 404, 'not_found');
@@ -126,8 +130,8 @@ describe('creating and reading endpoints', () => {
   });
 
   test('the delivery list refuses a foreign or malformed cursor and an unknown status', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
-    const other = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
+    const other = await createEndpoint(h, orgId, nextUrl());
     await sendTestEvent(h, other.id);
     await sendTestEvent(h, other.id);
     const page = dataOf(await admin(h, { url: `/webhook-endpoints/${other.id}/deliveries?limit=1` }), 200);
@@ -156,7 +160,7 @@ describe('creating and reading endpoints', () => {
 
 describe('changing endpoints', () => {
   test('PATCH changes the URL and event types; a bad value changes nothing', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     const other = await startReceiver();
     try {
       const patched = dataOf(
@@ -183,7 +187,7 @@ describe('changing endpoints', () => {
   });
 
   test('disable stops test events and retries (409 conflict); enable allows them again', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     const queued = await sendTestEvent(h, endpoint.id);
     const disabled = dataOf(await post(`/webhook-endpoints/${endpoint.id}/disable`), 200);
     assert.equal(disabled.status, 'disabled');
@@ -210,7 +214,7 @@ describe('changing endpoints', () => {
   });
 
   test('rotate-secret returns the new secret once and reports the overlap', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     const rotated = dataOf(await post(`/webhook-endpoints/${endpoint.id}/rotate-secret`), 200);
     assert.deepEqual(Object.keys(rotated).sort(), ['id', 'previous_secret_expires_at', 'secret']);
     assert.notEqual(rotated.secret, endpoint.secret);
@@ -221,7 +225,7 @@ describe('changing endpoints', () => {
   });
 
   test('delete removes the endpoint and its deliveries', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     await sendTestEvent(h, endpoint.id);
     const res = await admin(h, { method: 'DELETE', url: `/webhook-endpoints/${endpoint.id}` });
     assert.deepEqual(dataOf(res, 200), { id: endpoint.id, deleted: true });
@@ -232,7 +236,7 @@ describe('changing endpoints', () => {
   });
 
   test('actions take no body: absent, empty or {} is fine, anything else is refused', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     for (const payload of ['', '{}']) {
       const res = await admin(h, {
         method: 'POST',
@@ -249,7 +253,7 @@ describe('changing endpoints', () => {
 
 describe('admin key', () => {
   test('every webhook route without the admin key is 401 unauthorized', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     const queued = await sendTestEvent(h, endpoint.id);
     const e = `/webhook-endpoints/${endpoint.id}`;
     const routes: AdminRequest[] = [
@@ -279,7 +283,7 @@ describe('admin key', () => {
 
 describe('robustness', () => {
   test('hostile ids and text are 4xx on every webhook route, never 500', async () => {
-    const endpoint = await createEndpoint(h, orgId, r.url);
+    const endpoint = await createEndpoint(h, orgId, nextUrl());
     const ids = [
       'x'.repeat(10_000),
       `whe_${'A'.repeat(150)}`,

@@ -2,9 +2,10 @@
 // order.paid); the answer carries the signing secret, shown this once.
 import type { AppContext } from '../../context.ts';
 import { findOrganization } from '../../organizations/index.ts';
-import { Envelope, notFound, refusalError, send, type Host } from '../../platform/index.ts';
+import { Envelope, notFound, send, type Host } from '../../platform/index.ts';
 import {
   createWebhookEndpoint,
+  endpointRefusalError,
   EndpointCreatedOut,
   EndpointCreateIn,
   toWebhookEndpointOut,
@@ -22,7 +23,7 @@ export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
         body: EndpointCreateIn,
         response: {
           201: Envelope(EndpointCreatedOut, 'Webhook endpoint created'),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 409),
         },
       },
     },
@@ -36,7 +37,7 @@ export function createWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
         url: request.body.url,
         events: request.body.events,
       });
-      if (!('done' in outcome)) throw refusalError(outcome, 'organization');
+      if (!('done' in outcome)) throw endpointRefusalError(outcome, 'organization');
       const { endpoint, secret } = outcome.done;
       const now = ctx.clock.now();
       return send(reply, 201, 'Webhook endpoint created', { ...toWebhookEndpointOut(endpoint, now), secret });

@@ -1,8 +1,13 @@
 // POST /webhook-endpoints/:id/disable stops deliveries to the endpoint (reason manual);
 // POST /webhook-endpoints/:id/enable resumes them. One route each, alike but for the status.
 import type { AppContext } from '../../context.ts';
-import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
-import { toWebhookEndpointOut, updateWebhookEndpoint, WebhookEndpointOut } from '../../webhooks/index.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
+import {
+  endpointRefusalError,
+  toWebhookEndpointOut,
+  updateWebhookEndpoint,
+  WebhookEndpointOut,
+} from '../../webhooks/index.ts';
 import { operatorOf } from '../admin-audit.ts';
 import { assertId, errorResponses, IdParams, NoBody } from '../admin-schemas.ts';
 
@@ -29,7 +34,7 @@ export function webhookEndpointStatusRoutes(actions: Host, ctx: AppContext): voi
           endpointId: request.params.id,
           status,
         });
-        if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+        if (!('done' in outcome)) throw endpointRefusalError(outcome);
         return envelope(200, message, toWebhookEndpointOut(outcome.done, ctx.clock.now()));
       },
     );

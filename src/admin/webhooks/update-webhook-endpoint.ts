@@ -1,8 +1,9 @@
 // PATCH /webhook-endpoints/:id: changes the URL and/or the event types.
 import type { AppContext } from '../../context.ts';
-import { Envelope, envelope, refusalError, type Host } from '../../platform/index.ts';
+import { Envelope, envelope, type Host } from '../../platform/index.ts';
 import {
   EndpointPatchIn,
+  endpointRefusalError,
   toWebhookEndpointOut,
   updateWebhookEndpoint,
   WebhookEndpointOut,
@@ -19,7 +20,7 @@ export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
         body: EndpointPatchIn,
         response: {
           200: Envelope(WebhookEndpointOut, 'Webhook endpoint updated'),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 409),
         },
       },
     },
@@ -30,7 +31,7 @@ export function updateWebhookEndpointRoute(admin: Host, ctx: AppContext): void {
         endpointId: request.params.id,
         ...request.body,
       });
-      if (!('done' in outcome)) throw refusalError(outcome, 'webhook endpoint');
+      if (!('done' in outcome)) throw endpointRefusalError(outcome);
       const now = ctx.clock.now();
       return envelope(200, 'Webhook endpoint updated', toWebhookEndpointOut(outcome.done, now));
     },

@@ -1,12 +1,8 @@
-// The admin webhook routes' own wire types: the rotation's answer, the delivery list, path
-// parameters and the delivery filters. Endpoint bodies and answers are the webhooks module's
-// (endpoint-input.ts, WebhookEndpointOut, WebhookDeliveryOut).
+// The admin webhook routes' own wire types: the rotation's answer and the delivery's path
+// parameters. Endpoint bodies, answers and the delivery log are the webhooks module's
+// (endpoint-input.ts, WebhookEndpointOut, delivery-log.ts).
 import { Type } from 'typebox';
-import { DELIVERY_STATUSES, WebhookDeliveryOut } from '../../webhooks/index.ts';
 import { Timestamp } from '../../platform/index.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
 
 export const SecretOut = Type.Object({
   id: Type.String(),
@@ -14,15 +10,4 @@ export const SecretOut = Type.Object({
   previous_secret_expires_at: Timestamp,
 });
 
-export const DeliveryListOut = Type.Object({
-  deliveries: Type.Array(WebhookDeliveryOut),
-  next_cursor: Nullable(Type.String()),
-  has_more: Type.Boolean(),
-});
-
 export const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
-export const DeliveryQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ description: '1 to 50 (clamped); default 20' })),
-  cursor: Type.Optional(Type.String()),
-  status: Type.Optional(Type.Enum(DELIVERY_STATUSES)),
-});

@@ -6,7 +6,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import {
   attemptDelivery,
+  endpointExistsMessage,
   findWebhookEndpoint,
+  type EndpointExists,
   type WebhookEndpointRow,
   type WebhookEventType,
 } from '../../webhooks/index.ts';
@@ -42,9 +44,10 @@ export function readEndpointForm(body: FormBody, errors: FieldErrors): EndpointF
 }
 
 /** An endpoint action's refusal of the form, in the form's words. */
-export function endpointFormErrors(refusal: Refusal): FieldErrors {
+export function endpointFormErrors(refusal: Refusal | EndpointExists): FieldErrors {
   if (refusal.refused === 'not_found') throw new PageError('not_found', 'webhook endpoint');
   if (refusal.refused === 'conflict') return { url: refusal.message };
+  if (refusal.refused === 'webhook_endpoint_exists') return { url: endpointExistsMessage(refusal) };
   const errors: FieldErrors = {};
   for (const error of refusal.errors) {
     if (error.field === 'url') errors.url = `The endpoint URL ${error.message}.`;

@@ -2,11 +2,13 @@
 // the actor's organization.
 import { withinReach, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
-import type { FieldError } from '../../platform/index.ts';
+import { ApiError, refusalError, type FieldError, type Refusal, type Tx } from '../../platform/index.ts';
 import {
   checkEndpointUrl,
   checkEventTypes,
+  endpointAt,
   findWebhookEndpoint,
+  lockEndpointList,
   WEBHOOK_EVENT_TYPES,
   type WebhookEndpointRow,
 } from '../webhook-endpoints.ts';
@@ -42,6 +44,38 @@ export async function checkEndpointInput(
     events = types;
   }
   return { ...(url !== undefined && { url }), ...(events !== undefined && { events }), errors };
+}
+
+/** Refused: the organization already has an endpoint at this URL (a second would get another secret). */
+export interface EndpointExists {
+  refused: 'webhook_endpoint_exists';
+  endpointId: string;
+  url: string;
+}
+
+/** The refusal's words, the same on every interface. */
+export function endpointExistsMessage({ endpointId, url }: EndpointExists): string {
+  return `A webhook endpoint for ${url} already exists: ${endpointId}. Change that one (or rotate its secret) rather than registering the URL twice.`;
+}
+
+/** The API's answer to an endpoint action's refusal. */
+export function endpointRefusalError(refusal: Refusal | EndpointExists, what = 'webhook endpoint'): ApiError {
+  if (refusal.refused === 'webhook_endpoint_exists') {
+    return new ApiError('webhook_endpoint_exists', endpointExistsMessage(refusal));
+  }
+  return refusalError(refusal, what);
+}
+
+/** In `tx`, with the organization's list held until it ends: the endpoint other than `exceptId` at `url`. */
+export async function sameUrl(
+  tx: Tx,
+  organizationId: string,
+  url: string,
+  exceptId?: string,
+): Promise<EndpointExists | null> {
+  await lockEndpointList(tx, organizationId);
+  const existing = await endpointAt(tx, organizationId, url, exceptId);
+  return existing ? { refused: 'webhook_endpoint_exists', endpointId: existing.id, url } : null;
 }
 
 export async function findEndpointFor(

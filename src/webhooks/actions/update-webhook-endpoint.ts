@@ -1,5 +1,5 @@
 // Changes an endpoint's URL, its event types and whether it is enabled; the fields left out keep
-// their values. Each change is audited, in one transaction: the URL and events first, then the
+// their values; a URL another of the organization's endpoints has is refused. Each change is audited, in one transaction: the URL and events first, then the
 // status. Disabling cancels the pending deliveries; enabling starts with no failure streak.
 import { recordAudit, type ActingOn } from '../../audit/index.ts';
 import type { AppContext } from '../../context.ts';
@@ -11,7 +11,14 @@ import {
   patchWebhookEndpoint,
   type WebhookEndpointRow,
 } from '../webhook-endpoints.ts';
-import { checkEndpointInput, endpointAudit, findEndpointFor, type EndpointInput } from './endpoint-checks.ts';
+import {
+  checkEndpointInput,
+  endpointAudit,
+  findEndpointFor,
+  sameUrl,
+  type EndpointExists,
+  type EndpointInput,
+} from './endpoint-checks.ts';
 
 export interface UpdateWebhookEndpointOptions extends ActingOn, EndpointInput {
   endpointId: string;
@@ -21,13 +28,16 @@ export interface UpdateWebhookEndpointOptions extends ActingOn, EndpointInput {
 export async function updateWebhookEndpoint(
   ctx: AppContext,
   { endpointId, url, events, status, ...on }: UpdateWebhookEndpointOptions,
-): Promise<Outcome<WebhookEndpointRow>> {
+): Promise<Outcome<WebhookEndpointRow, EndpointExists>> {
   const endpoint = await findEndpointFor(ctx, on, endpointId);
   if (!endpoint) return notThere;
   const checked = await checkEndpointInput(ctx, { url, events });
   if (checked.errors.length > 0) return invalid(checked.errors);
   const now = ctx.clock.now();
   const row = await ctx.database.transaction(async (tx) => {
+    const exists =
+      checked.url === undefined ? null : await sameUrl(tx, endpoint.organizationId, checked.url, endpoint.id);
+    if (exists) return exists;
     if (checked.url !== undefined || checked.events !== undefined) {
       const patched = await patchWebhookEndpoint(
         tx,
@@ -53,5 +63,6 @@ export async function updateWebhookEndpoint(
     }
     return findWebhookEndpoint(tx, endpoint.id);
   });
+  if (row && 'refused' in row) return row;
   return row ? { done: row } : notThere;
 }
