@@ -9,7 +9,7 @@ import { ConfigError, readVariable } from '../../config.ts';
 
 export const ENV_USAGE = 'env';
 
-export interface EnvIo {
+interface EnvIo {
   env: NodeJS.ProcessEnv;
   stdout(text: string): void;
   stderr(text: string): void;
