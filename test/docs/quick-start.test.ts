@@ -62,6 +62,8 @@ test(
       ['npm ci && npm start', 'kill %1'],
       'only starting the service and stopping the receiver are left to the test',
     );
+    // The reader's first command sets up the terminal; nothing else in the guide needs editing.
+    assert.equal(run[0]!.text.split('\n')[0], 'eval "$(npm run -s cli -- env)"');
     const script = ['set -eo pipefail', ...run.map((b) => b.text)].join('\n');
     const receiverPort = await freePort();
     let output = '';
