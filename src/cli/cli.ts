@@ -14,6 +14,7 @@ import { flag, str, UsageError, type Command, type Values } from './command.ts';
 import { BUYER_COMMANDS } from './commands/buyers.ts';
 import { CLIENT_COMMANDS } from './commands/clients.ts';
 import { DB_USAGE } from './commands/db-usage.ts';
+import { ENV_USAGE, runEnv } from './commands/env.ts';
 import { EVENT_COMMANDS } from './commands/events.ts';
 import { INVITATION_COMMANDS } from './commands/invitations.ts';
 import { LISTEN_USAGE, runListen } from './commands/listen.ts';
@@ -37,6 +38,7 @@ const USAGE = [
   '',
   ...COMMANDS.map((c) => `  ${c.usage}`),
   `  ${LISTEN_USAGE}`,
+  `  ${ENV_USAGE}`,
   ...DB_USAGE.map((u) => `  ${u}`),
   '  help',
   '',
@@ -52,6 +54,10 @@ const USAGE = [
   'with an API client (webhooks:write): --client-id/--client-secret, else TICKETING_CLIENT_ID and',
   'TICKETING_CLIENT_SECRET, else client_id/client_secret in $DATA_DIR/demo.json; the API at',
   '--api-url, else $API_URL, else http://127.0.0.1:4000.',
+  '',
+  'env prints export lines for a shell (eval "$(npm run -s cli -- env)"): API_URL, SITE_URL, APP_URL',
+  "and DATA_DIR as the service reads them from this environment, and the demo client's CLIENT_ID,",
+  'CLIENT_SECRET and PUBLISHABLE_KEY from $DATA_DIR/demo.json.',
   '',
   'db migrate applies pending migrations (the release step; all in one transaction) and db status',
   'lists applied and pending ones, on the database itself: DATABASE_URL, else PGlite in $DATA_DIR.',
@@ -89,8 +95,10 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
     stdout(`${USAGE}\n`);
     return 0;
   }
-  // The one partner-API command, long-running, with its own options and credentials.
+  // The partner-API command, long-running, with its own options and credentials.
   if (group === 'listen') return runListen(argv.slice(1), { env, stdout, stderr });
+  // Reads the configuration and demo.json only: no call to any API.
+  if (group === 'env') return runEnv(argv.slice(1), { env, stdout, stderr });
   // The release step: on the database, not over the admin API (the service may not run yet).
   if (group === 'db') {
     const { runDb } = await import('./commands/db.ts');

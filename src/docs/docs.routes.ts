@@ -9,6 +9,7 @@ import { docsPage, type NavEntry } from './docs-shell.ts';
 import { DOCS_CSS } from './docs-style.ts';
 import { loadExamples, loadGuides } from './guides.ts';
 import { loadReference, REFERENCE_CSP } from './reference.ts';
+import { serviceValuesOf } from './service-values.ts';
 
 /** Guide pages run no script and load only their stylesheet. */
 const PAGE_CSP = [
@@ -31,14 +32,15 @@ function pageHeaders(reply: FastifyReply, csp: string): FastifyReply {
     .type('text/html; charset=utf-8');
 }
 
-export async function registerDocsRoutes(app: Host, _ctx: AppContext) {
+export async function registerDocsRoutes(app: Host, ctx: AppContext) {
   const styles = makeAsset({
     name: 'docs',
     extension: 'css',
     contentType: 'text/css; charset=utf-8',
     text: DOCS_CSS.trim(),
   });
-  const guides = loadGuides();
+  // Commands on the pages name this service's URLs and data directory (service-values.ts).
+  const guides = loadGuides(undefined, serviceValuesOf(ctx.config));
   const reference = loadReference();
   const nav: NavEntry[] = [
     ...guides.map((g) => ({ href: g.href, label: g.title })),

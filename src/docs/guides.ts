@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderGuide } from './markdown.ts';
+import { fillServiceValues, type ServiceValues } from './service-values.ts';
 
 export interface Guide {
   /** '' for the index, else the file name without .md */
@@ -54,13 +55,15 @@ function rank(name: string): number {
   return at < 0 ? ORDER.length : at;
 }
 
-export function loadGuides(dir = partnerDocsDir()): Guide[] {
+/** The guides rendered; with `values`, naming that service instead of the defaults (service-values.ts). */
+export function loadGuides(dir = partnerDocsDir(), values?: ServiceValues): Guide[] {
   const names = readdirSync(dir)
     .filter((file) => file.endsWith('.md'))
     .map((file) => file.slice(0, -'.md'.length))
     .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   return names.map((name) => {
-    const { title, html } = renderGuide(readFileSync(join(dir, `${name}.md`), 'utf8'));
+    const markdown = readFileSync(join(dir, `${name}.md`), 'utf8');
+    const { title, html } = renderGuide(values ? fillServiceValues(markdown, values) : markdown);
     const slug = name === 'README' ? '' : name;
     return { slug, href: slug === '' ? '/docs' : `/docs/${slug}`, title: title || name, html };
   });

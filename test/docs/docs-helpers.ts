@@ -21,21 +21,27 @@ export function readGuide(file: string): string {
 
 /**
  * startListeningHarness (test/e2e/browser-helpers.ts) with local webhook receivers allowed and
- * the outbox polled a hundred times faster: the quick start registers http://localhost.
+ * the outbox polled a hundred times faster: the quick start registers http://localhost. Each
+ * host on a free port, never a default one; `env` adds settings (a DATA_DIR).
  */
-export async function startDocsHarness(): Promise<{ h: Harness; api: string }> {
-  const [api, site, app] = [await freePort(), await freePort(), await freePort()];
+export async function startDocsHarness(
+  env: Record<string, string> = {},
+): Promise<{ h: Harness; api: string; site: string; app: string }> {
+  const [api, site, app] = [await freePort(), await freePort(), await freePort()].map(
+    (port) => `http://127.0.0.1:${port}`,
+  ) as [string, string, string];
   const h = await startHarness({
     env: {
-      API_URL: `http://127.0.0.1:${api}`,
-      SITE_URL: `http://127.0.0.1:${site}`,
-      APP_URL: `http://127.0.0.1:${app}`,
+      API_URL: api,
+      SITE_URL: site,
+      APP_URL: app,
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_TIME_SCALE: '0.01',
+      ...env,
     },
   });
   await h.service.listen();
-  return { h, api: `http://127.0.0.1:${api}` };
+  return { h, api, site, app };
 }
 
 export interface CodeBlock {

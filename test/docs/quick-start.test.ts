@@ -1,34 +1,39 @@
-// The quick start, executed: its sh blocks in order in one bash, against a listening service
-// seeded with the demo organization, in a folder holding .data/demo.json as `npm start` writes
-// it. Passes when the guide's receiver prints a verified order.paid for a paid order. Blocks
-// marked "quick-start-test: skip" (starting the service, stopping the receiver) are the test's.
+// The quick start, executed: its sh blocks in order in one bash at the repository root, against a
+// listening service on ports other than the defaults with a DATA_DIR other than .data, seeded with
+// the demo organization, which writes DATA_DIR/demo.json as `npm start` does. The bash gets the
+// service's settings (DATA_DIR, API_URL, SITE_URL, APP_URL) as a reader's terminal would, and
+// nothing else the guide uses: `npm run -s cli -- env` must find the rest. Passes when the
+// guide's receiver prints a verified order.paid for a paid order. Blocks marked
+// "quick-start-test: skip" (starting the service, stopping the receiver) are the test's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { findApiClient } from '../../src/auth/clients.ts';
 import { seedDemo } from '../../src/demo/seed-demo.ts';
-import type { Harness } from '../helpers/harness.ts';
+import { TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
-import { codeBlocks, GUIDES, readGuide, startDocsHarness } from './docs-helpers.ts';
+import { codeBlocks, readGuide, REPO, startDocsHarness } from './docs-helpers.ts';
 
 const WAIT_MS = 120_000;
 
 let h: Harness;
-let api: string;
-let folder: string;
+let urls: { api: string; site: string; app: string };
+let dataDir: string;
+let demoClientId: string;
 let child: ChildProcess | undefined;
 
 before(async () => {
-  ({ h, api } = await startDocsHarness());
-  const demo = await seedDemo(h.service.ctx, null);
+  dataDir = mkdtempSync(join(tmpdir(), 'quick-start-data-'));
+  const { h: harness, ...hosts } = await startDocsHarness({ DATA_DIR: dataDir });
+  h = harness;
+  urls = hosts;
+  const demo = await seedDemo(h.service.ctx, TEST_ADMIN_KEY);
   assert.ok(demo, 'the demo organization was seeded');
-  folder = mkdtempSync(join(tmpdir(), 'quick-start-'));
-  mkdirSync(join(folder, '.data'));
-  writeFileSync(join(folder, '.data', 'demo.json'), JSON.stringify(demo, null, 2));
-  // The guide runs from the repository root: docs/ is there.
-  symlinkSync(dirname(GUIDES), join(folder, 'docs'));
+  assert.ok(existsSync(join(dataDir, 'demo.json')), 'the seed wrote demo.json into DATA_DIR');
+  demoClientId = demo.client_id;
 });
 
 after(async () => {
@@ -41,7 +46,7 @@ after(async () => {
     }
   }
   await h?.close();
-  if (folder) rmSync(folder, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test(
@@ -57,17 +62,27 @@ test(
       ['npm ci && npm start', 'kill %1'],
       'only starting the service and stopping the receiver are left to the test',
     );
+    // The reader's first command sets up the terminal; nothing else in the guide needs editing.
+    assert.equal(run[0]!.text.split('\n')[0], 'eval "$(npm run -s cli -- env)"');
     const script = ['set -eo pipefail', ...run.map((b) => b.text)].join('\n');
     const receiverPort = await freePort();
     let output = '';
+    const partnerOrigin = `http://localhost:${await freePort()}`;
+    for (const url of Object.values(urls)) assert.doesNotMatch(url, /:400[0-2]$/, 'hosts off the defaults');
     child = spawn('bash', ['-c', script], {
-      cwd: folder,
+      cwd: REPO,
       detached: true,
       env: {
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-        HOME: process.env.HOME ?? folder,
-        API_URL: api,
+        HOME: process.env.HOME ?? dataDir,
+        ...(process.env.NODE_COMPILE_CACHE && { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }),
+        // The settings the service was started with, as in the reader's terminal.
+        DATA_DIR: dataDir,
+        API_URL: urls.api,
+        SITE_URL: urls.site,
+        APP_URL: urls.app,
         RECEIVER_PORT: String(receiverPort),
+        PARTNER_ORIGIN: partnerOrigin,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -88,5 +103,14 @@ test(
     assert.match(output, new RegExp(`${orderId} pending`));
     assert.match(output, /^[A-Z0-9]{6,} paid: Ada Runner$/m);
     assert.doesNotMatch(output, /rejected|undefined|error/i);
+    // `cli env` named this service, and the guide reached nothing on a default port.
+    assert.ok(output.includes(`client ${demoClientId} on ${urls.api}, checkout on ${urls.site}`), output);
+    assert.doesNotMatch(output, /:400[0-2]\b/);
+    assert.match(output, /^tt_\w+ 10 km: 25000 \+ fee \d+ = \d+ UGX$/m);
+    assert.match(output, new RegExp(`^open ${urls.site}/checkout/cs_\\w+$`, 'm'));
+    // The one command added the reader's origin to both lists of the demo client.
+    const client = await findApiClient(h.service.ctx.database.db, demoClientId);
+    assert.ok(client?.allowedDomains.includes(partnerOrigin), JSON.stringify(client?.allowedDomains));
+    assert.ok(client?.returnUrlDomains.includes(partnerOrigin), JSON.stringify(client?.returnUrlDomains));
   },
 );
