@@ -1,7 +1,7 @@
 // The hosted checkout on the SITE host: GET /checkout/<session_id> and the form, payment, status,
-// embed origin and cancel routes under it, the page's static assets under /assets (and /favicon.ico), and runners' tickets under
-// /tickets. HTML pages only (errors too), urlencoded forms only, per-IP rate limit, no cookies,
-// security headers on all.
+// embed origin and cancel routes under it, the page's static assets under /assets (and
+// /favicon.ico), and runners' tickets under /tickets. HTML pages only (errors too), urlencoded
+// forms only, per-IP rate limit, no cookies, security headers on all.
 // One handler per file in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/index.ts';
