@@ -16,16 +16,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The version in the file's first line; each change gets an entry in docs/checkout-js-changelog.md. */
-export const CHECKOUT_JS_VERSION = '1.3.0';
+export const CHECKOUT_JS_VERSION = '1.4.0';
 export const SITE_ORIGIN_TOKEN = '%SERVICE_SITE_ORIGIN%';
 export const API_ORIGIN_TOKEN = '%SERVICE_API_ORIGIN%';
 /**
  * Property names read only inside checkout.js: the modal's words (src/site/messages/embed.en.ts,
- * both languages bundled) and the open checkout's record (Checkout in checkout.ts). None may be a
- * name of the DOM, of an option or of a message.
+ * both languages bundled), the open checkout's record (Checkout in checkout.ts) and the modal's
+ * methods (Modal in modal.ts). None may be a name of the DOM, of an option or of a message.
  */
 const INNER_KEYS =
-  /^(loadingCheckout|closeCheckout|checkoutLabel|couldNotOpen|tryAgainLabel|options|modal|timer|onMessage|paid)$/;
+  /^(loadingCheckout|closeCheckout|checkoutLabel|couldNotOpen|tryAgainLabel|options|modal|timer|onMessage|paid|prompting|typedIn|load|ready|fail|isFrame|ask|hide|show)$/;
 
 /** The repository root: the nearest folder above this module with a package.json (src/ or dist/src/). */
 export function projectRoot(): string {

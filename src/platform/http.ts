@@ -260,9 +260,28 @@ function setErrorHandlers(
     return sendError(request, reply, apiError);
   });
 
-  app.setNotFoundHandler(
+  setNotFoundBeforeBody(
+    app,
     notFound ?? ((request, reply) => sendError(request, reply, new ApiError('not_found', 'No such route.'))),
   );
+}
+
+/**
+ * A path no route has is 404 whatever its body: the not-found answer goes out on arrival, from an
+ * onRequest hook that runs after the scope's own (credentials, limits, language), so no body parser
+ * or body limit speaks first (an empty or broken JSON body, or a huge Content-Length, was 400 or
+ * 413). The unread body is dropped as for any answer given before the body. Fastify runs every
+ * lifecycle hook named in the not-found options, though its typings name only two.
+ */
+export function setNotFoundBeforeBody(
+  scope: Host,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown,
+): void {
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    await notFound(request, reply);
+    return reply;
+  };
+  scope.setNotFoundHandler({ onRequest } as object, notFound);
 }
 
 /**

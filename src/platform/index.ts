@@ -43,7 +43,7 @@ export {
 export type { ErrorCode, FieldError } from './errors.ts';
 export { attr, html, raw } from './html.ts';
 export type { Html, Interpolation } from './html.ts';
-export { createHost, envelope, send, sendSerialized } from './http.ts';
+export { createHost, envelope, send, sendSerialized, setNotFoundBeforeBody } from './http.ts';
 export type { Host, HostName } from './http.ts';
 export { rewriteStoredResponses } from './idempotency-erasure.ts';
 export {

@@ -1,7 +1,7 @@
-// The hosted checkout on the SITE host: GET /checkout/<session_id> and the form, payment, status
-// and cancel routes under it, the page's static assets under /assets (and /favicon.ico), and runners' tickets under
-// /tickets. HTML pages only (errors too), urlencoded forms only, per-IP rate limit, no cookies,
-// security headers on all.
+// The hosted checkout on the SITE host: GET /checkout/<session_id> and the form, payment, status,
+// embed origin and cancel routes under it, the page's static assets under /assets (and
+// /favicon.ico), and runners' tickets under /tickets. HTML pages only (errors too), urlencoded
+// forms only, per-IP rate limit, no cookies, security headers on all.
 // One handler per file in routes/; this file only wires them.
 import type { AppContext } from '../context.ts';
 import type { Host } from '../platform/index.ts';
@@ -14,6 +14,7 @@ import { readStatus } from './routes/read-status.ts';
 import { resendPrompt } from './routes/resend-prompt.ts';
 import { retryPayment } from './routes/retry-payment.ts';
 import { serveAsset } from './routes/serve-asset.ts';
+import { serveEmbedOrigin } from './routes/serve-embed-origin.ts';
 import { showCheckout } from './routes/show-checkout.ts';
 import { showPayment } from './routes/show-payment.ts';
 import { serveTicketWorker, showTicket, TICKET_PAGE_PARTS } from './routes/show-ticket.ts';
@@ -53,6 +54,7 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
       scope.post('/:sessionId/order', HIDDEN, submitOrder(ctx));
       scope.get('/:sessionId/pay', HIDDEN, showPayment(ctx));
       scope.get('/:sessionId/status.json', HIDDEN, readStatus(ctx));
+      scope.get('/:sessionId/embed.js', HIDDEN, serveEmbedOrigin(ctx));
       scope.post('/:sessionId/retry', HIDDEN, retryPayment(ctx));
       scope.post('/:sessionId/resend', HIDDEN, resendPrompt(ctx));
       scope.post('/:sessionId/switch', HIDDEN, switchPayment(ctx));

@@ -251,8 +251,10 @@ document.getElementById('open').addEventListener('click', function () {
   });
 
   test('a page that is not the embed origin cannot show the checkout: the frame is refused', async () => {
-    // The load_timeout that follows is proven in load-timeout.browser.test.ts; here, that the
-    // refusal is the browser enforcing frame-ancestors, not a page that merely did not load.
+    // Here, that the refusal is the browser enforcing frame-ancestors, not a page that merely did
+    // not load. The page lets in checkout.js alone, so the script cannot learn the session's embed
+    // origin and report embed_origin_mismatch first (embed-origin-mismatch.browser.test.ts); the
+    // load_timeout that follows is proven in load-timeout.browser.test.ts.
     const sessionId = (
       await w.partnerSite.service.createEmbeddedSession({
         eventId: w.eventId,
@@ -260,6 +262,7 @@ document.getElementById('open').addEventListener('click', function () {
       })
     ).id;
     w.stranger.pages.set('/framer', {
+      headers: { 'content-security-policy': `script-src ${w.site}/v1/checkout.js` },
       html: `<!doctype html><title>framer</title><script src="${w.site}/v1/checkout.js"></script>`,
     });
     const { page, context } = await w.newPage();

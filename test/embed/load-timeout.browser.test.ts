@@ -1,8 +1,9 @@
 // load_timeout: the checkout frame never says service:ready within 25 seconds
 // (docs/contract.md#script-error-codes). Both causes the contract names, side by side so the suite
-// waits the real 25 s once: a page
-// whose origin is not the session's embed origin (the checkout's frame-ancestors refuses it), and
-// a page whose own Content-Security-Policy has no frame-src for the site.
+// waits the real 25 s once: a page whose origin is not the session's embed origin (the checkout's
+// frame-ancestors refuses it) and whose Content-Security-Policy allows checkout.js alone, so that
+// the script cannot ask the site whose session it is (else: embed_origin_mismatch at once,
+// embed-origin-mismatch.browser.test.ts); and a page whose own policy has no frame-src for the site.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -54,7 +55,8 @@ describe('load_timeout', { skip: NO_BROWSER ?? false }, () => {
   });
 
   test('after 25 s when the page is not the embed origin, or its CSP has no frame-src for the site', async () => {
-    // 1. The session belongs to the partner's origin; the page opening it is somewhere else.
+    // 1. The session belongs to the partner's origin; the page opening it is somewhere else, and
+    // lets in only checkout.js itself from the site (a source with a path matches that file alone).
     const partnerSession = (
       await w.partnerSite.service.createEmbeddedSession({
         eventId: w.eventId,
@@ -62,6 +64,9 @@ describe('load_timeout', { skip: NO_BROWSER ?? false }, () => {
       })
     ).id;
     w.stranger.pages.set('/elsewhere', {
+      headers: {
+        'content-security-policy': `default-src 'none'; script-src ${w.site}/v1/checkout.js; frame-src ${w.site}`,
+      },
       html: `<!doctype html><title>elsewhere</title><script src="${w.site}/v1/checkout.js"></script>`,
     });
     // 2. The session is for this page's origin, but the page's policy does not allow framing the site.

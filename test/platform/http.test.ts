@@ -264,6 +264,97 @@ describe('HTTP platform', () => {
   });
 });
 
+describe('unknown routes whatever the body', () => {
+  /** Bodies a parser or a body limit would refuse before routing, if it ran first. */
+  const BODIES = [
+    { name: 'an empty JSON body', headers: { 'content-type': 'application/json' }, payload: '' },
+    { name: 'invalid JSON', headers: { 'content-type': 'application/json' }, payload: '{"name": ' },
+    {
+      name: 'a huge Content-Length',
+      headers: { 'content-type': 'application/json', 'content-length': '99999999' },
+      payload: '{}',
+    },
+    { name: 'a body of a type no route takes', headers: { 'content-type': 'text/csv' }, payload: 'a,b' },
+  ];
+
+  test('are 404 not_found in the envelope on the API, SITE and admin API', async () => {
+    const targets = [
+      { app: h.service.api, url: '/v1/no-such-thing' },
+      { app: h.service.api, url: '/nope' },
+      { app: host, url: '/nope' },
+      { app: h.service.site, url: '/nope' },
+      { app: h.service.app, url: '/admin/v1/no-such-thing' },
+    ];
+    for (const { app, url } of targets) {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+        for (const body of BODIES) {
+          const res = await app.inject({ method, url, headers: body.headers, payload: body.payload });
+          assert.equal(res.statusCode, 404, `${method} ${url} with ${body.name}: ${res.body}`);
+          assertErrorEnvelope(res, 404, 'not_found');
+        }
+      }
+    }
+  });
+
+  test("are the host's own not-found page on the checkout pages and the organizer app", async () => {
+    for (const { app, url } of [
+      { app: h.service.site, url: '/checkout/cs_0000000000000000000000/no/such/step' },
+      { app: h.service.app, url: '/no/such/page' },
+    ]) {
+      for (const body of BODIES) {
+        const res = await app.inject({ method: 'POST', url, headers: body.headers, payload: body.payload });
+        assert.equal(res.statusCode, 404, `${url} with ${body.name}: ${res.body.slice(0, 200)}`);
+        assert.match(String(res.headers['content-type']), /^text\/html/);
+        assert.match(String(res.headers['x-request-id']), /^req_/);
+      }
+    }
+  });
+
+  test('a partner credential on an unknown SITE or APP path is still refused first', async () => {
+    const partner = await makePartner(h);
+    for (const app of [h.service.site, h.service.app]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/nope',
+        headers: { 'content-type': 'application/json', 'x-service-publishable-key': partner.publishableKey },
+        payload: '',
+      });
+      assertErrorEnvelope(res, 401, 'partner_credential_not_accepted');
+    }
+  });
+
+  test('existing routes keep their 400 and 413 for the same bodies', async () => {
+    const [empty, invalid, huge] = BODIES;
+    for (const body of [empty!, invalid!]) {
+      const res = await host.inject({
+        method: 'POST',
+        url: '/things',
+        headers: body.headers,
+        payload: body.payload,
+      });
+      assertErrorEnvelope(res, 400, 'validation_failed');
+    }
+    const res = await host.inject({
+      method: 'POST',
+      url: '/things',
+      headers: huge!.headers,
+      payload: huge!.payload,
+    });
+    assertErrorEnvelope(res, 413, 'payload_too_large');
+    // and a real partner route, with its credential (without one it is 401 before the body)
+    const token = await getToken(h, await makePartner(h));
+    for (const body of [empty!, invalid!]) {
+      const created = await h.service.api.inject({
+        method: 'POST',
+        url: '/v1/checkout-sessions',
+        headers: { ...bearer(token), ...body.headers },
+        payload: body.payload,
+      });
+      assertErrorEnvelope(created, 400, 'validation_failed');
+    }
+  });
+});
+
 describe('NUL characters', () => {
   test('in a body or query is validation_failed and in a path is not_found, before reaching the database', async () => {
     const body = await host.inject({

@@ -174,6 +174,21 @@ describe('malformed HTTP', () => {
     }
   });
 
+  test('an unknown route is answered 404 without waiting for a body it declared', async () => {
+    for (const [name, to] of Object.entries(hosts)) {
+      const path = name === 'app' ? '/admin/v1/nope' : '/v1/nope';
+      const result = await exchange(
+        to,
+        [
+          `POST ${path} HTTP/1.1\r\n${HEAD}Content-Type: application/json\r\nContent-Length: 99999999\r\n\r\n{`,
+        ],
+        1000,
+      );
+      assert.equal(result.responses.length, 1, `${name}: ${result.raw.slice(0, 200)}`);
+      assertEnvelope(result.responses[0], 404, 'not_found', name);
+    }
+  });
+
   test('the token endpoint refuses an Expect other than 100-continue in its own OAuth shape', async () => {
     const result = await exchange(hosts.api, [
       `POST /v1/oauth/token HTTP/1.1\r\n${HEAD}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\nExpect: 102-processing\r\n\r\ngrant_type=client_credentials`,

@@ -1,7 +1,9 @@
 // The hosted checkout page by state, over HTTP (inject): unknown, open, embedded, expired and
-// complete sessions; the security headers of each; the assets; status.json; limits and errors.
+// complete sessions; the security headers of each; the assets; status.json; embed.js; limits and
+// errors.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from '../../src/site/assets.ts';
@@ -259,6 +261,45 @@ describe('GET /checkout/<session_id>/status.json', () => {
     const unknown = await getPage(h, '/checkout/cs_0000000000000000000000/status.json');
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().error_code, 'not_found');
+  });
+});
+
+describe('GET /checkout/<session_id>/embed.js', () => {
+  /** Runs the script as a page would, on a <script> element of its own, and returns its data. */
+  function run(body: string): Record<string, string> {
+    const dataset: Record<string, string> = {};
+    runInNewContext(body, { document: { currentScript: { dataset } } });
+    return dataset;
+  }
+
+  test("writes an embedded session's embed origin on its own script element, for any page", async () => {
+    const id = await createSession(h, race, {
+      ui_mode: 'embedded',
+      embed_origin: EMBED,
+      on_success_url: undefined,
+      on_cancel_url: undefined,
+    });
+    const res = await getPage(h, `/checkout/${id}/embed.js`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/javascript; charset=utf-8');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['cross-origin-resource-policy'], 'cross-origin');
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.equal(res.headers['set-cookie'], undefined, 'no Set-Cookie');
+    assert.deepEqual(run(res.body), { embedOrigin: EMBED });
+  });
+
+  test('says nothing for a redirect session, and is a 404 for no session', async () => {
+    const id = await createSession(h, race);
+    const redirect = await getPage(h, `/checkout/${id}/embed.js`);
+    assert.equal(redirect.statusCode, 200);
+    assert.deepEqual(run(redirect.body), {});
+    for (const unknown of ['cs_0000000000000000000000', 'nope']) {
+      const res = await getPage(h, `/checkout/${unknown}/embed.js`);
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.doesNotMatch(String(res.headers['content-type']), /javascript/);
+    }
   });
 });
 

@@ -73,9 +73,9 @@ interface Checkout {
   timer: ReturnType<typeof setTimeout>;
   onMessage: (event: MessageEvent) => void;
   /** the frame's last service:state: a payment prompt is out on the buyer's phone */
-  prompt?: boolean;
+  prompting?: boolean;
   /** ... and the buyer has typed into the form: closing would lose it */
-  typed?: boolean;
+  typedIn?: boolean;
   /** onSuccess has fired */
   paid?: boolean;
 }
@@ -121,7 +121,7 @@ function finish(checkout: Checkout, cancelled?: boolean): void {
   current = null;
   clearTimeout(checkout.timer);
   checkout.modal.hide();
-  if (!checkout.prompt) end(checkout);
+  if (!checkout.prompting) end(checkout);
   if (cancelled) call(checkout.options.onCancel);
   call(checkout.options.onClose);
   // Unless a callback opened another checkout meanwhile: then it waits for that one to close.
@@ -136,7 +136,7 @@ function finish(checkout: Checkout, cancelled?: boolean): void {
  * something typed, the checkout page asks the buyer first (and then says close).
  */
 function dismiss(checkout: Checkout): void {
-  if (checkout.prompt || checkout.typed) checkout.modal.ask(SITE);
+  if (checkout.prompting || checkout.typedIn) checkout.modal.ask(SITE);
   else finish(checkout);
 }
 
@@ -148,12 +148,7 @@ function open(options: OpenOptions): void {
   if (current) return;
   const o: OpenOptions = options || {};
   if (!fromSite) {
-    return report(
-      o,
-      'misconfigured',
-      `Load checkout.js from ${SCRIPT_URL}; copies and bundles cannot open.`,
-      0,
-    );
+    return report(o, 'misconfigured', `Load checkout.js from ${SCRIPT_URL}; copies cannot open.`, 0);
   }
   const sessionId = o.sessionId;
   const byKey = sessionId == null;
@@ -165,7 +160,7 @@ function open(options: OpenOptions): void {
     return report(
       o,
       'invalid_options',
-      "Pass sessionId, or publishableKey and eventId; locale 'en' or 'sw'; callbacks must be functions.",
+      "Pass sessionId, or publishableKey and eventId; locale 'en' or 'sw'; callbacks as functions.",
       0,
     );
   }
@@ -173,12 +168,13 @@ function open(options: OpenOptions): void {
     return report(o, 'invalid_session', 'sessionId is not a checkout session id (cs_...).', 0);
   }
 
-  const fail = (code: string, message: string, status: number) => {
+  /** `final`: the partner's to fix, whatever the status. The buyer never sees `message`. */
+  const fail = (code: string, message: string, status: number, final?: boolean) => {
     if (current !== checkout) return;
     clearTimeout(checkout.timer);
     // Busy (429, 503), failing, unreachable or not loaded in time: the next try may well work, and
     // nothing reached the buyer's phone before the checkout showed. Else the partner's to fix.
-    checkout.modal.fail(message, (status > 428 || !status) && again);
+    checkout.modal.fail(!final && (status > 428 || !status) && again);
     report(o, code, message, status);
   };
   /** The same open() again, from a modal put away quietly (no callbacks: nothing was closed). */
@@ -200,7 +196,7 @@ function open(options: OpenOptions): void {
       // Only our site, and only our own frame: not another window, not another frame of the site.
       if (event.origin !== SITE || !checkout.modal.isFrame(event.source) || !data) return;
       const type = data.type;
-      if (type === 'service:ready' || type === 'service:success') {
+      if (/^service:(ready|success)$/.test(type)) {
         clearTimeout(checkout.timer);
         checkout.modal.ready();
       }
@@ -216,10 +212,10 @@ function open(options: OpenOptions): void {
         if (!current) show(checkout);
         else if (current !== checkout) paidLater = checkout;
       } else if (type === 'service:state') {
-        checkout.prompt = data.prompt === true;
-        checkout.typed = data.typed === true;
+        checkout.prompting = data.prompt === true;
+        checkout.typedIn = data.typed === true;
         // The prompt ended unpaid: a hidden checkout has nothing left to watch.
-        if (!checkout.prompt && !checkout.paid && current !== checkout) end(checkout);
+        if (!checkout.prompting && !checkout.paid && current !== checkout) end(checkout);
       } else if (type === 'service:cancel') {
         finish(checkout, true);
       } else if (type === 'service:close') {
@@ -230,8 +226,28 @@ function open(options: OpenOptions): void {
   current = checkout;
   addEventListener('message', checkout.onMessage);
   const load = (id: string) => checkout.modal.load(`${SITE}/checkout/${id}`);
-  // A session made elsewhere has its own locale, if any: the option is the page's ?lang= then.
-  if (!byKey) return load(sessionId + (o.locale ? '?lang=' + o.locale : ''));
+  if (!byKey) {
+    // A session made elsewhere may be for another page: its frame would be refused without a word
+    // (frame-ancestors), so the site says whose it is, in a script (the page allows scripts from the
+    // site, not always connections). No answer leaves the load time-out to tell.
+    try {
+      const probe = document.createElement('script');
+      probe.src = `${SITE}/checkout/${sessionId}/embed.js`;
+      probe.onload = probe.onerror = () => {
+        const embed = probe.dataset.embedOrigin;
+        probe.remove();
+        if (embed && embed !== origin) {
+          fail('embed_origin_mismatch', `The session's embed origin is ${embed}, not ${origin}.`, 0, true);
+        }
+      };
+      document.head.append(probe);
+    } catch {
+      // A page enforcing Trusted Types refuses a plain script URL (a document without a head
+      // fails too): the load time-out tells then.
+    }
+    // A session made elsewhere has its own locale, if any: the option is the page's ?lang= then.
+    return load(sessionId + (o.locale ? '?lang=' + o.locale : ''));
+  }
 
   // With a publishable key the script creates the embedded session itself
   // (docs/contract.md#opening-a-checkout).
@@ -264,10 +280,10 @@ function open(options: OpenOptions): void {
           } else if (typeof id === 'string' && SESSION_ID.test(id)) {
             if (current === checkout) load(id);
           } else {
-            fail('invalid_session', 'The checkout service did not return a checkout session.', status);
+            fail('invalid_session', 'The API returned no checkout session.', status);
           }
         }),
-    () => fail('network_error', 'The checkout service could not be reached.', 0),
+    () => fail('network_error', 'The API could not be reached.', 0),
   );
 }
 

@@ -16,10 +16,10 @@ export interface Modal {
   /** the page said service:ready: the spinner and its × go, the frame shows and takes focus */
   ready(): void;
   /**
-   * replaces the frame or spinner with `message`; with `again`, a failure the next try may not
-   * meet: the buyer's own words instead, and a button that runs it
+   * replaces the frame or spinner with the buyer's words (never the developer's message of
+   * onError); with `again`, a failure the next try may not meet, and a button that runs it
    */
-  fail(message: string, again: false | (() => void)): void;
+  fail(again: false | (() => void)): void;
   /** whether a message came from this modal's frame */
   isFrame(source: MessageEventSource | null): boolean;
   /** asks the checkout page to confirm closing (service:confirm-close), focus on the frame */
@@ -44,9 +44,11 @@ function make<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   css: string,
   parent?: Node,
+  attributes: Record<string, string> = {},
 ): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   element.style.cssText = css;
+  for (const name in attributes) element.setAttribute(name, attributes[name]!);
   if (parent) parent.appendChild(element);
   return element;
 }
@@ -71,12 +73,13 @@ export function createModal(dismiss: () => void, words: Words): Modal {
   );
   // Focus sentinels on both sides of the dialog: Tab past either end lands on one and is sent back in.
   const first = make('div', '', overlay);
-  const panel = make('div', '', overlay);
+  const panel = make('div', '', overlay, {
+    role: 'dialog',
+    'aria-modal': 'true',
+    'aria-label': words.checkoutLabel,
+  });
   const last = make('div', '', overlay);
   first.tabIndex = last.tabIndex = 0;
-  panel.setAttribute('role', 'dialog');
-  panel.setAttribute('aria-modal', 'true');
-  panel.setAttribute('aria-label', words.checkoutLabel);
 
   const frame = make('iframe', 'display:block;' + FULL + 'border:0;visibility:hidden', panel);
   frame.title = words.checkoutLabel;
@@ -86,14 +89,14 @@ export function createModal(dismiss: () => void, words: Words): Modal {
     'div',
     'position:absolute;top:0;left:0;right:0;bottom:0;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:16px;padding:24px;background:#fff;color:#111827;font:16px/1.5 system-ui,sans-serif;text-align:center',
     panel,
+    { role: 'status' },
   );
-  status.setAttribute('role', 'status');
   const spinner = make(
     'div',
     'width:28px;height:28px;border-radius:50%;border:4px solid #e5e7eb;border-top-color:#111827',
     status,
   );
-  if (spinner.animate && !matchMedia('(prefers-reduced-motion: reduce)').matches) {
+  if (spinner.animate && !matchMedia('(prefers-reduced-motion:reduce)').matches) {
     spinner.animate([{ transform: 'rotate(0)' }, { transform: 'rotate(1turn)' }], {
       duration: 800,
       iterations: Infinity,
@@ -106,10 +109,10 @@ export function createModal(dismiss: () => void, words: Words): Modal {
     'button',
     'position:absolute;top:0;right:0;width:48px;height:48px;border:0;background:none;color:#374151;font:28px/1 sans-serif;cursor:pointer',
     panel,
+    { 'aria-label': words.closeCheckout },
   );
-  closeButton.type = 'button';
+  // Never inside a form (the overlay is the body's child): the default type is harmless.
   closeButton.textContent = '\u00d7';
-  closeButton.setAttribute('aria-label', words.closeCheckout);
   closeButton.onclick = dismiss;
 
   let shown = false;
@@ -126,14 +129,18 @@ export function createModal(dismiss: () => void, words: Words): Modal {
       dismiss();
     }
   };
+  /** Focus and Esc are watched on the whole page while the overlay shows ('add' or 'remove'). */
+  const watch = (verb: 'add' | 'remove') => {
+    doc[`${verb}EventListener`]('focusin', onFocus as EventListener, true);
+    doc[`${verb}EventListener`]('keydown', onKey as EventListener, true);
+  };
 
   // Shown at open, and again when a checkout closed mid-payment comes back on its confirmation.
   const show = () => {
     returnTo = doc.activeElement as HTMLElement | null;
     overflow = [root.style.overflow, body.style.overflow];
     layout();
-    doc.addEventListener('focusin', onFocus, true);
-    doc.addEventListener('keydown', onKey, true);
+    watch('add');
     root.style.overflow = body.style.overflow = 'hidden';
     overlay.style.display = 'flex';
   };
@@ -155,11 +162,11 @@ export function createModal(dismiss: () => void, words: Words): Modal {
       frame.style.visibility = 'visible';
       frame.focus();
     },
-    fail(message, again) {
+    fail(again) {
       frame.remove();
       spinner.remove();
       status.setAttribute('role', 'alert');
-      text.textContent = again ? words.couldNotOpen : message;
+      text.textContent = words.couldNotOpen;
       if (again) {
         // Outside any form: a plain button, no type needed.
         const button = make(
@@ -181,8 +188,7 @@ export function createModal(dismiss: () => void, words: Words): Modal {
     },
     // display:none, not removed: a removed iframe would stop the checkout page watching the order.
     hide() {
-      doc.removeEventListener('focusin', onFocus, true);
-      doc.removeEventListener('keydown', onKey, true);
+      watch('remove');
       overlay.style.display = 'none';
       root.style.overflow = overflow[0]!;
       body.style.overflow = overflow[1]!;

@@ -8,6 +8,7 @@ import {
   enforceRateLimit,
   logRequestError,
   sendError,
+  setNotFoundBeforeBody,
   toApiError,
   type Host,
 } from '../../platform/index.ts';
@@ -79,7 +80,7 @@ export function pageScope(
     return sendPage(reply, apiError.status, page);
   });
 
-  scope.setNotFoundHandler((_request, reply) => {
+  setNotFoundBeforeBody(scope, (_request, reply) => {
     setPageHeaders(reply, NO_FRAMING, notFoundInline);
     return sendPage(reply, 404, notFoundPage());
   });
