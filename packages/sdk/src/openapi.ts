@@ -2287,6 +2287,23 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
+        /** @description The current state does not allow it */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
         /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
@@ -2700,6 +2717,23 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
+        /** @description The current state does not allow it */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
         /** @description Too many requests: retry after the time in Retry-After */
         429: {
           headers: {
@@ -2758,6 +2792,356 @@ export interface paths {
                */
               code: number;
               /** @example Test event queued */
+              message: string;
+              data: {
+                id: string;
+                endpoint_id: string;
+                /** @description msg_...: the webhook-id header, the same on every attempt */
+                webhook_id: string;
+                event_type: string;
+                /** @enum {unknown} */
+                status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+                attempt_count: number;
+                next_attempt_at: string | null;
+                last_attempt_at: string | null;
+                last_status: number | null;
+                last_error: string | null;
+                delivered_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 * @example 2026-12-06T05:00:00.000Z
+                 */
+                created_at: string;
+                attempts: {
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   * @example 2026-12-06T05:00:00.000Z
+                   */
+                  attempted_at: string;
+                  status: number | null;
+                  latency_ms: number;
+                  error: string | null;
+                  response_excerpt: string | null;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The current state does not allow it */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 409,
+             *       "message": "This webhook endpoint is disabled; enable it first.",
+             *       "error_code": "conflict",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an endpoint's deliveries
+     * @description Newest first, each with its attempts (HTTP status, latency, the start of the reply). Pass next_cursor back unchanged as cursor, with the same status filter.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description 1 to 50 (clamped); default 20 */
+          limit?: number;
+          cursor?: string;
+          status?: 'pending' | 'delivered' | 'failed' | 'cancelled';
+        };
+        header?: never;
+        path: {
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deliveries retrieved */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 200
+               */
+              code: number;
+              /** @example Deliveries retrieved */
+              message: string;
+              data: {
+                deliveries: {
+                  id: string;
+                  endpoint_id: string;
+                  /** @description msg_...: the webhook-id header, the same on every attempt */
+                  webhook_id: string;
+                  event_type: string;
+                  /** @enum {unknown} */
+                  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+                  attempt_count: number;
+                  next_attempt_at: string | null;
+                  last_attempt_at: string | null;
+                  last_status: number | null;
+                  last_error: string | null;
+                  delivered_at: string | null;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601 UTC with milliseconds
+                   * @example 2026-12-06T05:00:00.000Z
+                   */
+                  created_at: string;
+                  attempts: {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC with milliseconds
+                     * @example 2026-12-06T05:00:00.000Z
+                     */
+                    attempted_at: string;
+                    status: number | null;
+                    latency_ms: number;
+                    error: string | null;
+                    response_excerpt: string | null;
+                  }[];
+                }[];
+                next_cursor: string | null;
+                has_more: boolean;
+              };
+            };
+          };
+        };
+        /** @description The request is not valid; errors names the fields */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 400,
+             *       "message": "buyer.email: must be an e-mail address",
+             *       "error_code": "validation_failed",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw",
+             *       "errors": [
+             *         {
+             *           "field": "buyer.email",
+             *           "message": "must be an e-mail address"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No valid credential */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 401,
+             *       "message": "Authentication required: send a bearer access token.",
+             *       "error_code": "invalid_token",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The credential may not do this */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 403,
+             *       "message": "This credential lacks the scope orders:read.",
+             *       "error_code": "insufficient_scope",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 404,
+             *       "message": "No such resource.",
+             *       "error_code": "not_found",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many requests: retry after the time in Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "code": 429,
+             *       "message": "Too many requests; retry after the time in Retry-After.",
+             *       "error_code": "rate_limited",
+             *       "request_id": "req_8dJ2kq0x1F3n9bTz7Qe4LmVw"
+             *     }
+             */
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery again
+     * @description Queues the delivery to be sent now, with the same webhook-id (receivers that record webhook-ids see it as the same event); the endpoint must be enabled.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          endpointId: string;
+          deliveryId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Delivery queued */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /**
+               * @description HTTP status
+               * @example 202
+               */
+              code: number;
+              /** @example Delivery queued */
               message: string;
               data: {
                 id: string;
