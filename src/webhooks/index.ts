@@ -26,19 +26,13 @@ export { countUndispatchedEvents, countWebhookBacklog, readPendingDeliveries } f
 export {
   attemptsOf,
   createTestDelivery,
-  DELIVERY_STATUSES,
   findDelivery,
   listDeliveries,
   retryDelivery,
   toDeliveryOut,
   WebhookDeliveryOut,
 } from './webhook-deliveries.ts';
-export type {
-  DeliveryStatus,
-  OutboxFollower,
-  WebhookAttemptRow,
-  WebhookDeliveryRow,
-} from './webhook-deliveries.ts';
+export type { OutboxFollower, WebhookAttemptRow, WebhookDeliveryRow } from './webhook-deliveries.ts';
 export {
   checkEndpointUrl,
   findWebhookEndpoint,
