@@ -2,9 +2,8 @@
 // partner's own client credentials, a token for webhooks:write, the event stream and its
 // server-sent events. Kept apart from admin-client.ts so the two credentials never mix.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readVariable } from '../config.ts';
 import { ApiFailure, ConfigFailure, NetworkFailure, type FieldError } from './admin-client.ts';
+import { DEFAULT_API_URL, demoFileOf } from './cli-defaults.ts';
 
 export interface PartnerCredentials {
   clientId: string;
@@ -14,7 +13,7 @@ export interface PartnerCredentials {
 
 /** What DATA_DIR/demo.json may give: the demo client, written on the demo's first start. */
 function demoFile(env: NodeJS.ProcessEnv): { path: string; values: Record<string, unknown> } {
-  const path = join(readVariable('DATA_DIR', env), 'demo.json');
+  const path = demoFileOf(env);
   try {
     return { path, values: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
   } catch {
@@ -37,7 +36,7 @@ export function resolvePartnerCredentials(
       `no API client: give --client-id and --client-secret, or set TICKETING_CLIENT_ID and TICKETING_CLIENT_SECRET (in development, ${demo.path} holds the demo client's)`,
     );
   }
-  const raw = flags.apiUrl ?? text(env.API_URL) ?? text(demo.values.api_url) ?? readVariable('API_URL', {});
+  const raw = flags.apiUrl ?? text(env.API_URL) ?? text(demo.values.api_url) ?? DEFAULT_API_URL;
   let url: URL;
   try {
     url = new URL(raw);
