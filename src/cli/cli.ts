@@ -39,9 +39,10 @@ async function adminCommands(): Promise<Command[]> {
 }
 
 async function usage(): Promise<string> {
-  const [commands, { LISTEN_USAGE }, { ENV_USAGE }] = await Promise.all([
+  const [commands, { LISTEN_USAGE }, { TRIGGER_USAGE }, { ENV_USAGE }] = await Promise.all([
     adminCommands(),
     import('./commands/listen.ts'),
+    import('./commands/trigger.ts'),
     import('./commands/env.ts'),
   ]);
   return [
@@ -49,6 +50,7 @@ async function usage(): Promise<string> {
     '',
     ...commands.map((c) => `  ${c.usage}`),
     `  ${LISTEN_USAGE}`,
+    `  ${TRIGGER_USAGE}`,
     `  ${ENV_USAGE}`,
     ...DB_USAGE.map((u) => `  ${u}`),
     '  help',
@@ -65,6 +67,11 @@ async function usage(): Promise<string> {
     'with an API client (webhooks:write): --client-id/--client-secret, else TICKETING_CLIENT_ID and',
     'TICKETING_CLIENT_SECRET, else client_id/client_secret in $DATA_DIR/demo.json; the API at',
     '--api-url, else $API_URL, else http://127.0.0.1:4000.',
+    '',
+    'trigger makes one sandbox order and settles it, so that your webhook endpoints and listen get',
+    'order.paid (and, for order.refunded, then refunds it): an event on sale (or --event), one ticket,',
+    "paid from the payment simulator's success number. It signs in as listen does, with a client",
+    'holding events:read, orders:read and orders:write, and refuses a service taking real payments.',
     '',
     'env prints export lines for a shell (eval "$(npm run -s cli -- env)"): API_URL, SITE_URL, APP_URL',
     "and DATA_DIR as the service reads them from this environment, and the demo client's CLIENT_ID,",
@@ -107,10 +114,14 @@ export async function runCli(argv: string[], io: Partial<CliIo> = {}): Promise<n
     stdout(`${await usage()}\n`);
     return 0;
   }
-  // The partner-API command, long-running, with its own options and credentials.
+  // The partner-API commands, with their own options and the partner's own credentials.
   if (group === 'listen') {
     const { runListen } = await import('./commands/listen.ts');
     return runListen(argv.slice(1), { env, stdout, stderr });
+  }
+  if (group === 'trigger') {
+    const { runTrigger } = await import('./commands/trigger.ts');
+    return runTrigger(argv.slice(1), { env, stdout, stderr });
   }
   // Reads the configuration and demo.json only: no call to any API.
   if (group === 'env') {
