@@ -1,7 +1,6 @@
 // The CLI's HTTP side: one call to the admin API, its envelope unwrapped, its error kept whole.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readVariable } from '../config.ts';
+import { DEFAULT_APP_URL, demoFileOf } from './cli-defaults.ts';
 
 export interface FieldError {
   field: string;
@@ -41,7 +40,7 @@ export interface AdminClient {
 /** ADMIN_API_KEY, else admin_api_key from DATA_DIR/demo.json (written on the demo's first start). */
 export function resolveAdminKey(env: NodeJS.ProcessEnv): string {
   if (env.ADMIN_API_KEY) return env.ADMIN_API_KEY;
-  const file = join(readVariable('DATA_DIR', env), 'demo.json');
+  const file = demoFileOf(env);
   let key: unknown;
   try {
     key = (JSON.parse(readFileSync(file, 'utf8')) as { admin_api_key?: unknown }).admin_api_key;
@@ -55,7 +54,7 @@ export function resolveAdminKey(env: NodeJS.ProcessEnv): string {
 }
 
 export function resolveAppUrl(env: NodeJS.ProcessEnv, override?: string): string {
-  const raw = override ?? env.APP_URL ?? readVariable('APP_URL', {}); // else the service's default
+  const raw = override ?? env.APP_URL ?? DEFAULT_APP_URL;
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,10 +1,9 @@
-// The CLI's partner-API side, used by `listen` only (every other command is an admin call): the
-// partner's own client credentials, a token for webhooks:write, the event stream and its
+// The CLI's partner-API side, used by `listen` and `trigger` (every other command is an admin
+// call): the partner's own client credentials, tokens, plain calls, the event stream and its
 // server-sent events. Kept apart from admin-client.ts so the two credentials never mix.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readVariable } from '../config.ts';
 import { ApiFailure, ConfigFailure, NetworkFailure, type FieldError } from './admin-client.ts';
+import { DEFAULT_API_URL, demoFileOf } from './cli-defaults.ts';
 
 export interface PartnerCredentials {
   clientId: string;
@@ -14,7 +13,7 @@ export interface PartnerCredentials {
 
 /** What DATA_DIR/demo.json may give: the demo client, written on the demo's first start. */
 function demoFile(env: NodeJS.ProcessEnv): { path: string; values: Record<string, unknown> } {
-  const path = join(readVariable('DATA_DIR', env), 'demo.json');
+  const path = demoFileOf(env);
   try {
     return { path, values: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
   } catch {
@@ -37,7 +36,7 @@ export function resolvePartnerCredentials(
       `no API client: give --client-id and --client-secret, or set TICKETING_CLIENT_ID and TICKETING_CLIENT_SECRET (in development, ${demo.path} holds the demo client's)`,
     );
   }
-  const raw = flags.apiUrl ?? text(env.API_URL) ?? text(demo.values.api_url) ?? readVariable('API_URL', {});
+  const raw = flags.apiUrl ?? text(env.API_URL) ?? text(demo.values.api_url) ?? DEFAULT_API_URL;
   let url: URL;
   try {
     url = new URL(raw);
@@ -75,11 +74,18 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
   );
 }
 
-/** A client-credentials token limited to webhooks:write. */
-export async function fetchPartnerToken(
+export interface PartnerToken {
+  token: string;
+  /** the scopes granted */
+  scopes: string[];
+}
+
+/** A client-credentials token: for `scope` (space-separated) when given, else every scope held. */
+export async function requestPartnerToken(
   credentials: PartnerCredentials,
-  signal?: AbortSignal,
-): Promise<string> {
+  options: { scope?: string; signal?: AbortSignal } = {},
+): Promise<PartnerToken> {
+  const { scope, signal } = options;
   let res: Response;
   try {
     res = await fetch(`${credentials.apiUrl}/v1/oauth/token`, {
@@ -89,7 +95,7 @@ export async function fetchPartnerToken(
         grant_type: 'client_credentials',
         client_id: credentials.clientId,
         client_secret: credentials.clientSecret,
-        scope: 'webhooks:write',
+        ...(scope !== undefined && { scope }),
       }).toString(),
       signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000),
     });
@@ -98,10 +104,52 @@ export async function fetchPartnerToken(
     throw new NetworkFailure(`could not reach the API at ${credentials.apiUrl}: ${networkReason(error)}`);
   }
   if (!res.ok) throw await failureOf(res);
-  const token = ((await res.json()) as { access_token?: unknown }).access_token;
-  if (typeof token !== 'string')
+  const body = (await res.json()) as { access_token?: unknown; scope?: unknown };
+  if (typeof body.access_token !== 'string')
     throw new NetworkFailure('the token endpoint answered without an access_token');
-  return token;
+  const scopes = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
+  return { token: body.access_token, scopes };
+}
+
+/** A client-credentials token limited to webhooks:write. */
+export async function fetchPartnerToken(
+  credentials: PartnerCredentials,
+  signal?: AbortSignal,
+): Promise<string> {
+  return (await requestPartnerToken(credentials, { scope: 'webhooks:write', ...(signal && { signal }) }))
+    .token;
+}
+
+/**
+ * One partner API call with a bearer token: the envelope's data, or the refusal as an ApiFailure.
+ * A path may be an absolute URL of the API's origin (GET /healthz is outside /v1).
+ */
+export async function callPartnerApi(
+  credentials: PartnerCredentials,
+  request: { token?: string; method?: 'GET' | 'POST'; path: string; body?: unknown },
+): Promise<Record<string, unknown>> {
+  const url = `${credentials.apiUrl}${request.path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: request.method ?? 'GET',
+      headers: {
+        accept: 'application/json',
+        ...(request.token && { authorization: `Bearer ${request.token}` }),
+        ...(request.body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    throw new NetworkFailure(`could not reach the API at ${credentials.apiUrl}: ${networkReason(error)}`);
+  }
+  if (!res.ok) throw await failureOf(res);
+  const parsed = (await res.json().catch(() => null)) as { data?: unknown } | null;
+  if (typeof parsed?.data !== 'object' || parsed.data === null) {
+    throw new ApiFailure(res.status, `http_${res.status}`, `unexpected answer from ${url}`, []);
+  }
+  return parsed.data as Record<string, unknown>;
 }
 
 /** Opens GET /v1/webhook-events/stream; the answer as it is (the caller reads its status). */

@@ -290,7 +290,11 @@ export function setNotFoundBeforeBody(
  */
 function addHealthRoutes(app: Host, ctx: AppContext): void {
   const { overload } = ctx;
-  app.get('/healthz', { schema: { hide: true } }, async () => envelope(200, 'ok', { status: 'ok' }));
+  // `payments` tells tools such as `ticketing trigger` whether a payment here is a sandbox one.
+  const payments = ctx.config.payments.provider;
+  app.get('/healthz', { schema: { hide: true } }, async () =>
+    envelope(200, 'ok', { status: 'ok', payments }),
+  );
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (overload.overloaded) return sendError(_request, reply, overload.error());
     try {

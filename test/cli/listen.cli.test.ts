@@ -1,9 +1,10 @@
 // `ticketing listen` as a developer runs it: a child process signed in with the partner's client
 // credentials, reading the event stream of a listening service and forwarding each event to a
 // local receiver, which verifies it with standardwebhooks and the secret the CLI printed. Also a
-// dropped connection resumed without losing an event, a new token after expiry, Ctrl-C, and the
-// usage and credential errors. A stream the API ends for a revoked client or a removed scope stops
-// it, saying why and how to resume; one ended by the token's expiry goes on with a new token.
+// dropped connection resumed without losing an event, a new token after expiry, Ctrl-C, a 4xx
+// answer's first line with the hint about the signing secret, and the usage and credential errors.
+// A stream the API ends for a revoked client or a removed scope stops it, saying why and how to
+// resume; one ended by the token's expiry goes on with a new token.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -148,6 +149,49 @@ describe('ticketing listen', () => {
     cli.child.kill('SIGINT');
     assert.equal(await cli.exit, 0);
     assert.match(cli.stdout(), /Stopped\.\n$/);
+  });
+
+  test("a 4xx from the receiver prints its reply's first line and which secret listen signs with", async () => {
+    const refusing = await startReceiver(() => ({
+      status: 400,
+      body: `No matching signature found\n${'detail '.repeat(100)}`,
+    }));
+    try {
+      const cli = listen(['--forward-to', refusing.url, '--api-url', api], credentialsEnv(shop));
+      const [, secret] = await cli.waitFor(/Webhook signing secret: (whsec_\S+)/);
+      await payFreeOrder(h, shop);
+      const [lines] = await cli.waitFor(/order\.paid {2}msg_\S+ {2}-> 400 in \d+ ms\n.*\n.*\n/);
+      const [, reply, hint] = lines!.split('\n');
+      assert.equal(reply, '  the receiver answered: No matching signature found');
+      assert.equal(
+        hint,
+        `  hint: listen signs what it forwards with its own signing secret, ${secret} (printed at start), not a webhook endpoint's: the receiver must verify with that one`,
+      );
+      cli.child.kill('SIGINT');
+      assert.equal(await cli.exit, 0);
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  test('a long reply is cut at 200 characters; a 2xx or 5xx prints no hint', async () => {
+    let status = 422;
+    const answering = await startReceiver(() => ({ status, body: 'x'.repeat(500) }));
+    try {
+      const cli = listen(['--forward-to', answering.url, '--api-url', api], credentialsEnv(shop));
+      await cli.waitFor(/Webhook signing secret/);
+      await payFreeOrder(h, shop);
+      await cli.waitFor(/-> 422 in \d+ ms\n.*\n.*\n/);
+      assert.match(cli.stdout(), new RegExp(`  the receiver answered: ${'x'.repeat(200)}\\.\\.\\.\n`));
+      status = 500;
+      await payFreeOrder(h, shop);
+      await cli.waitFor(/-> 500 in \d+ ms\n/);
+      cli.child.kill('SIGINT');
+      assert.equal(await cli.exit, 0);
+      assert.equal(cli.stdout().match(/hint: /g)!.length, 1, 'the 500 has no hint');
+    } finally {
+      await answering.close();
+    }
   });
 
   test('an unreachable local URL is printed as an error line, and listening goes on', async () => {

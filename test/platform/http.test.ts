@@ -242,6 +242,8 @@ describe('HTTP platform', () => {
       const live = await app.inject({ url: '/healthz' });
       assert.equal(live.statusCode, 200);
       assert.equal(live.json().data.status, 'ok');
+      // what `ticketing trigger` reads to refuse a service taking real payments
+      assert.equal(live.json().data.payments, 'simulator');
       const ready = await app.inject({ url: '/readyz' });
       assert.equal(ready.statusCode, 200);
       assert.equal(ready.json().data.status, 'ready');

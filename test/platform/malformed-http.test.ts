@@ -242,7 +242,7 @@ describe('malformed HTTP', () => {
       assert.ok(result.closed);
       assert.equal(result.responses.length, 2, result.raw);
       assert.equal(result.responses[0]!.status, 200);
-      assert.deepEqual(JSON.parse(result.responses[0]!.body).data, { status: 'ok' });
+      assert.deepEqual(JSON.parse(result.responses[0]!.body).data, { status: 'ok', payments: 'simulator' });
       assertEnvelope(result.responses[1], 400, 'validation_failed', 'the second request');
       assert.notEqual(
         result.responses[0]!.headers['x-request-id'],

@@ -94,8 +94,30 @@ function reasonOf(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
-/** POSTs one event to the local URL; what happened, for its line. */
-async function forward(url: string, event: StreamedEvent, stop: AbortSignal): Promise<string> {
+/** What the local URL made of one event: its line's outcome, and lines to print under it. */
+interface Forwarded {
+  outcome: string;
+  notes: string[];
+}
+
+/** The first line of a reply body, at most REPLY_CHARS characters, for the line under a 4xx. */
+const REPLY_CHARS = 200;
+
+function firstLine(text: string): string {
+  const line = text.trim().split(/\r\n|\r|\n/)[0] ?? '';
+  return line.length > REPLY_CHARS ? `${line.slice(0, REPLY_CHARS)}...` : line;
+}
+
+/**
+ * POSTs one event to the local URL. A 4xx is most often a receiver verifying with another secret
+ * (an endpoint's whsec_): its reply's first line and which secret the request was signed with.
+ */
+async function forward(
+  url: string,
+  event: StreamedEvent,
+  secret: string,
+  stop: AbortSignal,
+): Promise<Forwarded> {
   const started = performance.now();
   try {
     const res = await fetch(url, {
@@ -109,11 +131,20 @@ async function forward(url: string, event: StreamedEvent, stop: AbortSignal): Pr
       redirect: 'manual',
       signal: AbortSignal.any([stop, AbortSignal.timeout(FORWARD_TIMEOUT_MS)]),
     });
-    await res.arrayBuffer().catch(() => undefined);
-    return `${res.status} in ${Math.round(performance.now() - started)} ms`;
+    const text = await res.text().catch(() => '');
+    const outcome = `${res.status} in ${Math.round(performance.now() - started)} ms`;
+    if (res.status < 400 || res.status > 499) return { outcome, notes: [] };
+    const reply = firstLine(text);
+    return {
+      outcome,
+      notes: [
+        `  the receiver answered: ${reply || '(an empty body)'}`,
+        `  hint: listen signs what it forwards with its own signing secret, ${secret} (printed at start), not a webhook endpoint's: the receiver must verify with that one`,
+      ],
+    };
   } catch (error) {
-    if (stop.aborted) return 'stopped';
-    return `error: ${reasonOf(error)}`;
+    if (stop.aborted) return { outcome: 'stopped', notes: [] };
+    return { outcome: `error: ${reasonOf(error)}`, notes: [] };
   }
 }
 
@@ -320,9 +351,10 @@ async function listen(
           io.stderr(`${clock()}  skipped a message that is not JSON (event ${message.event})\n`);
           continue;
         }
-        const outcome = await forward(forwardTo, event, stop);
+        const { outcome, notes } = await forward(forwardTo, event, announced ?? '', stop);
         if (stop.aborted) return;
         io.stdout(`${clock()}  ${event.type}  ${event.id}  -> ${outcome}\n`);
+        for (const note of notes) io.stdout(`${note}\n`);
         lastEventId = event.id;
       }
     } catch (error) {
