@@ -34,7 +34,6 @@ const NEEDED_SCOPES: Record<string, string> = {
 const SUCCESS_NUMBERS: Record<string, string> = {
   momo: '0770000001',
   airtel: '0700000001',
-  mpesa: '0711000001',
 };
 
 /** How long a payment or a refund may take to settle before trigger gives up (the order stays). */
