@@ -51,12 +51,14 @@ describe('embed_origin_mismatch', { skip: NO_BROWSER ?? false }, () => {
     ['en', embedEn],
     ['sw', embedSw],
   ] as const) {
-    test(`a partner's session opened on a stranger's page is reported before the load time-out, naming both origins (${locale})`, async () => {
+    test(`a partner's session opened on a stranger's page is reported before the load time-out, naming both origins (${locale})`, async (t) => {
       const sessionId = await createEmbeddedSession(w, w.partnerSite.url);
       const page = await strangerPage();
       try {
+        const opened = Date.now();
         await openCheckout(page, { sessionId, locale });
         const [first, ...rest] = await waitForEvents(page, 1, MISMATCH_WITHIN_MS);
+        t.diagnostic(`reported ${Date.now() - opened} ms after open()`);
         assert.deepEqual(rest, []);
         assert.equal(first![0], 'error');
         const error = first![1] as CheckoutError;
