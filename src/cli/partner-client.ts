@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiFailure, ConfigFailure, NetworkFailure, type FieldError } from './admin-client.ts';
 import { DEFAULT_API_URL, demoFileOf } from './cli-defaults.ts';
+import { UsageError } from './command.ts';
 
 export interface PartnerCredentials {
   clientId: string;
@@ -55,6 +56,49 @@ function networkReason(error: unknown): string {
 }
 
 /** The error envelope (or OAuth error) of a refused request, as an ApiFailure. */
+/** A partner command's terminal (listen, trigger). */
+export interface PartnerIo {
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+interface CredentialFlags {
+  'client-id'?: string | undefined;
+  'client-secret'?: string | undefined;
+  'api-url'?: string | undefined;
+}
+
+/**
+ * A partner command's options and credentials, or its exit code when it ends here: 0 after
+ * printing the usage for --help (`parse` answers null), 2 for a usage or configuration error.
+ */
+export function startPartnerCommand<T extends CredentialFlags>(
+  parse: () => T | null,
+  usage: string,
+  io: PartnerIo,
+): { options: T; credentials: PartnerCredentials } | number {
+  try {
+    const options = parse();
+    if (!options) {
+      io.stdout(`Usage: ticketing ${usage}\n`);
+      return 0;
+    }
+    const credentials = resolvePartnerCredentials(io.env, {
+      clientId: options['client-id'],
+      clientSecret: options['client-secret'],
+      apiUrl: options['api-url'],
+    });
+    return { options, credentials };
+  } catch (error) {
+    const isUsage =
+      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    if (!isUsage && !(error instanceof ConfigFailure)) throw error;
+    io.stderr(`error: ${(error as Error).message}\n${isUsage ? `Usage: ticketing ${usage}\n` : ''}`);
+    return 2;
+  }
+}
+
 export async function failureOf(res: Response): Promise<ApiFailure> {
   const text = await res.text().catch(() => '');
   let body: Record<string, unknown>;

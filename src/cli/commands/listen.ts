@@ -5,13 +5,14 @@
 // it (exit 0). A stream the API ends because the client was revoked or lost webhooks:write stops
 // it (exit 1), saying why and how to resume.
 import { parseArgs } from 'node:util';
-import { ApiFailure, ConfigFailure, NetworkFailure } from '../admin-client.ts';
+import { ApiFailure, NetworkFailure } from '../admin-client.ts';
 import { UsageError } from '../command.ts';
 import {
   failureOf,
   fetchPartnerToken,
   openEventStream,
-  resolvePartnerCredentials,
+  startPartnerCommand,
+  type PartnerIo,
   serverSentEvents,
   type PartnerCredentials,
 } from '../partner-client.ts';
@@ -35,12 +36,6 @@ class StreamEnded extends Error {
     this.reason = reason;
     this.lastEventId = lastEventId;
   }
-}
-
-export interface ListenIo {
-  env: NodeJS.ProcessEnv;
-  stdout(text: string): void;
-  stderr(text: string): void;
 }
 
 interface StreamedEvent {
@@ -161,27 +156,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Runs `listen` until Ctrl-C (0), a refusal that retrying cannot mend (1), or a usage error (2). */
-export async function runListen(args: string[], io: ListenIo): Promise<number> {
-  let options: ReturnType<typeof parseListenArgs>;
-  let credentials: PartnerCredentials;
-  try {
-    options = parseListenArgs(args);
-    if (!options) {
-      io.stdout(`Usage: ticketing ${LISTEN_USAGE}\n`);
-      return 0;
-    }
-    credentials = resolvePartnerCredentials(io.env, {
-      clientId: options['client-id'],
-      clientSecret: options['client-secret'],
-      apiUrl: options['api-url'],
-    });
-  } catch (error) {
-    const usage =
-      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    if (!usage && !(error instanceof ConfigFailure)) throw error;
-    io.stderr(`error: ${(error as Error).message}\n${usage ? `Usage: ticketing ${LISTEN_USAGE}\n` : ''}`);
-    return 2;
-  }
+export async function runListen(args: string[], io: PartnerIo): Promise<number> {
+  const started = startPartnerCommand(() => parseListenArgs(args), LISTEN_USAGE, io);
+  if (typeof started === 'number') return started;
+  const { options, credentials } = started;
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -250,7 +228,7 @@ function streamEndedText(
 async function listen(
   credentials: PartnerCredentials,
   options: NonNullable<ReturnType<typeof parseListenArgs>>,
-  io: ListenIo,
+  io: PartnerIo,
   stop: AbortSignal,
 ): Promise<void> {
   const { forwardTo, events } = options;

@@ -5,12 +5,13 @@
 // for order.refunded refunds it and waits for `refunded`. It refuses a service that takes real
 // payments. docs/decisions/cli-trigger.md says why it goes this way.
 import { parseArgs } from 'node:util';
-import { ApiFailure, ConfigFailure, NetworkFailure } from '../admin-client.ts';
+import { ApiFailure, NetworkFailure } from '../admin-client.ts';
 import { UsageError } from '../command.ts';
 import {
   callPartnerApi,
   requestPartnerToken,
-  resolvePartnerCredentials,
+  startPartnerCommand,
+  type PartnerIo,
   type PartnerCredentials,
 } from '../partner-client.ts';
 
@@ -40,12 +41,6 @@ const SUCCESS_NUMBERS: Record<string, string> = {
 const SETTLE_MS = 60_000;
 const POLL_MS = 250;
 const EVENT_ID = /^evt_[A-Za-z0-9]{8,64}$/;
-
-export interface TriggerIo {
-  env: NodeJS.ProcessEnv;
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
 
 /** A refusal of trigger's own (not the API's): one line, exit 1. */
 class TriggerRefused extends Error {}
@@ -80,27 +75,10 @@ function parseTriggerArgs(args: string[]) {
 }
 
 /** Runs `trigger`: 0 the event was emitted, 1 refused (by the API or by trigger), 2 usage error. */
-export async function runTrigger(args: string[], io: TriggerIo): Promise<number> {
-  let options: ReturnType<typeof parseTriggerArgs>;
-  let credentials: PartnerCredentials;
-  try {
-    options = parseTriggerArgs(args);
-    if (!options) {
-      io.stdout(`Usage: ticketing ${TRIGGER_USAGE}\n`);
-      return 0;
-    }
-    credentials = resolvePartnerCredentials(io.env, {
-      clientId: options['client-id'],
-      clientSecret: options['client-secret'],
-      apiUrl: options['api-url'],
-    });
-  } catch (error) {
-    const usage =
-      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    if (!usage && !(error instanceof ConfigFailure)) throw error;
-    io.stderr(`error: ${(error as Error).message}\n${usage ? `Usage: ticketing ${TRIGGER_USAGE}\n` : ''}`);
-    return 2;
-  }
+export async function runTrigger(args: string[], io: PartnerIo): Promise<number> {
+  const started = startPartnerCommand(() => parseTriggerArgs(args), TRIGGER_USAGE, io);
+  if (typeof started === 'number') return started;
+  const { options, credentials } = started;
 
   try {
     await trigger(credentials, options, io);
@@ -122,7 +100,7 @@ export async function runTrigger(args: string[], io: TriggerIo): Promise<number>
 async function trigger(
   credentials: PartnerCredentials,
   options: NonNullable<ReturnType<typeof parseTriggerArgs>>,
-  io: TriggerIo,
+  io: PartnerIo,
 ): Promise<void> {
   await requireSimulator(credentials);
   const token = await tokenWithScopes(credentials);
