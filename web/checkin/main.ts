@@ -289,6 +289,11 @@ function start(root: HTMLElement): void {
   }
 
   async function send(path: string, init?: RequestInit): Promise<Response | null> {
+    // The phone says it has no network: nothing is tried until its 'online' event, which syncs.
+    if (!navigator.onLine) {
+      setOnline(false);
+      return null;
+    }
     try {
       const response = await fetch(path, { credentials: 'same-origin', ...init });
       setOnline(true);
