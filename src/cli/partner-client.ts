@@ -23,7 +23,7 @@ function demoFile(env: NodeJS.ProcessEnv): { path: string; values: Record<string
 }
 
 /** Flags first, then TICKETING_CLIENT_ID/_SECRET and API_URL, then demo.json, then the default URL. */
-export function resolvePartnerCredentials(
+function resolvePartnerCredentials(
   env: NodeJS.ProcessEnv,
   flags: { clientId?: string; clientSecret?: string; apiUrl?: string },
 ): PartnerCredentials {
@@ -62,6 +62,14 @@ export interface PartnerIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
+
+/** The flags every partner command takes, for its parseArgs options. */
+export const PARTNER_FLAGS = {
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'api-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 interface CredentialFlags {
   'client-id'?: string | undefined;

@@ -10,6 +10,7 @@ import { UsageError } from '../command.ts';
 import {
   callPartnerApi,
   requestPartnerToken,
+  PARTNER_FLAGS,
   startPartnerCommand,
   type PartnerIo,
   type PartnerCredentials,
@@ -52,10 +53,7 @@ function parseTriggerArgs(args: string[]) {
     args,
     options: {
       event: { type: 'string' },
-      'client-id': { type: 'string' },
-      'client-secret': { type: 'string' },
-      'api-url': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...PARTNER_FLAGS,
     },
     allowPositionals: true,
     strict: true,
