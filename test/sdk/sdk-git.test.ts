@@ -21,13 +21,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { newWebhookSecret, webhookHeaders } from '../../src/webhooks/sign-webhook.ts';
+import { npmInstall } from './sdk-helpers.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPT_FILE = join(ROOT, 'scripts/sdk-branch.ts');
 // Outside the repository, so nothing resolves through the repository's node_modules.
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'sdk-git-')));
-const NPM_TIMEOUT_MS = 120_000;
 const AUTHOR = ['-c', 'user.name=SDK test', '-c', 'user.email=sdk-test@example.org'];
 
 // What the partner's script does with the installed package; it prints what it saw as JSON.
@@ -117,19 +117,7 @@ test(
       join(project, 'package.json'),
       JSON.stringify({ name: 'partner-site', private: true, type: 'module', allowScripts: { [url]: true } }),
     );
-    await run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        '--ignore-scripts=false',
-        '--strict-allow-scripts',
-        `${url}#sdk`,
-      ],
-      { cwd: project, timeout: NPM_TIMEOUT_MS },
-    );
+    await npmInstall(project, `${url}#sdk`, ['--strict-allow-scripts']);
     const installed = join(project, 'node_modules/@partner-ticketing/sdk');
     for (const file of [
       'package.json',

@@ -1,5 +1,7 @@
 // Helpers for the SDK tests: the real service listening on loopback ports (the SDK speaks HTTP
 // through fetch), and a fetch wrapper that records every request and can fail chosen attempts.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
 
@@ -78,4 +80,16 @@ export function recordingFetch(
     /** requests to a path (without query), in order */
     to: (path: string) => sent.filter((s) => s.path.split('?')[0] === path),
   };
+}
+
+/** How long one npm command of the packaging tests may take (it may fetch from the registry). */
+export const NPM_TIMEOUT_MS = 120_000;
+
+/** `npm install <spec>` in `project` as a partner runs it, install scripts allowed as npm allows them. */
+export async function npmInstall(project: string, spec: string, flags: string[] = []): Promise<void> {
+  await promisify(execFile)(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts=false', ...flags, spec],
+    { cwd: project, timeout: NPM_TIMEOUT_MS },
+  );
 }

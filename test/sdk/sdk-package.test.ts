@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { newWebhookSecret, webhookHeaders } from '../../src/webhooks/sign-webhook.ts';
+import { npmInstall, NPM_TIMEOUT_MS } from './sdk-helpers.ts';
 import { makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { startListeningService } from './sdk-helpers.ts';
 
@@ -21,7 +22,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SDK = join(ROOT, 'packages/sdk');
 // Outside the repository, so nothing resolves through the repository's node_modules.
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'sdk-package-')));
-const NPM_TIMEOUT_MS = 120_000;
 
 // What the partner's script does with the installed package; it prints what it saw as JSON.
 const SCRIPT = `
@@ -85,18 +85,7 @@ test(
       JSON.stringify({ name: 'partner-site', private: true, type: 'module' }),
     );
     // The tarball has dist/ already: it needs no install script, whatever npm allows.
-    await run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        '--ignore-scripts=false',
-        join(packs, tarball!),
-      ],
-      { cwd: project, timeout: NPM_TIMEOUT_MS },
-    );
+    await npmInstall(project, join(packs, tarball!));
     writeFileSync(join(project, 'check.js'), SCRIPT);
 
     const partner = await makePartner(h);
