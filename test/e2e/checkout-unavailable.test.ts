@@ -194,7 +194,10 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
         .getByRole('heading', { name: words.approve })
         .or(page.getByRole('heading', { name: words.registered }))
         .first()
-        .waitFor();
+        .waitFor()
+        .catch(async (error: Error) => {
+          throw new Error(`${error.message}\nthe page shows: ${await page.locator('main').innerText()}`);
+        });
       await waitForRegistered(page, language);
       assert.equal(await attemptsOf(h, session.id), 1);
       assert.deepEqual(problems, []);
