@@ -23,4 +23,13 @@ export const SIMULATOR_CREDENTIALS = Object.freeze({
         'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtMq+HWsC9wTBsV3gxg9ccews5bAGVwqu2K13CD952MM4vsonbK4WfifhdgLwzAsVUVLa+CT2yZwN2aU2Ej217gwkTNewXucEm024omrkJXX16ztW/a5Jp0Zx12hd3lIeeu+iR9AjNmIfTbZtmn9g874bXpos6k+tmvL/q5VXJVZJL3oBXuJ7MWoWrI6S6q+RHdPVBgOUxtZtdu+tmbviPLX0vUw3sXoCzB1QExdDG6DMo2DSDTuNxypCfxQ2kIAlx+WAhrBnfYvV1YO3lIXHm89Z/nTQcGlomtb/Fl+hfeKniTWdJkzxt7JTtj1B7Z4x+XYGHDntpXTyj5SrRFVFpwIDAQAB',
     }),
   }),
+  // Daraja (M-Pesa): 174379 is the shortcode Safaricom's own sandbox uses; the rest is ours.
+  mpesa: Object.freeze({
+    consumerKey: 'sim-mpesa-consumer-key-0001',
+    consumerSecret: 'sim-mpesa-consumer-secret-0001',
+    shortcode: '174379',
+    passkey: 'sim-mpesa-passkey-0001',
+    initiator: 'sim-mpesa-initiator',
+    securityCredential: 'sim-mpesa-security-credential-0001',
+  }),
 });

@@ -15,6 +15,8 @@ interface Decline {
   airtelCode: string;
   /** transaction.message in Airtel's enquiry and callback */
   message: string;
+  /** Daraja's STK ResultCode and ResultDesc (M-Pesa documents no code for 07 and 08: see each) */
+  daraja: { resultCode: number; resultDesc: string };
 }
 
 export interface Scenario {
@@ -75,6 +77,7 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
       airtelStatus: 'TF',
       airtelCode: 'DP00800001008',
       message: 'Transaction refused by the payer',
+      daraja: { resultCode: 1032, resultDesc: 'Request cancelled by user' },
     },
     2_000,
     2,
@@ -87,6 +90,7 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
       airtelStatus: 'TF',
       airtelCode: 'DP00800001024',
       message: 'Transaction timed out',
+      daraja: { resultCode: 1037, resultDesc: 'DS timeout user cannot be reached' },
     },
     PROMPT_WINDOW_MS,
   ),
@@ -95,24 +99,30 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
     airtelStatus: 'TF',
     airtelCode: 'DP00800001007',
     message: 'Not enough balance',
+    daraja: { resultCode: 1, resultDesc: 'The balance is insufficient for the transaction' },
   }),
   '06': decline('06', 'wrong PIN', {
     mtnReason: 'NOT_ALLOWED',
     airtelStatus: 'TF',
     airtelCode: 'DP00800001002',
     message: 'Incorrect PIN entered',
+    daraja: { resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
   }),
   '07': decline('07', "over the payer's limit", {
     mtnReason: 'PAYER_LIMIT_REACHED',
     airtelStatus: 'TF',
     airtelCode: 'DP00800001003',
     message: 'Exceeds the payer limit',
+    // M-Pesa refuses the debit at authorisation, as for a wrong PIN.
+    daraja: { resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
   }),
   '08': decline('08', 'payer not registered for mobile money', {
     mtnReason: 'PAYER_NOT_FOUND',
     airtelStatus: 'TF',
     airtelCode: 'DP00800001010',
     message: 'Payer is not registered',
+    // A number without M-Pesa never shows the prompt: Daraja says it could not reach it.
+    daraja: { resultCode: 1037, resultDesc: 'DS timeout user cannot be reached' },
   }),
   '09': { ...success('09', 'stays pending for ever (no callback)', 0), settleAfterMs: null, callbacks: 0 },
   '10': success('10', 'final only by callback (the status query stays pending)', 2_000, {
@@ -136,8 +146,11 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
 
 export const DEFAULT_SCENARIO: Scenario = success('other', 'any other number: success after ~3 s', 3_000);
 
-/** Test numbers: national (0) + a network's 7X (MTN 77, Airtel 70), five zeros, then NN. */
-const TEST_NUMBER = /^(?:256|0)?7\d00000(\d\d)$/;
+/**
+ * Test numbers: national (0) + a network's 7X (MTN 77, Airtel 70), five zeros, then NN; in Kenya
+ * (M-Pesa) 0711, four zeros, then NN (254711 0000NN).
+ */
+const TEST_NUMBER = /^(?:(?:256|0)?7\d00000|(?:254|0)?7110000)(\d\d)$/;
 
 /** The scenario a phone number (256…, national 0…, or Airtel's 9 digits) selects. */
 export function scenarioFor(msisdn: string): Scenario {

@@ -1,5 +1,6 @@
 // The provider simulator: one small node:http server speaking the MTN MoMo Collection contract
-// under /mtn (mtn-momo.ts) and the Airtel Money Open API under /airtel (airtel.ts), with fixed test
+// under /mtn (mtn-momo.ts), the Airtel Money Open API under /airtel (airtel.ts) and Safaricom's Daraja
+// (M-Pesa) under /mpesa (mpesa.ts), with fixed test
 // credentials, so the real adapters run against it over real HTTP. Test numbers choose outcomes
 // (scenarios.ts); every delay is multiplied by a time scale so tests run the five-minute scenarios
 // in about a second. This file starts the server and gives tests their view of it.
@@ -7,9 +8,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AirtelConfig } from '../methods/airtel/airtel.ts';
 import type { MtnConfig } from '../methods/momo/mtn-momo.ts';
+import type { DarajaConfig } from '../methods/mpesa/daraja-config.ts';
 import { silentLog, type ProviderLog } from '../provider-http.ts';
 import { airtelRules, handleAirtelRequest } from './airtel.ts';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
+import { createMpesaSimulator, type MpesaSimulator } from './mpesa.ts';
 import { handleMtnRequest, mtnRules } from './mtn-momo.ts';
 import { HttpError, sendJson } from './sim-http.ts';
 import { createSimulatorState, type CallbackDelivery, type Submission } from './sim-state.ts';
@@ -17,6 +20,7 @@ import { settleTransaction } from './sim-transactions.ts';
 
 export { SIMULATOR_CREDENTIALS } from './credentials.ts';
 export type { CallbackDelivery, Submission } from './sim-state.ts';
+export type { MpesaDelivery, MpesaPayment, MpesaReversal, MpesaSimulator } from './mpesa.ts';
 
 export interface SimulatorOptions {
   /** 0 (default) = any free port */
@@ -37,6 +41,10 @@ export interface Simulator {
   /** adapter configurations with the test credentials */
   mtn: MtnConfig;
   airtel: AirtelConfig;
+  /** Daraja (M-Pesa) with the test consumer key, shortcode 174379, passkey and initiator */
+  daraja: DarajaConfig;
+  /** what the simulator's Daraja saw and sent */
+  mpesa: MpesaSimulator;
   close(): Promise<void>;
   /** every payment request that passed authentication and validation, in order */
   submissions(): Submission[];
@@ -44,7 +52,7 @@ export interface Simulator {
   tokenRequests(): { mtn: number; airtel: number };
   /** every HTTP request received, of any kind */
   requestCount(): number;
-  /** forget every issued token, so the next call with one gets 401 */
+  /** forget every issued token (M-Pesa's too), so the next call with one gets 401 */
   revokeTokens(): void;
   /** status queries received for a reference (both networks), whatever their answer */
   statusQueries(reference: string): number;
@@ -87,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     airtelCallbackUrl: options.airtelCallbackUrl,
   });
+  const mpesa = createMpesaSimulator(state);
   let url = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (path.startsWith('/airtel/')) {
       return handleAirtelRequest(state, { req, res, path: path.slice('/airtel'.length) });
     }
+    if (path.startsWith('/mpesa/')) return mpesa.handle({ req, res, path: path.slice('/mpesa'.length) });
     if (req.method === 'GET' && path === '/') {
       return sendJson(res, 200, {
         simulator: 'mobile money (MTN MoMo Collection, Airtel Money Open API)',
@@ -155,6 +165,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       disbursement: { ...creds.airtel.disbursement },
       timeoutMs: 15_000,
     },
+    daraja: {
+      baseUrl: `${url}/mpesa`,
+      consumerKey: creds.mpesa.consumerKey,
+      consumerSecret: creds.mpesa.consumerSecret,
+      shortcode: creds.mpesa.shortcode,
+      passkey: creds.mpesa.passkey,
+      transactionType: 'CustomerPayBillOnline',
+      reversal: { initiator: creds.mpesa.initiator, securityCredential: creds.mpesa.securityCredential },
+      timeoutMs: 15_000,
+    },
+    mpesa: {
+      tokenRequests: mpesa.tokenRequests,
+      payments: mpesa.payments,
+      reversals: mpesa.reversals,
+      deliveries: mpesa.deliveries,
+      approve: mpesa.approve,
+    },
     async close() {
       if (state.closed) return;
       state.closed = true;
@@ -169,7 +196,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     callbacks: () => state.deliveries.map((d) => ({ ...d })),
     tokenRequests: () => ({ ...state.tokenCounts }),
     requestCount: () => state.requests,
-    revokeTokens: () => state.tokens.clear(),
+    revokeTokens: () => {
+      state.tokens.clear();
+      mpesa.revokeTokens();
+    },
     statusQueries: (reference) => state.queries.get(reference) ?? 0,
     refunds: () =>
       [...state.refunds.values()].map(({ network, reference, paymentReference, amount, state: s }) => ({
