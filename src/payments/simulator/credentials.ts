@@ -23,4 +23,9 @@ export const SIMULATOR_CREDENTIALS = Object.freeze({
         'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtMq+HWsC9wTBsV3gxg9ccews5bAGVwqu2K13CD952MM4vsonbK4WfifhdgLwzAsVUVLa+CT2yZwN2aU2Ej217gwkTNewXucEm024omrkJXX16ztW/a5Jp0Zx12hd3lIeeu+iR9AjNmIfTbZtmn9g874bXpos6k+tmvL/q5VXJVZJL3oBXuJ7MWoWrI6S6q+RHdPVBgOUxtZtdu+tmbviPLX0vUw3sXoCzB1QExdDG6DMo2DSDTuNxypCfxQ2kIAlx+WAhrBnfYvV1YO3lIXHm89Z/nTQcGlomtb/Fl+hfeKniTWdJkzxt7JTtj1B7Z4x+XYGHDntpXTyj5SrRFVFpwIDAQAB',
     }),
   }),
+  // Flutterwave Standard: the secret key is the bearer on every call; webhooks carry the hash.
+  flutterwave: Object.freeze({
+    secretKey: 'FLWSECK_TEST-sim-flutterwave-secret-0001-X',
+    secretHash: 'sim-flutterwave-webhook-hash-0001',
+  }),
 });

@@ -6,10 +6,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AirtelConfig } from '../methods/airtel/airtel.ts';
+import type { FlutterwaveConfig } from '../methods/card/flutterwave.ts';
 import type { MtnConfig } from '../methods/momo/mtn-momo.ts';
 import { silentLog, type ProviderLog } from '../provider-http.ts';
 import { airtelRules, handleAirtelRequest } from './airtel.ts';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
+import { createFlutterwaveSim, handleFlutterwaveRequest, type FlutterwaveWebhook } from './flutterwave.ts';
 import { handleMtnRequest, mtnRules } from './mtn-momo.ts';
 import { HttpError, sendJson } from './sim-http.ts';
 import { createSimulatorState, type CallbackDelivery, type Submission } from './sim-state.ts';
@@ -26,6 +28,8 @@ export interface SimulatorOptions {
   timeScale?: number;
   /** where Airtel callbacks go (Airtel has it registered, not per request); `{reference}` is replaced */
   airtelCallbackUrl?: string;
+  /** where Flutterwave's charge.completed webhooks go (with the verif-hash header); none when absent */
+  flutterwaveWebhookUrl?: string;
   /** lifetime of issued access tokens, in seconds (not scaled); default 3600 */
   tokenTtlSeconds?: number;
   log?: ProviderLog;
@@ -37,6 +41,8 @@ export interface Simulator {
   /** adapter configurations with the test credentials */
   mtn: MtnConfig;
   airtel: AirtelConfig;
+  /** Flutterwave (cards, hosted page) under /flutterwave */
+  flutterwave: FlutterwaveConfig;
   close(): Promise<void>;
   /** every payment request that passed authentication and validation, in order */
   submissions(): Submission[];
@@ -53,6 +59,8 @@ export interface Simulator {
    * chose (09 included), with no callback. False when no such pending payment exists.
    */
   approve(reference: string): boolean;
+  /** Flutterwave webhook deliveries, oldest first */
+  flutterwaveWebhooks(): FlutterwaveWebhook[];
   /** Refunds received (both networks), oldest first, with their state now. */
   refunds(): Array<{
     network: 'momo' | 'airtel';
@@ -87,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     airtelCallbackUrl: options.airtelCallbackUrl,
   });
+  const flutterwave = createFlutterwaveSim(options.flutterwaveWebhookUrl);
   let url = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,11 +106,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (path.startsWith('/airtel/')) {
       return handleAirtelRequest(state, { req, res, path: path.slice('/airtel'.length) });
     }
+    if (path.startsWith('/flutterwave/')) {
+      return handleFlutterwaveRequest(state, flutterwave, {
+        req,
+        res,
+        path: path.slice('/flutterwave'.length),
+      });
+    }
     if (req.method === 'GET' && path === '/') {
       return sendJson(res, 200, {
         simulator: 'mobile money (MTN MoMo Collection, Airtel Money Open API)',
         mtn: `${url}/mtn`,
         airtel: `${url}/airtel`,
+        flutterwave: `${url}/flutterwave`,
         time_scale: timeScale,
       });
     }
@@ -155,6 +172,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       disbursement: { ...creds.airtel.disbursement },
       timeoutMs: 15_000,
     },
+    flutterwave: {
+      baseUrl: `${url}/flutterwave`,
+      secretKey: creds.flutterwave.secretKey,
+      secretHash: creds.flutterwave.secretHash,
+      timeoutMs: 15_000,
+    },
     async close() {
       if (state.closed) return;
       state.closed = true;
@@ -170,6 +193,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokenRequests: () => ({ ...state.tokenCounts }),
     requestCount: () => state.requests,
     revokeTokens: () => state.tokens.clear(),
+    flutterwaveWebhooks: () => flutterwave.webhooks.map((w) => ({ ...w })),
     statusQueries: (reference) => state.queries.get(reference) ?? 0,
     refunds: () =>
       [...state.refunds.values()].map(({ network, reference, paymentReference, amount, state: s }) => ({
