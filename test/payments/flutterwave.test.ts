@@ -53,6 +53,7 @@ interface Hook {
 const received: Hook[] = [];
 const hooks = () => received;
 let receiver: Server;
+let webhookUrl: string;
 let client: FlutterwaveClient;
 let fastClient: FlutterwaveClient;
 
@@ -70,7 +71,7 @@ before(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/flutterwave`;
+  webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/flutterwave`;
   // 0.1: a refund stays pending 200 ms; fastSim (0.001) times a silent card out after 300 ms.
   sim = await startSimulator({ timeScale: 0.1, flutterwaveWebhookUrl: webhookUrl });
   fastSim = await startSimulator({ timeScale: 0.001, flutterwaveWebhookUrl: webhookUrl });
@@ -256,6 +257,10 @@ describe('each test card, verified', () => {
       kind: 'verify',
       reference: req.reference,
     });
+    // The simulator records the delivery once our answer to it is read.
+    const delivered = () => sim.flutterwaveWebhooks().filter((w) => w.reference === req.reference);
+    for (let i = 0; i < 100 && delivered().length === 0; i++) await sleep(10);
+    assert.deepEqual(delivered(), [{ reference: req.reference, url: webhookUrl, status: 200 }]);
   });
 
   test('the 3-D Secure card: pending at the OTP step, successful after the right OTP', async () => {

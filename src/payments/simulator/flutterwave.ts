@@ -106,6 +106,7 @@ async function createPayment(flw: FlutterwaveSim, { req, res }: SimCall): Promis
     throw flwError(400, 'customer.email is required');
   }
   const existing = flw.byRef.get(txRef);
+  // The page is on the address the API was called at (the simulator listens on loopback only).
   const base = `http://${header(req, 'host') ?? '127.0.0.1'}/flutterwave`;
   if (existing) {
     // The same tx_ref again before the buyer paid: the same page (a resend after a lost answer).
