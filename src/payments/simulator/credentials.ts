@@ -32,4 +32,9 @@ export const SIMULATOR_CREDENTIALS = Object.freeze({
     initiator: 'sim-mpesa-initiator',
     securityCredential: 'sim-mpesa-security-credential-0001',
   }),
+  // Flutterwave Standard: the secret key is the bearer on every call; webhooks carry the hash.
+  flutterwave: Object.freeze({
+    secretKey: 'FLWSECK_TEST-sim-flutterwave-secret-0001-X',
+    secretHash: 'sim-flutterwave-webhook-hash-0001',
+  }),
 });

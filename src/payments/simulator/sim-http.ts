@@ -31,7 +31,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 /** Reads the body; past the limit the rest is drained (not stored) so the client can read the 413. */
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,18 +1,21 @@
 // The provider simulator: one small node:http server speaking the MTN MoMo Collection contract
-// under /mtn (mtn-momo.ts), the Airtel Money Open API under /airtel (airtel.ts) and Safaricom's Daraja
-// (M-Pesa) under /mpesa (mpesa.ts), with fixed test
-// credentials, so the real adapters run against it over real HTTP. Test numbers choose outcomes
-// (scenarios.ts); every delay is multiplied by a time scale so tests run the five-minute scenarios
-// in about a second. This file starts the server and gives tests their view of it.
+// under /mtn (mtn-momo.ts), the Airtel Money Open API under /airtel (airtel.ts), Safaricom's Daraja
+// (M-Pesa) under /mpesa (mpesa.ts) and Flutterwave's hosted card payments under /flutterwave
+// (flutterwave.ts), with fixed test credentials, so the real adapters run against it over real
+// HTTP. Test numbers and cards choose outcomes (scenarios.ts); every delay is multiplied by a time
+// scale so tests run the five-minute scenarios in about a second. This file starts the server and
+// gives tests their view of it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AirtelConfig } from '../methods/airtel/airtel.ts';
+import type { FlutterwaveConfig } from '../methods/card/flutterwave.ts';
 import type { MtnConfig } from '../methods/momo/mtn-momo.ts';
 import type { DarajaConfig } from '../methods/mpesa/daraja-config.ts';
 import { silentLog, type ProviderLog } from '../provider-http.ts';
 import { airtelRules, handleAirtelRequest } from './airtel.ts';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
 import { createMpesaSimulator, type MpesaSimulator } from './mpesa.ts';
+import { createFlutterwaveSim, handleFlutterwaveRequest, type FlutterwaveWebhook } from './flutterwave.ts';
 import { handleMtnRequest, mtnRules } from './mtn-momo.ts';
 import { HttpError, sendJson } from './sim-http.ts';
 import { createSimulatorState, type CallbackDelivery, type Submission } from './sim-state.ts';
@@ -30,6 +33,8 @@ export interface SimulatorOptions {
   timeScale?: number;
   /** where Airtel callbacks go (Airtel has it registered, not per request); `{reference}` is replaced */
   airtelCallbackUrl?: string;
+  /** where Flutterwave's charge.completed webhooks go (with the verif-hash header); none when absent */
+  flutterwaveWebhookUrl?: string;
   /** lifetime of issued access tokens, in seconds (not scaled); default 3600 */
   tokenTtlSeconds?: number;
   log?: ProviderLog;
@@ -45,6 +50,8 @@ export interface Simulator {
   daraja: DarajaConfig;
   /** what the simulator's Daraja saw and sent */
   mpesa: MpesaSimulator;
+  /** Flutterwave (cards, hosted page) under /flutterwave */
+  flutterwave: FlutterwaveConfig;
   close(): Promise<void>;
   /** every payment request that passed authentication and validation, in order */
   submissions(): Submission[];
@@ -61,6 +68,8 @@ export interface Simulator {
    * chose (09 included), with no callback. False when no such pending payment exists.
    */
   approve(reference: string): boolean;
+  /** Flutterwave webhook deliveries, oldest first */
+  flutterwaveWebhooks(): FlutterwaveWebhook[];
   /** Refunds received (both networks), oldest first, with their state now. */
   refunds(): Array<{
     network: 'momo' | 'airtel';
@@ -96,6 +105,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     airtelCallbackUrl: options.airtelCallbackUrl,
   });
   const mpesa = createMpesaSimulator(state);
+  const flutterwave = createFlutterwaveSim(options.flutterwaveWebhookUrl);
   let url = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -107,15 +117,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return handleAirtelRequest(state, { req, res, path: path.slice('/airtel'.length) });
     }
     if (path.startsWith('/mpesa/')) return mpesa.handle({ req, res, path: path.slice('/mpesa'.length) });
+    if (path.startsWith('/flutterwave/')) {
+      return handleFlutterwaveRequest(state, flutterwave, {
+        req,
+        res,
+        path: path.slice('/flutterwave'.length),
+      });
+    }
     if (req.method === 'GET' && path === '/') {
       return sendJson(res, 200, {
-        simulator: 'mobile money (MTN MoMo Collection, Airtel Money Open API)',
+        simulator: 'payments (MTN MoMo Collection, Airtel Money Open API, M-Pesa Daraja, Flutterwave)',
         mtn: `${url}/mtn`,
         airtel: `${url}/airtel`,
+        mpesa: `${url}/mpesa`,
+        flutterwave: `${url}/flutterwave`,
         time_scale: timeScale,
       });
     }
-    throw new HttpError(404, { message: 'Not found: MTN lives under /mtn, Airtel under /airtel' });
+    throw new HttpError(404, {
+      message:
+        'Not found: MTN lives under /mtn, Airtel under /airtel, M-Pesa under /mpesa, Flutterwave under /flutterwave',
+    });
   }
 
   const server = createServer((req, res) => {
@@ -182,6 +204,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       deliveries: mpesa.deliveries,
       approve: mpesa.approve,
     },
+    flutterwave: {
+      baseUrl: `${url}/flutterwave`,
+      secretKey: creds.flutterwave.secretKey,
+      secretHash: creds.flutterwave.secretHash,
+      timeoutMs: 15_000,
+    },
     async close() {
       if (state.closed) return;
       state.closed = true;
@@ -200,6 +228,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       state.tokens.clear();
       mpesa.revokeTokens();
     },
+    flutterwaveWebhooks: () => flutterwave.webhooks.map((w) => ({ ...w })),
     statusQueries: (reference) => state.queries.get(reference) ?? 0,
     refunds: () =>
       [...state.refunds.values()].map(({ network, reference, paymentReference, amount, state: s }) => ({
