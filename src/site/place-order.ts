@@ -215,9 +215,13 @@ export interface SessionPayment {
 /** The session's order to show (the paid one, else the latest) and its latest payment attempt. */
 export async function loadSessionPayment(db: Executor, session: CheckoutSessionRow): Promise<SessionPayment> {
   const ref = await findSessionOrder(db, session.id);
-  const order = ref ? ((await findOrder(db, session.organizationId, ref.id)) ?? null) : null;
-  const attempt = order ? ((await latestAttempt(db, order.id)) ?? null) : null;
-  return { order, attempt };
+  if (!ref) return { order: null, attempt: null };
+  // The attempt before the order: a payment settles both in one transaction, so an order read
+  // after a settled attempt is paid too. The other way round, a settlement committing between
+  // the reads showed a paid attempt on a pending order, and the page offered to pay again.
+  const attempt = (await latestAttempt(db, ref.id)) ?? null;
+  const order = (await findOrder(db, session.organizationId, ref.id)) ?? null;
+  return { order, attempt: order ? attempt : null };
 }
 
 /**
