@@ -7,7 +7,17 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
 import { cardPage, endPage, otpPage, TEST_CARDS, TEST_OTP, type TestCard } from './flutterwave-page.ts';
-import { header, HttpError, isHttpUrl, obj, readBody, readJson, sendJson, type SimCall } from './sim-http.ts';
+import {
+  header,
+  HttpError,
+  isHttpUrl,
+  obj,
+  readBody,
+  readJson,
+  sendJson,
+  sendToReceiver,
+  type SimCall,
+} from './sim-http.ts';
 import { later, scaled, type SimulatorState } from './sim-state.ts';
 
 const creds = SIMULATOR_CREDENTIALS.flutterwave;
@@ -16,7 +26,6 @@ const creds = SIMULATOR_CREDENTIALS.flutterwave;
 const CARD_TIMEOUT_MS = 5 * 60_000;
 /** A refund is pending this long (unscaled), then completed. */
 const REFUND_SETTLE_MS = 2_000;
-const WEBHOOK_TIMEOUT_MS = 5_000;
 
 interface FlwPayment {
   linkId: string;
@@ -351,20 +360,14 @@ function finish(
 
 async function sendWebhook(state: SimulatorState, flw: FlutterwaveSim, payment: FlwPayment): Promise<void> {
   if (!flw.webhookUrl) return;
-  const delivery: FlutterwaveWebhook = { reference: payment.txRef, url: flw.webhookUrl, status: null };
-  try {
-    const response = await fetch(flw.webhookUrl, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'verif-hash': creds.secretHash },
-      body: JSON.stringify({ event: 'charge.completed', data: transactionView(payment) }),
-      redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(WEBHOOK_TIMEOUT_MS), state.callbackAborter.signal]),
-    });
-    await response.arrayBuffer();
-    delivery.status = response.status;
-  } catch (error) {
-    delivery.error = error instanceof Error ? error.message : String(error);
-    if (!state.closed) state.log.warn({ ...delivery }, 'Flutterwave webhook failed (not retried)');
+  const sent = await sendToReceiver(flw.webhookUrl, {
+    headers: { 'verif-hash': creds.secretHash },
+    body: { event: 'charge.completed', data: transactionView(payment) },
+    cancel: state.callbackAborter.signal,
+  });
+  const delivery: FlutterwaveWebhook = { reference: payment.txRef, url: flw.webhookUrl, ...sent };
+  if (sent.error !== undefined && !state.closed) {
+    state.log.warn({ ...delivery }, 'Flutterwave webhook failed (not retried)');
   }
   flw.webhooks.push(delivery);
 }

@@ -8,7 +8,15 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
 import { refundScenarioFor, scenarioFor, type RefundScenario, type Scenario } from './scenarios.ts';
-import { header, HttpError, isHttpUrl, readJson, sendJson, type SimCall } from './sim-http.ts';
+import {
+  header,
+  HttpError,
+  isHttpUrl,
+  readJson,
+  sendJson,
+  sendToReceiver,
+  type SimCall,
+} from './sim-http.ts';
 import { countQuery, later, scaled, type SimulatorState } from './sim-state.ts';
 
 const creds = SIMULATOR_CREDENTIALS.mpesa;
@@ -60,7 +68,6 @@ export interface MpesaSimulator {
 }
 
 const HOLD_LOST_RESPONSE_MS = 30_000;
-const CALLBACK_TIMEOUT_MS = 5_000;
 const DUPLICATE_CALLBACK_AFTER_MS = 1_000;
 const TIMESTAMP = /^\d{14}$/;
 const KENYAN_MSISDN = /^254[71]\d{8}$/;
@@ -122,22 +129,11 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
   }
 
   async function deliver(kind: MpesaDelivery['kind'], url: string, body: unknown): Promise<void> {
-    const delivery: MpesaDelivery = { kind, url, status: null, body };
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), state.callbackAborter.signal]),
-      });
-      await response.arrayBuffer();
-      delivery.status = response.status;
-    } catch (error) {
-      if (!state.closed)
-        state.log.warn({ url, error: String(error) }, 'M-Pesa delivery failed (not retried)');
+    const sent = await sendToReceiver(url, { body, cancel: state.callbackAborter.signal });
+    if (sent.error !== undefined && !state.closed) {
+      state.log.warn({ url, error: sent.error }, 'M-Pesa delivery failed (not retried)');
     }
-    deliveries.push(delivery);
+    deliveries.push({ kind, url, status: sent.status, body });
   }
 
   function stkCallbackBody(payment: MpesaPayment) {

@@ -80,3 +80,29 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/** How long a callback or webhook receiver has to answer. */
+const RECEIVER_TIMEOUT_MS = 5_000;
+
+/**
+ * Sends one callback or webhook, as JSON, never retried and never following a redirect: the
+ * receiver's status, or why it could not be reached. `cancel` ends it when the simulator closes.
+ */
+export async function sendToReceiver(
+  url: string,
+  request: { method?: string; headers?: Record<string, string>; body: unknown; cancel: AbortSignal },
+): Promise<{ status: number | null; error?: string }> {
+  try {
+    const response = await fetch(url, {
+      method: request.method ?? 'POST',
+      headers: { 'Content-Type': 'application/json', ...request.headers },
+      body: JSON.stringify(request.body),
+      redirect: 'manual',
+      signal: AbortSignal.any([AbortSignal.timeout(RECEIVER_TIMEOUT_MS), request.cancel]),
+    });
+    await response.arrayBuffer();
+    return { status: response.status };
+  } catch (error) {
+    return { status: null, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -2,7 +2,7 @@
 // duplicate or an outage, as its scenario says), settled when its scenario's delay runs out, and
 // announced by zero, one or two callbacks. What differs per network comes in as NetworkRules.
 import type { ServerResponse } from 'node:http';
-import type { HttpError } from './sim-http.ts';
+import { sendToReceiver, type HttpError } from './sim-http.ts';
 import {
   later,
   scaled,
@@ -23,7 +23,6 @@ export interface NetworkRules {
 
 /** A lost response is held until the client gives up; after this the socket is destroyed anyway. */
 const HOLD_LOST_RESPONSE_MS = 30_000;
-const CALLBACK_TIMEOUT_MS = 5_000;
 /** Scenario 03's second callback follows the first by this much (scaled). */
 const DUPLICATE_CALLBACK_AFTER_MS = 1_000;
 
@@ -88,21 +87,13 @@ export function settleTransaction(state: SimulatorState, rules: NetworkRules, tx
 async function deliverCallback(state: SimulatorState, rules: NetworkRules, txn: Transaction): Promise<void> {
   const { url, method, body } = rules.callbackFor(state, txn);
   if (!url) return;
-  const delivery: CallbackDelivery = { network: txn.network, reference: txn.reference, url, status: null };
-  try {
-    const response = await fetch(url, {
-      method,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), state.callbackAborter.signal]),
-    });
-    await response.arrayBuffer();
-    delivery.status = response.status;
-    if (response.status >= 300) state.log.warn({ ...delivery }, 'callback delivery refused (not retried)');
-  } catch (error) {
-    delivery.error = error instanceof Error ? error.message : String(error);
-    if (!state.closed) state.log.warn({ ...delivery }, 'callback delivery failed (not retried)');
+  const sent = await sendToReceiver(url, { method, body, cancel: state.callbackAborter.signal });
+  const delivery: CallbackDelivery = { network: txn.network, reference: txn.reference, url, ...sent };
+  if (sent.error === undefined && sent.status! >= 300) {
+    state.log.warn({ ...delivery }, 'callback delivery refused (not retried)');
+  }
+  if (sent.error !== undefined && !state.closed) {
+    state.log.warn({ ...delivery }, 'callback delivery failed (not retried)');
   }
   state.deliveries.push(delivery);
 }
