@@ -285,6 +285,43 @@ export const EnvSchema = Type.Object({
       description: "Airtel's RSA public key (PEM, or base64 DER) that encrypts the disbursement PIN",
     }),
   ),
+  // M-Pesa (Safaricom Daraja) for KES events; live, all of the first five or none (then no M-Pesa).
+  MPESA_BASE_URL: Type.Optional(
+    httpUrl('Daraja API: https://api.safaricom.co.ke, or https://sandbox.safaricom.co.ke'),
+  ),
+  MPESA_CONSUMER_KEY: Type.Optional(Type.String({ description: "Daraja app's consumer key" })),
+  MPESA_CONSUMER_SECRET: Type.Optional(
+    Type.String({ writeOnly: true, description: "Daraja app's consumer secret" }),
+  ),
+  MPESA_SHORTCODE: Type.Optional(
+    Type.String({ pattern: '^[0-9]{5,7}$', description: 'the paybill (or store) number payments go to' }),
+  ),
+  MPESA_PASSKEY: Type.Optional(
+    Type.String({ writeOnly: true, description: 'the Lipa na M-Pesa Online passkey of the shortcode' }),
+  ),
+  MPESA_TRANSACTION_TYPE: Type.Enum(['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'], {
+    default: 'CustomerPayBillOnline',
+    description: 'CustomerPayBillOnline for a paybill, CustomerBuyGoodsOnline for a till',
+  }),
+  MPESA_TILL_NUMBER: Type.Optional(
+    Type.String({ pattern: '^[0-9]{5,7}$', description: 'the till (PartyB) of a Buy Goods shortcode' }),
+  ),
+  MPESA_INITIATOR: Type.Optional(
+    Type.String({ description: 'the Daraja API operator that reverses payments (refunds)' }),
+  ),
+  MPESA_SECURITY_CREDENTIAL: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      description:
+        "the initiator's password encrypted with Safaricom's certificate; set with MPESA_INITIATOR",
+    }),
+  ),
+  // Safaricom caps one M-Pesa payment at KES 250,000 (docs/decisions/mpesa-daraja.md).
+  MPESA_MAX_AMOUNT: Type.Integer({
+    minimum: 1,
+    default: 250_000,
+    description: 'largest total one payment may ask of M-Pesa, in whole KES',
+  }),
   WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
     Type.Boolean({
       description:

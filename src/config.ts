@@ -13,6 +13,7 @@ import {
   type TStringOptions,
 } from 'typebox';
 import { Value } from 'typebox/value';
+import { currencyExponent } from './platform/currency.ts';
 import type { DatabaseConnections } from './platform/db.ts';
 import type { HttpLimits } from './platform/client-errors.ts';
 import type { OverloadSettings } from './platform/overload.ts';
@@ -116,8 +117,8 @@ interface PaymentsConfig {
   simulatorPort: number;
   /** deadline of each call to a provider */
   httpTimeoutMs: number;
-  /** largest total one payment may ask of each provider, in minor units of UGX */
-  maxAmount: { momo: number; airtel: number };
+  /** largest total one payment may ask of each provider, in minor units of its currency */
+  maxAmount: { momo: number; airtel: number; mpesa: number };
   mtn?: {
     baseUrl: string;
     subscriptionKey: string;
@@ -133,6 +134,18 @@ interface PaymentsConfig {
     clientSecret: string;
     /** the disbursement PIN and Airtel's public key (partial refunds); absent: whole refunds only */
     disbursement?: { pin: string; publicKey: string };
+  };
+  /** Daraja (M-Pesa, KES); absent when live without MPESA_* settings: then no event offers M-Pesa */
+  mpesa?: {
+    baseUrl: string;
+    consumerKey: string;
+    consumerSecret: string;
+    shortcode: string;
+    passkey: string;
+    transactionType: NonNullable<Env['MPESA_TRANSACTION_TYPE']>;
+    partyB?: string;
+    /** the reversal initiator (refunds); absent: M-Pesa payments cannot be refunded here */
+    reversal?: { initiator: string; securityCredential: string };
   };
 }
 
@@ -302,7 +315,11 @@ function paymentsConfig(env: Env): PaymentsConfig {
     timeScale: env.PAYMENT_TIME_SCALE ?? env.SIMULATOR_TIME_SCALE ?? 1,
     simulatorPort: env.SIMULATOR_PORT ?? 0,
     httpTimeoutMs: env.PAYMENT_HTTP_TIMEOUT_MS,
-    maxAmount: { momo: env.MOMO_MAX_AMOUNT, airtel: env.AIRTEL_MAX_AMOUNT },
+    maxAmount: {
+      momo: env.MOMO_MAX_AMOUNT,
+      airtel: env.AIRTEL_MAX_AMOUNT,
+      mpesa: env.MPESA_MAX_AMOUNT * 10 ** currencyExponent('KES'),
+    },
   };
   if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
   const disbursement = disbursementConfig(env);
@@ -322,6 +339,48 @@ function paymentsConfig(env: Env): PaymentsConfig {
       clientId: required(env, 'AIRTEL_CLIENT_ID'),
       clientSecret: required(env, 'AIRTEL_CLIENT_SECRET'),
       ...(airtelDisbursement ? { disbursement: airtelDisbursement } : {}),
+    },
+    ...mpesaConfig(env),
+  };
+}
+
+const MPESA_REQUIRED = [
+  'MPESA_BASE_URL',
+  'MPESA_CONSUMER_KEY',
+  'MPESA_CONSUMER_SECRET',
+  'MPESA_SHORTCODE',
+  'MPESA_PASSKEY',
+] as const;
+
+/** Live M-Pesa: all five settings, or none (no M-Pesa); the reversal initiator as a pair. */
+function mpesaConfig(env: Env): Pick<PaymentsConfig, 'mpesa'> {
+  const given = MPESA_REQUIRED.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (given.length === 0) return {};
+  const missing = MPESA_REQUIRED.filter((name) => !given.includes(name));
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required with ${given.join(', ')}: ` +
+        'live M-Pesa needs all five Daraja settings (README, "Going live"), or none for no M-Pesa',
+    );
+  }
+  if ((env.MPESA_INITIATOR === undefined) !== (env.MPESA_SECURITY_CREDENTIAL === undefined)) {
+    throw new ConfigError('MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL are set together, or neither');
+  }
+  if (env.MPESA_TRANSACTION_TYPE === 'CustomerBuyGoodsOnline' && !env.MPESA_TILL_NUMBER) {
+    throw new ConfigError('MPESA_TILL_NUMBER is required with MPESA_TRANSACTION_TYPE=CustomerBuyGoodsOnline');
+  }
+  return {
+    mpesa: {
+      baseUrl: env.MPESA_BASE_URL!,
+      consumerKey: env.MPESA_CONSUMER_KEY!,
+      consumerSecret: env.MPESA_CONSUMER_SECRET!,
+      shortcode: env.MPESA_SHORTCODE!,
+      passkey: env.MPESA_PASSKEY!,
+      transactionType: env.MPESA_TRANSACTION_TYPE,
+      ...(env.MPESA_TILL_NUMBER ? { partyB: env.MPESA_TILL_NUMBER } : {}),
+      ...(env.MPESA_INITIATOR && env.MPESA_SECURITY_CREDENTIAL
+        ? { reversal: { initiator: env.MPESA_INITIATOR, securityCredential: env.MPESA_SECURITY_CREDENTIAL } }
+        : {}),
     },
   };
 }

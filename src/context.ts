@@ -20,6 +20,8 @@ import type { RateLimiter } from './platform/rate-limit.ts';
 export interface PricedMethod {
   readonly key: string;
   readonly defaultFee: { readonly percent_bp: number; readonly fixed_minor: number };
+  /** the currencies it takes: an event is offered the methods of its own */
+  readonly currencies: readonly string[];
 }
 
 export interface AppContext {
@@ -31,7 +33,10 @@ export interface AppContext {
   writes: AdmissionGate;
   log: Logger;
   keys: ServiceKeys;
-  /** the payment methods this service takes, in the registry's order: the first is the default */
+  /**
+   * the payment methods this service takes, in the registry's order: an event offers those of its
+   * currency (platform/currency.ts methodsForCurrency), the first of them its default
+   */
   paymentMethods: readonly PricedMethod[];
   /** the service's one overload monitor, shared by its hosts (platform/shed-requests.ts) */
   readonly overload: OverloadMonitor;

@@ -70,6 +70,7 @@ const ORDER_EXAMPLE: OrderOut = {
   donation_total: 0,
   laces_fee: 2500,
   total: 52500,
+  payment_method: 'momo',
   refunded_total: 0,
   failure_kind: null,
   ticket_count: 1,

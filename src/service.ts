@@ -194,7 +194,8 @@ export async function createService(config: Config, options: CreateServiceOption
     writes: createAdmissionGate(config.writeConcurrency),
     log,
     keys: await loadServiceKeys(database),
-    paymentMethods,
+    // The methods taken: a live method without its settings is not (payments/gateway.ts).
+    paymentMethods: payments.gateway.methods,
     // The service's clock, which tests move: a wait of seconds needs no sleeping to be seen.
     overload: new OverloadMonitor(config.overload, {
       log: log.child({ component: 'overload' }),

@@ -6,7 +6,16 @@ import { Type, type Static } from 'typebox';
 import { parseOrigin, type PartnerAuth } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
 import { isRegistrationOpen, type SessionEvent } from '../events/index.ts';
-import { findSessionOrder, isEmail, MAX_TICKETS_PER_ORDER, normalizePhone } from '../orders/index.ts';
+import {
+  dialCodeOf,
+  findSessionOrder,
+  isEmail,
+  MAX_TICKETS_PER_ORDER,
+  normalizePhone,
+  phoneCountryOf,
+  phoneWords,
+  type PhoneCountry,
+} from '../orders/index.ts';
 import {
   ApiError,
   currentTraceContext,
@@ -126,6 +135,8 @@ export type CheckoutSessionCreatedOut = Static<typeof CheckoutSessionCreatedOut>
 function checkFields(
   auth: PartnerAuth,
   input: CheckoutSessionIn,
+  /** whose numbers the event's buyers pay from (Uganda when the event is not found) */
+  country: PhoneCountry,
 ): { errors: FieldError[]; embedOrigin: string | null } {
   const errors: FieldError[] = [];
   const uiMode = input.ui_mode ?? 'redirect';
@@ -170,10 +181,10 @@ function checkFields(
   if (prefill.buyer_email !== undefined && !isEmail(prefill.buyer_email)) {
     errors.push({ field: 'prefill.buyer_email', message: 'must be an e-mail address' });
   }
-  if (prefill.buyer_phone !== undefined && normalizePhone(prefill.buyer_phone) === null) {
+  if (prefill.buyer_phone !== undefined && normalizePhone(prefill.buyer_phone, country) === null) {
     errors.push({
       field: 'prefill.buyer_phone',
-      message: 'must be a Ugandan mobile number such as 0772 123456 or +256 772 123456',
+      message: `must be ${phoneWords(country)} or +${dialCodeOf(country)} and the 9 digits`,
     });
   }
   if (prefill.buyer_name !== undefined && prefill.buyer_name.trim().length === 0) {
@@ -208,7 +219,8 @@ export function planCheckoutSession(
   /** the event as readSessionEvent reads it, kept to the caller's organization */
   found: SessionEvent | undefined,
 ): PlannedWrite<CheckoutSessionCreatedOut> {
-  const { errors, embedOrigin } = checkFields(auth, input);
+  const country = phoneCountryOf(found?.event.currency ?? '');
+  const { errors, embedOrigin } = checkFields(auth, input, country);
   if (errors.length > 0) throw validationError(errors);
   if (embedOrigin !== null && !auth.allowedDomains.includes(embedOrigin)) {
     throw new ApiError(

@@ -3,10 +3,10 @@
 // Static, the TypeScript type.
 import { Type, type Static } from 'typebox';
 import type { OrganizationRow } from '../organizations/index.ts';
-import { Timestamp } from '../platform/index.ts';
+import { methodsForCurrency, Timestamp } from '../platform/index.ts';
 import type { EventListRow } from './events-on-sale.ts';
 import { type EventRow, remainingOf, type TicketTypeRow } from './events.ts';
-import { priceByMethod, type PricedMethod } from './fees.ts';
+import { methodFee, priceByMethod, priceFor, type PricedMethod } from './fees.ts';
 
 export const MethodPriceOut = Type.Object({ laces_fee_minor: Type.Integer(), total_minor: Type.Integer() });
 export type MethodPriceOut = Static<typeof MethodPriceOut>;
@@ -40,11 +40,17 @@ export const TicketTypeOut = Type.Object({
   description: Type.String(),
   currency: Type.String(),
   price_minor: Type.Integer({ description: 'Price before fee, minor units' }),
-  laces_fee_minor: Type.Integer({ description: 'Service fee for the default method (momo)' }),
+  laces_fee_minor: Type.Integer({
+    description:
+      "Service fee for the event's default method, the first of payment_methods (momo in UGX, mpesa in KES)",
+  }),
   total_minor: Type.Integer({ description: 'price_minor + laces_fee_minor' }),
   card: Type.Null({ description: 'Card is not yet enabled' }),
   airtel: Type.Union([MethodPriceOut, Type.Null()], {
-    description: 'Fee and total when paying with Airtel Money',
+    description: 'Fee and total when paying with Airtel Money; null when the event does not take it',
+  }),
+  mpesa: Type.Union([MethodPriceOut, Type.Null()], {
+    description: 'Fee and total when paying with M-Pesa (KES events); null when the event does not take it',
   }),
   is_free: Type.Boolean(),
   capacity: Type.Integer(),
@@ -100,18 +106,19 @@ export function toEventListItem(row: EventListRow, paymentsEnabled: boolean): Ev
   };
 }
 
-/** The one method besides the default that a ticket type prices by name on the wire (docs/contract.md). */
-const PRICED_BY_NAME = 'airtel';
-
 export function toTicketTypeOut(
   tt: TicketTypeRow,
   currency: string,
   org: OrganizationRow,
   methods: readonly PricedMethod[],
 ): TicketTypeOut {
-  const prices = priceByMethod(tt.priceMinor, org.fees, methods);
-  // The default method's prices are the ticket type's own; later methods are in payment_methods only.
-  const primary = prices[methods[0]!.key]!;
+  const offered = methodsForCurrency(currency, methods);
+  const prices = priceByMethod(tt.priceMinor, currency, org.fees, offered);
+  // The default method's prices are the ticket type's own; the methods named on the wire (airtel,
+  // mpesa) have theirs too, null when the event does not take them. An event whose currency no
+  // method takes shows the service's default method's figures, and offers no method.
+  const primary =
+    prices[offered[0]?.key ?? ''] ?? priceFor(tt.priceMinor, methodFee(org.fees, methods[0]!), currency);
   return {
     ticket_type_id: tt.id,
     name: tt.name,
@@ -121,7 +128,8 @@ export function toTicketTypeOut(
     laces_fee_minor: primary.laces_fee_minor,
     total_minor: primary.total_minor,
     card: null,
-    airtel: prices[PRICED_BY_NAME] ?? null,
+    airtel: prices.airtel ?? null,
+    mpesa: prices.mpesa ?? null,
     is_free: tt.priceMinor === 0,
     capacity: tt.capacity,
     distance_km: tt.distanceKm,
@@ -142,7 +150,7 @@ export function toEventDetail(
     ...toEventListItem(row, org.paymentsEnabled),
     organizer_name: row.organizerName || org.name,
     support_email: row.supportEmail || org.supportEmail,
-    payment_methods: org.paymentsEnabled ? methods.map((m) => m.key) : [],
+    payment_methods: org.paymentsEnabled ? methodsForCurrency(row.currency, methods).map((m) => m.key) : [],
     ticket_types: tts.map((tt) => toTicketTypeOut(tt, row.currency, org, methods)),
     additional_questions: row.additionalQuestions,
     waiver_required: row.waiverRequired,

@@ -1,6 +1,6 @@
 // Rules about an event that no schema can state: its registration window, the cross-field checks
 // of an admin write, and the price ceiling of its ticket types.
-import { isTimeZone, validationError, type FieldError } from '../platform/index.ts';
+import { isTimeZone, payableUnit, validationError, type FieldError } from '../platform/index.ts';
 import type { EventInput, EventRow, TicketTypeInput } from './events.ts';
 import { EMERGENCY_CONTACT_NAME, EMERGENCY_CONTACT_PHONE } from './emergency-contact.ts';
 import { MAX_PRICE_MINOR } from './fees.ts';
@@ -84,16 +84,27 @@ function emergencyContactErrors(questions: ReadonlyArray<{ key: string; type: st
   return errors;
 }
 
-/** Prices outside whole minor units from 0 to MAX_PRICE_MINOR, each named by `field(i)`. */
+/**
+ * Prices outside whole minor units from 0 to MAX_PRICE_MINOR, or not whole payable units of the
+ * event's currency (whole shillings in KES: platform/currency.ts payableUnit), each named by `field(i)`.
+ */
 export function ticketPriceErrors(
   types: ReadonlyArray<Partial<TicketTypeInput>>,
   field: (i: number) => string,
+  currency: string,
 ): FieldError[] {
   const errors: FieldError[] = [];
+  const unit = payableUnit(currency);
   types.forEach((tt, i) => {
     const price = tt.price_minor;
-    if (price !== undefined && !(Number.isInteger(price) && price >= 0 && price <= MAX_PRICE_MINOR)) {
+    if (price === undefined) return;
+    if (!(Number.isInteger(price) && price >= 0 && price <= MAX_PRICE_MINOR)) {
       errors.push({ field: field(i), message: `must be a whole number from 0 to ${MAX_PRICE_MINOR}` });
+    } else if (price % unit !== 0) {
+      errors.push({
+        field: field(i),
+        message: `must be whole ${currency} (a multiple of ${unit} minor units): buyers pay ${currency} in whole units`,
+      });
     }
   });
   return errors;
@@ -107,8 +118,9 @@ export function ticketPriceErrors(
 export function checkTicketPrices(
   types: ReadonlyArray<Partial<TicketTypeInput>>,
   field: (i: number) => string,
+  currency: string,
 ): void {
-  const errors = ticketPriceErrors(types, field);
+  const errors = ticketPriceErrors(types, field, currency);
   if (errors.length > 0) throw validationError(errors);
 }
 

@@ -117,6 +117,7 @@ function eventOnSaleStatements(db: Db) {
             organizationId: events.organizationId,
             regOpensAt: events.regOpensAt,
             regClosesAt: events.regClosesAt,
+            currency: events.currency,
           },
           organization: { paymentsEnabled: organizationColumns.paymentsEnabled },
           hasPaidTickets: sql<boolean>`exists (select 1 from ${ticketTypes}
@@ -164,7 +165,7 @@ export async function readEventOnSale(
 
 /** What creating a checkout session needs of its event (readSessionEvent). */
 export interface SessionEvent {
-  event: Pick<EventRow, 'id' | 'organizationId' | 'regOpensAt' | 'regClosesAt'>;
+  event: Pick<EventRow, 'id' | 'organizationId' | 'regOpensAt' | 'regClosesAt' | 'currency'>;
   organization: Pick<OrganizationRow, 'paymentsEnabled'>;
   /** some ticket type has a price */
   hasPaidTickets: boolean;

@@ -143,7 +143,7 @@ export async function insertEvent(
   organizationId: string,
   input: EventInput,
 ): Promise<EventRow> {
-  checkTicketPrices(input.ticket_types, (i) => `ticket_types[${i}].price_minor`);
+  checkTicketPrices(input.ticket_types, (i) => `ticket_types[${i}].price_minor`, input.currency);
   const [event] = await db
     .insert(events)
     .values({
@@ -187,7 +187,7 @@ export async function insertTicketType(
   event: EventRow,
   input: TicketTypeInput,
 ): Promise<TicketTypeRow> {
-  checkTicketPrices([input], () => 'price_minor');
+  checkTicketPrices([input], () => 'price_minor', event.currency);
   const [{ n }] = (await db
     .select({ n: sql<number>`coalesce(max(${ticketTypes.position}) + 1, 0)::int` })
     .from(ticketTypes)
@@ -292,8 +292,9 @@ export async function patchTicketType(
   db: Executor,
   ticketTypeId: string,
   patch: TicketTypePatch,
+  currency: string,
 ): Promise<TicketTypeRow | 'capacity_below_sold' | undefined> {
-  checkTicketPrices([patch], () => 'price_minor');
+  checkTicketPrices([patch], () => 'price_minor', currency);
   const values = {
     name: patch.name,
     description: patch.description,

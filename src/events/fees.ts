@@ -2,8 +2,9 @@
 // The methods themselves are the payments registry's (payments/methods/registry.ts); events/ and
 // orders/ sit below payments/, so the composition root puts each service's methods on its context
 // (ctx.paymentMethods) and pricing never names one.
-import type { AppContext, PricedMethod } from '../context.ts';
+import type { PricedMethod } from '../context.ts';
 import type { FeeSchedule, MethodFee } from '../organizations/index.ts';
+import { payableUnit } from '../platform/index.ts';
 import type { MethodPriceOut } from './event-out.ts';
 import { feeFor } from './fee-formula.ts';
 
@@ -17,11 +18,6 @@ export const MAX_PRICE_MINOR = 100_000_000;
 /** The highest fixed part of a fee a schedule should hold: a ticket's total stays below 3 x 10^8. */
 export const MAX_FIXED_FEE_MINOR = 100_000_000;
 
-/** The method of `key` the service takes; undefined for any other key. */
-export function findPricedMethod(ctx: AppContext, key: string): PricedMethod | undefined {
-  return ctx.paymentMethods.find((m) => m.key === key);
-}
-
 /** The organization's fee for a method: its schedule's, else the method's default. */
 export function methodFee(fees: FeeSchedule, method: PricedMethod): MethodFee {
   return (Object.hasOwn(fees, method.key) ? fees[method.key] : undefined) ?? method.defaultFee;
@@ -32,16 +28,17 @@ export { feeFor };
 /** A price for one payment method, as on the wire. */
 export type MethodPrice = MethodPriceOut;
 
-export function priceFor(priceMinor: number, fee: MethodFee): MethodPrice {
-  const laces_fee_minor = feeFor(priceMinor, fee);
+export function priceFor(priceMinor: number, fee: MethodFee, currency: string): MethodPrice {
+  const laces_fee_minor = feeFor(priceMinor, fee, payableUnit(currency));
   return { laces_fee_minor, total_minor: priceMinor + laces_fee_minor };
 }
 
 /** The price on each method, by key. */
 export function priceByMethod(
   priceMinor: number,
+  currency: string,
   fees: FeeSchedule,
   methods: readonly PricedMethod[],
 ): Record<string, MethodPrice | undefined> {
-  return Object.fromEntries(methods.map((m) => [m.key, priceFor(priceMinor, methodFee(fees, m))]));
+  return Object.fromEntries(methods.map((m) => [m.key, priceFor(priceMinor, methodFee(fees, m), currency)]));
 }

@@ -55,14 +55,7 @@ export type {
   TicketTypeInput,
   TicketTypeRow,
 } from './events.ts';
-export {
-  feeFor,
-  findPricedMethod,
-  MAX_FIXED_FEE_MINOR,
-  MAX_PRICE_MINOR,
-  methodFee,
-  priceByMethod,
-} from './fees.ts';
+export { feeFor, MAX_FIXED_FEE_MINOR, MAX_PRICE_MINOR, methodFee, priceByMethod } from './fees.ts';
 export type { PricedMethod } from './fees.ts';
 export {
   capacityRefusal,

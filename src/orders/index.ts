@@ -2,7 +2,15 @@
 export { correctRunner } from './actions/correct-runner.ts';
 export { transferRunner } from './actions/transfer-runner.ts';
 export type { NewRunner, TransferredRunner } from './actions/transfer-runner.ts';
-export { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
+export {
+  dialCodeOf,
+  isEmail,
+  isPhoneNumber,
+  normalizePhone,
+  phoneCountryOf,
+  phoneWords,
+  type PhoneCountry,
+} from './contact.ts';
 export { countActiveHolds } from './count-active-holds.ts';
 export { countOrders } from './count-orders.ts';
 export type { OrderCounts } from './count-orders.ts';

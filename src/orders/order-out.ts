@@ -34,6 +34,11 @@ export const OrderOut = Type.Object({
   donation_total: Type.Integer(),
   laces_fee: Type.Integer({ description: 'Service fee for the payment method chosen (momo until one is)' }),
   total: Type.Integer({ description: 'What the buyer pays, minor units; 0 for a free order, paid at once' }),
+  payment_method: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen",
+    examples: ['momo'],
+  }),
   refunded_total: Type.Integer({
     description:
       'What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total',
@@ -81,6 +86,7 @@ export function toOrderOut(order: OrderRow, regs: RegistrationRow[]): OrderOut {
     donation_total: order.donationTotal,
     laces_fee: order.lacesFee,
     total: order.total,
+    payment_method: order.total > 0 ? order.paymentMethod : null,
     refunded_total: order.refundedTotal,
     failure_kind: order.failureKind,
     ticket_count: regs.length,

@@ -3,7 +3,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { feeFor, methodFee, type PricedMethod } from '../events/index.ts';
 import { findOrganization } from '../organizations/index.ts';
-import type { Executor, Tx } from '../platform/index.ts';
+import { payableUnit, type Executor, type Tx } from '../platform/index.ts';
 import { lockOrder } from './order-lifecycle.ts';
 import type { OrderRow } from './order-out.ts';
 import { transition, type FailureKind } from './order-state.ts';
@@ -24,7 +24,7 @@ export async function repriceOrder(
     .orderBy(asc(registrations.position));
   let lacesFee = 0;
   for (const reg of regs) {
-    const fee = feeFor(reg.priceMinor, methodFee(organization!.fees, method));
+    const fee = feeFor(reg.priceMinor, methodFee(organization!.fees, method), payableUnit(order.currency));
     lacesFee += fee;
     if (fee !== reg.feeMinor)
       await tx.update(registrations).set({ feeMinor: fee }).where(eq(registrations.id, reg.id));

@@ -1,8 +1,8 @@
 // The input rules of an order that need its event but no inventory (createOrder's checks before
 // any statement), and the calendar arithmetic they use.
 import type { AdditionalQuestion, EventWithTickets, TicketTypeRow } from '../events/index.ts';
-import { LONE_SURROGATE, validationError, type FieldError } from '../platform/index.ts';
-import { isEmail, isPhoneNumber, normalizePhone } from './contact.ts';
+import { LONE_SURROGATE, payableUnit, validationError, type FieldError } from '../platform/index.ts';
+import { isEmail, isPhoneNumber, normalizePhone, phoneCountryOf, phoneWords } from './contact.ts';
 import { OrderIn, type CreateOrderInput } from './order-in.ts';
 
 export const MAX_TICKETS_PER_ORDER = 10;
@@ -190,8 +190,9 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
   const free = input.items.every((item) => (byId.get(item.ticket_type_id)?.priceMinor ?? 0) === 0);
   const phoneOptional = free && (input.donation_minor ?? 0) === 0 && !event.phoneRequired;
   const leftOut = phoneOptional && input.buyer.phone.trim() === '';
-  if (!leftOut && normalizePhone(input.buyer.phone) === null) {
-    errors.push({ field: 'buyer.phone', message: 'must be a Ugandan mobile number such as 0772 123456' });
+  const country = phoneCountryOf(event.currency);
+  if (!leftOut && normalizePhone(input.buyer.phone, country) === null) {
+    errors.push({ field: 'buyer.phone', message: `must be ${phoneWords(country)}` });
   }
   if (event.waiverRequired && input.waiver_accepted !== true) {
     errors.push({
@@ -207,6 +208,11 @@ function checkInput(found: EventWithTickets, input: CreateOrderInput, now: Date)
     });
   } else if (donation > 0 && !event.donationsEnabled) {
     errors.push({ field: 'donation_minor', message: 'this event takes no donations' });
+  } else if (donation % payableUnit(event.currency) !== 0) {
+    errors.push({
+      field: 'donation_minor',
+      message: `must be whole ${event.currency} (a multiple of ${payableUnit(event.currency)} minor units)`,
+    });
   }
   if (input.client_reference_id !== undefined && input.client_reference_id.length > 256) {
     errors.push({ field: 'client_reference_id', message: 'must be at most 256 characters' });

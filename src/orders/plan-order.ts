@@ -1,9 +1,7 @@
 // Planning an order: every check that needs no statement, and its price, before anything is
 // written (createPlannedOrder and order-batches.ts write the plan).
-import type { AppContext } from '../context.ts';
 import {
   feeFor,
-  findPricedMethod,
   isRegistrationOpen,
   methodFee,
   quantitiesOf,
@@ -11,7 +9,15 @@ import {
   type Quantities,
   type TicketTypeRow,
 } from '../events/index.ts';
-import { ApiError, currentTraceContext, notFound, validationError } from '../platform/index.ts';
+import type { AppContext, PricedMethod } from '../context.ts';
+import {
+  ApiError,
+  currentTraceContext,
+  methodsForCurrency,
+  notFound,
+  payableUnit,
+  validationError,
+} from '../platform/index.ts';
 import type { CreateOrderInput, OrderItemInput } from './order-in.ts';
 import { checkInput, unstorableText } from './order-rules.ts';
 
@@ -99,19 +105,22 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
       throw new ApiError('sale_closed', `Sales for ${tt.name} are not open.`);
     }
   }
-  const methods = ctx.paymentMethods;
-  const method = (input.payment_method && findPricedMethod(ctx, input.payment_method)) || methods[0]!;
+  // The methods the event's currency takes; one it does not take is refused by checkInput.
+  const methods = methodsForCurrency(event.currency, ctx.paymentMethods);
+  const method = methods.find((m) => m.key === input.payment_method) ?? methods[0];
+  const unit = payableUnit(event.currency);
+  const feeOf = (m: PricedMethod | undefined, price: number) =>
+    m ? feeFor(price, methodFee(organization.fees, m), unit) : 0;
   const lines = input.items.map((item, i) => {
     const tt = chosen.get(i)!;
-    return { item, tt, fee: feeFor(tt.priceMinor, methodFee(organization.fees, method)) };
+    return { item, tt, fee: feeOf(method, tt.priceMinor) };
   });
   const subtotal = lines.reduce((sum, l) => sum + l.tt.priceMinor, 0);
   const lacesFee = lines.reduce((sum, l) => sum + l.fee, 0);
   const donation = input.donation_minor ?? 0;
   const total = subtotal + donation + lacesFee;
   // Paying re-prices with the chosen method's fee, so every method's total must fit.
-  const feesOf = (m: (typeof methods)[number]) =>
-    lines.reduce((sum, l) => sum + feeFor(l.tt.priceMinor, methodFee(organization.fees, m)), 0);
+  const feesOf = (m: PricedMethod) => lines.reduce((sum, l) => sum + feeOf(m, l.tt.priceMinor), 0);
   const largest = Math.max(total, ...methods.map((m) => subtotal + donation + feesOf(m)));
   if (largest > MAX_ORDER_TOTAL_MINOR) {
     throw new ApiError(
@@ -121,6 +130,9 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
   }
   if (total > 0 && !organization.paymentsEnabled) {
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
+  }
+  if (total > 0 && !method) {
+    throw new ApiError('payments_disabled', `No payment method takes ${event.currency} here yet.`);
   }
   const quantities = quantitiesOf(lines.map((l) => l.tt.id));
   const ticketType = (id: string) => found.ticketTypes.find((t) => t.id === id)!;

@@ -5,7 +5,7 @@
 // modules: the caller looks them up by id.
 import { and, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../platform/index.ts';
-import { normalizePhone } from './contact.ts';
+import { normalizePhone, PHONE_COUNTRIES } from './contact.ts';
 import { orders, registrations } from './orders.schema.ts';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'refunded'] as const;
@@ -60,14 +60,15 @@ function likePattern(text: string): string {
 interface SearchTerms {
   text: string;
   pattern: string;
-  /** the number as stored, when the text is a phone number */
-  msisdn: string | null;
+  /** the number as stored, when the text is a phone number: a local 07... one of each country */
+  msisdns: string[];
 }
 
 function termsOf(q: string): SearchTerms {
   const text = q.trim().slice(0, 100);
-  const msisdn = text.replace(/\D/g, '').length >= 9 ? normalizePhone(text) : null;
-  return { text, pattern: likePattern(text.toLowerCase()), msisdn };
+  const phone = text.replace(/\D/g, '').length >= 9;
+  const msisdns = phone ? PHONE_COUNTRIES.flatMap((country) => normalizePhone(text, country) ?? []) : [];
+  return { text, pattern: likePattern(text.toLowerCase()), msisdns: [...new Set(msisdns)] };
 }
 
 /**
@@ -80,9 +81,13 @@ function termsOf(q: string): SearchTerms {
  * at 100,000 orders). Its cost grows with the number of matches: the way to find a few among many.
  */
 function matchingIds(organizationId: string, terms: SearchTerms): SQL {
-  const { text, pattern, msisdn } = terms;
-  const phone = msisdn
-    ? sql`UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId} AND buyer_phone = ${msisdn}`
+  const { text, pattern, msisdns } = terms;
+  const phone = msisdns.length
+    ? sql`UNION SELECT id FROM ${orders} WHERE organization_id = ${organizationId}
+      AND buyer_phone IN (${sql.join(
+        msisdns.map((m) => sql`${m}`),
+        sql`, `,
+      )})`
     : sql``;
   return sql`${ORDER_ID} = ANY(ARRAY(
     SELECT id FROM ${orders} WHERE order_code = ${text.toUpperCase()} AND organization_id = ${organizationId}
@@ -159,7 +164,7 @@ export async function searchOrders(
 ): Promise<OrderListRow[]> {
   const where = filterConditions(organizationId, search, page.after);
   const terms = search.q && search.q.trim() !== '' ? termsOf(search.q) : null;
-  if (terms && !terms.msisdn) {
+  if (terms && terms.msisdns.length === 0) {
     const walked = db
       .select(listColumns(orders))
       .from(orders)

@@ -4,7 +4,7 @@ import type { SQL } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
 import { insertRows, jobsInsert, newId, randomString, type Tx } from '../platform/index.ts';
 import { outboxInsert } from '../webhooks/index.ts';
-import { normalizePhone } from './contact.ts';
+import { normalizePhone, phoneCountryOf } from './contact.ts';
 import { orderPaidEvents } from './order-lifecycle.ts';
 import { toOrderOut, type OrderRow, type RegistrationRow } from './order-out.ts';
 import { transition } from './order-state.ts';
@@ -124,7 +124,7 @@ function orderRows(ctx: Pick<AppContext, 'config'>, plan: OrderPlan): OrderRows 
     buyerName: input.buyer.name.trim(),
     buyerEmail: input.buyer.email.trim(),
     // '' for a free registration without a phone (order-rules.ts checkInput)
-    buyerPhone: normalizePhone(input.buyer.phone) ?? '',
+    buyerPhone: normalizePhone(input.buyer.phone, phoneCountryOf(event.currency)) ?? '',
     waiverVersion: event.waiverRequired ? event.waiverVersion : null,
     waiverAcceptedAt: event.waiverRequired ? now : null,
     holdExpiresAt: free ? null : holdExpiresAt,

@@ -34,7 +34,7 @@ export async function reconcileAttempt(ctx: AppContext, reference: string): Prom
   if (!attempt || !isUnsettled(attempt.status)) return null;
   let status: StatusResult;
   try {
-    status = await providerOf(gateway, attempt.method).getStatus(reference);
+    status = await providerOf(gateway, attempt.method).getStatus(reference, attempt.providerReference);
   } catch (error) {
     // The provider cannot be asked (the runner retries with backoff); the buyer still hears of
     // the timeout when the prompt window is over.

@@ -3,10 +3,19 @@
 // already running at SIMULATOR_URL.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { PAYMENT_METHOD_REGISTRY, type PaymentMethodDefinition } from './methods/registry.ts';
+import {
+  PAYMENT_METHOD_REGISTRY,
+  type PaymentMethodDefinition,
+  type SimulatedProviders,
+} from './methods/registry.ts';
 import type { PaymentGateway } from './payment-gateway.ts';
 import type { PaymentProvider } from './provider.ts';
-import { SIMULATOR_CREDENTIALS, startSimulator, type Simulator } from './simulator/simulator.ts';
+import {
+  SIMULATOR_CREDENTIALS,
+  simulatedDaraja,
+  startSimulator,
+  type Simulator,
+} from './simulator/simulator.ts';
 
 /** The gateway over `methods` (the registry's by default), each with its adapter. */
 export async function createPaymentGateway(
@@ -17,18 +26,28 @@ export async function createPaymentGateway(
   const payments = config.payments;
   const adapterLog = log.child({ component: 'payments' });
   const setting = { config, timeoutMs: payments.httpTimeoutMs, options: { log: adapterLog } };
-  // Keyed by every method given; the registry's own are all there (createService checks the list).
-  const gatewayOver = (provide: (method: PaymentMethodDefinition) => PaymentProvider): PaymentGateway => ({
-    methods,
-    providers: Object.fromEntries(methods.map((m) => [m.key, provide(m)])) as PaymentGateway['providers'],
-    timeScale: payments.timeScale,
-    callbackBase: callbackBaseOf(config),
-    maxAmount: Object.fromEntries(
-      methods.map((m) => [m.key, m.maxAmount(config)]),
-    ) as PaymentGateway['maxAmount'],
-    inflight: new Set(),
-    hinted: new Map(),
-  });
+  // Keyed by every method taken: a live method without its settings is left out.
+  const gatewayOver = (
+    provide: (method: PaymentMethodDefinition) => PaymentProvider | null,
+  ): PaymentGateway => {
+    const adapters = methods.flatMap((m) => {
+      const provider = provide(m);
+      return provider ? [{ method: m, provider }] : [];
+    });
+    return {
+      methods: adapters.map((a) => a.method),
+      providers: Object.fromEntries(
+        adapters.map((a) => [a.method.key, a.provider]),
+      ) as PaymentGateway['providers'],
+      timeScale: payments.timeScale,
+      callbackBase: callbackBaseOf(config),
+      maxAmount: Object.fromEntries(
+        adapters.map((a) => [a.method.key, a.method.maxAmount(config)]),
+      ) as PaymentGateway['maxAmount'],
+      inflight: new Set(),
+      hinted: new Map(),
+    };
+  };
   if (payments.provider === 'live') {
     return { gateway: gatewayOver((m) => m.createLiveProvider(setting)), close: async () => {} };
   }
@@ -63,12 +82,13 @@ function callbackBaseOf(config: Config): string {
   return `${config.apiUrl.origin}/v1/payment-callbacks`;
 }
 
-function externalSimulator(url: string): Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'close'> {
+function externalSimulator(url: string): SimulatedProviders & Pick<Simulator, 'close'> {
   const { mtn, airtel } = SIMULATOR_CREDENTIALS;
   return {
     url,
     mtn: { ...mtn, baseUrl: `${url}/mtn`, timeoutMs: 15_000 },
     airtel: { ...airtel, baseUrl: `${url}/airtel`, timeoutMs: 15_000 },
+    daraja: simulatedDaraja(url),
     close: async () => {},
   };
 }

@@ -63,9 +63,9 @@ async function queryAfterCallback(ctx: AppContext, method: string, reference: st
         ),
       ),
     )
-    .returning({ id: paymentAttempts.id });
+    .returning({ providerReference: paymentAttempts.providerReference });
   if (!claimed) return;
-  const status = await providerOf(gateway, method).getStatus(reference);
+  const status = await providerOf(gateway, method).getStatus(reference, claimed.providerReference);
   if (status.status !== 'successful' && status.status !== 'failed') return;
   await ctx.database.transaction(async (tx) => {
     const locked = await findAttempt(tx, reference, true);

@@ -19,9 +19,12 @@ const PendingOrderOut = Type.Object({
 
 export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   const methods = ctx.gateway.methods;
-  // "momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075"
+  // "momo: MTN 076, 077, 078, 079 (UGX); airtel: Airtel 070, 074, 075 (UGX); mpesa: ..."
   const networks = methods
-    .map((m) => `${m.key}: ${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')}`)
+    .map(
+      (m) =>
+        `${m.key}: ${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')} (${m.currencies.join(', ')})`,
+    )
     .join('; ');
   app.post(
     '/v1/orders/:orderId/pay',
@@ -40,7 +43,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
             phone: Type.String({
               maxLength: 32,
               examples: ['0772123456'],
-              description: `The number the prompt goes to: a Ugandan mobile money number of the payment method's network (${networks}), written 07…, 7…, 256…, +256… or 00256…, spaces and dashes ignored. Landlines and other networks are 400 validation_failed.`,
+              description: `The number the prompt goes to: a mobile money number of the payment method's network and country (${networks}), written 07…, 7… (01… in Kenya), with its country code (256…, 254…), + or 00 before it; spaces and dashes ignored. Landlines, other networks and a method the order's currency does not take are 400 validation_failed.`,
             }),
           },
           { additionalProperties: false },

@@ -33,6 +33,11 @@ export const paymentAttempts = pgTable(
     failureKind: text('failure_kind'),
     failureMessage: text('failure_message'),
     providerTransactionId: text('provider_transaction_id'),
+    /**
+     * the provider's own id of the payment, for a provider that assigns one when the prompt goes
+     * out (Daraja's CheckoutRequestID); null for those that take our reference (MTN, Airtel)
+     */
+    providerReference: text('provider_reference'),
     /** the buyer's approval window on the phone */
     promptExpiresAt: ts('prompt_expires_at').notNull(),
     /** status queries made by the attempt's job (drives its schedule; callbacks never count) */
@@ -44,6 +49,10 @@ export const paymentAttempts = pgTable(
   },
   (t) => [
     uniqueIndex('payment_attempts_reference_key').on(t.reference),
+    // One attempt per provider payment: a callback can never tie a second attempt to it.
+    uniqueIndex('payment_attempts_provider_reference_key')
+      .on(t.method, t.providerReference)
+      .where(sql`${t.providerReference} IS NOT NULL`),
     index('payment_attempts_order_idx').on(t.orderId, t.createdAt),
     // an organization's successful payments (refunds.ts: duplicates and late payments to refund)
     index('payment_attempts_successful_idx')

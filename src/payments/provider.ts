@@ -33,8 +33,11 @@ export interface PaymentRequest {
 }
 
 export type SubmitResult =
-  /** the prompt is out: learn the outcome with getStatus */
-  | { kind: 'submitted' }
+  /**
+   * the prompt is out: learn the outcome with getStatus. providerReference: the provider's own id
+   * of the payment when it assigns one (Daraja's CheckoutRequestID), which getStatus then needs
+   */
+  | { kind: 'submitted'; providerReference?: string }
   /** this reference was already sent (MTN 409, Airtel ESB000041): a resend of ours, so poll */
   | { kind: 'already_submitted' }
   /** refused at once and nothing was created: the attempt has failed */
@@ -111,9 +114,10 @@ export interface PaymentProvider {
   /**
    * Asks the provider for the outcome. Rejects with PaymentProviderError when the provider could
    * not be asked (unreachable, timeout, 5xx, refused credentials, unreadable answer): that is no
-   * answer about the payment, so the caller asks again later.
+   * answer about the payment, so the caller asks again later. providerReference: what the
+   * submission returned, null when it returned none (a provider that needs it answers not_found).
    */
-  getStatus(reference: string): Promise<StatusResult>;
+  getStatus(reference: string, providerReference?: string | null): Promise<StatusResult>;
 }
 
 export type ProviderErrorKind = 'auth_failed' | 'unreachable' | 'timeout' | 'server_error' | 'bad_response';
@@ -137,7 +141,11 @@ export class PaymentProviderError extends Error {
  * The smallest amount an adapter submits, per currency, in minor units. Callers refuse smaller
  * totals before calling; the adapters refuse them too. A currency missing here is not supported.
  */
-export const MIN_AMOUNT: Readonly<Record<string, number>> = Object.freeze({ UGX: 500 });
+export const MIN_AMOUNT: Readonly<Record<string, number>> = Object.freeze({
+  UGX: 500,
+  // M-Pesa's least payment is one shilling.
+  KES: 100,
+});
 
 /** The currencies we submit, with their exponents (platform/currency.ts): minor = major x 10^exponent. */
 export const CURRENCY_EXPONENT: Readonly<Record<string, number>> = Object.freeze(
@@ -173,15 +181,21 @@ export function parseMajorAmount(value: unknown, exponent: number): number | nul
   return Number(`${whole}${kept}`);
 }
 
-/** A provider-neutral check shared by the adapters: refuse before any network call. */
-export function checkPaymentRequest(req: PaymentRequest): Extract<SubmitResult, { kind: 'rejected' }> | null {
+/**
+ * The check MTN's and Airtel's adapters share, for Ugandan numbers in the currencies their method
+ * takes: refuse before any network call.
+ */
+export function checkPaymentRequest(
+  req: PaymentRequest,
+  currencies: readonly string[],
+): Extract<SubmitResult, { kind: 'rejected' }> | null {
   if (!isPaymentReference(req.reference)) {
     // A bug in the caller, not a payment outcome: every attempt must carry a fresh UUID v4.
     throw new TypeError(`payment reference must be a UUID v4, got "${String(req.reference).slice(0, 64)}"`);
   }
   const minimum = MIN_AMOUNT[req.currency];
   const exponent = CURRENCY_EXPONENT[req.currency];
-  if (minimum === undefined || exponent === undefined) {
+  if (minimum === undefined || exponent === undefined || !currencies.includes(req.currency)) {
     return {
       kind: 'rejected',
       failureKind: 'provider_error',

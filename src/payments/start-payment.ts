@@ -9,12 +9,15 @@ import {
   extendHold,
   lockOrder,
   normalizePhone,
+  phoneWords,
   repriceOrder,
   type OrderRow,
 } from '../orders/index.ts';
 import {
   ApiError,
   enqueueJob,
+  methodsForCurrency,
+  payableUnit,
   newId,
   notFound,
   retryConflicts,
@@ -70,23 +73,37 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
   return started.order;
 }
 
+/** Refuses a method the order's currency does not take (an M-Pesa prompt for a UGX order). */
+function checkMethodTakes(gateway: PaymentGateway, method: PaymentMethodDefinition, currency: string): void {
+  if (method.currencies.includes(currency)) return;
+  const keys = methodsForCurrency(currency, gateway.methods).map((m) => m.key);
+  const offered = keys.length ? `one of ${keys.join(', ')}` : `none: no method takes ${currency} here`;
+  throw new ApiError(
+    'validation_failed',
+    `${method.labels.en.name} does not take ${currency}; payment_method must be ${offered}.`,
+    { errors: [{ field: 'payment_method', message: `must be ${offered}` }] },
+  );
+}
+
 /**
  * The payer's number, normalized; refused (validation_failed;
- * docs/decisions/network-and-phone-checks.md) when it is not a Ugandan number, when it cannot
- * receive mobile money (a landline, a network we do not take), or when it is on the other method's
- * network. Every prompt goes through here: the partner API's
- * pay route and the hosted checkout alike.
+ * docs/decisions/network-and-phone-checks.md) when it is not a number of the method's country,
+ * when it cannot receive mobile money (a landline, a network we do not take), or when it is on
+ * another method's network. Every prompt goes through here: the partner API's pay route and the
+ * hosted checkout alike.
  */
 function checkPayerPhone(gateway: PaymentGateway, method: PaymentMethodDefinition, phone: string): string {
-  const msisdn = normalizePhone(phone);
+  const msisdn = normalizePhone(phone, method.country);
   if (msisdn === null) {
-    throw new ApiError('validation_failed', 'phone must be a Ugandan mobile number such as 0772 123456.', {
-      errors: [{ field: 'phone', message: 'must be a Ugandan mobile number such as 0772 123456' }],
+    const words = phoneWords(method.country);
+    throw new ApiError('validation_failed', `phone must be ${words}.`, {
+      errors: [{ field: 'phone', message: `must be ${words}` }],
     });
   }
-  const network = networkOf(msisdn, gateway.methods);
+  const sameCountry = gateway.methods.filter((m) => m.country === method.country);
+  const network = networkOf(msisdn, sameCountry);
   if (network === null) {
-    const prefixes = mobileMoneyPrefixes(gateway.methods);
+    const prefixes = mobileMoneyPrefixes(sameCountry);
     throw new ApiError(
       'validation_failed',
       `phone must be a mobile money number: ${prefixes}. Landlines and other networks cannot receive the prompt.`,
@@ -132,6 +149,8 @@ async function openPaymentAttempt(
   if (order.status !== 'pending') {
     throw new ApiError('order_not_payable', `This order is ${order.status} and cannot be paid.`);
   }
+  // The locked order's currency says which methods may pay it.
+  checkMethodTakes(gateway, method, order.currency);
   const repriced = await repriceOrder(tx, order, method, now);
   checkAmount(gateway, method, repriced);
   const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
@@ -178,6 +197,13 @@ function checkAmount(
     throw new ApiError(
       'amount_below_minimum',
       `Mobile money needs at least ${minimum} ${repriced.currency}; this order totals ${repriced.total}.`,
+    );
+  }
+  const unit = payableUnit(repriced.currency);
+  if (repriced.total % unit !== 0) {
+    throw new ApiError(
+      'validation_failed',
+      `${method.labels.en.name} takes whole amounts of ${repriced.currency} only; this order totals ${repriced.total} minor units.`,
     );
   }
   // Refused before any prompt: the provider would refuse it only after the buyer approved.
@@ -251,6 +277,10 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
     // submitted, already_submitted (a resend of ours) or unknown (lost response): learn by polling.
     if (result.kind === 'unknown')
       ctx.log.warn({ reference, message: result.message }, 'payment submission outcome unknown');
-    await tx.update(paymentAttempts).set({ status: 'pending' }).where(eq(paymentAttempts.id, locked.id));
+    const providerReference = result.kind === 'submitted' ? (result.providerReference ?? null) : null;
+    await tx
+      .update(paymentAttempts)
+      .set({ status: 'pending', ...(providerReference ? { providerReference } : {}) })
+      .where(eq(paymentAttempts.id, locked.id));
   });
 }

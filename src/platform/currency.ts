@@ -16,6 +16,23 @@ export function currencyExponent(currency: string): number {
   return exponent;
 }
 
+/**
+ * The smallest amount a buyer pays in, in minor units: 1, but a whole shilling (100) in KES, since
+ * M-Pesa takes no cents (docs/decisions/mpesa-daraja.md). Prices, donations and fees of an event
+ * are whole multiples of it.
+ */
+export function payableUnit(currency: string): number {
+  return currency === 'KES' ? 10 ** currencyExponent(currency) : 1;
+}
+
+/** The payment methods that take `currency`, in their order: what an event in it offers. */
+export function methodsForCurrency<M extends { readonly currencies: readonly string[] }>(
+  currency: string,
+  methods: readonly M[],
+): M[] {
+  return methods.filter((m) => m.currencies.includes(currency));
+}
+
 let currencies: ReadonlySet<string> | undefined;
 
 /** An ISO 4217 code Intl lists as a currency (it formats any three letters without a word). */

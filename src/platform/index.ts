@@ -17,7 +17,14 @@ export { csvLines, csvText } from './csv.ts';
 export type { CsvValue } from './csv.ts';
 export { xlsxChunks } from './xlsx.ts';
 export type { XlsxValue } from './xlsx.ts';
-export { currencyExponent, formatMajor, isCurrency, isTimeZone } from './currency.ts';
+export {
+  currencyExponent,
+  formatMajor,
+  isCurrency,
+  isTimeZone,
+  methodsForCurrency,
+  payableUnit,
+} from './currency.ts';
 export { decodeCursor, encodeCursor } from './cursor.ts';
 export { DataDirBusy, lockDataDir } from './data-dir-lock.ts';
 export {

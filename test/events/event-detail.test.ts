@@ -68,6 +68,7 @@ const TICKET_TYPE_TYPES: Record<string, FieldType> = {
   total_minor: 'integer',
   card: 'null',
   airtel: 'object|null',
+  mpesa: 'object|null',
   is_free: 'boolean',
   capacity: 'integer',
   distance_km: 'number',
@@ -245,6 +246,7 @@ describe('GET /v1/events/{eventId}', () => {
       total_minor: 31050,
       card: null,
       airtel: { laces_fee_minor: 1050, total_minor: 31050 },
+      mpesa: null,
       is_free: false,
       capacity: 100,
       distance_km: 21.1,
@@ -263,6 +265,7 @@ describe('GET /v1/events/{eventId}', () => {
       total_minor: 0,
       card: null,
       airtel: { laces_fee_minor: 0, total_minor: 0 },
+      mpesa: null,
       is_free: true,
       capacity: 50,
       distance_km: 5,
@@ -272,6 +275,47 @@ describe('GET /v1/events/{eventId}', () => {
       sales_end: event.regClosesAt.toISOString(),
       min_age: 0,
     });
+  });
+
+  test('a KES event offers M-Pesa only, priced in whole shillings; airtel is null', async () => {
+    const partner = await makePartner(h);
+    const token = await getToken(h, partner);
+    // KES 1,234.00 at 3.5 % is KES 43.19, rounded half up to a whole shilling: 43.
+    const event = await makeEvent(h, partner, {
+      currency: 'KES',
+      timezone: 'Africa/Nairobi',
+      ticket_types: [{ name: '10 km', price_minor: 123_400, capacity: 20 }],
+    });
+    const data = await detailData(token, event.id);
+    assert.equal(data.currency, 'KES');
+    assert.deepEqual(data.payment_methods, ['mpesa']);
+    const [tt] = data.ticket_types;
+    assertFieldTypes(tt, TICKET_TYPE_TYPES, 'ticket_types[0]');
+    assert.deepEqual(
+      { fee: tt.laces_fee_minor, total: tt.total_minor, card: tt.card, airtel: tt.airtel, mpesa: tt.mpesa },
+      {
+        fee: 4_300,
+        total: 127_700,
+        card: null,
+        airtel: null,
+        mpesa: { laces_fee_minor: 4_300, total_minor: 127_700 },
+      },
+    );
+  });
+
+  test('a KES price that is not whole shillings is refused', async () => {
+    const partner = await makePartner(h);
+    await assert.rejects(
+      makeEvent(h, partner, {
+        currency: 'KES',
+        ticket_types: [{ name: '5 km', price_minor: 150_050, capacity: 5 }],
+      }),
+      (error: { code?: string; errors?: Array<{ field: string; message: string }> }) => {
+        assert.equal(error.code, 'validation_failed');
+        assert.match(error.errors?.[0]?.message ?? '', /whole KES/);
+        return true;
+      },
+    );
   });
 
   test("falls back to the organization's name and support email", async () => {

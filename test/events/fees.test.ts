@@ -11,6 +11,13 @@ import {
 import { MAX_ORDER_TOTAL_MINOR } from '../../src/orders/plan-order.ts';
 import { PAYMENT_METHOD_CATALOGUE } from '../../src/payments/methods/catalogue.ts';
 
+/** A method's fee: any percentage up to 100 %, a fixed part up to `maxFixed`. */
+const methodFeeOf = (maxFixed: number) =>
+  fc.record({
+    percent_bp: fc.integer({ min: 0, max: 10_000 }),
+    fixed_minor: fc.integer({ min: 0, max: maxFixed }),
+  });
+
 describe('feeFor', () => {
   test('rounds price * percent half up, then adds the fixed part (table)', () => {
     // [price, percent_bp, fixed, expected fee], each worked by hand.
@@ -49,20 +56,43 @@ describe('feeFor', () => {
   test('charges nothing on a free ticket, not even the fixed part', () => {
     assert.equal(feeFor(0, { percent_bp: 350, fixed_minor: 0 }), 0);
     assert.equal(feeFor(0, { percent_bp: 500, fixed_minor: 100 }), 0);
-    assert.deepEqual(priceFor(0, { percent_bp: 500, fixed_minor: 100 }), {
+    assert.deepEqual(priceFor(0, { percent_bp: 500, fixed_minor: 100 }, 'UGX'), {
       laces_fee_minor: 0,
       total_minor: 0,
     });
   });
 
+  test('in KES the percentage rounds half up to a whole shilling (100 minor units)', () => {
+    const fee = { percent_bp: 350, fixed_minor: 0 };
+    // KES 1,234.00 at 3.5 % is 43.19: 43 shillings; KES 1,300.00 is 45.50: 46 shillings.
+    assert.equal(feeFor(123_400, fee, 100), 4_300);
+    assert.equal(feeFor(130_000, fee, 100), 4_600);
+    assert.deepEqual(priceFor(123_400, fee, 'KES'), { laces_fee_minor: 4_300, total_minor: 127_700 });
+    assert.equal(feeFor(123_400, fee), 4_319);
+  });
+
+  test('property: a whole-shilling price has a whole-shilling fee and total in KES', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), methodFeeOf(0), (shillings, fee) => {
+        const { laces_fee_minor, total_minor } = priceFor(shillings * 100, fee, 'KES');
+        assert.equal(laces_fee_minor % 100, 0);
+        assert.equal(total_minor % 100, 0);
+        assert.ok(Math.abs(laces_fee_minor - (shillings * 100 * fee.percent_bp) / 10_000) <= 50);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   test('priceByMethod gives each method its own fee and total, a method left out its default', () => {
-    assert.deepEqual(priceByMethod(30000, {}, PAYMENT_METHOD_CATALOGUE), {
+    assert.deepEqual(priceByMethod(30000, 'UGX', {}, PAYMENT_METHOD_CATALOGUE), {
       momo: { laces_fee_minor: 1050, total_minor: 31050 },
       airtel: { laces_fee_minor: 1050, total_minor: 31050 },
+      mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
     });
     assert.deepEqual(
       priceByMethod(
         30000,
+        'UGX',
         {
           momo: { percent_bp: 200, fixed_minor: 0 },
           airtel: { percent_bp: 500, fixed_minor: 100 },
@@ -72,23 +102,22 @@ describe('feeFor', () => {
       {
         momo: { laces_fee_minor: 600, total_minor: 30600 },
         airtel: { laces_fee_minor: 1600, total_minor: 31600 },
+        mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
       },
     );
     assert.deepEqual(
-      priceByMethod(30000, { airtel: { percent_bp: 0, fixed_minor: 7 } }, PAYMENT_METHOD_CATALOGUE),
+      priceByMethod(30000, 'UGX', { airtel: { percent_bp: 0, fixed_minor: 7 } }, PAYMENT_METHOD_CATALOGUE),
       {
         momo: { laces_fee_minor: 1050, total_minor: 31050 },
         airtel: { laces_fee_minor: 7, total_minor: 30007 },
+        mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
       },
     );
   });
 
   // Prices are stored as PostgreSQL integer; percentages up to 100 %.
   const price = fc.integer({ min: 1, max: 2_147_483_647 });
-  const methodFee = fc.record({
-    percent_bp: fc.integer({ min: 0, max: 10_000 }),
-    fixed_minor: fc.integer({ min: 0, max: 1_000_000 }),
-  });
+  const methodFee = methodFeeOf(1_000_000);
 
   test('property: the fee is a whole number >= 0 within 0.5 of price * percent + fixed', () => {
     fc.assert(
@@ -110,7 +139,7 @@ describe('feeFor', () => {
         const rest = scaled % 10_000n;
         const expected = Number((rest >= 5_000n ? whole + 1n : whole) + BigInt(fee.fixed_minor));
         assert.equal(feeFor(p, fee), expected);
-        assert.equal(priceFor(p, fee).total_minor, p + expected);
+        assert.equal(priceFor(p, fee, 'UGX').total_minor, p + expected);
       }),
       { numRuns: 2000 },
     );
@@ -125,7 +154,7 @@ describe('feeFor', () => {
           fixed_minor: fc.integer({ min: 0, max: MAX_FIXED_FEE_MINOR }),
         }),
         (p, fee) => {
-          const { laces_fee_minor, total_minor } = priceFor(p, fee);
+          const { laces_fee_minor, total_minor } = priceFor(p, fee, 'UGX');
           assert.ok(Number.isSafeInteger(total_minor));
           assert.ok(laces_fee_minor <= MAX_PRICE_MINOR + MAX_FIXED_FEE_MINOR);
           assert.ok(total_minor <= 2 * MAX_PRICE_MINOR + MAX_FIXED_FEE_MINOR);

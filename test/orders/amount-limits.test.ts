@@ -188,7 +188,7 @@ describe('the price ceiling', () => {
       refusedOn('price_minor'),
     );
     await assert.rejects(
-      patchTicketType(db, ticketTypeId!, { price_minor: INT4_MAX }),
+      patchTicketType(db, ticketTypeId!, { price_minor: INT4_MAX }, 'UGX'),
       refusedOn('price_minor'),
     );
     assert.equal((await ticketTypeIds(h, event.id)).length, 2, 'no ticket type added');

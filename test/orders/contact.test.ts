@@ -102,7 +102,7 @@ describe('isMobileMoneyNumber', () => {
             `+256 ${p}${rest}`,
             `00256 ${p} ${rest}`,
           ];
-          const out = forms.map(normalizePhone);
+          const out = forms.map((form) => normalizePhone(form));
           assert.ok(
             out.every((o) => o === `256${p}${rest}`),
             JSON.stringify(out),

@@ -13,9 +13,19 @@ const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME
 
 describe('payment settings', () => {
   test('MOMO_MAX_AMOUNT and AIRTEL_MAX_AMOUNT default to UGX 5,000,000 and must be whole numbers', () => {
-    assert.deepEqual(loadConfig(BASE_ENV).payments.maxAmount, { momo: 5_000_000, airtel: 5_000_000 });
-    const set = loadConfig({ ...BASE_ENV, MOMO_MAX_AMOUNT: '2000000', AIRTEL_MAX_AMOUNT: '4000000' });
-    assert.deepEqual(set.payments.maxAmount, { momo: 2_000_000, airtel: 4_000_000 });
+    // M-Pesa's is KES 250,000, kept in cents.
+    assert.deepEqual(loadConfig(BASE_ENV).payments.maxAmount, {
+      momo: 5_000_000,
+      airtel: 5_000_000,
+      mpesa: 25_000_000,
+    });
+    const set = loadConfig({
+      ...BASE_ENV,
+      MOMO_MAX_AMOUNT: '2000000',
+      AIRTEL_MAX_AMOUNT: '4000000',
+      MPESA_MAX_AMOUNT: '150000',
+    });
+    assert.deepEqual(set.payments.maxAmount, { momo: 2_000_000, airtel: 4_000_000, mpesa: 15_000_000 });
     for (const bad of ['0', '-1', '1.5', 'lots']) {
       assert.throws(() => loadConfig({ ...BASE_ENV, MOMO_MAX_AMOUNT: bad }), /MOMO_MAX_AMOUNT/);
       assert.throws(() => loadConfig({ ...BASE_ENV, AIRTEL_MAX_AMOUNT: bad }), /AIRTEL_MAX_AMOUNT/);
@@ -27,6 +37,81 @@ describe('payment settings', () => {
     const set = loadConfig({ ...BASE_ENV, RATE_LIMIT_CALLBACK_RATE: '5', RATE_LIMIT_CALLBACK_BURST: '20' });
     assert.deepEqual(set.rateLimits.callback, { rate: 5, burst: 20 });
     assert.throws(() => loadConfig({ ...BASE_ENV, RATE_LIMIT_CALLBACK_RATE: '0' }), ConfigError);
+  });
+});
+
+describe('live M-Pesa settings', () => {
+  const LIVE = {
+    NODE_ENV: 'test',
+    PAYMENT_PROVIDER: 'live',
+    MOMO_BASE_URL: 'https://momo.example.org',
+    MOMO_SUBSCRIPTION_KEY: 'subscription-key',
+    MOMO_API_USER: 'api-user',
+    MOMO_API_KEY: 'api-key',
+    AIRTEL_BASE_URL: 'https://airtel.example.org',
+    AIRTEL_CLIENT_ID: 'client-id',
+    AIRTEL_CLIENT_SECRET: 'client-secret',
+  };
+  const MPESA = {
+    MPESA_BASE_URL: 'https://sandbox.safaricom.co.ke',
+    MPESA_CONSUMER_KEY: 'consumer-key',
+    MPESA_CONSUMER_SECRET: 'consumer-secret',
+    MPESA_SHORTCODE: '174379',
+    MPESA_PASSKEY: 'passkey',
+  };
+
+  test('none: the live service takes MTN and Airtel only, and no event offers M-Pesa', async () => {
+    const config = loadConfig(LIVE);
+    assert.equal(config.payments.mpesa, undefined);
+    const { gateway } = await createPaymentGateway(config, createLogger('silent'));
+    assert.deepEqual(
+      gateway.methods.map((m) => m.key),
+      ['momo', 'airtel'],
+    );
+    assert.equal(gateway.providers.mpesa, undefined);
+  });
+
+  test('all five: M-Pesa is taken, as a paybill unless a till is named', async () => {
+    const config = loadConfig({ ...LIVE, ...MPESA });
+    assert.deepEqual(config.payments.mpesa, {
+      baseUrl: 'https://sandbox.safaricom.co.ke',
+      consumerKey: 'consumer-key',
+      consumerSecret: 'consumer-secret',
+      shortcode: '174379',
+      passkey: 'passkey',
+      transactionType: 'CustomerPayBillOnline',
+    });
+    const { gateway } = await createPaymentGateway(config, createLogger('silent'));
+    assert.deepEqual(
+      gateway.methods.map((m) => m.key),
+      ['momo', 'airtel', 'mpesa'],
+    );
+    const till = loadConfig({
+      ...LIVE,
+      ...MPESA,
+      MPESA_TRANSACTION_TYPE: 'CustomerBuyGoodsOnline',
+      MPESA_TILL_NUMBER: '5566778',
+      MPESA_INITIATOR: 'api-operator',
+      MPESA_SECURITY_CREDENTIAL: 'encrypted',
+    }).payments.mpesa;
+    assert.equal(till?.partyB, '5566778');
+    assert.deepEqual(till?.reversal, { initiator: 'api-operator', securityCredential: 'encrypted' });
+  });
+
+  test('some but not all are refused at start, with a line naming what is missing', () => {
+    const { MPESA_PASSKEY: _passkey, MPESA_SHORTCODE: _shortcode, ...three } = MPESA;
+    assert.throws(
+      () => loadConfig({ ...LIVE, ...three }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /^MPESA_SHORTCODE, MPESA_PASSKEY are required with /.test(error.message),
+    );
+    assert.throws(() => loadConfig({ ...LIVE, ...MPESA, MPESA_INITIATOR: 'api-operator' }), /set together/);
+    assert.throws(
+      () => loadConfig({ ...LIVE, ...MPESA, MPESA_TRANSACTION_TYPE: 'CustomerBuyGoodsOnline' }),
+      /MPESA_TILL_NUMBER is required/,
+    );
+    assert.throws(() => loadConfig({ ...LIVE, ...MPESA, MPESA_SHORTCODE: '17-43' }), /MPESA_SHORTCODE/);
   });
 });
 

@@ -7,15 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAirtelProvider, type AirtelConfig } from '../../src/payments/methods/airtel/airtel.ts';
 import { createMtnMomoProvider, type MtnConfig } from '../../src/payments/methods/momo/mtn-momo.ts';
-import {
-  MIN_AMOUNT,
-  PaymentProviderError,
-  type PaymentMethod,
-  type PaymentProvider,
-} from '../../src/payments/provider.ts';
+import { MIN_AMOUNT, PaymentProviderError, type PaymentProvider } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { freePort } from '../helpers/process.ts';
 import { msisdnFor, paymentRequest } from './payments-helpers.ts';
+import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
 
 let sim: Simulator;
 before(async () => {
@@ -23,7 +19,7 @@ before(async () => {
 });
 after(() => sim.close());
 
-function adapter(method: PaymentMethod, overrides: Partial<MtnConfig & AirtelConfig> = {}): PaymentProvider {
+function adapter(method: SimNetwork, overrides: Partial<MtnConfig & AirtelConfig> = {}): PaymentProvider {
   return method === 'momo'
     ? createMtnMomoProvider({ ...sim.mtn, ...overrides })
     : createAirtelProvider({ ...sim.airtel, ...overrides });
@@ -37,7 +33,7 @@ async function withoutContact<T>(fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-const WRONG_CREDENTIALS: Record<PaymentMethod, [string, Partial<MtnConfig & AirtelConfig>][]> = {
+const WRONG_CREDENTIALS: Record<SimNetwork, [string, Partial<MtnConfig & AirtelConfig>][]> = {
   momo: [
     ['API key', { apiKey: 'wrong' }],
     ['API user', { apiUser: '00000000-0000-4000-8000-000000000000' }],

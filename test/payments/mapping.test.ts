@@ -30,6 +30,9 @@ import { paymentRequest } from './payments-helpers.ts';
 
 const REF = '3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e';
 
+/** The currencies MTN's and Airtel's methods take. */
+const UGX = ['UGX'];
+
 describe('MTN reasons -> failure kind', () => {
   const TABLE: [string, ProviderFailureKind, RegExp?][] = [
     ['APPROVAL_REJECTED', 'payment_declined', /declined/],
@@ -418,14 +421,15 @@ describe('amounts, references and request checks', () => {
     assert.ok(!isPaymentReference(undefined));
   });
 
-  test('MIN_AMOUNT is UGX 500, and the check refuses below it and accepts it', () => {
+  test('MIN_AMOUNT is UGX 500 and KES 1, and the check refuses below it and accepts it', () => {
     assert.equal(MIN_AMOUNT.UGX, 500);
-    assert.deepEqual(checkPaymentRequest(paymentRequest({ amount: 499 })), {
+    assert.equal(MIN_AMOUNT.KES, 100);
+    assert.deepEqual(checkPaymentRequest(paymentRequest({ amount: 499 }), UGX), {
       kind: 'rejected',
       failureKind: 'provider_error',
       message: 'amount below the provider minimum',
     });
-    assert.equal(checkPaymentRequest(paymentRequest({ amount: 500 })), null);
+    assert.equal(checkPaymentRequest(paymentRequest({ amount: 500 }), UGX), null);
   });
 
   test('other refusals before any call', () => {
@@ -433,15 +437,17 @@ describe('amounts, references and request checks', () => {
       [{ amount: 1000.5 }, 'provider_error', /whole number/],
       [{ amount: Number.NaN }, 'provider_error', /whole number/],
       [{ currency: 'USD' }, 'provider_error', /USD is not supported/],
+      // A currency with a minimum, but not one the method takes.
+      [{ currency: 'KES' }, 'provider_error', /KES is not supported/],
       [{ msisdn: '0772123456' }, 'invalid_phone_number', /256/],
       [{ msisdn: '25677212345' }, 'invalid_phone_number', /256/],
     ];
     for (const [overrides, kind, message] of CASES) {
-      const result = checkPaymentRequest(paymentRequest(overrides));
+      const result = checkPaymentRequest(paymentRequest(overrides), UGX);
       assert.equal(result?.failureKind, kind, JSON.stringify(overrides));
       assert.match(result!.message, message);
     }
-    assert.throws(() => checkPaymentRequest(paymentRequest({ reference: 'ord_1' })), TypeError);
+    assert.throws(() => checkPaymentRequest(paymentRequest({ reference: 'ord_1' }), UGX), TypeError);
   });
 
   test('descriptions lose characters providers refuse and are cut to length', () => {

@@ -177,7 +177,17 @@ describe('the registry', () => {
       PAYMENT_METHOD_REGISTRY.map((m) => m.key),
       PAYMENT_METHOD_CATALOGUE.map((m) => m.key),
     );
-    const prefixes = methods.flatMap((m) => m.prefixes);
-    assert.equal(new Set(prefixes).size, prefixes.length);
+    // Within a country no number may begin with two networks' prefixes.
+    for (const a of methods) {
+      for (const b of methods) {
+        if (a === b || a.country !== b.country) continue;
+        for (const p of a.prefixes) {
+          assert.ok(
+            !b.prefixes.some((q) => q.startsWith(p) || p.startsWith(q)),
+            `${a.key} ${p} and ${b.key}`,
+          );
+        }
+      }
+    }
   });
 });

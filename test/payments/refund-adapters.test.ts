@@ -17,13 +17,14 @@ import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.t
 import { mapMtnRefundStatus } from '../../src/payments/methods/momo/mtn-momo-status.ts';
 import { createPaymentGateway } from '../../src/payments/gateway.ts';
 import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
-import type { PaymentMethod, PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
+import type { PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { msisdnFor, paymentRequest, pollUntilFinal, sleep } from './payments-helpers.ts';
+import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
 
 let sim: Simulator;
-let providers: Record<PaymentMethod, PaymentProvider>;
+let providers: Record<SimNetwork, PaymentProvider>;
 
 before(async () => {
   // 0.01: a pending refund (scenarios 22 and 23) settles after 300 ms; a payment after 30 ms.
@@ -33,7 +34,7 @@ before(async () => {
 after(() => sim.close());
 
 /** A payment from the scenario's number, approved; returns what a refund of it needs. */
-async function paidPayment(method: PaymentMethod, code: string): Promise<Omit<RefundRequest, 'reference'>> {
+async function paidPayment(method: SimNetwork, code: string): Promise<Omit<RefundRequest, 'reference'>> {
   const payment = paymentRequest({ msisdn: msisdnFor(method, code), amount: 15_000 });
   assert.equal((await providers[method].requestPayment(payment)).kind, 'submitted');
   sim.approve(payment.reference);
@@ -50,7 +51,7 @@ async function paidPayment(method: PaymentMethod, code: string): Promise<Omit<Re
   };
 }
 
-async function refundUntilFinal(method: PaymentMethod, req: RefundRequest, timeoutMs = 3_000) {
+async function refundUntilFinal(method: SimNetwork, req: RefundRequest, timeoutMs = 3_000) {
   const seen: string[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {

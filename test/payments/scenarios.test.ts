@@ -8,7 +8,7 @@ import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.t
 import { parseAirtelCallback } from '../../src/payments/methods/airtel/airtel-provider.ts';
 import { parseMtnCallback } from '../../src/payments/methods/momo/momo-provider.ts';
 import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
-import type { PaymentMethod, PaymentProvider, ProviderFailureKind } from '../../src/payments/provider.ts';
+import type { PaymentProvider, ProviderFailureKind } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import {
   msisdnFor,
@@ -19,19 +19,20 @@ import {
   statusesOver,
   type CallbackReceiver,
 } from './payments-helpers.ts';
+import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
 
 const TIME_SCALE = 0.01;
 /** the prompt window (5 min) at this scale, plus a margin */
 const PAST_PROMPT_WINDOW_MS = 5 * 60_000 * TIME_SCALE + 300;
-const NETWORKS: PaymentMethod[] = ['momo', 'airtel'];
+const NETWORKS: SimNetwork[] = ['momo', 'airtel'];
 /** numbers outside the test range: "any other number" */
-const OTHER_NUMBER: Record<PaymentMethod, string> = { momo: '256772123456', airtel: '256752123456' };
+const OTHER_NUMBER: Record<SimNetwork, string> = { momo: '256772123456', airtel: '256752123456' };
 
 let sim: Simulator;
 let receiver: CallbackReceiver;
-let providers: Record<PaymentMethod, PaymentProvider>;
+let providers: Record<SimNetwork, PaymentProvider>;
 /** the same adapters with a 300 ms deadline, for the lost response of 11 */
-let impatient: Record<PaymentMethod, PaymentProvider>;
+let impatient: Record<SimNetwork, PaymentProvider>;
 
 before(async () => {
   receiver = await startCallbackReceiver();
@@ -68,7 +69,7 @@ after(async () => {
 
 let nextAmount = 1_000;
 
-async function submit(method: PaymentMethod, code: string, provider = providers[method]) {
+async function submit(method: SimNetwork, code: string, provider = providers[method]) {
   const reference = randomUUID();
   const amount = (nextAmount += 111); // a different amount per payment, so an echo cannot be a coincidence
   const req = paymentRequest({
@@ -92,7 +93,7 @@ async function exactCallbacks(reference: string, count: number) {
 
 /** The callback says what the simulator decided, names our reference, and came the provider's way. */
 function assertCallback(
-  method: PaymentMethod,
+  method: SimNetwork,
   callback: { method: string; body: unknown },
   reference: string,
   ok: boolean,

@@ -6,10 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.ts';
 import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
-import type { PaymentMethod, PaymentProvider } from '../../src/payments/provider.ts';
+import type { PaymentProvider } from '../../src/payments/provider.ts';
 import { createTokenCache } from '../../src/payments/provider-http.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { msisdnFor, paymentRequest, sleep } from './payments-helpers.ts';
+import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
 
 const tokenKey = { momo: 'mtn', airtel: 'airtel' } as const;
 
@@ -25,12 +26,12 @@ after(async () => {
   await shortLived.close();
 });
 
-function adapter(method: PaymentMethod, on = sim, clock?: OffsetClock): PaymentProvider {
+function adapter(method: SimNetwork, on = sim, clock?: OffsetClock): PaymentProvider {
   return method === 'momo'
     ? createMtnMomoProvider(on.mtn, { clock })
     : createAirtelProvider(on.airtel, { clock });
 }
-const tokensFetched = (method: PaymentMethod, on = sim) => on.tokenRequests()[tokenKey[method]];
+const tokensFetched = (method: SimNetwork, on = sim) => on.tokenRequests()[tokenKey[method]];
 
 for (const method of ['momo', 'airtel'] as const) {
   describe(`${method} access token`, () => {

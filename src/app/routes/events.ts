@@ -16,7 +16,7 @@ import {
 import { can } from '../../members/index.ts';
 import { findOrganization } from '../../organizations/index.ts';
 import { methodName } from '../../payments/index.ts';
-import type { FieldError, Refusal } from '../../platform/index.ts';
+import { methodsForCurrency, type FieldError, type Refusal } from '../../platform/index.ts';
 import { findRaceEvent, type RaceEvent } from '../../startlists/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { formOf } from '../form-body.ts';
@@ -49,7 +49,7 @@ async function sendEventPage(
   const viewer = await viewerOf(ctx, request);
   const { done } = queryOf(request, DoneQuery);
   const organization = await findOrganization(ctx.database.db, race.event.organizationId);
-  const pricing = ctx.paymentMethods.map((method) => ({
+  const pricing = methodsForCurrency(race.event.currency, ctx.paymentMethods).map((method) => ({
     name: methodName(method.key),
     ...methodFee(organization?.fees ?? {}, method),
   }));

@@ -25,7 +25,7 @@ export async function addTicketType(
   if (!found) return notThere;
   const { event } = found;
   const errors = [
-    ...ticketPriceErrors([input], () => 'price_minor'),
+    ...ticketPriceErrors([input], () => 'price_minor', event.currency),
     ...salesWindowErrors(input, { start: event.regOpensAt, end: event.regClosesAt }),
   ];
   if (errors.length > 0) return invalid(errors);

@@ -32,7 +32,7 @@ export async function createEvent(
       waiverRequired: input.waiver_required ?? false,
       waiverVersion: input.waiver_version ?? '',
     }),
-    ...ticketPriceErrors(input.ticket_types, (i) => `ticket_types[${i}].price_minor`),
+    ...ticketPriceErrors(input.ticket_types, (i) => `ticket_types[${i}].price_minor`, input.currency),
     ...input.ticket_types.flatMap((tt, i) => salesWindowErrors(tt, registration, `ticket_types[${i}].`)),
   ];
   if (errors.length > 0) return invalid(uniqueErrors(errors));

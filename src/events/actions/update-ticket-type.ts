@@ -32,14 +32,16 @@ export async function updateTicketType(
   const db = ctx.database.db;
   const current = withinReach(on, await findTicketType(db, ticketTypeId));
   if (!current) return notThere;
+  const before = await findEventFor(db, on, current.eventId);
+  if (!before) return notThere;
   const errors = [
-    ...ticketPriceErrors([patch], () => 'price_minor'),
+    ...ticketPriceErrors([patch], () => 'price_minor', before.event.currency),
     ...salesWindowErrors(patch, { start: current.salesStart, end: current.salesEnd }),
   ];
   if (errors.length > 0) return invalid(errors);
   const now = ctx.clock.now();
   const row = await ctx.database.transaction(async (tx) => {
-    const updated = await patchTicketType(tx, current.id, patch);
+    const updated = await patchTicketType(tx, current.id, patch, before.event.currency);
     if (updated === undefined || updated === 'capacity_below_sold') return updated;
     await recordAudit(tx, ticketTypeAudit(on, updated, 'ticket_type.updated'), now);
     return updated;

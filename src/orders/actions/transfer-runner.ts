@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor, FieldError, Outcome } from '../../platform/index.ts';
 import { conflict, invalid, notThere } from '../../platform/index.ts';
-import { isEmail, normalizePhone } from '../contact.ts';
+import { isEmail, normalizePhone, phoneCountryOf, phoneWords } from '../contact.ts';
 import type { OrderRow, RegistrationRow } from '../order-out.ts';
 import { registrations } from '../orders.schema.ts';
 import {
@@ -63,9 +63,10 @@ export async function transferRunner(
   const runnerEmail = email.trim();
   if (!isEmail(runnerEmail)) errors.push({ field: 'email', message: 'must be an e-mail address' });
   const typedPhone = phone?.trim() ?? '';
-  const runnerPhone = typedPhone === '' ? null : normalizePhone(typedPhone);
+  const country = phoneCountryOf(place.event.currency);
+  const runnerPhone = typedPhone === '' ? null : normalizePhone(typedPhone, country);
   if (typedPhone !== '' && runnerPhone === null) {
-    errors.push({ field: 'phone', message: 'must be a Ugandan mobile number such as 0772 123456' });
+    errors.push({ field: 'phone', message: `must be ${phoneWords(country)}` });
   }
   if (errors.length > 0) return invalid(errors);
   const stored = storedDetails(details);

@@ -4,9 +4,11 @@
 // Imports only plain data, so web/checkout-page bundles it.
 import { airtelMethod } from './airtel/airtel-method.ts';
 import { momoMethod } from './momo/momo-method.ts';
+import { mpesaMethod } from './mpesa/mpesa-method.ts';
+import { dialCodeOf } from '../../orders/contact.ts';
 import type { CheckoutLanguage, PaymentMethodInfo } from './payment-method.ts';
 
-export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod] as const;
+export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod, mpesaMethod] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHOD_CATALOGUE)[number]['key'];
 
@@ -18,15 +20,19 @@ export function isPaymentMethod(value: unknown): value is PaymentMethod {
 }
 
 /**
- * The method whose network a normalised number (256XXXXXXXXX) is on, by its prefix; null when no
- * method takes it (landlines, networks we do not take).
+ * The method whose network a normalised number (256XXXXXXXXX, 254XXXXXXXXX) is on, by its calling
+ * code and prefix; null when no method takes it (landlines, networks we do not take).
  */
 export function networkOf<K extends string = PaymentMethod>(
   normalized: string,
   methods: readonly PaymentMethodInfo<K>[] = PAYMENT_METHOD_CATALOGUE as unknown as PaymentMethodInfo<K>[],
 ): K | null {
-  const prefix = normalized.slice(3, 5);
-  return methods.find((m) => m.prefixes.includes(prefix))?.key ?? null;
+  const takes = (m: PaymentMethodInfo<K>) => {
+    const dialCode = dialCodeOf(m.country);
+    const national = normalized.slice(dialCode.length);
+    return normalized.startsWith(dialCode) && m.prefixes.some((p) => national.startsWith(p));
+  };
+  return methods.find(takes)?.key ?? null;
 }
 
 /** True when a normalised number can receive a prompt from one of the methods. */

@@ -1,7 +1,9 @@
-// What the browser may know of a payment method: its key, its words in each checkout language, the
-// phone prefixes of its network and its default fee. Plain data, no imports: the hosted checkout's
-// page script (web/checkout-page) bundles it. The server's part (adapter, callbacks, refunds,
+// What the browser may know of a payment method: its key, its words in each checkout language, its
+// country and currencies, the phone prefixes of its network and its default fee. Plain data: the
+// hosted checkout's page script (web/checkout-page) bundles it. The server's part (adapter, callbacks, refunds,
 // simulator) is registry.ts's.
+
+import type { PhoneCountry } from '../../orders/contact.ts';
 
 /** The languages the hosted checkout speaks (site/messages/catalog.ts). */
 export type CheckoutLanguage = 'en' | 'sw';
@@ -27,7 +29,11 @@ export interface PaymentMethodInfo<K extends string = string> {
   /** the public key: payment_method, payment_methods, fee schedules, callback paths */
   readonly key: K;
   readonly labels: Readonly<Record<CheckoutLanguage, MethodLabels>>;
-  /** the two digits after 256 of the network's mobile money numbers */
+  /** the country whose numbers the network's wallets are (orders/contact.ts) */
+  readonly country: PhoneCountry;
+  /** the currencies it takes: an event is offered the methods of its currency, in registry order */
+  readonly currencies: readonly string[];
+  /** how the network's mobile money numbers begin after the calling code: "77" for 25677… */
   readonly prefixes: readonly string[];
   /** the fee when an organization's schedule names none for this method */
   readonly defaultFee: DefaultFee;

@@ -9,6 +9,7 @@ import type { Simulator } from '../simulator/simulator.ts';
 import { airtelProvider } from './airtel/airtel-provider.ts';
 import type { PaymentMethod } from './catalogue.ts';
 import { momoProvider } from './momo/momo-provider.ts';
+import { mpesaProvider } from './mpesa/mpesa-provider.ts';
 import type { PaymentMethodInfo } from './payment-method.ts';
 
 export interface CallbackHint {
@@ -24,14 +25,17 @@ interface ProviderSetting {
   options: AdapterOptions;
 }
 
+/** The simulator's adapter settings, one per provider it plays. */
+export type SimulatedProviders = Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'daraja'>;
+
 export interface PaymentMethodDefinition<K extends string = string> extends PaymentMethodInfo<K> {
-  /** the adapter against the provider's live API (PAYMENT_PROVIDER=live) */
-  createLiveProvider(setting: ProviderSetting): PaymentProvider;
+  /**
+   * the adapter against the provider's live API (PAYMENT_PROVIDER=live); null when the live
+   * settings leave the method out (config.ts refuses half of them), so that no event offers it
+   */
+  createLiveProvider(setting: ProviderSetting): PaymentProvider | null;
   /** the adapter against the payment simulator, with its test credentials */
-  createSimulatedProvider(
-    setting: ProviderSetting,
-    simulator: Pick<Simulator, 'url' | 'mtn' | 'airtel'>,
-  ): PaymentProvider;
+  createSimulatedProvider(setting: ProviderSetting, simulator: SimulatedProviders): PaymentProvider;
   /** the largest total one payment may ask, in minor units */
   maxAmount(config: Config): number;
   /** which payment a callback body names; the reference is in the callback's path too */
@@ -50,6 +54,7 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
 export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethodDefinition<PaymentMethod>[] = [
   momoProvider,
   airtelProvider,
+  mpesaProvider,
 ];
 
 /** A service's list of methods: at least one, each key once and shaped as a path segment. */

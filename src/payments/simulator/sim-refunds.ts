@@ -4,12 +4,11 @@
 // amount; Airtel pays a part back as a disbursement); what its refunds not failed add up to never
 // exceeds what it paid. Each network's routes (mtn-momo.ts, airtel.ts) speak their own wire
 // format around it.
-import type { PaymentMethod } from '../provider.ts';
 import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
-import { later, scaled, type SimulatorState, type Transaction } from './sim-state.ts';
+import { later, scaled, type SimNetwork, type SimulatorState, type Transaction } from './sim-state.ts';
 
 export interface SimRefund {
-  network: PaymentMethod;
+  network: SimNetwork;
   reference: string;
   /** the refunded payment's reference */
   paymentReference: string;
@@ -27,7 +26,7 @@ export interface SimRefund {
 export function createRefund(
   state: SimulatorState,
   options: {
-    network: PaymentMethod;
+    network: SimNetwork;
     reference: string;
     payment: Transaction;
     amount: string | number;
@@ -76,7 +75,7 @@ export function createRefund(
 /** The successful payment a refund names: by our reference (MTN) or by the provider's id (Airtel). */
 export function refundablePayment(
   state: SimulatorState,
-  network: PaymentMethod,
+  network: SimNetwork,
   match: { reference?: string; providerId?: string },
 ): Transaction | undefined {
   if (match.reference !== undefined) {

@@ -2,14 +2,16 @@
 // the timers that die with the server. Both networks' routes read and write it.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PaymentMethod } from '../provider.ts';
 import type { ProviderLog } from '../provider-http.ts';
 import type { Scenario } from './scenarios.ts';
 import type { SimRefund } from './sim-refunds.ts';
 import { header } from './sim-http.ts';
 
+/** The networks this state plays (M-Pesa and Flutterwave keep state of their own). */
+export type SimNetwork = 'momo' | 'airtel';
+
 export interface Submission {
-  network: PaymentMethod;
+  network: SimNetwork;
   reference: string;
   msisdn: string;
   /** as sent: MTN a decimal string, Airtel a number */
@@ -23,7 +25,7 @@ export interface Submission {
 }
 
 export interface CallbackDelivery {
-  network: PaymentMethod;
+  network: SimNetwork;
   reference: string;
   url: string;
   /** HTTP status, or null when the delivery failed outright */
@@ -32,7 +34,7 @@ export interface CallbackDelivery {
 }
 
 export interface Transaction {
-  network: PaymentMethod;
+  network: SimNetwork;
   reference: string;
   scenario: Scenario;
   msisdn: string;
@@ -54,7 +56,7 @@ export interface SimulatorState {
   readonly transactions: Map<string, Transaction>;
   /** refunds, keyed `network:refund reference` */
   readonly refunds: Map<string, SimRefund>;
-  readonly tokens: Map<string, { network: PaymentMethod; expiresAt: number }>;
+  readonly tokens: Map<string, { network: SimNetwork; expiresAt: number }>;
   readonly submissions: Submission[];
   readonly deliveries: CallbackDelivery[];
   readonly timers: Set<NodeJS.Timeout>;
@@ -106,7 +108,7 @@ export function countQuery(state: SimulatorState, reference: string): void {
   state.queries.set(reference, (state.queries.get(reference) ?? 0) + 1);
 }
 
-export function issueToken(state: SimulatorState, network: PaymentMethod): string {
+export function issueToken(state: SimulatorState, network: SimNetwork): string {
   const now = Date.now();
   for (const [old, entry] of state.tokens) if (entry.expiresAt <= now) state.tokens.delete(old); // a long run stays small
   const token = `sim_${network}_${randomBytes(24).toString('base64url')}`;
@@ -114,7 +116,7 @@ export function issueToken(state: SimulatorState, network: PaymentMethod): strin
   return token;
 }
 
-export function bearerValid(state: SimulatorState, req: IncomingMessage, network: PaymentMethod): boolean {
+export function bearerValid(state: SimulatorState, req: IncomingMessage, network: SimNetwork): boolean {
   const match = /^Bearer\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
   const entry = match ? state.tokens.get(match[1]!) : undefined;
   return !!entry && entry.network === network && entry.expiresAt > Date.now();

@@ -81,6 +81,21 @@ export interface Simulator {
   }>;
 }
 
+/** Daraja's adapter settings against a simulator at `url`, with its test credentials. */
+export function simulatedDaraja(url: string): DarajaConfig {
+  const { mpesa } = SIMULATOR_CREDENTIALS;
+  return {
+    baseUrl: `${url}/mpesa`,
+    consumerKey: mpesa.consumerKey,
+    consumerSecret: mpesa.consumerSecret,
+    shortcode: mpesa.shortcode,
+    passkey: mpesa.passkey,
+    transactionType: 'CustomerPayBillOnline',
+    reversal: { initiator: mpesa.initiator, securityCredential: mpesa.securityCredential },
+    timeoutMs: 15_000,
+  };
+}
+
 /** Parses SIMULATOR_TIME_SCALE (main.ts) and checks the timeScale option. */
 export function timeScaleFrom(value: string | number | undefined): number {
   if (value === undefined || value === '') return 1;
@@ -187,16 +202,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       disbursement: { ...creds.airtel.disbursement },
       timeoutMs: 15_000,
     },
-    daraja: {
-      baseUrl: `${url}/mpesa`,
-      consumerKey: creds.mpesa.consumerKey,
-      consumerSecret: creds.mpesa.consumerSecret,
-      shortcode: creds.mpesa.shortcode,
-      passkey: creds.mpesa.passkey,
-      transactionType: 'CustomerPayBillOnline',
-      reversal: { initiator: creds.mpesa.initiator, securityCredential: creds.mpesa.securityCredential },
-      timeoutMs: 15_000,
-    },
+    daraja: simulatedDaraja(url),
     mpesa: {
       tokenRequests: mpesa.tokenRequests,
       payments: mpesa.payments,

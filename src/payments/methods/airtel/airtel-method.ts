@@ -7,6 +7,8 @@ export const airtelMethod = {
     en: { name: 'Airtel Money', network: 'Airtel', badge: 'airtel', menu: 'Airtel *185#' },
     sw: { name: 'Airtel Money', network: 'Airtel', badge: 'airtel', menu: 'Airtel *185#' },
   },
+  country: 'UG',
+  currencies: ['UGX'],
   prefixes: ['70', '74', '75'],
   defaultFee: { percent_bp: 350, fixed_minor: 0 },
   provider: 'Airtel Money',

@@ -41,6 +41,7 @@ import {
   submit,
   type AdapterOptions,
 } from '../../provider-http.ts';
+import { airtelMethod } from './airtel-method.ts';
 
 export interface AirtelConfig {
   /** e.g. https://openapi.airtel.africa, or the simulator's http://127.0.0.1:PORT/airtel */
@@ -132,7 +133,7 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
   }));
 
   async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
-    const refused = checkPaymentRequest(req);
+    const refused = checkPaymentRequest(req, airtelMethod.currencies);
     if (refused) return refused;
     if (req.currency !== config.currency) {
       return {

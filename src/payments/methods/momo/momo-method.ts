@@ -7,6 +7,8 @@ export const momoMethod = {
     en: { name: 'MTN Mobile Money', network: 'MTN', badge: 'MTN', menu: 'MTN *165#' },
     sw: { name: 'MTN Mobile Money', network: 'MTN', badge: 'MTN', menu: 'MTN *165#' },
   },
+  country: 'UG',
+  currencies: ['UGX'],
   prefixes: ['76', '77', '78', '79'],
   defaultFee: { percent_bp: 350, fixed_minor: 0 },
   provider: 'MTN MoMo',

@@ -31,6 +31,7 @@ import {
   submit,
   type AdapterOptions,
 } from '../../provider-http.ts';
+import { momoMethod } from './momo-method.ts';
 
 export interface MtnConfig {
   /** e.g. https://proxy.momoapi.mtn.com, or the simulator's http://127.0.0.1:PORT/mtn */
@@ -96,7 +97,7 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
   const disbursing = productClient('disbursement');
 
   async function requestPayment(req: PaymentRequest): Promise<SubmitResult> {
-    const refused = checkPaymentRequest(req);
+    const refused = checkPaymentRequest(req, momoMethod.currencies);
     if (refused) return refused;
     const note = cleanDescription(req.description, NOTE_MAX);
     const sent = await submit(

@@ -55,7 +55,9 @@ export function ticketsKnown(
 /** The price a buyer pays on `method`, and the fee it includes, as the page writes them. */
 function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod) {
   const currency = found.event.currency;
-  const p = priceByMethod(tt.priceMinor, found.organization.fees, PAYMENT_METHOD_CATALOGUE)[method]!;
+  const p = priceByMethod(tt.priceMinor, currency, found.organization.fees, PAYMENT_METHOD_CATALOGUE)[
+    method
+  ]!;
   return {
     total: formatMoney(p.total_minor, currency),
     fee: p.laces_fee_minor > 0 ? msg().form.feeIncluded(formatMoney(p.laces_fee_minor, currency)) : '',
@@ -99,7 +101,12 @@ function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string 
 function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error: string | undefined): Html {
   const max = Math.min(remainingOf(tt), MAX_TICKETS_PER_ORDER);
   const chosen = view.values.quantities.get(tt.id) ?? 0;
-  const fees = priceByMethod(tt.priceMinor, view.found.organization.fees, PAYMENT_METHOD_CATALOGUE);
+  const fees = priceByMethod(
+    tt.priceMinor,
+    view.found.event.currency,
+    view.found.organization.fees,
+    PAYMENT_METHOD_CATALOGUE,
+  );
   return html`<select
     class="qty"
     id="${id}"
