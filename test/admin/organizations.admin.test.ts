@@ -46,6 +46,7 @@ describe('POST /admin/v1/organizations', () => {
     assert.deepEqual(org.fees, {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 350, fixed_minor: 0 },
+      mpesa: { percent_bp: 350, fixed_minor: 0 },
     });
     assert.match(org.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -63,6 +64,7 @@ describe('POST /admin/v1/organizations', () => {
     assert.deepEqual(org.fees, {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
+      mpesa: { percent_bp: 350, fixed_minor: 0 },
     });
   });
 
@@ -178,6 +180,7 @@ describe('PATCH /admin/v1/organizations/{id}', () => {
     assert.deepEqual(updated.fees, {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
+      mpesa: { percent_bp: 350, fixed_minor: 0 },
     });
     assert.equal(updated.created_at, org.created_at);
     assert.ok(Date.parse(updated.updated_at) > Date.parse(org.updated_at));
@@ -193,6 +196,7 @@ describe('PATCH /admin/v1/organizations/{id}', () => {
     assert.deepEqual(again.fees, {
       momo: { percent_bp: 0, fixed_minor: 250 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
+      mpesa: { percent_bp: 350, fixed_minor: 0 },
     });
     assert.equal(again.name, 'Renamed');
     assert.deepEqual(dataOf(await admin(h, { url: `/organizations/${org.id}` }), 200), again);

@@ -96,6 +96,7 @@ describe('POST /v1/orders creates an order', () => {
     assert.equal(order.laces_fee, 2100, 'two tickets at the default 3.5% of 30000');
     assert.equal(order.total, 67100, 'subtotal - discount + donation + fee');
     assert.equal(order.refunded_total, 0);
+    assert.equal(order.payment_method, null, 'no method chosen before pay');
     assert.equal(order.failure_kind, null);
     assert.equal(order.ticket_count, 2);
     assert.deepEqual(order.buyer, { name: 'Ada Runner', email: 'ada@example.org', phone: '256772123456' });

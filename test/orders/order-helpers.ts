@@ -25,6 +25,8 @@ export const ORDER_KEYS = [
   'id',
   'laces_fee',
   'order_code',
+  // the service's: the method it was paid with (docs/contract.md#orders)
+  'payment_method',
   // the service's: what succeeded refunds gave back (docs/contract.md#refunds)
   'refunded_total',
   'registrations',

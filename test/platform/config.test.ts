@@ -114,7 +114,7 @@ describe('configuration defaults', () => {
         timeScale: 1,
         simulatorPort: 0,
         httpTimeoutMs: 15_000,
-        maxAmount: { momo: 5_000_000, airtel: 5_000_000 },
+        maxAmount: { momo: 5_000_000, airtel: 5_000_000, mpesa: 25_000_000 },
       },
     ],
     // local receivers work on a developer's machine (test and production keep the guard: ssrf.test.ts)
