@@ -33,21 +33,19 @@ async function recorded(target: Target): Promise<string[]> {
 
 test('db migrate applies every migration by name, then says up to date', async () => {
   await withTarget(async (target) => {
-    const before = await db(target, 'status');
+    // Neither writes anything, so they run side by side.
+    const [before, dryRun] = await Promise.all([db(target, 'status'), db(target, 'migrate', '--dry-run')]);
     assert.equal(before.code, 0, before.stderr);
     assert.match(before.stdout, new RegExp(`pending  ${LAST}`));
     assert.match(before.stdout, new RegExp(`${ALL.length} pending: run "ticketing db migrate"`));
-    // Status changes nothing: no PGlite directory is created, no table on PostgreSQL.
-    if (target.kind === 'pglite') assert.equal(existsSync(target.env.DATA_DIR!), false);
-    else assert.deepEqual(await target.query(`SELECT to_regclass('schema_migrations') AS t`), [{ t: null }]);
-
-    const dryRun = await db(target, 'migrate', '--dry-run');
     assert.equal(dryRun.code, 0, dryRun.stderr);
     assert.deepEqual(
       dryRun.stdout.trim().split('\n'),
       ALL.map((name) => `would apply  ${name}${stepByStep(name)}`),
     );
+    // Status and a dry run change nothing: no PGlite directory is created, no table on PostgreSQL.
     if (target.kind === 'pglite') assert.equal(existsSync(target.env.DATA_DIR!), false);
+    else assert.deepEqual(await target.query(`SELECT to_regclass('schema_migrations') AS t`), [{ t: null }]);
 
     const first = await db(target, 'migrate');
     assert.equal(first.code, 0, first.stderr);
@@ -168,22 +166,23 @@ test('two db migrate runs at once: both succeed, each migration is applied once'
 
 test('bad usage and an unreachable database fail with a clear message', async () => {
   await withTarget(async (target) => {
-    const unknown = await db(target, 'drop');
+    // Each run stands alone and opens no database: side by side, not one after another.
+    const [unknown, extra, badUrl, help, refused] = await Promise.all([
+      db(target, 'drop'),
+      db(target, 'migrate', 'now'),
+      runNode([CLI, 'db', 'status'], { DATABASE_URL: 'mysql://x' }),
+      runNode([CLI, 'help'], {}),
+      // Port 1 on loopback: nothing listens there.
+      runNode([CLI, 'db', 'migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' }),
+    ]);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /^error: unknown db command "drop"\nUsage: ticketing db migrate/);
-    const extra = await db(target, 'migrate', 'now');
     assert.equal(extra.code, 2);
     assert.match(extra.stderr, /db migrate takes no argument, got "now"/);
-    const badUrl = await runNode([CLI, 'db', 'status'], { DATABASE_URL: 'mysql://x' });
     assert.equal(badUrl.code, 2);
     assert.match(badUrl.stderr, /DATABASE_URL/);
-    const help = await runNode([CLI, 'help'], {});
     assert.match(help.stdout, /db migrate \[--dry-run\] \[--json\]\n {2}db status \[--json\]/);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: .*ECONNREFUSED/);
   });
-  // Port 1 on loopback: nothing listens there.
-  const refused = await runNode([CLI, 'db', 'migrate'], {
-    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x',
-  });
-  assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^error: .*ECONNREFUSED/);
 });

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
+import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
   apiCall,
@@ -169,6 +170,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
   test('a buyer pays with MTN (0770000001) and lands on on_success_url; the API shows it paid', async () => {
     const session = await newSession();
     const { page, problems } = await openPage();
+    // The page's own clock, running with real time until the confirmation is held below.
+    await page.clock.install();
     await page.goto(session.url);
     // Readable at 320 px: nothing wider than the screen.
     await page.setViewportSize({ width: 320, height: 640 });
@@ -205,9 +208,10 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     assert.ok(await page.getByText('Okello Brian').isVisible());
     await screenshot(page, 'paid-08-confirmation');
 
-    // The confirmation stays until the buyer leaves; then on to the partner, with the session id
-    // in place of the placeholder.
-    await page.waitForTimeout(6000);
+    // The confirmation stays until the buyer leaves (no timer of the page's sends them on, nor a
+    // refresh in its head); then on to the partner, with the session id in place of the placeholder.
+    await page.clock.runFor(6000);
+    assert.equal(await page.locator('meta[http-equiv="refresh" i]').count(), 0, 'no refresh');
     assert.ok(await page.getByRole('heading', { name: 'You are registered' }).isVisible());
     await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
@@ -304,6 +308,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
       .getByRole('heading', { name: /^(Approve the payment on your phone|The payment prompt timed out)$/ })
       .waitFor();
 
+    // The window ends by the service's clock: moved past it, rather than waited out.
+    h.clock.advance(PROMPT_WINDOW_MS * h.config.payments.timeScale);
     await page.getByRole('heading', { name: 'The payment prompt timed out' }).waitFor({ timeout: 40_000 });
     assert.ok(await page.getByRole('button', { name: 'Send the payment prompt' }).isVisible());
     await screenshot(page, 'timeout-02-outcome');

@@ -1,9 +1,10 @@
 // load_timeout: the checkout frame never says service:ready within 25 seconds
-// (docs/contract.md#script-error-codes). Both causes the contract names, side by side so the suite
-// waits the real 25 s once: a page whose origin is not the session's embed origin (the checkout's
-// frame-ancestors refuses it) and whose Content-Security-Policy allows checkout.js alone, so that
-// the script cannot ask the site whose session it is (else: embed_origin_mismatch at once,
-// embed-origin-mismatch.browser.test.ts); and a page whose own policy has no frame-src for the site.
+// (docs/contract.md#script-error-codes). Both causes the contract names, side by side: a page
+// whose origin is not the session's embed origin (the checkout's frame-ancestors refuses it) and
+// whose Content-Security-Policy allows checkout.js alone, so that the script cannot ask the site
+// whose session it is (else: embed_origin_mismatch at once, embed-origin-mismatch.browser.test.ts);
+// and a page whose own policy has no frame-src for the site. The 25 s pass on the pages' own
+// clocks, once each frame has been refused.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -15,17 +16,23 @@ let w: World;
 const LOAD_TIMEOUT_MS = 25_000;
 
 async function timeOut(page: Page, sessionId: string) {
-  const started = Date.now();
+  // The page's clock (installed before it loaded), moved on rather than waited out.
+  const pageNow = () => page.evaluate(() => Date.now());
+  const started = await pageNow();
   await openCheckout(page, { sessionId });
-  await page.waitForTimeout(LOAD_TIMEOUT_MS - 3000);
+  // The frame is refused for real first: its error page has loaded in its place.
+  const frame = await (await page.locator('[role="dialog"] iframe').elementHandle())!.contentFrame();
+  await frame!.waitForLoadState('load');
+  await page.clock.runFor(LOAD_TIMEOUT_MS - 3000);
   assert.deepEqual(await events(page), [], 'nothing before the 25 s are up');
   assert.equal(
     await page.locator('[role="dialog"] [role="status"]').count(),
     1,
     'the spinner is still there',
   );
+  await page.clock.runFor(3000);
   await page.waitForFunction(() => (window.__events ?? []).length > 0, undefined, { timeout: 10_000 });
-  const elapsed = Date.now() - started;
+  const elapsed = (await pageNow()) - started;
   const seen = await events(page);
   assert.equal(seen.length, 1);
   assert.equal(seen[0]![0], 'error');
@@ -85,6 +92,7 @@ describe('load_timeout', { skip: NO_BROWSER ?? false }, () => {
     });
 
     const [a, b] = [await w.newPage(), await w.newPage()];
+    await Promise.all([a.page.clock.install(), b.page.clock.install()]);
     await a.page.goto(`${w.stranger.url}/elsewhere`);
     await b.page.goto(`${w.stranger.url}/no-frame-src`);
     await Promise.all([timeOut(a.page, partnerSession), timeOut(b.page, ownSession)]);

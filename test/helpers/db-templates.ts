@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
@@ -27,7 +28,10 @@ const WEEK = 7 * 24 * 3600 * 1000;
 
 let recipeHash: string | undefined;
 
-/** The migrations, the code that applies them and PGlite's version: the template's whole recipe. */
+/**
+ * The migrations, the code that applies them, this file (how the dump is made) and PGlite's
+ * version: the template's whole recipe.
+ */
 function recipe(): string {
   if (recipeHash !== undefined) return recipeHash;
   const hash = createHash('sha256');
@@ -39,14 +43,31 @@ function recipe(): string {
   }
   hash.update(readFileSync(join(drizzle, 'meta/_journal.json')));
   hash.update(readFileSync(join(ROOT, 'src/platform/migrate.ts')));
+  hash.update(readFileSync(new URL(import.meta.url)));
   hash.update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
   recipeHash = hash.digest('hex').slice(0, 16);
   return recipeHash;
 }
 
+// Every test's database is loaded from the dump and started, so the dump carries only what a test
+// uses: 1 MB WAL segments (not one of 16 MB), no template0 or template1 (nothing creates a
+// database on PGlite), and 16 MB of shared buffers, which each start zeroes (128 MB by default).
+// Together they halve the dump and cut opening it by a fifth, and later opens in a process by more.
+const SLIM = [
+  'ALTER DATABASE template0 IS_TEMPLATE false',
+  'DROP DATABASE template0',
+  'ALTER DATABASE template1 IS_TEMPLATE false',
+  'DROP DATABASE template1',
+  "ALTER SYSTEM SET shared_buffers = '16MB'",
+  "ALTER SYSTEM SET min_wal_size = '2MB'",
+  'CHECKPOINT',
+];
+
 async function build(): Promise<Buffer<ArrayBuffer>> {
   const dir = mkdtempSync(join(tmpdir(), 'pglite-template-'));
   try {
+    // initdb only: openDatabase below finds the directory made and migrates it.
+    await (await PGlite.create(dir, { initDbStartParams: ['--wal-segsize=1'] })).close();
     const database = await openDatabase({ dataDir: dir });
     try {
       await migrate(database);
@@ -55,6 +76,7 @@ async function build(): Promise<Buffer<ArrayBuffer>> {
     }
     const client = await openEmbedded(dir);
     try {
+      for (const statement of SLIM) await client.exec(statement);
       return Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer());
     } finally {
       await client.close();

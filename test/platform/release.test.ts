@@ -120,7 +120,13 @@ test(
   { timeout: 600_000 },
   async () => {
     const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
-    const build = await runNode([tsc, '-p', `${ROOT}tsconfig.build.json`, '--outDir', OUT], {}, 540_000);
+    // --noCheck: with erasableSyntaxOnly and verbatimModuleSyntax the emitted files are the same
+    // byte for byte, and the type check is `npm run typecheck`'s (a quarter of the time without it).
+    const build = await runNode(
+      [tsc, '-p', `${ROOT}tsconfig.build.json`, '--noCheck', '--outDir', OUT],
+      {},
+      540_000,
+    );
     assert.equal(build.code, 0, build.stdout + build.stderr);
     // Without type stripping, a .ts file imported at run time fails to load; nor does the tests'
     // resolve hook (a .ts file) load.
