@@ -427,14 +427,19 @@ export interface paths {
                   currency: string;
                   /** @description Price before fee, minor units */
                   price_minor: number;
-                  /** @description Service fee for the default method (momo) */
+                  /** @description Service fee for the event's default method, the first of payment_methods (momo in UGX, mpesa in KES) */
                   laces_fee_minor: number;
                   /** @description price_minor + laces_fee_minor */
                   total_minor: number;
                   /** @description Card is not yet enabled */
                   card: null;
-                  /** @description Fee and total when paying with Airtel Money */
+                  /** @description Fee and total when paying with Airtel Money; null when the event does not take it */
                   airtel: {
+                    laces_fee_minor: number;
+                    total_minor: number;
+                  } | null;
+                  /** @description Fee and total when paying with M-Pesa (KES events); null when the event does not take it */
+                  mpesa: {
                     laces_fee_minor: number;
                     total_minor: number;
                   } | null;
@@ -1001,6 +1006,11 @@ export interface paths {
                   laces_fee: number;
                   /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                   total: number;
+                  /**
+                   * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+                   * @example momo
+                   */
+                  payment_method: string | null;
                   /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
                   refunded_total: number;
                   /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -1199,6 +1209,11 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /**
+                 * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+                 * @example momo
+                 */
+                payment_method: string | null;
                 /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
                 refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -1434,6 +1449,11 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /**
+                 * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+                 * @example momo
+                 */
+                payment_method: string | null;
                 /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
                 refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -1582,9 +1602,9 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            payment_method: 'momo' | 'airtel';
+            payment_method: 'momo' | 'airtel' | 'mpesa';
             /**
-             * @description The number the prompt goes to: a Ugandan mobile money number of the payment method's network (momo: MTN 076, 077, 078, 079; airtel: Airtel 070, 074, 075), written 07…, 7…, 256…, +256… or 00256…, spaces and dashes ignored. Landlines and other networks are 400 validation_failed.
+             * @description The number the prompt goes to: a mobile money number of the payment method's network and country (momo: MTN 076, 077, 078, 079 (UGX); airtel: Airtel 070, 074, 075 (UGX); mpesa: Safaricom 070, 071, 072, 0740, 0741, 0742, 0743, 0745, 0746, 0748, 0757, 0758, 0759, 0768, 0769, 079, 0110, 0111, 0112, 0113, 0114, 0115 (KES)), written 07…, 7… (01… in Kenya), with its country code (256…, 254…), + or 00 before it; spaces and dashes ignored. Landlines, other networks and a method the order's currency does not take are 400 validation_failed.
              * @example 0772123456
              */
             phone: string;
@@ -1627,6 +1647,11 @@ export interface paths {
                 laces_fee: number;
                 /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
                 total: number;
+                /**
+                 * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+                 * @example momo
+                 */
+                payment_method: string | null;
                 /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
                 refunded_total: number;
                 /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -3602,6 +3627,7 @@ export interface webhooks {
            *         "donation_total": 0,
            *         "laces_fee": 2500,
            *         "total": 52500,
+           *         "payment_method": "momo",
            *         "refunded_total": 0,
            *         "failure_kind": null,
            *         "ticket_count": 1,
@@ -3661,6 +3687,11 @@ export interface webhooks {
               laces_fee: number;
               /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
               total: number;
+              /**
+               * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+               * @example momo
+               */
+              payment_method: string | null;
               /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
               refunded_total: number;
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -3784,6 +3815,7 @@ export interface webhooks {
            *         "donation_total": 0,
            *         "laces_fee": 2500,
            *         "total": 52500,
+           *         "payment_method": "momo",
            *         "refunded_total": 52500,
            *         "failure_kind": null,
            *         "ticket_count": 1,
@@ -3855,6 +3887,11 @@ export interface webhooks {
               laces_fee: number;
               /** @description What the buyer pays, minor units; 0 for a free order, paid at once */
               total: number;
+              /**
+               * @description The method the order was paid with, or is priced for while pending (one of the event's payment_methods: momo, airtel, mpesa); null for a free order and before a method is chosen
+               * @example momo
+               */
+              payment_method: string | null;
               /** @description What succeeded refunds gave back, minor units; 0 when none. A partly refunded order stays paid; it is refunded once this reaches total */
               refunded_total: number;
               /** @description Why the order did not complete, or null: payment_declined, payment_timeout, insufficient_funds, invalid_phone_number, provider_error, hold_expired */
@@ -3903,7 +3940,7 @@ export interface webhooks {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo or airtel: the network that took the payment and returned it */
+                /** @description momo or airtel: the network that took the payment and returned it (M-Pesa payments are not refunded through the service yet) */
                 method: string;
                 /** @description Why, as it was asked; null if none */
                 reason: string | null;
