@@ -33,7 +33,10 @@ const OrderRefundOut = Type.Object(
         "What this refund returned to the buyer, minor units: all that was left, some runners' places, or an amount",
     }),
     currency: Type.String({ examples: ['UGX'] }),
-    method: Type.String({ description: 'momo or airtel: the network that took the payment and returned it' }),
+    method: Type.String({
+      description:
+        'momo or airtel: the network that took the payment and returned it (M-Pesa payments are not refunded through the service yet)',
+    }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as it was asked; null if none' }),
     registration_ids: Type.Array(Type.String(), {
       description:

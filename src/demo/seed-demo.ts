@@ -1,7 +1,7 @@
 // The demo organization seeded on first start of an empty embedded database
-// (docs/architecture.md#demo-organization): paid and free events, an API client with every scope, a
-// publishable key for localhost:5173, and a webhook endpoint when DEMO_WEBHOOK_URL is set, and an
-// invitation of its owner to the organizer app.
+// (docs/architecture.md#demo-organization): paid and free events (UGX, and one in KES for M-Pesa),
+// an API client with every scope, a publishable key for localhost:5173, and a webhook endpoint
+// when DEMO_WEBHOOK_URL is set, and an invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_SCOPES, insertApiClient } from '../auth/index.ts';
@@ -107,6 +107,26 @@ function demoEvents(now: Date): EventInput[] {
       ends_at: at(7, 7),
       reg_closes_at: at(6, 18),
       ticket_types: [{ name: '5 km', price_minor: 0, capacity: 200, distance_km: 5 }],
+    },
+    // A KES event, so that the demo shows M-Pesa: KES events offer M-Pesa only, priced in whole
+    // shillings (cents, multiples of 100), as M-Pesa takes no cents.
+    {
+      ...common,
+      timezone: 'Africa/Nairobi',
+      currency: 'KES',
+      name: 'Nairobi Arboretum 10K',
+      handle: 'nairobi-arboretum-10k',
+      short_code: 'NAR',
+      description: 'Two shaded laps of the Arboretum and back along State House Road.',
+      venue: 'Nairobi Arboretum, Nairobi',
+      event_type: 'road_race',
+      starts_at: at(60, 3),
+      ends_at: at(60, 6),
+      reg_closes_at: at(59, 18),
+      ticket_types: [
+        { name: '10 km', price_minor: 150_000, capacity: 300, distance_km: 10 },
+        { name: '5 km', price_minor: 100_000, capacity: 200, distance_km: 5 },
+      ],
     },
   ];
 }

@@ -2,8 +2,9 @@
 // credentials makes a sandbox order through the partner API of a listening service and settles it,
 // while this process runs the service's background jobs; the organization's webhook endpoint
 // receives order.paid (and order.refunded) for that order, verified with the endpoint's secret.
-// Also the one-line refusals: a service taking real payments, a missing scope, no event on sale,
-// and the usage error for an unknown event type.
+// Also a KES event paid with M-Pesa, and the one-line refusals: a service taking real payments, a
+// missing scope, no event on sale, a refund of an M-Pesa event, and the usage error for an unknown
+// event type.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -192,6 +193,42 @@ describe('ticketing trigger', () => {
       /^error: no event of your organization is on sale with a ticket trigger can buy/,
     );
     assert.equal(run.stderr.trimEnd().split('\n').length, 1);
+  });
+
+  test('order.paid on a KES event: paid with M-Pesa from its success number, in whole shillings', async () => {
+    const kes = await makeEvent(h, shop.partner, {
+      name: 'Nairobi Sandbox 10K',
+      currency: 'KES',
+      timezone: 'Africa/Nairobi',
+      ticket_types: [{ name: '10 km', price_minor: 150_000, capacity: 10, distance_km: 10 }],
+    });
+    const run = await trigger(['order.paid', '--event', kes.id], shop.partner);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /success number 0711000001 \(mpesa\)/);
+    const payload = await received(orderIdOf(run), 'order.paid');
+    assert.equal(payload.data.status, 'paid');
+    assert.equal(payload.data.payment_method, 'mpesa');
+    assert.equal(payload.data.currency, 'KES');
+    assert.equal(payload.data.total % 100, 0, `whole shillings: ${payload.data.total}`);
+  });
+
+  test('order.refunded on an M-Pesa event is refused in one line, and nothing is ordered', async () => {
+    const kes = await makeEvent(h, shop.partner, {
+      currency: 'KES',
+      timezone: 'Africa/Nairobi',
+      ticket_types: [{ name: '5 km', price_minor: 100_000, capacity: 10, distance_km: 5 }],
+    });
+    const before = (await ordersOf(h, shop.partner)).length;
+    const run = await trigger(['order.refunded', '--event', kes.id], shop.partner);
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^error: event ${kes.id} takes mpesa only, whose payments are not refunded through the service yet`,
+      ),
+    );
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1);
+    assert.equal((await ordersOf(h, shop.partner)).length, before);
   });
 
   test('a refund needs a paid ticket: an event with free tickets only is refused for order.refunded', async () => {

@@ -15,7 +15,7 @@ test('first start seeds the demo organization; SIGTERM finishes in-flight reques
     assert.match(demo.client_id, /^cli_/);
     assert.match(demo.publishable_key, /^pk_/);
     assert.match(demo.admin_api_key, /^adm_/);
-    assert.equal(demo.event_ids.length, 3);
+    assert.equal(demo.event_ids.length, 4);
     // the banner and demo.json say where the demo client works, and the development log says
     // local webhook receivers are accepted
     const origins = ['http://localhost:5173', 'http://127.0.0.1:5173'];

@@ -3940,7 +3940,7 @@ export interface webhooks {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo or airtel: the network that took the payment and returned it */
+                /** @description momo or airtel: the network that took the payment and returned it (M-Pesa payments are not refunded through the service yet) */
                 method: string;
                 /** @description Why, as it was asked; null if none */
                 reason: string | null;

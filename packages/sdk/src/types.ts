@@ -40,7 +40,7 @@ export interface OrderRefund {
   id: string;
   amount_minor: number;
   currency: string;
-  /** momo or airtel */
+  /** momo or airtel (M-Pesa payments are not refunded through the service yet) */
   method: string;
   /** the reason given, or null */
   reason: string | null;

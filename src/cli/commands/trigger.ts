@@ -36,7 +36,11 @@ const NEEDED_SCOPES: Record<string, string> = {
 const SUCCESS_NUMBERS: Record<string, string> = {
   momo: '0770000001',
   airtel: '0700000001',
+  mpesa: '0711000001',
 };
+
+/** The methods whose payments the service refunds: M-Pesa's are not refunded through it yet. */
+const REFUNDED_METHODS = new Set(['momo', 'airtel']);
 
 /** How long a payment or a refund may take to settle before trigger gives up (the order stays). */
 const SETTLE_MS = 60_000;
@@ -110,7 +114,7 @@ async function trigger(
   io.stdout(
     `Event ${String(event.event_id)} (${String(event.name)}), ticket type ${String(ticket.ticket_type_id)} (${String(ticket.name)})\n`,
   );
-  const phone = method ? SUCCESS_NUMBERS[method]! : '0770000001';
+  const phone = SUCCESS_NUMBERS[method ?? firstMethodOf(event) ?? 'momo']!;
   const created = await api('POST', '/v1/orders', orderBody(event, ticket, phone));
   const orderId = String(created.id);
   io.stdout(`Order ${orderId} created, ${String(created.currency)} ${String(created.total)}\n`);
@@ -177,7 +181,8 @@ async function chooseTicket(
   api: Api,
   options: NonNullable<ReturnType<typeof parseTriggerArgs>>,
 ): Promise<Choice> {
-  // A refund needs money paid: a free ticket serves order.paid only.
+  // A refund needs money paid, through a method the service refunds: a free ticket, or one paid
+  // with M-Pesa, serves order.paid only.
   const freeWill = options.type === 'order.paid';
   const refusal = (where: string) =>
     new TriggerRefused(
@@ -185,8 +190,13 @@ async function chooseTicket(
     );
   if (options.event) {
     const event = await api('GET', `/v1/events/${encodeURIComponent(options.event)}`);
-    const { paid, free } = ticketsOf(event);
+    const { paid, free } = ticketsOf(event, freeWill);
     const choice = paid ?? (freeWill ? free : undefined);
+    if (!choice && !freeWill && ticketsOf(event, true).paid) {
+      throw new TriggerRefused(
+        `event ${options.event} takes ${paymentMethodsOf(event).join(', ')} only, whose payments are not refunded through the service yet: give --event <evt_...> of an event paid with MTN Mobile Money or Airtel Money`,
+      );
+    }
     if (!choice) throw refusal(`event ${options.event} has no ticket on sale that trigger can buy`);
     return choice;
   }
@@ -197,7 +207,7 @@ async function chooseTicket(
     const page = await api('GET', `/v1/events?${query.toString()}`);
     for (const item of (page.events ?? []) as Data[]) {
       const event = await api('GET', `/v1/events/${encodeURIComponent(String(item.event_id))}`);
-      const tickets = ticketsOf(event);
+      const tickets = ticketsOf(event, freeWill);
       if (tickets.paid) return tickets.paid;
       free ??= tickets.free;
     }
@@ -207,11 +217,18 @@ async function chooseTicket(
   throw refusal('no event of your organization is on sale with a ticket trigger can buy');
 }
 
+const paymentMethodsOf = (event: Data): string[] => (event.payment_methods ?? []) as string[];
+
+/** The first method of the event that trigger pays with (it has a success number for it). */
+const firstMethodOf = (event: Data): string | undefined =>
+  paymentMethodsOf(event).find((m) => m in SUCCESS_NUMBERS);
+
 /**
  * The event's first paid ticket type on sale now with a place left (when the event takes a
- * mobile-money method of the simulator), and its first free one.
+ * mobile-money method of the simulator, and for a refund one whose payments the service refunds),
+ * and its first free one.
  */
-function ticketsOf(event: Data): { paid?: Choice; free?: Choice } {
+function ticketsOf(event: Data, anyMethod: boolean): { paid?: Choice; free?: Choice } {
   const now = Date.now();
   const onSale = ((event.ticket_types ?? []) as Data[]).filter(
     (t) =>
@@ -219,7 +236,9 @@ function ticketsOf(event: Data): { paid?: Choice; free?: Choice } {
       (typeof t.sales_start !== 'string' || Date.parse(t.sales_start) <= now) &&
       (typeof t.sales_end !== 'string' || Date.parse(t.sales_end) > now),
   );
-  const method = ((event.payment_methods ?? []) as string[]).find((m) => m in SUCCESS_NUMBERS);
+  const method = paymentMethodsOf(event).find(
+    (m) => m in SUCCESS_NUMBERS && (anyMethod || REFUNDED_METHODS.has(m)),
+  );
   const paid = onSale.find((t) => t.is_free !== true);
   const free = onSale.find((t) => t.is_free === true);
   return {
@@ -234,8 +253,7 @@ function orderBody(event: Data, ticket: Data, phone: string): Data {
   for (const q of (event.additional_questions ?? []) as Data[]) {
     if (q.required !== true) continue;
     const options = (q.options ?? []) as string[];
-    answers[String(q.key)] =
-      q.type === 'select' ? options[0]! : q.type === 'phone' ? '0772123456' : 'Sandbox';
+    answers[String(q.key)] = q.type === 'select' ? options[0]! : q.type === 'phone' ? phone : 'Sandbox';
   }
   const minAge = typeof ticket.min_age === 'number' ? ticket.min_age : 0;
   const item: Data = {

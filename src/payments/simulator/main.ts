@@ -1,5 +1,6 @@
-// `npm run simulator`: the provider simulator on its own. SIMULATOR_PORT (default 4010),
-// SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may contain {reference}).
+// `npm run simulator`: the provider simulator on its own (MTN, Airtel, M-Pesa). SIMULATOR_PORT
+// (default 4010), SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may
+// contain {reference}).
 import { readVariable } from '../../config.ts';
 import { createLogger } from '../../platform/index.ts';
 import {
@@ -30,10 +31,11 @@ async function main(): Promise<void> {
     .sort((a, b) => a.code.localeCompare(b.code))
     .map(
       (s) =>
-        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  ${s.summary}`,
+        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  M-Pesa ${testPhoneNumber('mpesa', s.code)}  ${s.summary}`,
     )
     .concat(`  ${DEFAULT_SCENARIO.summary}`)
     .join('\n');
+  // The service takes no M-Pesa refunds yet (its method's supportsRefunds), so none are listed.
   const refundNumbers = Object.values(REFUND_SCENARIOS)
     .map(
       (s) =>
@@ -55,12 +57,17 @@ async function main(): Promise<void> {
       `  client id / secret  ${sim.airtel.clientId} / ${sim.airtel.clientSecret}`,
       `  country / currency  ${sim.airtel.country} / ${sim.airtel.currency}`,
       `  callbacks to        ${options.airtelCallbackUrl ?? '(none: set SIMULATOR_AIRTEL_CALLBACK_URL)'}`,
+      `M-Pesa (Daraja)       baseUrl ${sim.daraja.baseUrl}`,
+      `  consumer key/secret ${sim.daraja.consumerKey} / ${sim.daraja.consumerSecret}`,
+      `  shortcode / passkey ${sim.daraja.shortcode} / ${sim.daraja.passkey}`,
+      `  transaction type    ${sim.daraja.transactionType} (KES, whole shillings)`,
       '',
-      'Test numbers (last two digits choose the outcome):',
+      'Test numbers (last two digits choose the outcome; MTN and Airtel in UGX, M-Pesa in KES):',
       numbers,
       '',
-      'Refunds of a payment from these numbers:',
+      'Refunds of an MTN or Airtel payment from these numbers:',
       refundNumbers,
+      '  (M-Pesa payments are not refunded through the service yet)',
       '',
     ].join('\n'),
   );
