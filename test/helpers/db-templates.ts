@@ -59,7 +59,6 @@ const SLIM = [
   'ALTER DATABASE template1 IS_TEMPLATE false',
   'DROP DATABASE template1',
   "ALTER SYSTEM SET shared_buffers = '16MB'",
-  "ALTER SYSTEM SET min_wal_size = '2MB'",
   'CHECKPOINT',
 ];
 
