@@ -1,9 +1,13 @@
 // A provider's callback as a hint: it may start one spaced status query in the background, whose
-// final answer only is applied; it never moves or ends the attempt's job.
+// final answer only is applied; it never moves or ends the attempt's job. An M-Pesa success
+// callback also carries the payment's receipt, which the query does not give and a reversal needs:
+// it is kept only for a payment the query confirmed, and only when it matches that payment.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { warnUnlessUnreachable } from '../platform/index.ts';
-import { findAttempt, isUnsettled, UNSETTLED } from './payment-attempts.ts';
+import { currencyExponent, warnUnlessUnreachable } from '../platform/index.ts';
+import { readStkCallbackReceipt } from './methods/mpesa/daraja-callbacks.ts';
+import { findAttempt, isUnsettled, UNSETTLED, type PaymentAttemptRow } from './payment-attempts.ts';
 import { providerOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';
 import { isPaymentReference } from './provider.ts';
@@ -11,6 +15,11 @@ import { applyFinalStatus } from './settle-payment.ts';
 
 /** Least time between two status queries that callbacks trigger for one reference. */
 export const CALLBACK_QUERY_SPACING_MS = 2_000;
+
+/** How often a receipt looks for the CheckoutRequestID its callback outran. */
+const RECEIPT_WAIT_STEP_MS = 50;
+/** Status queries a callback's receipt may add when the first did not confirm its payment. */
+const RECEIPT_QUERIES = 3;
 
 /** Callback-triggered queries one process runs at once; past that, callbacks are left to the job. */
 const MAX_CALLBACK_QUERIES = 256;
@@ -21,11 +30,15 @@ const MAX_CALLBACK_QUERIES = 256;
  * cannot move or end the job's schedule. Returns at once and the same way whatever the reference
  * (known, unknown or malformed), so a caller learns nothing from the answer.
  */
-export function noteCallback(ctx: AppContext, method: string, reference: string): void {
+export function noteCallback(ctx: AppContext, method: string, reference: string, body?: unknown): void {
   const { gateway } = ctx;
   if (!Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
+  const receipt = method === 'mpesa' ? readStkCallbackReceipt(body) : null;
+  const earlier = gateway.hinted.get(reference);
+  // A query in flight already: the receipt waits for its answer rather than being dropped with it.
+  if (earlier && receipt) return keepAfter(ctx, earlier, reference, receipt);
   // At most one in flight per reference in this process, and a bounded number in all.
-  if (gateway.hinted.has(reference) || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
+  if (earlier || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
   const query: Promise<void> = queryAfterCallback(ctx, method, reference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
@@ -42,6 +55,7 @@ export function noteCallback(ctx: AppContext, method: string, reference: string)
     });
   gateway.hinted.set(reference, query);
   gateway.inflight.add(query);
+  if (receipt) keepAfter(ctx, query, reference, receipt);
 }
 
 async function queryAfterCallback(ctx: AppContext, method: string, reference: string): Promise<void> {
@@ -72,4 +86,66 @@ async function queryAfterCallback(ctx: AppContext, method: string, reference: st
     if (!locked || !isUnsettled(locked.status)) return;
     await applyFinalStatus(ctx, tx, locked, status, ctx.clock.now());
   });
+}
+
+type StkReceipt = NonNullable<ReturnType<typeof readStkCallbackReceipt>>;
+
+/** Keeps the receipt once `query` (the status query the callback started) has ended. */
+function keepAfter(ctx: AppContext, query: Promise<void>, reference: string, receipt: StkReceipt): void {
+  const task: Promise<void> = query
+    .then(() => keepReceipt(ctx, reference, receipt))
+    .catch((error: unknown) =>
+      warnUnlessUnreachable(ctx.outage, ctx.log, error, { reference }, 'M-Pesa receipt not kept'),
+    )
+    .finally(() => ctx.gateway.inflight.delete(task));
+  ctx.gateway.inflight.add(task);
+}
+
+/**
+ * The receipt becomes the attempt's providerTransactionId only when the STK query confirmed the
+ * payment (status successful: the query alone sets it), the callback names the attempt's own
+ * CheckoutRequestID, its amount and number are the attempt's, and no receipt was kept before.
+ */
+async function keepReceipt(ctx: AppContext, reference: string, receipt: StkReceipt): Promise<void> {
+  // The callback may outrun Daraja's answer to the push, leaving the first query nothing to ask
+  // by, or meet a query spaced out: ask again a few times, no longer than that answer may take.
+  const deadline = Date.now() + ctx.config.payments.httpTimeoutMs;
+  const spacing = CALLBACK_QUERY_SPACING_MS * ctx.gateway.timeScale;
+  for (let queries = 0; ;) {
+    const attempt = await findAttempt(ctx.database.db, reference);
+    if (!attempt || attempt.method !== 'mpesa') return;
+    if (attempt.status === 'successful') return keepIfMatching(ctx, attempt, receipt);
+    const open = attempt.status === 'submitting' || isUnsettled(attempt.status);
+    if (!open || queries >= RECEIPT_QUERIES || Date.now() >= deadline) return;
+    if (attempt.providerReference === null) {
+      await sleep(RECEIPT_WAIT_STEP_MS);
+      continue;
+    }
+    await sleep(spacing + RECEIPT_WAIT_STEP_MS);
+    queries++;
+    await queryAfterCallback(ctx, attempt.method, reference);
+  }
+}
+
+async function keepIfMatching(ctx: AppContext, attempt: PaymentAttemptRow, receipt: StkReceipt) {
+  if (attempt.providerTransactionId !== null || attempt.providerReference !== receipt.checkoutRequestId)
+    return;
+  const shillings = attempt.amount / 10 ** currencyExponent(attempt.currency);
+  if (receipt.amount !== shillings || receipt.phone !== attempt.msisdn) {
+    ctx.log.warn(
+      { reference: attempt.reference },
+      'M-Pesa callback does not match its payment: receipt not kept',
+    );
+    return;
+  }
+  await ctx.database.db
+    .update(paymentAttempts)
+    .set({ providerTransactionId: receipt.receipt })
+    .where(
+      and(
+        eq(paymentAttempts.id, attempt.id),
+        eq(paymentAttempts.status, 'successful'),
+        isNull(paymentAttempts.providerTransactionId),
+      ),
+    );
 }

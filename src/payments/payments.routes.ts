@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { loadOrderOut, OrderOut } from '../orders/index.ts';
 import { enforceRateLimit, Envelope, envelope, errorResponses, type Host } from '../platform/index.ts';
 import { noteCallback } from './note-callback.ts';
+import { noteReversalResult } from './refunds-callback.ts';
 import { registerRefundRoutes } from './refunds.routes.ts';
 import { startPayment } from './start-payment.ts';
 
@@ -90,10 +91,36 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         },
         handler: async (request) => {
           const { method: provider, reference } = request.params as { method: string; reference: string };
-          noteCallback(ctx, provider, reference);
+          // Read only for M-Pesa's receipt (noteCallback checks it against the confirmed payment).
+          noteCallback(ctx, provider, reference, provider === 'mpesa' ? jsonOf(request.body) : undefined);
           return envelope(200, 'Callback received', { received: true });
         },
       });
     }
+    // Daraja POSTs a reversal's outcome here (ResultURL, QueueTimeOutURL): our refund's reference
+    // is in the path, and the body counts only when its ids are the refund's (refunds-callback.ts).
+    for (const kind of ['result', 'timeout'] as const) {
+      scope.post(
+        `/v1/payment-callbacks/mpesa/refunds/:reference/${kind}`,
+        {
+          schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 64 }) }) },
+        },
+        async (request) => {
+          const { reference } = request.params as { reference: string };
+          noteReversalResult(ctx, reference, kind, jsonOf(request.body));
+          return envelope(200, 'Callback received', { received: true });
+        },
+      );
+    }
   });
+}
+
+/** A callback's raw body as JSON, or null when it is none. */
+function jsonOf(body: unknown): unknown {
+  if (typeof body !== 'string' || body === '') return null;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return null;
+  }
 }

@@ -101,13 +101,21 @@ export const refunds = pgTable(
     reason: text('reason'),
     /** the runners (registration ids) whose places this refund returns; [] for an amount alone */
     registrationIds: jsonb('registration_ids').$type<string[]>().notNull().default([]),
-    /** momo | airtel: always the method of the payment refunded */
+    /** momo | airtel | mpesa: always the method of the payment refunded */
     method: text('method').notNull(),
     /** pending | succeeded | failed */
     status: text('status').notNull(),
     /** the provider's id of the refund (MTN financialTransactionId, Airtel airtel_money_id) */
     providerReference: text('provider_reference'),
     failureReason: text('failure_reason'),
+    /**
+     * the provider's own ids of the refund, from its submission's answer, for a provider whose
+     * result comes by callback only (Daraja: conversation_id, originator_conversation_id); a
+     * result naming other ids is not this refund's
+     */
+    providerIds: jsonb('provider_ids').$type<Record<string, string>>(),
+    /** that result, as the callback carried it once its ids matched (refunds-callback.ts) */
+    providerResult: jsonb('provider_result'),
     /** the member who asked; null for the operator (admin API, CLI) or a member since deleted */
     requestedByMemberId: text('requested_by_member_id').references(() => members.id, {
       onDelete: 'set null',

@@ -40,6 +40,9 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
     msisdn: attempt!.msisdn,
     currency: refund.currency,
     description: 'Refund of your ticket payment',
+    callbackUrl: `${ctx.gateway.callbackBase}/${refund.method}/refunds/${refund.reference}`,
+    providerIds: refund.providerIds,
+    providerResult: refund.providerResult,
   };
   // Claimed by one conditional update, so two processes never both send it.
   const [claimed] = await db
@@ -50,6 +53,14 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
   if (claimed) {
     const sent = await provider.requestRefund(request);
     if (sent.kind === 'rejected') return finish(ctx, refund.id, { status: 'failed', message: sent.message });
+    if (sent.kind === 'submitted' && sent.providerIds) {
+      // Kept before anything else: the result callback is matched against them (refunds-callback.ts).
+      await db
+        .update(refunds)
+        .set({ providerIds: sent.providerIds })
+        .where(and(eq(refunds.id, refund.id), isNull(refunds.providerIds)));
+      request.providerIds = sent.providerIds;
+    }
   }
   let status = await provider.getRefundStatus(request);
   if (status.status === 'not_found') {

@@ -80,11 +80,23 @@ export interface RefundRequest {
   currency: string;
   /** shown in the payer's history */
   description: string;
+  /**
+   * our route for this refund's asynchronous result (Daraja's ResultURL and QueueTimeOutURL below
+   * it); providers that are asked instead ignore it
+   */
+  callbackUrl?: string;
+  /** the provider's ids of the refund as its submission answered them (Daraja's conversation ids) */
+  providerIds?: Readonly<Record<string, string>> | null;
+  /** the result its callback carried (refunds-callback.ts), for a provider that cannot be asked */
+  providerResult?: unknown;
 }
 
 export type RefundSubmitResult =
-  /** taken: learn the outcome with getRefundStatus */
-  | { kind: 'submitted' }
+  /**
+   * taken: learn the outcome with getRefundStatus. providerIds: the provider's own ids of the
+   * refund when it assigns them (Daraja's ConversationID), which its result callback names
+   */
+  | { kind: 'submitted'; providerIds?: Record<string, string> }
   /** refused at once and nothing was moved: the refund has failed */
   | { kind: 'rejected'; message: string; providerCode?: string }
   /** timeout or lost response: the refund may exist, so ask (never send it again under a new reference) */
@@ -105,6 +117,11 @@ export interface PaymentProvider {
    * to the asker as the 422; absent when it can (or when its method refunds only whole payments).
    */
   readonly partialRefundsRefused?: string;
+  /**
+   * Why this payment cannot be refunded through the provider at all (M-Pesa without the payment's
+   * receipt or a reversal initiator), said to the asker as the 422; null when it can.
+   */
+  refundRefused?(payment: { providerTransactionId: string | null }): string | null;
   /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
   requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
   /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */

@@ -113,7 +113,8 @@ describe('M-Pesa on a KES event', () => {
       sql`SELECT payload->'data'->>'payment_method' AS method FROM outbox_events
           WHERE type = 'order.paid' AND payload->'data'->>'id' = ${order.id}`,
     );
-    assert.deepEqual(outbox, [{ method: 'mpesa' }]);
+    // Spread: on PostgreSQL the rows come as the driver's own array type.
+    assert.deepEqual([...outbox], [{ method: 'mpesa' }]);
   });
 
   test("the buyer's decline is the order's failure_kind, and the buyer may pay again", async () => {

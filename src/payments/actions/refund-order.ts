@@ -191,6 +191,9 @@ async function planOrderRefund(
   // A method that can give back a part may still lack what its adapter needs for it (Airtel's PIN).
   const partialRefused = ctx.gateway.providers[paying.method]?.partialRefundsRefused;
   if (plan.amount !== paying.amount && partialRefused) throw notPossible(partialRefused);
+  // Or lack what any refund of this payment needs (M-Pesa: the payment's receipt, an initiator).
+  const whyNot = ctx.gateway.providers[paying.method]?.refundRefused?.(paying);
+  if (whyNot) throw notPossible(whyNot);
   return { paying, plan, regs, returned: returned! };
 }
 
@@ -236,6 +239,8 @@ export async function refundPayment(ctx: AppContext, options: RefundPaymentOptio
       'The payment is being refunded already.',
       'The payment was refunded already.',
     );
+    const whyNot = ctx.gateway.providers[attempt!.method]?.refundRefused?.(attempt!);
+    if (whyNot) throw notPossible(whyNot);
     const plan: RefundPlan = {
       amount: attempt!.amount,
       fee: 0,

@@ -1,0 +1,97 @@
+// M-Pesa's refund side of the port, without a database: what a refund is refused for before
+// anything is sent (no receipt, no reversal initiator), and the status read from the recorded
+// reversal result, which counts only under the ids Daraja answered the submission with.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  createMpesaProvider,
+  MPESA_NO_INITIATOR,
+  MPESA_NO_RECEIPT,
+  reversalStatus,
+} from '../../src/payments/methods/mpesa/mpesa-provider.ts';
+import type { RefundRequest } from '../../src/payments/provider.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
+
+let sim: Simulator;
+before(async () => {
+  sim = await startSimulator({ timeScale: 0.01 });
+});
+after(() => sim.close());
+
+const ids = { conversation_id: 'AG_20261130_0001', originator_conversation_id: '1234-5678-1' };
+const result = (code: number | string, over: Record<string, unknown> = {}) => ({
+  Result: {
+    ResultType: 0,
+    ResultCode: code,
+    ResultDesc: code === 0 ? 'The service request is processed successfully.' : 'Insufficient balance',
+    OriginatorConversationID: ids.originator_conversation_id,
+    ConversationID: ids.conversation_id,
+    TransactionID: 'SIMREV0001',
+    ...over,
+  },
+});
+
+const request = (over: Partial<RefundRequest> = {}): RefundRequest => ({
+  reference: '0b0f4a1e-5c36-4d4e-9a55-6f0f5b7a1c01',
+  paymentReference: '0b0f4a1e-5c36-4d4e-9a55-6f0f5b7a1c02',
+  providerTransactionId: 'SIMABC1234',
+  amount: 155_300,
+  paymentAmount: 155_300,
+  msisdn: '254711000001',
+  currency: 'KES',
+  description: 'Refund of your ticket payment',
+  callbackUrl: 'http://127.0.0.1:9/v1/payment-callbacks/mpesa/refunds/0b0f4a1e',
+  ...over,
+});
+
+describe('M-Pesa refunds at the port', () => {
+  test('the status comes from a recorded result under the refund ids only', () => {
+    const cases: [string, Parameters<typeof reversalStatus>, ReturnType<typeof reversalStatus>][] = [
+      ['no ids yet', [null, { via: 'result', body: result(0) }], { status: 'pending' }],
+      ['no result yet', [ids, null], { status: 'pending' }],
+      [
+        'a success',
+        [ids, { via: 'result', body: result(0) }],
+        { status: 'succeeded', providerReference: 'SIMREV0001' },
+      ],
+      [
+        'other ids',
+        [ids, { via: 'result', body: result(0, { ConversationID: 'AG_other' }) }],
+        { status: 'pending' },
+      ],
+      ['not Daraja shape', [ids, { via: 'result', body: { Result: 'x' } }], { status: 'pending' }],
+      [
+        'a failure',
+        [ids, { via: 'result', body: result(1) }],
+        {
+          status: 'failed',
+          message: 'M-Pesa did not reverse the payment: Insufficient balance (1)',
+          providerCode: '1',
+        },
+      ],
+    ];
+    for (const [name, args, expected] of cases) assert.deepEqual(reversalStatus(...args), expected, name);
+    const timedOut = reversalStatus(ids, { via: 'timeout', body: result(0) });
+    assert.equal(timedOut.status, 'failed');
+    assert.match((timedOut as { message: string }).message, /queue.*nothing was reversed/);
+  });
+
+  test('no receipt, or no initiator, is refused before anything is sent', async () => {
+    const configured = createMpesaProvider(sim.daraja);
+    assert.equal(configured.refundRefused!({ providerTransactionId: 'SIMABC1234' }), null);
+    assert.equal(configured.refundRefused!({ providerTransactionId: null }), MPESA_NO_RECEIPT);
+    assert.match(MPESA_NO_RECEIPT, /reverse it in the M-Pesa org portal/);
+    const unset = createMpesaProvider({ ...sim.daraja, reversal: undefined });
+    assert.equal(unset.refundRefused!({ providerTransactionId: 'SIMABC1234' }), MPESA_NO_INITIATOR);
+    assert.match(MPESA_NO_INITIATOR, /MPESA_INITIATOR/);
+    const before = sim.mpesa.reversals().length;
+    assert.deepEqual(await unset.requestRefund(request()), { kind: 'rejected', message: MPESA_NO_INITIATOR });
+    assert.deepEqual(await configured.requestRefund(request({ providerTransactionId: null })), {
+      kind: 'rejected',
+      message: MPESA_NO_RECEIPT,
+    });
+    assert.equal(sim.mpesa.reversals().length, before);
+    // A refund never sent (its answer lost) stays pending: sent again it would fail as reversed.
+    assert.deepEqual(await configured.getRefundStatus(request()), { status: 'pending' });
+  });
+});
