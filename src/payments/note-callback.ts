@@ -1,12 +1,14 @@
 // A provider's callback as a hint: it may start one spaced status query in the background, whose
-// final answer only is applied; it never moves or ends the attempt's job. An M-Pesa success
-// callback also carries the payment's receipt, which the query does not give and a reversal needs:
-// it is kept only for a payment the query confirmed, and only when it matches that payment.
+// final answer only is applied; it never moves or ends the attempt's job. A callback may also name
+// the provider's own id of a payment whose submission's answer was lost (Daraja's
+// CheckoutRequestID), adopted only by an attempt that has none, and a success callback may carry the
+// payment's receipt, which the query does not give and a reversal needs: it is kept only for a
+// payment the query confirmed, and only when it matches that payment.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
-import { currencyExponent, warnUnlessUnreachable } from '../platform/index.ts';
-import { readStkCallbackReceipt } from './methods/mpesa/daraja-callbacks.ts';
+import { violates, warnUnlessUnreachable } from '../platform/index.ts';
+import type { CallbackHint } from './methods/registry.ts';
 import { findAttempt, isUnsettled, UNSETTLED, type PaymentAttemptRow } from './payment-attempts.ts';
 import { providerOf } from './payment-gateway.ts';
 import { paymentAttempts } from './payments.schema.ts';
@@ -30,16 +32,21 @@ const MAX_CALLBACK_QUERIES = 256;
  * cannot move or end the job's schedule. Returns at once and the same way whatever the reference
  * (known, unknown or malformed), so a caller learns nothing from the answer.
  */
-export function noteCallback(ctx: AppContext, method: string, reference: string, body?: unknown): void {
+export function noteCallback(
+  ctx: AppContext,
+  method: string,
+  reference: string,
+  hint: CallbackHint = {},
+): void {
   const { gateway } = ctx;
   if (!Object.hasOwn(gateway.providers, method) || !isPaymentReference(reference)) return;
-  const receipt = method === 'mpesa' ? readStkCallbackReceipt(body) : null;
+  const receipt = hint.receipt ?? null;
   const earlier = gateway.hinted.get(reference);
   // A query in flight already: the receipt waits for its answer rather than being dropped with it.
   if (earlier && receipt) return keepAfter(ctx, earlier, reference, receipt);
   // At most one in flight per reference in this process, and a bounded number in all.
   if (earlier || gateway.hinted.size >= MAX_CALLBACK_QUERIES) return;
-  const query: Promise<void> = queryAfterCallback(ctx, method, reference)
+  const query: Promise<void> = queryAfterCallback(ctx, method, reference, hint.providerReference)
     .catch((error: unknown) =>
       warnUnlessUnreachable(
         ctx.outage,
@@ -58,10 +65,16 @@ export function noteCallback(ctx: AppContext, method: string, reference: string,
   if (receipt) keepAfter(ctx, query, reference, receipt);
 }
 
-async function queryAfterCallback(ctx: AppContext, method: string, reference: string): Promise<void> {
+async function queryAfterCallback(
+  ctx: AppContext,
+  method: string,
+  reference: string,
+  named?: string,
+): Promise<void> {
   const gateway = ctx.gateway;
   const now = ctx.clock.now();
   const spacedFrom = new Date(now.getTime() - CALLBACK_QUERY_SPACING_MS * gateway.timeScale);
+  if (named) await adopt(ctx, reference, named);
   // One conditional update claims the query, so processes sharing the database agree on the spacing.
   const [claimed] = await ctx.database.db
     .update(paymentAttempts)
@@ -88,7 +101,31 @@ async function queryAfterCallback(ctx: AppContext, method: string, reference: st
   });
 }
 
-type StkReceipt = NonNullable<ReturnType<typeof readStkCallbackReceipt>>;
+/**
+ * The provider's id a callback named, taken by an attempt that has none (its submission's answer
+ * was lost, so nothing else can name the payment to query). Our reference in the callback's path is
+ * known to the provider alone, the id is unique among attempts (an attempt's own submission sets
+ * it, over this), and the query still decides: a forged id pays nothing it does not name.
+ */
+async function adopt(ctx: AppContext, reference: string, named: string): Promise<void> {
+  try {
+    await ctx.database.db
+      .update(paymentAttempts)
+      .set({ providerReference: named })
+      .where(
+        and(
+          eq(paymentAttempts.reference, reference),
+          isNull(paymentAttempts.providerReference),
+          // also while its submission waits for the answer that will not come
+          inArray(paymentAttempts.status, ['submitting', ...UNSETTLED]),
+        ),
+      );
+  } catch (error) {
+    if (!violates(error, '23505', 'payment_attempts_provider_reference_key')) throw error;
+  }
+}
+
+type StkReceipt = NonNullable<CallbackHint['receipt']>;
 
 /** Keeps the receipt once `query` (the status query the callback started) has ended. */
 function keepAfter(ctx: AppContext, query: Promise<void>, reference: string, receipt: StkReceipt): void {
@@ -113,7 +150,7 @@ async function keepReceipt(ctx: AppContext, reference: string, receipt: StkRecei
   const spacing = CALLBACK_QUERY_SPACING_MS * ctx.gateway.timeScale;
   for (let queries = 0; ;) {
     const attempt = await findAttempt(ctx.database.db, reference);
-    if (!attempt || attempt.method !== 'mpesa') return;
+    if (!attempt) return;
     if (attempt.status === 'successful') return keepIfMatching(ctx, attempt, receipt);
     const open = attempt.status === 'submitting' || isUnsettled(attempt.status);
     if (!open || queries >= RECEIPT_QUERIES || Date.now() >= deadline) return;
@@ -128,10 +165,9 @@ async function keepReceipt(ctx: AppContext, reference: string, receipt: StkRecei
 }
 
 async function keepIfMatching(ctx: AppContext, attempt: PaymentAttemptRow, receipt: StkReceipt) {
-  if (attempt.providerTransactionId !== null || attempt.providerReference !== receipt.checkoutRequestId)
+  if (attempt.providerTransactionId !== null || attempt.providerReference !== receipt.providerReference)
     return;
-  const shillings = attempt.amount / 10 ** currencyExponent(attempt.currency);
-  if (receipt.amount !== shillings || receipt.phone !== attempt.msisdn) {
+  if (receipt.amount !== attempt.amount || receipt.msisdn !== attempt.msisdn) {
     ctx.log.warn(
       { reference: attempt.reference },
       'M-Pesa callback does not match its payment: receipt not kept',
@@ -140,7 +176,7 @@ async function keepIfMatching(ctx: AppContext, attempt: PaymentAttemptRow, recei
   }
   await ctx.database.db
     .update(paymentAttempts)
-    .set({ providerTransactionId: receipt.receipt })
+    .set({ providerTransactionId: receipt.id })
     .where(
       and(
         eq(paymentAttempts.id, attempt.id),

@@ -91,8 +91,9 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         },
         handler: async (request) => {
           const { method: provider, reference } = request.params as { method: string; reference: string };
-          // Read only for M-Pesa's receipt (noteCallback checks it against the confirmed payment).
-          noteCallback(ctx, provider, reference, provider === 'mpesa' ? jsonOf(request.body) : undefined);
+          // What the body names is a hint too (noteCallback checks it against the confirmed payment).
+          const method = ctx.gateway.methods.find((m) => m.key === provider);
+          if (method) noteCallback(ctx, provider, reference, method.parseCallback(jsonOf(request.body)));
           return envelope(200, 'Callback received', { received: true });
         },
       });

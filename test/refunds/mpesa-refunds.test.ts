@@ -339,3 +339,39 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
     assert.equal((await db().select().from(refunds).where(eq(refunds.attemptId, attempt.id))).length, 0);
   });
 });
+
+describe('an M-Pesa push whose answer was lost', () => {
+  test("is found by its callback's CheckoutRequestID, queried and paid: the buyer's money is not lost", async () => {
+    const created = await h.service.api.inject({
+      method: 'POST',
+      url: '/v1/orders',
+      headers: bearer(shop.token),
+      payload: {
+        event_id: shop.eventId,
+        items: [{ ticket_type_id: shop.ticket, participant_name: 'Achieng Otieno' }],
+        buyer: { name: 'Achieng Otieno', email: 'achieng@example.org', phone: '0712345678' },
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const orderId = created.json().data.id as string;
+    // 11: Daraja takes the push and the buyer pays, but its answer never reaches us.
+    const res = await h.service.api.inject({
+      method: 'POST',
+      url: `/v1/orders/${orderId}/pay`,
+      headers: bearer(shop.token),
+      payload: { payment_method: 'mpesa', phone: testPhoneNumber('mpesa', '11') },
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    // The submission gives up on the answer (PAYMENT_HTTP_TIMEOUT_MS); the callback came meanwhile.
+    await until('the submission to give up', async () => (await attemptOf(orderId)).status !== 'submitting');
+    const attempt = await attemptOf(orderId);
+    assert.equal(attempt.status, 'pending');
+    const pushed = sim.mpesa.payments().find((p) => p.checkoutRequestId === attempt.providerReference);
+    assert.ok(pushed, `the callback's CheckoutRequestID is kept: ${attempt.providerReference}`);
+    assert.equal(pushed.state, 'successful');
+    assert.equal(await reconcileAttempt(h.service.ctx, attempt.reference), null);
+    assert.equal((await readOrder(orderId)).status, 'paid');
+    // One push only: nothing was sent again under a new id.
+    assert.equal(sim.mpesa.payments().filter((p) => p.msisdn === pushed.msisdn).length, 1);
+  });
+});

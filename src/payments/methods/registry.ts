@@ -15,6 +15,17 @@ import type { PaymentMethodInfo } from './payment-method.ts';
 export interface CallbackHint {
   /** our payment reference, when the body names one that looks like ours (a UUID v4) */
   reference?: string;
+  /**
+   * the provider's own id of the payment (Daraja's CheckoutRequestID), for an attempt whose
+   * submission's answer was lost (note-callback.ts keeps it only for an attempt that has none)
+   */
+  providerReference?: string;
+  /**
+   * a success callback's receipt (M-Pesa's MpesaReceiptNumber, which a refund names): kept only
+   * once the status query confirmed the payment, when it names the attempt's providerReference,
+   * its amount (minor units) and number (256…, 254…) match the attempt's
+   */
+  receipt?: { id: string; providerReference: string; amount: number | null; msisdn: string | null };
 }
 
 /** What a method's adapter is built from. */
@@ -38,7 +49,10 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
   createSimulatedProvider(setting: ProviderSetting, simulator: SimulatedProviders): PaymentProvider;
   /** the largest total one payment may ask, in minor units */
   maxAmount(config: Config): number;
-  /** which payment a callback body names; the reference is in the callback's path too */
+  /**
+   * what a callback body names, read from unauthenticated input (never proof: the status query
+   * decides); our reference is in the callback's path too. Never throws.
+   */
   parseCallback(body: unknown): CallbackHint;
   /** whether a payment can be returned through this method (actions/refund-order.ts) */
   supportsRefunds: boolean;

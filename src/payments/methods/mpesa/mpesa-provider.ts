@@ -6,7 +6,8 @@
 import type { PaymentProvider, RefundStatusResult } from '../../provider.ts';
 import type { AdapterOptions } from '../../provider-http.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
-import { parseReversalResult } from './daraja-callbacks.ts';
+import { currencyExponent } from '../../../platform/index.ts';
+import { parseReversalResult, parseStkCallback, readStkCallbackReceipt } from './daraja-callbacks.ts';
 import { createDarajaClient } from './daraja.ts';
 import type { DarajaConfig } from './daraja-config.ts';
 import { mpesaMethod } from './mpesa-method.ts';
@@ -103,8 +104,25 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
   };
 }
 
-/** Daraja POSTs {Body: {stkCallback: {CheckoutRequestID, ...}}}: our reference is in its path only. */
-const parseMpesaCallback = (): CallbackHint => ({});
+/**
+ * Daraja POSTs {Body: {stkCallback: {CheckoutRequestID, ResultCode, CallbackMetadata}}}: our
+ * reference is in its path only. It names the payment's CheckoutRequestID and, on success, the
+ * receipt with its amount in shillings.
+ */
+export function parseMpesaCallback(body: unknown): CallbackHint {
+  const named = parseStkCallback(body);
+  if (!named) return {};
+  const paid = readStkCallbackReceipt(body);
+  if (!paid) return { providerReference: named.checkoutRequestId };
+  const { checkoutRequestId, receipt, amount, phone } = paid;
+  const receiptOf = {
+    id: receipt,
+    providerReference: checkoutRequestId,
+    amount: amount === null ? null : amount * 10 ** currencyExponent('KES'),
+    msisdn: phone,
+  };
+  return { providerReference: checkoutRequestId, receipt: receiptOf };
+}
 
 export const mpesaProvider: PaymentMethodDefinition<'mpesa'> = {
   ...mpesaMethod,
