@@ -17,5 +17,6 @@ export const mpesaMethod = {
   ],
   defaultFee: { percent_bp: 350, fixed_minor: 0 },
   provider: 'M-Pesa',
-  brand: { background: '#4caf50', text: '#fff' },
+  // Safaricom's green, darkened for white text to keep a 4.5:1 contrast.
+  brand: { background: '#00703c', text: '#fff' },
 } as const satisfies PaymentMethodInfo<'mpesa'>;
