@@ -92,7 +92,7 @@ export function createMetrics(): Metrics {
     }),
     paymentAttempts: new Counter({
       name: 'payment_attempts_total',
-      help: 'Payment attempts ended, by provider (the method's key: momo, airtel, mpesa) and outcome (successful or the failure kind)',
+      help: "Payment attempts ended, by provider (the method's key: momo, airtel, mpesa) and outcome (successful or the failure kind)",
       labelNames: ['provider', 'outcome'],
       registers: [registry],
     }),
