@@ -144,7 +144,7 @@ interface PaymentsConfig {
     passkey: string;
     transactionType: NonNullable<Env['MPESA_TRANSACTION_TYPE']>;
     partyB?: string;
-    /** the reversal initiator (refunds); absent: M-Pesa payments cannot be refunded here */
+    /** the reversal initiator (whole refunds); absent: M-Pesa refunds are refused (422) */
     reversal?: { initiator: string; securityCredential: string };
   };
 }

@@ -35,7 +35,7 @@ const OrderRefundOut = Type.Object(
     currency: Type.String({ examples: ['UGX'] }),
     method: Type.String({
       description:
-        'momo or airtel: the network that took the payment and returned it (M-Pesa payments are not refunded through the service yet)',
+        'momo, airtel or mpesa: the network that took the payment and returned it (M-Pesa returns whole payments only)',
     }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as it was asked; null if none' }),
     registration_ids: Type.Array(Type.String(), {

@@ -63,7 +63,10 @@ export const RefundOut = Type.Object({
   }),
   amount_minor: Type.Integer({ description: 'What this refund gives back, minor units' }),
   currency: Type.String({ examples: ['UGX'] }),
-  method: Type.String({ description: 'momo or airtel: the network that took the payment and returns it' }),
+  method: Type.String({
+    description:
+      'momo, airtel or mpesa: the network that took the payment and returns it (M-Pesa returns whole payments only)',
+  }),
   reason: Type.Union([Type.String(), Type.Null()]),
   registration_ids: Type.Array(Type.String(), {
     description: 'The runners whose places this refund returns; [] for an amount alone',

@@ -37,6 +37,8 @@ const UNDOCUMENTED = new Set([
   'GET /v1/openapi.json',
   'POST /v1/payment-callbacks/{method}/{reference}',
   'PUT /v1/payment-callbacks/{method}/{reference}',
+  'POST /v1/payment-callbacks/mpesa/refunds/{reference}/result',
+  'POST /v1/payment-callbacks/mpesa/refunds/{reference}/timeout',
 ]);
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

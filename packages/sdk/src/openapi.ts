@@ -1894,7 +1894,7 @@ export interface paths {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo or airtel: the network that took the payment and returns it */
+                /** @description momo, airtel or mpesa: the network that took the payment and returns it (M-Pesa returns whole payments only) */
                 method: string;
                 reason: string | null;
                 /** @description The runners whose places this refund returns; [] for an amount alone */
@@ -3940,7 +3940,7 @@ export interface webhooks {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo or airtel: the network that took the payment and returned it (M-Pesa payments are not refunded through the service yet) */
+                /** @description momo, airtel or mpesa: the network that took the payment and returned it (M-Pesa returns whole payments only) */
                 method: string;
                 /** @description Why, as it was asked; null if none */
                 reason: string | null;

@@ -40,7 +40,7 @@ export interface OrderRefund {
   id: string;
   amount_minor: number;
   currency: string;
-  /** momo or airtel (M-Pesa payments are not refunded through the service yet) */
+  /** momo, airtel or mpesa (M-Pesa returns whole payments only) */
   method: string;
   /** the reason given, or null */
   reason: string | null;

@@ -39,9 +39,6 @@ const SUCCESS_NUMBERS: Record<string, string> = {
   mpesa: '0711000001',
 };
 
-/** The methods whose payments the service refunds: M-Pesa's are not refunded through it yet. */
-const REFUNDED_METHODS = new Set(['momo', 'airtel']);
-
 /** How long a payment or a refund may take to settle before trigger gives up (the order stays). */
 const SETTLE_MS = 60_000;
 const POLL_MS = 250;
@@ -181,8 +178,7 @@ async function chooseTicket(
   api: Api,
   options: NonNullable<ReturnType<typeof parseTriggerArgs>>,
 ): Promise<Choice> {
-  // A refund needs money paid, through a method the service refunds: a free ticket, or one paid
-  // with M-Pesa, serves order.paid only.
+  // A refund needs money paid: a free ticket serves order.paid only.
   const freeWill = options.type === 'order.paid';
   const refusal = (where: string) =>
     new TriggerRefused(
@@ -190,13 +186,8 @@ async function chooseTicket(
     );
   if (options.event) {
     const event = await api('GET', `/v1/events/${encodeURIComponent(options.event)}`);
-    const { paid, free } = ticketsOf(event, freeWill);
+    const { paid, free } = ticketsOf(event);
     const choice = paid ?? (freeWill ? free : undefined);
-    if (!choice && !freeWill && ticketsOf(event, true).paid) {
-      throw new TriggerRefused(
-        `event ${options.event} takes ${paymentMethodsOf(event).join(', ')} only, whose payments are not refunded through the service yet: give --event <evt_...> of an event paid with MTN Mobile Money or Airtel Money`,
-      );
-    }
     if (!choice) throw refusal(`event ${options.event} has no ticket on sale that trigger can buy`);
     return choice;
   }
@@ -207,7 +198,7 @@ async function chooseTicket(
     const page = await api('GET', `/v1/events?${query.toString()}`);
     for (const item of (page.events ?? []) as Data[]) {
       const event = await api('GET', `/v1/events/${encodeURIComponent(String(item.event_id))}`);
-      const tickets = ticketsOf(event, freeWill);
+      const tickets = ticketsOf(event);
       if (tickets.paid) return tickets.paid;
       free ??= tickets.free;
     }
@@ -225,10 +216,9 @@ const firstMethodOf = (event: Data): string | undefined =>
 
 /**
  * The event's first paid ticket type on sale now with a place left (when the event takes a
- * mobile-money method of the simulator, and for a refund one whose payments the service refunds),
- * and its first free one.
+ * mobile-money method of the simulator), and its first free one.
  */
-function ticketsOf(event: Data, anyMethod: boolean): { paid?: Choice; free?: Choice } {
+function ticketsOf(event: Data): { paid?: Choice; free?: Choice } {
   const now = Date.now();
   const onSale = ((event.ticket_types ?? []) as Data[]).filter(
     (t) =>
@@ -236,9 +226,7 @@ function ticketsOf(event: Data, anyMethod: boolean): { paid?: Choice; free?: Cho
       (typeof t.sales_start !== 'string' || Date.parse(t.sales_start) <= now) &&
       (typeof t.sales_end !== 'string' || Date.parse(t.sales_end) > now),
   );
-  const method = paymentMethodsOf(event).find(
-    (m) => m in SUCCESS_NUMBERS && (anyMethod || REFUNDED_METHODS.has(m)),
-  );
+  const method = firstMethodOf(event);
   const paid = onSale.find((t) => t.is_free !== true);
   const free = onSale.find((t) => t.is_free === true);
   return {

@@ -35,11 +35,10 @@ async function main(): Promise<void> {
     )
     .concat(`  ${DEFAULT_SCENARIO.summary}`)
     .join('\n');
-  // The service takes no M-Pesa refunds yet (its method's supportsRefunds), so none are listed.
   const refundNumbers = Object.values(REFUND_SCENARIOS)
     .map(
       (s) =>
-        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  ${s.summary}`,
+        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  M-Pesa ${testPhoneNumber('mpesa', s.code)}  ${s.summary}`,
     )
     .concat(`  ${DEFAULT_REFUND_SCENARIO.summary}`)
     .join('\n');
@@ -65,9 +64,8 @@ async function main(): Promise<void> {
       'Test numbers (last two digits choose the outcome; MTN and Airtel in UGX, M-Pesa in KES):',
       numbers,
       '',
-      'Refunds of an MTN or Airtel payment from these numbers:',
+      'Refunds of a payment from these numbers (M-Pesa reverses whole payments only):',
       refundNumbers,
-      '  (M-Pesa payments are not refunded through the service yet)',
       '',
     ].join('\n'),
   );
