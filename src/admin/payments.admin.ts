@@ -32,7 +32,9 @@ const RefundDueOut = Type.Object({
   amount_minor: Type.Integer({ description: 'what the buyer paid, to be refunded' }),
   currency: Type.String(),
   payment_method: Type.String({ description: 'the method that took it: momo, airtel or mpesa' }),
-  payer_phone: Type.String({ description: 'the number that paid, with its country code: 256XXXXXXXXX, 254XXXXXXXXX' }),
+  payer_phone: Type.String({
+    description: 'the number that paid, with its country code: 256XXXXXXXXX, 254XXXXXXXXX',
+  }),
   payment_reference: Type.String({ description: 'our reference with the provider (UUID)' }),
   provider_transaction_id: Type.Union([Type.String(), Type.Null()]),
   confirmed_at: Timestamp,
