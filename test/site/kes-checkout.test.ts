@@ -58,6 +58,7 @@ describe('a KES event on the hosted checkout', () => {
     assert.match(first.body, new RegExp(`data-mpesa="KES${NBSP}1,553\\.00"`));
     assert.match(first.body, new RegExp(`incl\\. KES${NBSP}53\\.00 fee`));
     assert.match(first.body, /data-fee-mpesa="5300"/);
+    assert.doesNotMatch(first.body, /Fees shown are for/, 'no network to say the fees are for');
     assert.doesNotMatch(first.body, /data-(momo|airtel)=|data-fee-(momo|airtel)/);
     assert.match(first.body, /A Kenyan mobile number, such as 0712 345678/);
     // the page script's words name Safaricom and Kenya, not Uganda's networks

@@ -169,12 +169,14 @@ export function ticketsStep(view: FormContent, byField: Map<string, string>): Ht
   const m = msg().form;
   const anyOnSale = found.ticketTypes.some((tt) => isOnSale(tt, view.now));
   const anyPaid = found.ticketTypes.some((tt) => tt.priceMinor > 0);
+  // Which network the fees are for says something only where the event offers more than one.
+  const feesVary = anyPaid && offerOf(found).methods.length > 1;
   // The error summary links to the first quantity; with none on sale, to the list itself.
   const listId = anyOnSale ? html`` : html` id="${fieldId('items')}" tabindex="-1"`;
   let firstOnSale = true;
   return html`<fieldset class="field${error ? ' invalid' : ''}" data-field="${fieldId('items')}" ${listId}>
     <legend>${m.chooseTickets(MAX_TICKETS_PER_ORDER)}</legend>
-    ${anyPaid ? html`<p class="hint" ${byMethod(found, (method) => m.feesShownFor(methodName(method)))}>${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
+    ${feesVary ? html`<p class="hint" ${byMethod(found, (method) => m.feesShownFor(methodName(method)))}>${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
     ${errorNote(fieldId('items'), error)}
     ${found.ticketTypes.map((tt) => {
       const onSale = isOnSale(tt, view.now);
