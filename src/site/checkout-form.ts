@@ -14,7 +14,7 @@ import {
 } from '../events/index.ts';
 import { MAX_TICKETS_PER_ORDER, normalizePhone, type CreateOrderInput } from '../orders/index.ts';
 import { isPaymentMethod, type PaymentMethod } from '../payments/index.ts';
-import type { FieldError } from '../platform/index.ts';
+import { currencyExponent, type FieldError } from '../platform/index.ts';
 import { offeredNetworkOf, offersMethod, type EventMethods } from './event-methods.ts';
 import { msg } from './messages/current.ts';
 import { offerOf, offerPhoneWords } from './offer-words.ts';
@@ -157,10 +157,11 @@ export function itemsMatch(body: FormBody, values: FormValues): boolean {
   );
 }
 
-export function parseDonation(raw: string): number | null {
+/** The donation typed in whole units of `currency` (as its label asks), in minor units; null if not a number. */
+export function parseDonation(raw: string, currency: string): number | null {
   const digits = raw.replace(/[\s,]/g, '');
   if (digits === '') return 0;
-  return /^\d{1,12}$/.test(digits) ? Number(digits) : null;
+  return /^\d{1,12}$/.test(digits) ? Number(digits) * 10 ** currencyExponent(currency) : null;
 }
 
 export { isPaymentMethod };
@@ -170,7 +171,7 @@ export function estimateTotal(values: FormValues, found: EventWithTickets, metho
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
   const offer = offerOf(found);
   const priced = offer.methods.find((m) => m.key === method) ?? offer.methods[0]!;
-  let total = parseDonation(values.donation) ?? 0;
+  let total = parseDonation(values.donation, found.event.currency) ?? 0;
   for (const item of values.items) {
     const tt = byId.get(item.ticket_type_id);
     if (tt)
@@ -196,7 +197,7 @@ export function phoneOptional(values: FormValues, found: EventWithTickets): bool
   if (found.event.phoneRequired || values.items.length === 0) return false;
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
   const free = values.items.every((item) => (byId.get(item.ticket_type_id)?.priceMinor ?? 0) === 0);
-  return free && (parseDonation(values.donation) ?? 0) === 0;
+  return free && (parseDonation(values.donation, found.event.currency) ?? 0) === 0;
 }
 
 /** What the order records as participant i's name: the buyer's when the buyer runs. */
@@ -207,8 +208,9 @@ export function participantName(values: FormValues, index: number): string {
 export function toOrderInput(
   values: FormValues,
   session: Pick<CheckoutSessionRow, 'eventId'>,
+  currency: string,
 ): CreateOrderInput {
-  const donation = parseDonation(values.donation);
+  const donation = parseDonation(values.donation, currency);
   return {
     event_id: session.eventId,
     items: values.items.map((item, i) => {

@@ -1,6 +1,6 @@
 // The words an event's payment methods put into the checkout's messages, in the request's
-// language: {networks} ("MTN or Airtel", "Safaricom"), its article {a}, the menus {menus}, and the
-// country's {mobile}, {example} and {abroad}. The server fills its own messages and the page
+// language: {networks} ("MTN or Airtel", "Safaricom"), its article {a}, the menus {menus}, the
+// country's {mobile}, {example} and {abroad}, and the event's {currency}. The server fills its own messages and the page
 // script's (views/layout.ts) with the same values, so both name the event's networks only.
 import type { EventWithTickets } from '../events/index.ts';
 import { eventMethods, offeredMenus, offeredNetworks, type EventMethods } from './event-methods.ts';
@@ -14,6 +14,7 @@ export function offerOf(found: Pick<EventWithTickets, 'event'>): EventMethods {
 
 // A type, not an interface: fill() takes it as a record of names.
 export type OfferFills = {
+  currency: string;
   networks: string;
   a: string;
   menus: string;
@@ -28,6 +29,7 @@ export function offerFills(offer: EventMethods): OfferFills {
   const networks = offeredNetworks(offer, language);
   const country = m.countries[offer.country];
   return {
+    currency: offer.currency,
     networks,
     a: m.phone.article(networks),
     menus: offeredMenus(offer, language),

@@ -127,7 +127,7 @@ export async function placeOrder(
   // a page opened before the organizer switched donations off still sends its box: it gives nothing
   const values = found.event.donationsEnabled ? options.values : { ...options.values, donation: '' };
   const extra: FieldError[] = [];
-  if (parseDonation(values.donation) === null) {
+  if (parseDonation(values.donation, found.event.currency) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
   const offer = offerOf(found);
@@ -171,7 +171,7 @@ export async function placeOrder(
             organizationId: session.organizationId,
             apiClientId: session.apiClientId,
             session: locked,
-            input: toOrderInput(values, session),
+            input: toOrderInput(values, session, found.event.currency),
             found: onSale,
             takeFirst,
             clientIpHash,

@@ -133,6 +133,22 @@ describe('a KES event on the hosted checkout', () => {
     assert.equal(order.buyer.phone, '254712345678');
   });
 
+  test('a donation is typed in whole shillings', async () => {
+    const id = await createSession(h, kes);
+    const step = await postForm(h, orderUrl(id), {
+      ...kenyanForm({ donation_minor: '100' }),
+      action: 'payment',
+      from: 'details',
+    });
+    assert.match(step.body, new RegExp(`<th scope="row">Donation</th><td class="num">KES${NBSP}100\\.00<`));
+    assert.match(step.body, new RegExp(`Pay KES${NBSP}1,653\\.00`));
+    assert.match(step.body, /"wholeNumber":"Enter a whole number of KES, such as 5000"/);
+    const paid = await postForm(h, orderUrl(id), kenyanForm({ donation_minor: '100' }));
+    assert.equal(paid.statusCode, 303, paid.body);
+    const order = await readOrder(h, kes, (await readSession(h, kes, id)).order!.id);
+    assert.deepEqual([order.donation_total, order.total], [10_000, 165_300]);
+  });
+
   test('the retry form offers M-Pesa alone with its total', async () => {
     const id = await createSession(h, kes);
     await postForm(h, orderUrl(id), kenyanForm({ payment_phone: '0711000003' }));

@@ -96,11 +96,13 @@ describe('form', () => {
   });
 
   test('donations are whole numbers, with separators allowed', () => {
-    assert.equal(parseDonation(''), 0);
-    assert.equal(parseDonation('5,000'), 5000);
-    assert.equal(parseDonation('5 000'), 5000);
-    assert.equal(parseDonation('5.5'), null);
-    assert.equal(parseDonation('-1'), null);
+    assert.equal(parseDonation('', 'UGX'), 0);
+    assert.equal(parseDonation('5,000', 'UGX'), 5000);
+    assert.equal(parseDonation('5 000', 'UGX'), 5000);
+    assert.equal(parseDonation('5.5', 'UGX'), null);
+    assert.equal(parseDonation('-1', 'UGX'), null);
+    // whole shillings, as the field's label asks: KES amounts are cents
+    assert.equal(parseDonation('1,000', 'KES'), 100_000);
   });
 
   test('payment: method required, Ugandan number, network must match a known prefix', () => {

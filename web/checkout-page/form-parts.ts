@@ -1,6 +1,7 @@
 // The checkout form's parts the script works with, found once, and its live totals: what the
 // chosen tickets, fees and donation come to for the chosen network, from the data-* attributes
 // the server rendered on each quantity (price and fee per network in minor units).
+import { currencyExponent } from '../../src/platform/currency.ts';
 import { formatMoney } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { t as say } from './messages.ts';
@@ -44,10 +45,10 @@ export interface Totals {
   total: number;
 }
 
-/** The donation field as minor units; anything but digits (after spaces and commas) is 0. */
+/** The donation field (whole units of the currency) as minor units; anything but digits is 0. */
 function donationMinor(parts: FormParts): number {
   const raw = parts.donation ? parts.donation.value.replace(/[\s,]/g, '') : '';
-  return /^\d+$/.test(raw) ? Number(raw) : 0;
+  return /^\d+$/.test(raw) ? Number(raw) * 10 ** currencyExponent(parts.currency) : 0;
 }
 
 export function orderTotals(parts: FormParts): Totals {

@@ -82,7 +82,7 @@ function formValues(found: EventWithTickets, body: FormBody, at: Date): FormValu
 /** What the real checkout would refuse in the form, as place-order.ts finds it, without inventory. */
 function formProblems(found: EventWithTickets, values: FormValues, at: Date): FieldError[] {
   const extra: FieldError[] = [];
-  if (parseDonation(values.donation) === null) {
+  if (parseDonation(values.donation, found.event.currency) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
   const offer = offerOf(found);
@@ -93,7 +93,7 @@ function formProblems(found: EventWithTickets, values: FormValues, at: Date): Fi
     );
   }
   try {
-    checkInput(found, toOrderInput(values, { eventId: found.event.id }), at);
+    checkInput(found, toOrderInput(values, { eventId: found.event.id }, found.event.currency), at);
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
     return formErrors(values, [...(error.errors ?? []), ...extra]);

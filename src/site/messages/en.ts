@@ -175,7 +175,7 @@ export const en = {
     /** next to a main button that is not ready yet: the step's required fields still empty */
     toFillOne: '1 field to fill',
     toFillMany: '{n} fields to fill',
-    wholeNumber: 'Enter a whole number of UGX, such as 5000',
+    wholeNumber: 'Enter a whole number of {currency}, such as 5000',
     chooseHowToPay: 'Choose how to pay',
     serviceFee: 'Service fee ({method})',
     donation: 'Donation',

@@ -169,7 +169,7 @@ export const sw: typeof en = {
     acceptWaiver: 'Kubali hati ya ridhaa ili kuendelea',
     toFillOne: 'Sehemu 1 ya kujaza',
     toFillMany: 'Sehemu {n} za kujaza',
-    wholeNumber: 'Andika namba kamili ya UGX, kama 5000',
+    wholeNumber: 'Andika namba kamili ya {currency}, kama 5000',
     chooseHowToPay: 'Chagua njia ya kulipa',
     serviceFee: 'Ada ya huduma ({method})',
     donation: 'Mchango',

@@ -45,7 +45,7 @@ export function orderTotals(values: FormValues, found: EventWithTickets, method:
     subtotal += price;
     fee += feeFor(price, methodFee(found.organization.fees, priced), offer.unit);
   }
-  const donation = parseDonation(values.donation) ?? 0;
+  const donation = parseDonation(values.donation, found.event.currency) ?? 0;
   return { count: values.items.length, fee, donation, total: subtotal + fee + donation };
 }
 
