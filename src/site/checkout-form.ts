@@ -13,16 +13,12 @@ import {
   type TicketTypeRow,
 } from '../events/index.ts';
 import { MAX_TICKETS_PER_ORDER, normalizePhone, type CreateOrderInput } from '../orders/index.ts';
-import {
-  catalogueEntry,
-  isMobileMoneyNumber,
-  isPaymentMethod,
-  networkNames,
-  type PaymentMethod,
-} from '../payments/index.ts';
-import type { FieldError } from '../platform/index.ts';
-import { locale, msg } from './messages/current.ts';
-import { phoneWordsOf, wrongNetworkMessage } from './payment-phone.ts';
+import { isPaymentMethod, type PaymentMethod } from '../payments/index.ts';
+import { currencyExponent, type FieldError } from '../platform/index.ts';
+import { offeredNetworkOf, offersMethod, type EventMethods } from './event-methods.ts';
+import { msg } from './messages/current.ts';
+import { offerOf, offerPhoneWords } from './offer-words.ts';
+import { wrongNetworkMessage } from './payment-phone.ts';
 
 export type FormBody = Record<string, string>;
 
@@ -161,10 +157,11 @@ export function itemsMatch(body: FormBody, values: FormValues): boolean {
   );
 }
 
-export function parseDonation(raw: string): number | null {
+/** The donation typed in whole units of `currency` (as its label asks), in minor units; null if not a number. */
+export function parseDonation(raw: string, currency: string): number | null {
   const digits = raw.replace(/[\s,]/g, '');
   if (digits === '') return 0;
-  return /^\d{1,12}$/.test(digits) ? Number(digits) : null;
+  return /^\d{1,12}$/.test(digits) ? Number(digits) * 10 ** currencyExponent(currency) : null;
 }
 
 export { isPaymentMethod };
@@ -172,14 +169,24 @@ export { isPaymentMethod };
 /** The total the server will compute, for deciding whether payment details are needed. */
 export function estimateTotal(values: FormValues, found: EventWithTickets, method: PaymentMethod): number {
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
-  let total = parseDonation(values.donation) ?? 0;
+  const offer = offerOf(found);
+  const priced = offer.methods.find((m) => m.key === method) ?? offer.methods[0]!;
+  let total = parseDonation(values.donation, found.event.currency) ?? 0;
   for (const item of values.items) {
     const tt = byId.get(item.ticket_type_id);
     if (tt)
-      total +=
-        tt.priceMinor + feeFor(tt.priceMinor, methodFee(found.organization.fees, catalogueEntry(method)));
+      total += tt.priceMinor + feeFor(tt.priceMinor, methodFee(found.organization.fees, priced), offer.unit);
   }
   return total;
+}
+
+/**
+ * The method the form names if the event offers it; none named, the event's only method; else null
+ * (ask for one). A method the event does not offer is never taken for another.
+ */
+export function formMethod(offer: EventMethods, value: string): PaymentMethod | null {
+  if (offersMethod(offer, value)) return value;
+  return value === '' && offer.methods.length === 1 ? offer.first : null;
 }
 
 /**
@@ -190,7 +197,7 @@ export function phoneOptional(values: FormValues, found: EventWithTickets): bool
   if (found.event.phoneRequired || values.items.length === 0) return false;
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
   const free = values.items.every((item) => (byId.get(item.ticket_type_id)?.priceMinor ?? 0) === 0);
-  return free && (parseDonation(values.donation) ?? 0) === 0;
+  return free && (parseDonation(values.donation, found.event.currency) ?? 0) === 0;
 }
 
 /** What the order records as participant i's name: the buyer's when the buyer runs. */
@@ -201,8 +208,9 @@ export function participantName(values: FormValues, index: number): string {
 export function toOrderInput(
   values: FormValues,
   session: Pick<CheckoutSessionRow, 'eventId'>,
+  currency: string,
 ): CreateOrderInput {
-  const donation = parseDonation(values.donation);
+  const donation = parseDonation(values.donation, currency);
   return {
     event_id: session.eventId,
     items: values.items.map((item, i) => {
@@ -228,41 +236,44 @@ export interface PaymentChoice {
 
 /**
  * The payment method and number, with the problems the page reports before any order exists:
- * no method, a number that is not a Ugandan number, one that takes no mobile money (a landline,
- * another network), or a number on the other network. An empty payment number means the
- * buyer's own; when that one takes no mobile money, the payment number is asked for.
+ * no method (an event with one method needs no choice), a number that is not one of the event's
+ * country, one that takes no mobile money (a landline, a network the event does not offer), or a
+ * number on another offered network. An empty payment number means the buyer's own; when that
+ * one takes no mobile money, the payment number is asked for.
  */
 export function checkPayment(
+  offer: EventMethods,
   methodValue: string,
   phoneValue: string,
   fallbackPhone: string,
 ): { choice: PaymentChoice | null; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const words = phoneWordsOf(msg().phone, networkNames(locale()));
+  const words = offerPhoneWords(offer);
   const phoneField = phoneValue.trim() !== '' ? 'payment_phone' : 'buyer.phone';
   const phone = phoneValue.trim() !== '' ? phoneValue : fallbackPhone;
-  const msisdn = normalizePhone(phone);
-  if (!isPaymentMethod(methodValue)) {
+  const msisdn = normalizePhone(phone, offer.country);
+  const method = formMethod(offer, methodValue);
+  if (method === null) {
     errors.push({ field: 'payment_method', message: msg().form.chooseHowToPay });
   }
   if (msisdn === null) {
     if (phoneField === 'payment_phone') {
       errors.push({ field: 'payment_phone', message: words.invalid });
     }
-  } else if (!isMobileMoneyNumber(msisdn)) {
+  } else if (offeredNetworkOf(offer, msisdn) === null) {
     const own = phoneField === 'buyer.phone';
     errors.push({
       field: 'payment_phone',
       message: own ? words.ownNotMobileMoney : words.notMobileMoney,
     });
-  } else if (isPaymentMethod(methodValue)) {
-    const message = wrongNetworkMessage(msisdn, methodValue, words);
+  } else if (method !== null) {
+    const message = wrongNetworkMessage(offer, msisdn, method, words);
     if (message !== null) {
       errors.push({ field: phoneField === 'payment_phone' ? 'payment_phone' : 'payment_method', message });
     }
   }
-  if (errors.length > 0 || msisdn === null || !isPaymentMethod(methodValue)) return { choice: null, errors };
-  return { choice: { method: methodValue, phone }, errors };
+  if (errors.length > 0 || msisdn === null || method === null) return { choice: null, errors };
+  return { choice: { method, phone }, errors };
 }
 
 /** A question's label in the buyer's language: the built-in ones have their own words. */

@@ -101,19 +101,19 @@ export function zoneLabel(
 }
 
 /**
- * 256772123456 -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it.
+ * 256772123456 (or 254…) -> "0772 ••• 456": enough for the buyer to recognise the number, not to read it.
  * What is not digits (an erased number's marker, src/platform/erased.ts) is shown as it is.
  */
 export function maskPhone(msisdn: string): string {
   if (!/^\d+$/.test(msisdn)) return msisdn;
-  const national = msisdn.startsWith('256') ? `0${msisdn.slice(3)}` : msisdn;
+  const national = /^25[64]\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
   if (national.length < 7) return '•••';
   return `${national.slice(0, 4)} ••• ${national.slice(-3)}`;
 }
 
-/** 256772123456 -> 0772123456, for a form field the buyer edits. */
+/** 256772123456 -> 0772123456 (and Kenya's 254…), for a form field the buyer edits. */
 export function nationalPhone(msisdn: string): string {
-  return /^256\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
+  return /^25[64]\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
 }
 
 /** Each payment method's name (English: the organizer app's and the e-mails' language). */

@@ -3,6 +3,7 @@ export { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from
 export {
   checkPayment,
   estimateTotal,
+  formMethod,
   isPaymentMethod,
   parseDonation,
   parseUrlEncoded,
@@ -26,6 +27,7 @@ export {
 export { catalogOf, LOCALE_NAMES } from './messages/catalog.ts';
 export type { Locale } from './messages/catalog.ts';
 export { msg, pickLocale, runInLocale } from './messages/current.ts';
+export { offerOf } from './offer-words.ts';
 export { firstErrorStage } from './routes/page-replies.ts';
 export { errorsBefore, formErrors } from './routes/submit-order.ts';
 export { registerSiteRoutes } from './site.routes.ts';

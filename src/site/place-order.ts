@@ -2,7 +2,7 @@
 // place (or dry-run) the session's order, read its payment state, and cancel. At most one order
 // of a session is pending, and an order whose payment prompt is out is never replaced or
 // cancelled: the session row is locked first, then the pending order, then its attempts are read.
-import { DEFAULT_METHOD, hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../payments/index.ts';
+import { hasOpenAttempt, latestAttempt, type PaymentAttemptRow } from '../payments/index.ts';
 import {
   completeCheckoutSessions,
   lockCheckoutSession,
@@ -33,10 +33,11 @@ import {
 } from '../platform/index.ts';
 import { hashClientIp } from './buyer-limits.ts';
 import { locale, msg } from './messages/current.ts';
+import { offerOf } from './offer-words.ts';
 import {
   checkPayment,
   estimateTotal,
-  isPaymentMethod,
+  formMethod,
   parseDonation,
   toOrderInput,
   type FormValues,
@@ -126,15 +127,16 @@ export async function placeOrder(
   // a page opened before the organizer switched donations off still sends its box: it gives nothing
   const values = found.event.donationsEnabled ? options.values : { ...options.values, donation: '' };
   const extra: FieldError[] = [];
-  if (parseDonation(values.donation) === null) {
+  if (parseDonation(values.donation, found.event.currency) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
-  const method = isPaymentMethod(values.payment_method) ? values.payment_method : DEFAULT_METHOD;
+  const offer = offerOf(found);
+  const method = formMethod(offer, values.payment_method) ?? offer.first;
   let payment: PaymentChoice | null = null;
   // A free order is paid at once and takes no payment; its places still count toward the limit.
   const holds = estimateTotal(values, found, method) > 0;
   if (holds) {
-    const checked = checkPayment(values.payment_method, values.payment_phone, values.buyer.phone);
+    const checked = checkPayment(offer, values.payment_method, values.payment_phone, values.buyer.phone);
     extra.push(...checked.errors);
     payment = checked.choice;
   }
@@ -169,7 +171,7 @@ export async function placeOrder(
             organizationId: session.organizationId,
             apiClientId: session.apiClientId,
             session: locked,
-            input: toOrderInput(values, session),
+            input: toOrderInput(values, session, found.event.currency),
             found: onSale,
             takeFirst,
             clientIpHash,

@@ -10,10 +10,17 @@ import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
 import { en } from '../../src/site/messages/en.ts';
 import { paymentNumberProblem, phoneWordsOf, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { paymentPhoneProblem } from '../../web/checkout-page/phone-field.ts';
+import { eventMethods } from '../../src/site/event-methods.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 
 // The networks the payment methods' catalogue takes, as the English pages name them.
-const words = phoneWordsOf(en.phone, 'MTN or Airtel');
+const UG = eventMethods('UGX');
+const words = phoneWordsOf(en.phone, {
+  networks: 'MTN or Airtel',
+  a: 'an',
+  mobile: 'a Ugandan mobile number',
+  example: '0772 123456',
+});
 const NOT_MOBILE_MONEY_MESSAGE = words.notMobileMoney;
 const OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE = words.ownNotMobileMoney;
 const PHONE_MESSAGE = words.invalid;
@@ -89,33 +96,38 @@ describe('form', () => {
   });
 
   test('donations are whole numbers, with separators allowed', () => {
-    assert.equal(parseDonation(''), 0);
-    assert.equal(parseDonation('5,000'), 5000);
-    assert.equal(parseDonation('5 000'), 5000);
-    assert.equal(parseDonation('5.5'), null);
-    assert.equal(parseDonation('-1'), null);
+    assert.equal(parseDonation('', 'UGX'), 0);
+    assert.equal(parseDonation('5,000', 'UGX'), 5000);
+    assert.equal(parseDonation('5 000', 'UGX'), 5000);
+    assert.equal(parseDonation('5.5', 'UGX'), null);
+    assert.equal(parseDonation('-1', 'UGX'), null);
+    // whole shillings, as the field's label asks: KES amounts are cents
+    assert.equal(parseDonation('1,000', 'KES'), 100_000);
   });
 
   test('payment: method required, Ugandan number, network must match a known prefix', () => {
-    assert.deepEqual(checkPayment('momo', '0770000001', '').choice, { method: 'momo', phone: '0770000001' });
-    assert.deepEqual(checkPayment('airtel', '', '0752123456').choice, {
+    assert.deepEqual(checkPayment(UG, 'momo', '0770000001', '').choice, {
+      method: 'momo',
+      phone: '0770000001',
+    });
+    assert.deepEqual(checkPayment(UG, 'airtel', '', '0752123456').choice, {
       method: 'airtel',
       phone: '0752123456',
     });
     assert.deepEqual(
-      checkPayment('', '0770000001', '').errors.map((e) => e.field),
+      checkPayment(UG, '', '0770000001', '').errors.map((e) => e.field),
       ['payment_method'],
     );
     assert.deepEqual(
-      checkPayment('momo', '123', '').errors.map((e) => e.field),
+      checkPayment(UG, 'momo', '123', '').errors.map((e) => e.field),
       ['payment_phone'],
     );
-    assert.match(checkPayment('momo', '0700000001', '').errors[0]!.message, /Airtel Money number/);
+    assert.match(checkPayment(UG, 'momo', '0700000001', '').errors[0]!.message, /Airtel Money number/);
     assert.deepEqual(
-      checkPayment('momo', '', '0700000001').errors.map((e) => e.field),
+      checkPayment(UG, 'momo', '', '0700000001').errors.map((e) => e.field),
       ['payment_method'],
     );
-    assert.deepEqual(checkPayment('momo', '00256 770 000001', '').choice, {
+    assert.deepEqual(checkPayment(UG, 'momo', '00256 770 000001', '').choice, {
       method: 'momo',
       phone: '00256 770 000001',
     });
@@ -124,7 +136,7 @@ describe('form', () => {
   test('payment: a number that takes no mobile money is refused, typed or the buyer’s own', () => {
     for (const phone of ['0414 123456', '+256 312 123456', '00256392123456', '0712345678', '0732123456']) {
       for (const method of ['momo', 'airtel', '']) {
-        const typed = checkPayment(method, phone, '0772123456');
+        const typed = checkPayment(UG, method, phone, '0772123456');
         assert.equal(typed.choice, null, `${method} ${phone}`);
         assert.deepEqual(
           typed.errors.filter((e) => e.field === 'payment_phone'),
@@ -132,7 +144,7 @@ describe('form', () => {
           `${method} ${phone}`,
         );
         // An empty payment number means the buyer's own: a landline there needs a payment number.
-        const own = checkPayment(method, '', phone);
+        const own = checkPayment(UG, method, '', phone);
         assert.equal(own.choice, null, `own ${method} ${phone}`);
         assert.deepEqual(
           own.errors.filter((e) => e.field === 'payment_phone'),
@@ -148,7 +160,7 @@ describe('form', () => {
     const cases: [string, string | null, string | undefined, string | null][] = [
       ['0772123456', null, undefined, null],
       ['00256 772 123456', 'momo', undefined, null],
-      ['0772123456', 'airtel', undefined, wrongNetworkMessage('256772123456', 'airtel', words)],
+      ['0772123456', 'airtel', undefined, wrongNetworkMessage(UG, '256772123456', 'airtel', words)],
       ['0414123456', null, undefined, NOT_MOBILE_MONEY_MESSAGE],
       ['0712345678', 'airtel', undefined, NOT_MOBILE_MONEY_MESSAGE],
       ['12', 'momo', undefined, PHONE_MESSAGE],
@@ -157,24 +169,24 @@ describe('form', () => {
       // field's error, not this one's
       ['', 'momo', '0772123456', null],
       ['', 'momo', '0414123456', OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE],
-      ['', 'airtel', '0772123456', wrongNetworkMessage('256772123456', 'airtel', words)],
+      ['', 'airtel', '0772123456', wrongNetworkMessage(UG, '256772123456', 'airtel', words)],
       ['', 'momo', '12', null],
     ];
     for (const [value, method, own, message] of cases) {
-      assert.equal(paymentPhoneProblem(value, method, own, words), message, `${value} ${method} ${own}`);
+      assert.equal(paymentPhoneProblem(value, method, own, words, UG), message, `${value} ${method} ${own}`);
       // the server's check agrees on whether the number may be paid from
-      const server = checkPayment(method ?? 'momo', value, own ?? '');
+      const server = checkPayment(UG, method ?? 'momo', value, own ?? '');
       if (method && own !== '12')
         assert.equal(server.choice === null, message !== null, `${value} ${method} ${own}`);
     }
   });
 
   test('paymentNumberProblem: MTN and Airtel only, and the chosen network', () => {
-    assert.equal(paymentNumberProblem('256772123456', null, words), null);
-    assert.equal(paymentNumberProblem('256772123456', 'momo', words), null);
-    assert.match(paymentNumberProblem('256772123456', 'airtel', words)!, /MTN Mobile Money number/);
-    assert.equal(paymentNumberProblem('256414123456', null, words), NOT_MOBILE_MONEY_MESSAGE);
-    assert.equal(paymentNumberProblem('256722123456', 'airtel', words), NOT_MOBILE_MONEY_MESSAGE);
+    assert.equal(paymentNumberProblem(UG, '256772123456', null, words), null);
+    assert.equal(paymentNumberProblem(UG, '256772123456', 'momo', words), null);
+    assert.match(paymentNumberProblem(UG, '256772123456', 'airtel', words)!, /MTN Mobile Money number/);
+    assert.equal(paymentNumberProblem(UG, '256414123456', null, words), NOT_MOBILE_MONEY_MESSAGE);
+    assert.equal(paymentNumberProblem(UG, '256722123456', 'airtel', words), NOT_MOBILE_MONEY_MESSAGE);
   });
 
   test("the wrong-network message, shared with the page script, names the number's network", () => {
@@ -191,7 +203,7 @@ describe('form', () => {
       ['256712345678', 'airtel', null],
     ];
     for (const [msisdn, method, message] of cases) {
-      assert.equal(wrongNetworkMessage(msisdn, method, words), message, `${msisdn} ${method}`);
+      assert.equal(wrongNetworkMessage(UG, msisdn, method, words), message, `${msisdn} ${method}`);
     }
   });
 });

@@ -1,10 +1,11 @@
 // The checkout form's parts the script works with, found once, and its live totals: what the
 // chosen tickets, fees and donation come to for the chosen network, from the data-* attributes
 // the server rendered on each quantity (price and fee per network in minor units).
-import { DEFAULT_METHOD } from '../../src/payments/methods/catalogue.ts';
+import { currencyExponent } from '../../src/platform/currency.ts';
 import { formatMoney } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { t as say } from './messages.ts';
+import { chosenMethodOf, pageMethods } from './page-methods.ts';
 
 export interface FormParts {
   form: HTMLFormElement;
@@ -24,17 +25,16 @@ export function findFormParts(form: HTMLFormElement): FormParts {
     currency: form.dataset.currency || 'UGX',
     steps: all<HTMLElement>('[data-step]', form),
     selects: all<HTMLSelectElement>('select[data-qty]', form),
-    methodRadios: all<HTMLInputElement>('input[name="payment_method"]:not([disabled])', form),
+    methodRadios: all<HTMLInputElement>('input[type="radio"][name="payment_method"]:not([disabled])', form),
     payPhone: one<HTMLInputElement>('[data-pay-phone]', form),
     buyerPhone: one<HTMLInputElement>('[data-buyer-phone]', form),
     donation: one<HTMLInputElement>('[data-donation]', form),
   };
 }
 
-/** The checked network, else the default method (the prices the page shows before a choice). */
+/** The chosen network, else the event's first method (the prices the page shows before a choice). */
 export function chosenMethod(parts: FormParts): string {
-  const checked = parts.methodRadios.filter((r) => r.checked)[0];
-  return checked ? checked.value : DEFAULT_METHOD;
+  return chosenMethodOf(parts.form) || pageMethods().first;
 }
 
 export interface Totals {
@@ -45,10 +45,10 @@ export interface Totals {
   total: number;
 }
 
-/** The donation field as minor units; anything but digits (after spaces and commas) is 0. */
+/** The donation field (whole units of the currency) as minor units; anything but digits is 0. */
 function donationMinor(parts: FormParts): number {
   const raw = parts.donation ? parts.donation.value.replace(/[\s,]/g, '') : '';
-  return /^\d+$/.test(raw) ? Number(raw) : 0;
+  return /^\d+$/.test(raw) ? Number(raw) * 10 ** currencyExponent(parts.currency) : 0;
 }
 
 export function orderTotals(parts: FormParts): Totals {

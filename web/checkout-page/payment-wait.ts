@@ -128,7 +128,7 @@ export function enhanceWaitScreen(wait: HTMLElement): void {
   wireCancelPanel();
 
   const phone = one<HTMLInputElement>('[data-pay-phone]');
-  const radios = all<HTMLInputElement>('input[name="payment_method"]:not([disabled])');
+  const radios = all<HTMLInputElement>('input[type="radio"][name="payment_method"]:not([disabled])');
   const guessNote = one<HTMLElement>('[data-guess]');
   const say = (text: string) => guessNote && (guessNote.textContent = text);
   if (phone) {

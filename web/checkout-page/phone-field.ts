@@ -3,9 +3,11 @@
 // site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
 // prefix until the buyer picks one.
 import { normalizePhone } from '../../src/orders/contact.ts';
-import { networkOf, type PaymentMethod } from '../../src/payments/methods/catalogue.ts';
+import type { PaymentMethod } from '../../src/payments/methods/catalogue.ts';
+import { offeredNetworkOf, type EventMethods } from '../../src/site/event-methods.ts';
 import { paymentNumberProblem, type PhoneWords } from '../../src/site/payment-phone.ts';
 import { t } from './messages.ts';
+import { pageMethods } from './page-methods.ts';
 
 /** The number's messages in the page's language. */
 export function phoneWords(): PhoneWords {
@@ -17,10 +19,11 @@ export function phoneWords(): PhoneWords {
   };
 }
 
-/** The network of a typed number; null unless it is a mobile money number of a method we take. */
+/** The network of a typed number; null unless it is a mobile money number of a method offered. */
 function networkOfInput(value: string): PaymentMethod | null {
-  const msisdn = normalizePhone(value);
-  return msisdn ? networkOf(msisdn) : null;
+  const offer = pageMethods();
+  const msisdn = normalizePhone(value, offer.country);
+  return msisdn ? offeredNetworkOf(offer, msisdn) : null;
 }
 
 /**
@@ -34,16 +37,17 @@ export function paymentPhoneProblem(
   method: string | null,
   ownPhone?: string,
   words: PhoneWords = phoneWords(),
+  offer: EventMethods = pageMethods(),
 ): string | null {
   if (value.trim() === '' && ownPhone !== undefined) {
-    const own = normalizePhone(ownPhone);
+    const own = normalizePhone(ownPhone, offer.country);
     if (!own) return null;
-    const problem = paymentNumberProblem(own, method, words);
-    return networkOf(own) === null ? words.ownNotMobileMoney : problem;
+    const problem = paymentNumberProblem(offer, own, method, words);
+    return offeredNetworkOf(offer, own) === null ? words.ownNotMobileMoney : problem;
   }
-  const msisdn = normalizePhone(value);
+  const msisdn = normalizePhone(value, offer.country);
   if (!msisdn) return words.invalid;
-  return paymentNumberProblem(msisdn, method, words);
+  return paymentNumberProblem(offer, msisdn, method, words);
 }
 
 export interface NetworkGuess {

@@ -5,6 +5,7 @@ import { all, one } from './dom.ts';
 import { setError, type Control } from './field-errors.ts';
 import { orderTotals, type FormParts } from './form-parts.ts';
 import { t } from './messages.ts';
+import { chosenMethodOf, pageMethods } from './page-methods.ts';
 import { paymentPhoneProblem, phoneWords } from './phone-field.ts';
 
 type StepCheck = (parts: FormParts, step: HTMLElement) => HTMLElement[];
@@ -37,7 +38,8 @@ function answerProblem(control: Control): string | null {
     return t('isRequired', { label: control.dataset.label || '' });
   }
   // a phone question (the emergency contact's number), required or not (data-check="phone")
-  if (control.type === 'tel' && value !== '') return isPhoneNumber(value) ? null : t('enterPhoneNumber');
+  if (control.type === 'tel' && value !== '')
+    return isPhoneNumber(value, pageMethods().country) ? null : t('enterPhoneNumber');
   if (control.dataset.check === 'required') return null;
   if (control.dataset.check !== 'dob') return null;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return t('enterDateOfBirth');
@@ -63,7 +65,8 @@ function buyerProblem(control: HTMLInputElement): string | null {
   if (control.type === 'email' && value && !isEmail(value)) message = t('enterEmail');
   // a free registration's phone may be left out (phone-field.ts followFreeOrder), not mistyped
   const leftOut = value === '' && control.dataset.check === 'optional';
-  if (control.type === 'tel' && !leftOut && !normalizePhone(value)) message = phoneWords().invalid;
+  if (control.type === 'tel' && !leftOut && !normalizePhone(value, pageMethods().country))
+    message = phoneWords().invalid;
   return message;
 }
 
@@ -88,10 +91,10 @@ function checkPayment(parts: FormParts): HTMLElement[] {
   const { methodRadios, payPhone } = parts;
   if (!payPhone) return [];
   const bad: HTMLElement[] = [];
-  const chosen = methodRadios.filter((r) => r.checked)[0];
+  const chosen = chosenMethodOf(parts.form);
   const first = methodRadios[0];
   if (first && mark(first, chosen ? null : t('chooseHowToPay'))) bad.push(first);
-  if (mark(payPhone, paymentPhoneProblem(payPhone.value, chosen ? chosen.value : null))) bad.push(payPhone);
+  if (mark(payPhone, paymentPhoneProblem(payPhone.value, chosen))) bad.push(payPhone);
   return bad;
 }
 

@@ -3,7 +3,6 @@
 // views under a banner saying nothing is sold. It only reads: no checkout session, order, hold or
 // payment is ever made. The form is a GET of this page: each button shows the next step, checked
 // by the order's own input rules (without inventory), so the organizer sees the buyer's errors.
-import { DEFAULT_METHOD } from '../../payments/index.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { findEvent, type EventWithTickets } from '../../events/index.ts';
@@ -17,8 +16,9 @@ import {
   firstErrorStage,
   formErrors,
   isOnSale,
-  isPaymentMethod,
+  formMethod,
   msg,
+  offerOf,
   parseDonation,
   parseUrlEncoded,
   pickLocale,
@@ -82,15 +82,18 @@ function formValues(found: EventWithTickets, body: FormBody, at: Date): FormValu
 /** What the real checkout would refuse in the form, as place-order.ts finds it, without inventory. */
 function formProblems(found: EventWithTickets, values: FormValues, at: Date): FieldError[] {
   const extra: FieldError[] = [];
-  if (parseDonation(values.donation) === null) {
+  if (parseDonation(values.donation, found.event.currency) === null) {
     extra.push({ field: 'donation_minor', message: msg().form.wholeNumber(found.event.currency) });
   }
-  const method = isPaymentMethod(values.payment_method) ? values.payment_method : DEFAULT_METHOD;
+  const offer = offerOf(found);
+  const method = formMethod(offer, values.payment_method) ?? offer.first;
   if (estimateTotal(values, found, method) > 0) {
-    extra.push(...checkPayment(values.payment_method, values.payment_phone, values.buyer.phone).errors);
+    extra.push(
+      ...checkPayment(offer, values.payment_method, values.payment_phone, values.buyer.phone).errors,
+    );
   }
   try {
-    checkInput(found, toOrderInput(values, { eventId: found.event.id }), at);
+    checkInput(found, toOrderInput(values, { eventId: found.event.id }, found.event.currency), at);
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
     return formErrors(values, [...(error.errors ?? []), ...extra]);
@@ -115,7 +118,8 @@ function nextStep(found: EventWithTickets, values: FormValues, body: FormBody, a
   const blocking = errorsBefore(errors, target);
   if (blocking.length > 0) return { errors: blocking, status: 400 };
   if (target === 'pay') return { errors: [], stage: from, notice: { kind: 'info', text: placedNote() } };
-  const method = isPaymentMethod(values.payment_method) ? values.payment_method : DEFAULT_METHOD;
+  const offer = offerOf(found);
+  const method = formMethod(offer, values.payment_method) ?? offer.first;
   const free = estimateTotal(values, found, method) === 0 || !found.organization.paymentsEnabled;
   return { errors: [], stage: target === 'payment' && free ? 'details' : target };
 }

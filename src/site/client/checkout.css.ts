@@ -110,7 +110,9 @@ a{color:#1d4ed8}
 .self-toggle:checked~[data-participants]>.participant:first-child .name-field{display:none}
 .tiles .check:not(.disabled){border:2px solid #8a8a8a;border-radius:.5rem;padding:.4rem .6rem;align-items:center;margin:0 0 .5rem}
 .tiles .check:not(.disabled) label{flex:1;display:flex;align-items:center;gap:.5rem;min-height:2rem;font-weight:600}
-.tiles .check:has(input:checked){border-color:#1d4ed8;background:#eef2fb}
+.tiles .check:has(input:checked),.tiles .check.chosen{border-color:#1d4ed8;background:#eef2fb}
+.tiles .check.chosen{gap:.5rem;min-height:2.75rem;font-weight:600}
+p.legend{font-weight:600;margin:0 0 .5rem}
 .tiles .detail{display:block;font-weight:400}
 .brand{flex:none;min-width:3rem;padding:.1rem .3rem;border-radius:.3rem;font-size:.85rem;font-weight:800;text-align:center}
 ${BRAND_CSS}

@@ -70,7 +70,6 @@ export const en = {
     yourName: 'Your name',
     email: 'E-mail',
     phoneNumber: 'Phone number',
-    phoneHint: 'A Ugandan mobile number, such as 0772 123456',
     /** after the phone's label while a free registration may leave it out */
     optionalMark: '(optional)',
     readWaiver: (version: string) => `Read the waiver (version ${version})`,
@@ -118,11 +117,28 @@ export const en = {
     isRequired: (subject: string) => `${subject} is required`,
     isOrMust: (subject: string, rest: string) => `${subject} ${rest}`,
   },
+  /** Each phone country's words ({mobile}, {example}, {abroad} in the phone messages). */
+  countries: {
+    UG: {
+      mobile: 'a Ugandan mobile number',
+      hint: 'A Ugandan mobile number, such as 0772 123456',
+      example: '0772 123456',
+      abroad: '+254 712 345678',
+    },
+    KE: {
+      mobile: 'a Kenyan mobile number',
+      hint: 'A Kenyan mobile number, such as 0712 345678',
+      example: '0712 345678',
+      abroad: '+256 772 123456',
+    },
+  },
   phone: {
-    invalid: 'Enter a Ugandan mobile number such as 0772 123456',
-    notMobileMoney: 'This number cannot receive mobile money: enter an {networks} number such as 0772 123456',
+    invalid: 'Enter {mobile} such as {example}',
+    notMobileMoney: 'This number cannot receive mobile money: enter {a} {networks} number such as {example}',
     ownNotMobileMoney:
-      'Your phone number cannot receive mobile money: enter an {networks} number to pay from',
+      'Your phone number cannot receive mobile money: enter {a} {networks} number to pay from',
+    /** the article before the networks' names ({a}): "an MTN or Airtel", "a Safaricom" */
+    article: (names: string): string => (/^([AEIOU]|[FHLMNRSX][A-Z])/.test(names) ? 'an' : 'a'),
     wrongNetwork: (name: string) => `This is an ${name} number: choose ${name} or enter another number`,
   },
   limits: {
@@ -152,14 +168,14 @@ export const en = {
     chooseAtMost: 'Choose at most {max} tickets',
     isRequired: '{label} is required',
     enterDateOfBirth: 'Enter the date of birth',
-    enterPhoneNumber: 'Enter a phone number such as 0772 123456 or +254 712 345678',
+    enterPhoneNumber: 'Enter a phone number such as {example} or {abroad}',
     tooYoung: 'The participant must be at least {age} on race day',
     enterEmail: 'Enter an e-mail address such as name@example.com',
     acceptWaiver: 'Accept the waiver to continue',
     /** next to a main button that is not ready yet: the step's required fields still empty */
     toFillOne: '1 field to fill',
     toFillMany: '{n} fields to fill',
-    wholeNumber: 'Enter a whole number of UGX, such as 5000',
+    wholeNumber: 'Enter a whole number of {currency}, such as 5000',
     chooseHowToPay: 'Choose how to pay',
     serviceFee: 'Service fee ({method})',
     donation: 'Donation',
@@ -169,11 +185,11 @@ export const en = {
     participantOne: 'Participant',
     participantMany: 'Participants',
     buyer: 'Buyer',
-    phoneInvalid: 'Enter a Ugandan mobile number such as 0772 123456',
+    phoneInvalid: 'Enter {mobile} such as {example}',
     phoneNotMobileMoney:
-      'This number cannot receive mobile money: enter an {networks} number such as 0772 123456',
+      'This number cannot receive mobile money: enter {a} {networks} number such as {example}',
     phoneOwnNotMobileMoney:
-      'Your phone number cannot receive mobile money: enter an {networks} number to pay from',
+      'Your phone number cannot receive mobile money: enter {a} {networks} number to pay from',
     phoneWrongNetwork: 'This is an {name} number: choose {name} or enter another number',
     closeAskTitle: 'Close while your payment is waiting?',
     closeAskText:

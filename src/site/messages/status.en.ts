@@ -48,6 +48,8 @@ export const statusEn = {
   // The wait screen.
   approveTitle: 'Approve the payment on your phone',
   payAnotherWayTitle: 'Pay with another number or network',
+  /** the same, where the event offers one network */
+  payAnotherNumberTitle: 'Pay with another number',
   payTitle: 'Pay for your order',
   /** {amount} and {target} are markup */
   promptSent: 'We sent a prompt for {amount} to {target}. Enter your PIN on the phone to approve it.',
@@ -60,6 +62,7 @@ export const statusEn = {
   resendPrompt: 'Resend prompt',
   sentAgainAt: (time: string) => `Sent again at ${time}.`,
   useAnother: 'Use another number or network',
+  useAnotherNumber: 'Use another number',
   checkStatus: 'Check the payment status',
   heldFor: 'Your tickets are held for {time} more.',
   promptMayStillBeOn:

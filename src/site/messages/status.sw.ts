@@ -42,6 +42,7 @@ export const statusSw: typeof statusEn = {
   },
   approveTitle: 'Kubali malipo kwenye simu yako',
   payAnotherWayTitle: 'Lipa kwa namba au mtandao mwingine',
+  payAnotherNumberTitle: 'Lipa kwa namba nyingine',
   payTitle: 'Lipia oda yako',
   promptSent: 'Tumetuma ombi la malipo la {amount} kwa {target}. Weka PIN yako kwenye simu ili kukubali.',
   promptTarget: 'namba ya {network} {number}',
@@ -52,6 +53,7 @@ export const statusSw: typeof statusEn = {
   resendPrompt: 'Tuma ombi tena',
   sentAgainAt: (time) => `Limetumwa tena saa ${time}.`,
   useAnother: 'Tumia namba au mtandao mwingine',
+  useAnotherNumber: 'Tumia namba nyingine',
   checkStatus: 'Angalia hali ya malipo',
   heldFor: 'Tiketi zako zimeshikiliwa kwa {time} zaidi.',
   promptMayStillBeOn:

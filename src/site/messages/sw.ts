@@ -69,7 +69,6 @@ export const sw: typeof en = {
     yourName: 'Jina lako',
     email: 'Barua pepe',
     phoneNumber: 'Namba ya simu',
-    phoneHint: 'Namba ya simu ya mkononi ya Uganda, kama 0772 123456',
     optionalMark: '(si lazima)',
     readWaiver: (version) => `Soma hati ya ridhaa (toleo ${version})`,
     acceptWaiver: (version) =>
@@ -115,12 +114,28 @@ export const sw: typeof en = {
     // The order's own detail is in English: the field is named, and said to be wrong.
     isOrMust: (subject) => `${subject} si sahihi`,
   },
+  countries: {
+    UG: {
+      mobile: 'namba ya simu ya mkononi ya Uganda',
+      hint: 'Namba ya simu ya mkononi ya Uganda, kama 0772 123456',
+      example: '0772 123456',
+      abroad: '+254 712 345678',
+    },
+    KE: {
+      mobile: 'namba ya simu ya mkononi ya Kenya',
+      hint: 'Namba ya simu ya mkononi ya Kenya, kama 0712 345678',
+      example: '0712 345678',
+      abroad: '+256 772 123456',
+    },
+  },
   phone: {
-    invalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
-    notMobileMoney: 'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama 0772 123456',
+    invalid: 'Andika {mobile}, kama {example}',
+    notMobileMoney: 'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama {example}',
     ownNotMobileMoney:
       'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya {networks} ya kulipia',
     wrongNetwork: (name) => `Hii ni namba ya ${name}: chagua ${name} au andika namba nyingine`,
+    // Swahili puts no article before the networks' names.
+    article: () => '',
   },
   limits: {
     minutes: (n) => count(n, 'dakika'),
@@ -148,13 +163,13 @@ export const sw: typeof en = {
     chooseAtMost: 'Chagua tiketi zisizozidi {max}',
     isRequired: '{label} inahitajika',
     enterDateOfBirth: 'Andika tarehe ya kuzaliwa',
-    enterPhoneNumber: 'Andika namba ya simu kama 0772 123456 au +254 712 345678',
+    enterPhoneNumber: 'Andika namba ya simu kama {example} au {abroad}',
     tooYoung: 'Mshiriki lazima awe na umri wa angalau miaka {age} siku ya mbio',
     enterEmail: 'Andika barua pepe kama jina@mfano.com',
     acceptWaiver: 'Kubali hati ya ridhaa ili kuendelea',
     toFillOne: 'Sehemu 1 ya kujaza',
     toFillMany: 'Sehemu {n} za kujaza',
-    wholeNumber: 'Andika namba kamili ya UGX, kama 5000',
+    wholeNumber: 'Andika namba kamili ya {currency}, kama 5000',
     chooseHowToPay: 'Chagua njia ya kulipa',
     serviceFee: 'Ada ya huduma ({method})',
     donation: 'Mchango',
@@ -164,9 +179,9 @@ export const sw: typeof en = {
     participantOne: 'Mshiriki',
     participantMany: 'Washiriki',
     buyer: 'Mnunuzi',
-    phoneInvalid: 'Andika namba ya simu ya mkononi ya Uganda, kama 0772 123456',
+    phoneInvalid: 'Andika {mobile}, kama {example}',
     phoneNotMobileMoney:
-      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama 0772 123456',
+      'Namba hii haiwezi kupokea pesa kwa simu: andika namba ya {networks}, kama {example}',
     phoneOwnNotMobileMoney:
       'Namba yako ya simu haiwezi kupokea pesa kwa simu: andika namba ya {networks} ya kulipia',
     phoneWrongNetwork: 'Hii ni namba ya {name}: chagua {name} au andika namba nyingine',

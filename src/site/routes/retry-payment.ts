@@ -2,12 +2,13 @@
 // on either network. Problems come back as the wait page with the retry form's fields in error.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { normalizePhone, type OrderRow } from '../../orders/index.ts';
+import { normalizePhone, phoneCountryOf, type OrderRow } from '../../orders/index.ts';
 import { startPayment } from '../../payments/index.ts';
 import { toApiError, type FieldError } from '../../platform/index.ts';
 import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';
+import { offerOf } from '../offer-words.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';
 import { checkoutPath } from '../views/page-parts.ts';
@@ -36,7 +37,8 @@ async function startRetry(
   const { loaded, order, choice } = retry;
   const sessionId = loaded.session.id;
   if (!retry.promptOut) {
-    const slot = await claimPromptSlot(ctx, normalizePhone(choice.phone)!);
+    const country = phoneCountryOf(loaded.found.event.currency);
+    const slot = await claimPromptSlot(ctx, normalizePhone(choice.phone, country)!);
     if (!slot.allowed)
       return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: retry.typed });
   }
@@ -70,7 +72,7 @@ export function retryPayment(ctx: AppContext): PageHandler {
       method: (body.payment_method ?? '').slice(0, 20),
       phone: (body.payment_phone ?? '').slice(0, 40),
     };
-    const checked = checkPayment(typed.method, typed.phone, nationalPhone(order.buyerPhone));
+    const checked = checkPayment(offerOf(found), typed.method, typed.phone, nationalPhone(order.buyerPhone));
     let errors = checked.errors;
     if (checked.choice) {
       const promptOut = isOpenAttempt(attempt ?? undefined);

@@ -2,7 +2,7 @@
 // are checked by a dry run of the order), or the order itself and its payment prompt.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { normalizePhone, type OrderRow } from '../../orders/index.ts';
+import { normalizePhone, phoneCountryOf, type OrderRow } from '../../orders/index.ts';
 import { startPayment } from '../../payments/index.ts';
 import { ERROR_STATUS, toApiError, transactionConflict, type FieldError } from '../../platform/index.ts';
 import { countRefusal } from '../../metrics/index.ts';
@@ -99,7 +99,8 @@ async function sendPrompt(
   const sessionId = loaded.session.id;
   if (order.status === 'paid' || !payment) return seeOther(reply, checkoutPath(sessionId, '/pay'));
   // The order stays held: the wait page lets the buyer send the prompt to another number.
-  const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone)!);
+  const country = phoneCountryOf(loaded.found.event.currency);
+  const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone, country)!);
   if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
   const code = await tryStartPayment(ctx, request, order, payment);
   return seeOther(reply, checkoutPath(sessionId, code ? `/pay?error=${code}` : '/pay'));

@@ -7,16 +7,16 @@ import { registrationsOf, type OrderRow } from '../../orders/index.ts';
 import {
   FAILED_PAYMENTS_PER_ORDER,
   failedPaymentsOf,
-  PAYMENT_METHOD_CATALOGUE,
   resendOpensAt,
   type PaymentMethod,
 } from '../../payments/index.ts';
+import { offerOf } from '../offer-words.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
 import { loadSessionPayment } from '../place-order.ts';
 import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';
 import { sendPage, type Loaded } from './page-replies.ts';
 
-/** The wait page for the order: what it costs per network, and the session's latest attempt. */
+/** The wait page for the order: what it costs per offered network, and the session's latest attempt. */
 export async function waitView(
   ctx: AppContext,
   { loaded, order, ...extra }: { loaded: Loaded; order: OrderRow } & Partial<WaitView>,
@@ -25,12 +25,13 @@ export async function waitView(
   const regs = (await registrationsOf(db, [order.id])).get(order.id) ?? [];
   const fees = loaded.found.organization.fees;
   const base = order.subtotal - order.discountTotal + order.donationTotal;
+  const offer = offerOf(loaded.found);
   const totals = Object.fromEntries(
-    PAYMENT_METHOD_CATALOGUE.map((m) => [
+    offer.methods.map((m) => [
       m.key,
-      base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, methodFee(fees, m)), 0),
+      base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, methodFee(fees, m), offer.unit), 0),
     ]),
-  ) as Record<PaymentMethod, number>;
+  ) as Partial<Record<PaymentMethod, number>>;
   const { attempt } = await loadSessionPayment(db, loaded.session);
   const failed = order.status === 'cancelled' ? await failedPaymentsOf(db, order.id) : 0;
   return {

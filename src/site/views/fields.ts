@@ -138,5 +138,31 @@ export function methodTile(options: {
   });
 }
 
+/**
+ * The one method of an event that offers one (M-Pesa on a KES event): nothing to choose, so it is
+ * shown as chosen and sent as a hidden field, with `detail` as on a tile.
+ */
+export function onlyMethod(options: {
+  boxId: string;
+  method: PaymentMethod;
+  legend: string;
+  detail?: string;
+  /** a method of another event's currency sent (a stale page): said here */
+  error?: string | undefined;
+}): Html {
+  const { boxId, method, legend, detail, error } = options;
+  return html`<div class="field tiles${error ? ' invalid' : ''}" data-field="${boxId}">
+    <p class="legend" id="${boxId}">${legend}</p>
+    ${errorNote(boxId, error)}
+    <div class="check chosen" data-only-method>
+      <input type="hidden" name="payment_method" value="${method}" />
+      <span class="brand brand-${method}" aria-hidden="true"
+        >${catalogueEntry(method).labels[locale()].badge}</span
+      >
+      <span>${METHOD_NAMES[method]}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>
+    </div>
+  </div>`;
+}
+
 /** Where the page script says which network it chose from the number ("We chose …"). */
 export const GUESS_NOTE = html`<p class="hint" data-guess aria-live="polite"></p>`;

@@ -9,12 +9,12 @@
 import type { EventWithTickets } from '../../events/index.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../orders/index.ts';
 import { attr, html, type FieldError, type Html } from '../../platform/index.ts';
-import { DEFAULT_METHOD } from '../../payments/index.ts';
 import { phoneOptional, type FormValues, type Stage } from '../checkout-form.ts';
 import { formatMoney } from '../format.ts';
 import { errorSummary } from './fields.ts';
 import { layout } from './layout.ts';
 import { msg } from '../messages/current.ts';
+import { offerOf } from '../offer-words.ts';
 import { cancelForm, checkoutPath, collectErrors, type PageSession } from './page-parts.ts';
 import { buyerStep } from './steps/buyer-step.ts';
 import { donationStep } from './steps/donation-step.ts';
@@ -116,7 +116,8 @@ function stepSection(
 /** The total shown in the bar: the chosen network's (or the number's, or the default method's) fees included. */
 function totalText(view: FormContent): { text: string; amount: number } {
   const { values, found } = view;
-  const t = orderTotals(values, found, paymentMethod(values) ?? DEFAULT_METHOD);
+  const offer = offerOf(found);
+  const t = orderTotals(values, found, paymentMethod(values, offer) ?? offer.first);
   const m = msg().form;
   if (t.count === 0) return { text: m.noTicketsYet, amount: 0 };
   return { text: t.total > 0 ? formatMoney(t.total, found.event.currency) : m.free, amount: t.total };
@@ -137,6 +138,7 @@ function steps(view: FormContent, errors: Map<string, string>): Html {
   const details = html`${buyerStep(values, errors, {
     optional: phoneOptional(values, found),
     canBe: !event.phoneRequired,
+    country: offerOf(found).country,
   })}
   ${participantsStep(view, errors, typesOnSale)}
   ${event.waiverRequired ? waiverStep(event, values, errors) : ''}

@@ -9,7 +9,8 @@ import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { networkNames } from '../../payments/index.ts';
+import { eventMethods, type EventMethods } from '../event-methods.ts';
+import { offerFills, offerOf } from '../offer-words.ts';
 import { attr, html, raw, type Html } from '../../platform/index.ts';
 
 export interface LayoutOptions {
@@ -100,14 +101,14 @@ function footer(found: EventWithTickets | null | undefined): Html {
 
 /**
  * The page script's words, as data (a JSON block runs nothing, so the CSP allows it), with the
- * networks we take filled in ({networks}), so the script need not list them.
+ * event's networks and country filled in ({networks}, {example}...), so the script need not list them.
  */
-function scriptMessages(): Html {
-  const networks = networkNames(locale());
+function scriptMessages(offer: EventMethods): Html {
+  const fills = offerFills(offer);
   const words = Object.fromEntries(
     Object.entries(msg().script).map(([key, text]) => [
       key,
-      typeof text === 'string' ? fill(text, { networks }) : text,
+      typeof text === 'string' ? fill(text, fills) : text,
     ]),
   );
   const json = JSON.stringify(words).replace(/</g, '\\u003c');
@@ -135,6 +136,8 @@ function closeControl(): Html {
 export function layout(options: LayoutOptions): Html {
   const session = options.session ?? null;
   const embedded = session?.uiMode === 'embedded';
+  // A page of no event (an unknown session) offers nothing: Uganda's words stand in.
+  const offer = options.found ? offerOf(options.found) : eventMethods('UGX');
   return html`<!doctype html>
     <html lang="${locale()}">
       <head>
@@ -150,12 +153,14 @@ export function layout(options: LayoutOptions): Html {
             : html`<link rel="stylesheet" href="${CHECKOUT_STYLES.path}" />`
         }
         <script src="${CHECKOUT_SCRIPT.path}" defer></script>
-        ${scriptMessages()} ${options.head ?? ''}
+        ${scriptMessages(offer)} ${options.head ?? ''}
       </head>
       <body
         ${attr('class', options.compact ? 'compact' : null)}
         data-mode="${embedded ? 'embedded' : 'redirect'}"
         ${attr('data-embed-origin', embedded ? session?.embedOrigin : null)}${attr('data-session', session?.id)}
+        data-currency="${offer.currency}"
+        data-methods="${offer.methods.map((m) => m.key).join(' ')}"
       >
         <div class="page">
           ${closeControl()}

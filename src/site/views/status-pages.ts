@@ -1,12 +1,7 @@
 // The payment pages after the form: the wait screen, its outcomes with the retry form, and the
 // question before cancelling while a prompt is out (the confirmation and dead ends: end-pages.ts).
 import type { EventWithTickets } from '../../events/index.ts';
-import {
-  methodMenus,
-  PAYMENT_METHOD_CATALOGUE,
-  type PaymentAttemptRow,
-  type PaymentMethod,
-} from '../../payments/index.ts';
+import type { PaymentAttemptRow, PaymentMethod } from '../../payments/index.ts';
 import type { OrderRow } from '../../orders/index.ts';
 import { html, type FieldError, type Html } from '../../platform/index.ts';
 import { fieldId } from '../checkout-form.ts';
@@ -21,7 +16,8 @@ import {
 import { INTL_LOCALES } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { errorNote, errorSummary, GUESS_NOTE, methodTile, textField } from './fields.ts';
+import { offerFills, offerOf } from '../offer-words.ts';
+import { errorNote, errorSummary, GUESS_NOTE, methodTile, onlyMethod, textField } from './fields.ts';
 import { layout } from './layout.ts';
 import {
   cancelForm,
@@ -75,7 +71,8 @@ export interface WaitView {
   order: OrderRow;
   attempt: PaymentAttemptRow | null;
   /** per method, what the order would cost */
-  totals: Record<PaymentMethod, number>;
+  /** the order's total on each method the event offers */
+  totals: Partial<Record<PaymentMethod, number>>;
   now: Date;
   /** when "Resend prompt" shows for the open attempt (close-attempt.ts resendOpensAt) */
   resendAt?: Date | null;
@@ -133,23 +130,28 @@ function retryForm(view: WaitView, heading: string): Html {
   const { method, phone } = retryValues(view);
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
+  const offer = offerOf(view.found);
+  const detail = (pm: PaymentMethod) => formatMoney(totals[pm] ?? order.total, order.currency);
   const tile = (pm: PaymentMethod, first: boolean) =>
-    methodTile({
-      boxId,
-      method: pm,
-      first,
-      checked: method === pm,
-      error: methodError,
-      detail: formatMoney(totals[pm], order.currency),
-    });
+    methodTile({ boxId, method: pm, first, checked: method === pm, error: methodError, detail: detail(pm) });
+  const methods =
+    offer.methods.length === 1
+      ? onlyMethod({
+          boxId,
+          method: offer.first,
+          legend: m.network,
+          detail: detail(offer.first),
+          error: methodError,
+        })
+      : html`<fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
+          <legend>${m.network}</legend>
+          ${errorNote(boxId, methodError)} ${offer.methods.map((pm, i) => tile(pm.key, i === 0))}
+          ${GUESS_NOTE}
+        </fieldset>`;
   return html`<form method="post" action="${checkoutPath(session.id, '/retry')}" novalidate data-once>
     ${errorSummary(summary, view.errorCode)}
     <h3>${heading}</h3>
-    <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
-      <legend>${m.network}</legend>
-      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
-      ${GUESS_NOTE}
-    </fieldset>
+    ${methods}
     ${textField({
       id: fieldId('payment_phone'),
       name: 'payment_phone',
@@ -158,7 +160,8 @@ function retryForm(view: WaitView, heading: string): Html {
       value: phone,
       error: byField.get('payment_phone'),
       hint: m.retryPhoneHint,
-      extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
+      extra: html` autocomplete="tel" inputmode="tel" placeholder="${offerFills(offer).example}"
+      data-pay-phone`,
     })}
     <div class="actions">
       <button type="submit" class="primary" data-prompt data-busy="${m.sending}">${m.sendPrompt}</button>
@@ -237,7 +240,7 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
         time: html`<strong data-prompt-countdown>${formatCountdown(promptLeft)}</strong>`,
       })}
     </p>
-    <p class="muted">${fill(m.noPrompt, { menus: methodMenus(locale()) })}</p>
+    <p class="muted">${fill(m.noPrompt, { menus: offerFills(offerOf(view.found)).menus })}</p>
     <div class="actions">
       ${
         resendIn === null
@@ -254,7 +257,9 @@ function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
             </form>`
       }
       <form method="post" action="${checkoutPath(sid, '/switch')}" data-once>
-        <button type="submit">${m.useAnother}</button>
+        <button type="submit">
+          ${offerOf(view.found).methods.length === 1 ? m.useAnotherNumber : m.useAnother}
+        </button>
       </form>
     </div>
     ${holdLine(order, now, true)}
@@ -305,8 +310,9 @@ export function renderWaitPage(view: WaitView): string {
     body = waitingBody(view, attempt);
   } else if (state === 'failed' || state === 'not_started' || state === 'stopped') {
     const outcome = outcomeOf(attempt?.failureKind ?? order.failureKind ?? '');
-    title =
-      state === 'failed' && outcome ? outcome.title : state === 'stopped' ? m.payAnotherWayTitle : m.payTitle;
+    const anotherWay =
+      offerOf(view.found).methods.length === 1 ? m.payAnotherNumberTitle : m.payAnotherWayTitle;
+    title = state === 'failed' && outcome ? outcome.title : state === 'stopped' ? anotherWay : m.payTitle;
     const stoppedText =
       state === 'stopped' && attempt
         ? html`<p class="notice">${sentence(m.promptMayStillBeOn, { target: promptTarget(attempt) })}</p>`

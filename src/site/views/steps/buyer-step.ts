@@ -1,6 +1,7 @@
 // The buyer, first on the details step: who receives the confirmation and the race details. The
 // phone may be left out of a free registration unless the event asks for it: `phone.optional` says
 // whether it may now, `phone.canBe` whether the page script may make it so when the total turns 0.
+import type { PhoneCountry } from '../../../orders/index.ts';
 import { fieldId, type FormValues } from '../../checkout-form.ts';
 import { attr, html, type Html } from '../../../platform/index.ts';
 import { textField } from '../fields.ts';
@@ -9,7 +10,7 @@ import { msg } from '../../messages/current.ts';
 export function buyerStep(
   values: FormValues,
   errors: Map<string, string>,
-  phone: { optional: boolean; canBe: boolean },
+  phone: { optional: boolean; canBe: boolean; country: PhoneCountry },
 ): Html {
   const field = (name: 'name' | 'email' | 'phone') => ({
     id: fieldId(`buyer.${name}`),
@@ -42,7 +43,7 @@ export function buyerStep(
           : ''
       }`,
       type: 'tel',
-      hint: m.phoneHint,
+      hint: msg().countries[phone.country].hint,
       extra: html` autocomplete="tel" inputmode="tel" data-check="${phone.optional ? 'optional' : 'required'}"
       data-label="${m.phoneNumber}" data-buyer-phone ${attr('data-optional-when-free', phone.canBe)}`,
     })}

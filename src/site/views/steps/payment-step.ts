@@ -1,38 +1,29 @@
-// The payment step: the order's summary (folded), a tile for each method the service offers (the
-// payments catalogue: a card tile shows once a card method is in it), and the number the prompt
-// goes to, which starts as the buyer's own. The network starts as the one the number belongs to;
-// the page script keeps it following the number.
+// The payment step: the order's summary (folded), a tile for each method the event offers (its
+// currency's: MTN and Airtel for UGX, M-Pesa alone for KES, shown as chosen when alone), and the
+// number the prompt goes to, which starts as the buyer's own. The network starts as the one the
+// number belongs to; the page script keeps it following the number.
 import { feeFor, methodFee, type EventWithTickets } from '../../../events/index.ts';
 import { normalizePhone } from '../../../orders/index.ts';
-import {
-  catalogueEntry,
-  DEFAULT_METHOD,
-  networkOf,
-  PAYMENT_METHOD_CATALOGUE,
-  type PaymentMethod,
-} from '../../../payments/index.ts';
-import {
-  fieldId,
-  isPaymentMethod,
-  parseDonation,
-  participantName,
-  type FormValues,
-} from '../../checkout-form.ts';
+import type { PaymentMethod } from '../../../payments/index.ts';
+import { fieldId, formMethod, parseDonation, participantName, type FormValues } from '../../checkout-form.ts';
+import { offeredNetworkOf, type EventMethods } from '../../event-methods.ts';
 import { formatMoney, METHOD_NAMES } from '../../format.ts';
 import { html, type Html } from '../../../platform/index.ts';
-import { errorNote, GUESS_NOTE, methodTile, textField } from '../fields.ts';
+import { errorNote, GUESS_NOTE, methodTile, onlyMethod, textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
+import { offerFills, offerOf } from '../../offer-words.ts';
 
 /** The number the prompt goes to: as typed, else the buyer's. */
 function paymentPhone(values: FormValues): string {
   return values.payment_phone.trim() !== '' ? values.payment_phone : values.buyer.phone;
 }
 
-/** The chosen network, else the one the payment number belongs to, else none. */
-export function paymentMethod(values: FormValues): PaymentMethod | null {
-  if (isPaymentMethod(values.payment_method)) return values.payment_method;
-  const msisdn = normalizePhone(paymentPhone(values));
-  return msisdn ? networkOf(msisdn) : null;
+/** The chosen network (the only one, when alone), else the one the payment number is on, else none. */
+export function paymentMethod(values: FormValues, offer: EventMethods): PaymentMethod | null {
+  const chosen = formMethod(offer, values.payment_method);
+  if (chosen) return chosen;
+  const msisdn = normalizePhone(paymentPhone(values), offer.country);
+  return msisdn ? offeredNetworkOf(offer, msisdn) : null;
 }
 
 export interface OrderTotals {
@@ -45,14 +36,16 @@ export interface OrderTotals {
 /** What the order comes to on `method`, as the server will compute it (fees per ticket). */
 export function orderTotals(values: FormValues, found: EventWithTickets, method: PaymentMethod): OrderTotals {
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));
+  const offer = offerOf(found);
+  const priced = offer.methods.find((m) => m.key === method) ?? offer.methods[0]!;
   let fee = 0;
   let subtotal = 0;
   for (const item of values.items) {
     const price = byId.get(item.ticket_type_id)?.priceMinor ?? 0;
     subtotal += price;
-    fee += feeFor(price, methodFee(found.organization.fees, catalogueEntry(method)));
+    fee += feeFor(price, methodFee(found.organization.fees, priced), offer.unit);
   }
-  const donation = parseDonation(values.donation) ?? 0;
+  const donation = parseDonation(values.donation, found.event.currency) ?? 0;
   return { count: values.items.length, fee, donation, total: subtotal + fee + donation };
 }
 
@@ -99,25 +92,29 @@ function orderSummary(values: FormValues, found: EventWithTickets, method: Payme
 export function paymentStep(values: FormValues, found: EventWithTickets, errors: Map<string, string>): Html {
   const methodError = errors.get('payment_method');
   const boxId = fieldId('payment_method');
-  const chosen = paymentMethod(values);
+  const offer = offerOf(found);
+  const chosen = paymentMethod(values, offer);
   const m = msg().form;
   const tile = (method: PaymentMethod, first: boolean) =>
     methodTile({ boxId, method, first, checked: chosen === method, error: methodError });
-  return html`${orderSummary(values, found, chosen ?? DEFAULT_METHOD)}
-    <fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
-      <legend>${m.payWith}</legend>
-      ${errorNote(boxId, methodError)} ${PAYMENT_METHOD_CATALOGUE.map((pm, i) => tile(pm.key, i === 0))}
-      ${GUESS_NOTE}
-    </fieldset>
-    ${values.payment_phone.trim() === '' ? html`<input type="hidden" name="payment_phone_prefill" value="${values.buyer.phone}" />` : ''}
-    ${textField({
-      id: fieldId('payment_phone'),
-      name: 'payment_phone',
-      label: m.mobileMoneyNumber,
-      type: 'tel',
-      value: paymentPhone(values),
-      error: errors.get('payment_phone'),
-      hint: m.promptGoesTo,
-      extra: html` autocomplete="tel" inputmode="tel" data-pay-phone`,
-    })}`;
+  const methods =
+    offer.methods.length === 1
+      ? onlyMethod({ boxId, method: offer.first, legend: m.payWith, error: methodError })
+      : html`<fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
+          <legend>${m.payWith}</legend>
+          ${errorNote(boxId, methodError)} ${offer.methods.map((pm, i) => tile(pm.key, i === 0))}
+          ${GUESS_NOTE}
+        </fieldset>`;
+  return html`${orderSummary(values, found, chosen ?? offer.first)} ${methods}
+  ${values.payment_phone.trim() === '' ? html`<input type="hidden" name="payment_phone_prefill" value="${values.buyer.phone}" />` : ''}
+  ${textField({
+    id: fieldId('payment_phone'),
+    name: 'payment_phone',
+    label: m.mobileMoneyNumber,
+    type: 'tel',
+    value: paymentPhone(values),
+    error: errors.get('payment_phone'),
+    hint: m.promptGoesTo,
+    extra: html` autocomplete="tel" inputmode="tel" placeholder="${offerFills(offer).example}" data-pay-phone`,
+  })}`;
 }

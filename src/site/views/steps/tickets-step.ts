@@ -7,8 +7,9 @@ import {
   type TicketTypeRow,
 } from '../../../events/index.ts';
 import { MAX_TICKETS_PER_ORDER } from '../../../orders/index.ts';
-import { DEFAULT_METHOD, PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../../../payments/index.ts';
-import { fieldId, isPaymentMethod } from '../../checkout-form.ts';
+import type { PaymentMethod } from '../../../payments/index.ts';
+import { fieldId, formMethod } from '../../checkout-form.ts';
+import { offerOf } from '../../offer-words.ts';
 import { formatDate, formatMoney, formatTime, methodName } from '../../format.ts';
 import { attr, html, type Html } from '../../../platform/index.ts';
 import { controlAria, errorNote } from '../fields.ts';
@@ -55,9 +56,7 @@ export function ticketsKnown(
 /** The price a buyer pays on `method`, and the fee it includes, as the page writes them. */
 function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentMethod) {
   const currency = found.event.currency;
-  const p = priceByMethod(tt.priceMinor, currency, found.organization.fees, PAYMENT_METHOD_CATALOGUE)[
-    method
-  ]!;
+  const p = priceByMethod(tt.priceMinor, currency, found.organization.fees, offerOf(found).methods)[method]!;
   return {
     total: formatMoney(p.total_minor, currency),
     fee: p.laces_fee_minor > 0 ? msg().form.feeIncluded(formatMoney(p.laces_fee_minor, currency)) : '',
@@ -65,8 +64,8 @@ function priceTexts(tt: TicketTypeRow, found: EventWithTickets, method: PaymentM
 }
 
 /** A text that follows the chosen network: the page script swaps in data-<method key> (data-momo). */
-function byMethod(text: (method: PaymentMethod) => string): Html {
-  const each = PAYMENT_METHOD_CATALOGUE.map((m) => html` data-${m.key}="${text(m.key)}"`);
+function byMethod(found: EventWithTickets, text: (method: PaymentMethod) => string): Html {
+  const each = offerOf(found).methods.map((m) => html` data-${m.key}="${text(m.key)}"`);
   return html`data-method-price${each}`;
 }
 
@@ -75,14 +74,15 @@ function priceLine(tt: TicketTypeRow, view: FormContent): Html {
   const texts = (method: PaymentMethod) => priceTexts(tt, view.found, method);
   const shownText = texts(shownMethod(view));
   return html`<p class="price">
-    <strong ${byMethod((method) => texts(method).total)}>${shownText.total}</strong>
-    <span class="muted" ${byMethod((method) => texts(method).fee)}>${shownText.fee}</span>
+    <strong ${byMethod(view.found, (method) => texts(method).total)}>${shownText.total}</strong>
+    <span class="muted" ${byMethod(view.found, (method) => texts(method).fee)}>${shownText.fee}</span>
   </p>`;
 }
 
 /** The method the prices are shown for until the buyer picks one: the form's, else the default. */
-function shownMethod(view: Pick<FormContent, 'values'>): PaymentMethod {
-  return isPaymentMethod(view.values.payment_method) ? view.values.payment_method : DEFAULT_METHOD;
+function shownMethod(view: Pick<FormContent, 'values' | 'found'>): PaymentMethod {
+  const offer = offerOf(view.found);
+  return formMethod(offer, view.values.payment_method) ?? offer.first;
 }
 
 function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string {
@@ -101,12 +101,8 @@ function ticketFacts(tt: TicketTypeRow, state: SaleState, zone: string): string 
 function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error: string | undefined): Html {
   const max = Math.min(remainingOf(tt), MAX_TICKETS_PER_ORDER);
   const chosen = view.values.quantities.get(tt.id) ?? 0;
-  const fees = priceByMethod(
-    tt.priceMinor,
-    view.found.event.currency,
-    view.found.organization.fees,
-    PAYMENT_METHOD_CATALOGUE,
-  );
+  const methods = offerOf(view.found).methods;
+  const fees = priceByMethod(tt.priceMinor, view.found.event.currency, view.found.organization.fees, methods);
   return html`<select
     class="qty"
     id="${id}"
@@ -115,7 +111,7 @@ function quantitySelect(view: FormContent, tt: TicketTypeRow, id: string, error:
     data-tt="${tt.id}"
     data-name="${tt.name}"
     data-price="${tt.priceMinor}"
-    ${PAYMENT_METHOD_CATALOGUE.map((m) => html`data-fee-${m.key}="${fees[m.key]!.laces_fee_minor}" `)}
+    ${methods.map((m) => html`data-fee-${m.key}="${fees[m.key]!.laces_fee_minor}" `)}
     ${controlAria(fieldId('items'), null, error)}
   >
     ${Array.from({ length: max + 1 }, (_, n) => html`<option value="${n}" ${attr('selected', n === chosen)}>${n}</option>`)}
@@ -173,12 +169,14 @@ export function ticketsStep(view: FormContent, byField: Map<string, string>): Ht
   const m = msg().form;
   const anyOnSale = found.ticketTypes.some((tt) => isOnSale(tt, view.now));
   const anyPaid = found.ticketTypes.some((tt) => tt.priceMinor > 0);
+  // Which network the fees are for says something only where the event offers more than one.
+  const feesVary = anyPaid && offerOf(found).methods.length > 1;
   // The error summary links to the first quantity; with none on sale, to the list itself.
   const listId = anyOnSale ? html`` : html` id="${fieldId('items')}" tabindex="-1"`;
   let firstOnSale = true;
   return html`<fieldset class="field${error ? ' invalid' : ''}" data-field="${fieldId('items')}" ${listId}>
     <legend>${m.chooseTickets(MAX_TICKETS_PER_ORDER)}</legend>
-    ${anyPaid ? html`<p class="hint" ${byMethod((method) => m.feesShownFor(methodName(method)))}>${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
+    ${feesVary ? html`<p class="hint" ${byMethod(found, (method) => m.feesShownFor(methodName(method)))}>${m.feesShownFor(methodName(shownMethod(view)))}</p>` : ''}
     ${errorNote(fieldId('items'), error)}
     ${found.ticketTypes.map((tt) => {
       const onSale = isOnSale(tt, view.now);
