@@ -5,13 +5,8 @@ export { deleteFailedAttempts, ordersWithMoney, redactPayerNumbers } from './era
 export { createPaymentGateway, startLocalSimulator } from './gateway.ts';
 export {
   catalogueEntry,
-  DEFAULT_METHOD,
-  isMobileMoneyNumber,
   isPaymentMethod,
-  methodMenus,
   methodName,
-  networkNames,
-  networkOf,
   PAYMENT_METHOD_CATALOGUE,
 } from './methods/catalogue.ts';
 export type { PaymentMethod } from './methods/catalogue.ts';

@@ -164,8 +164,6 @@ export function parseDonation(raw: string, currency: string): number | null {
   return /^\d{1,12}$/.test(digits) ? Number(digits) * 10 ** currencyExponent(currency) : null;
 }
 
-export { isPaymentMethod };
-
 /** The total the server will compute, for deciding whether payment details are needed. */
 export function estimateTotal(values: FormValues, found: EventWithTickets, method: PaymentMethod): number {
   const byId = new Map(found.ticketTypes.map((tt) => [tt.id, tt]));

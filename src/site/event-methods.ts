@@ -7,7 +7,7 @@ import { networkOf, PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../paym
 import type { CheckoutLanguage, PaymentMethodInfo } from '../payments/methods/payment-method.ts';
 import { methodsForCurrency, payableUnit } from '../platform/currency.ts';
 
-export type MethodInfo = PaymentMethodInfo<PaymentMethod>;
+type MethodInfo = PaymentMethodInfo<PaymentMethod>;
 
 export interface EventMethods {
   currency: string;

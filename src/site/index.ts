@@ -4,7 +4,6 @@ export {
   checkPayment,
   estimateTotal,
   formMethod,
-  isPaymentMethod,
   parseDonation,
   parseUrlEncoded,
   readForm,

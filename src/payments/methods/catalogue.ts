@@ -6,14 +6,11 @@ import { airtelMethod } from './airtel/airtel-method.ts';
 import { momoMethod } from './momo/momo-method.ts';
 import { mpesaMethod } from './mpesa/mpesa-method.ts';
 import { dialCodeOf } from '../../orders/contact.ts';
-import type { CheckoutLanguage, PaymentMethodInfo } from './payment-method.ts';
+import type { PaymentMethodInfo } from './payment-method.ts';
 
 export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod, mpesaMethod] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHOD_CATALOGUE)[number]['key'];
-
-/** The method shown and priced before the buyer picks one. */
-export const DEFAULT_METHOD: PaymentMethod = PAYMENT_METHOD_CATALOGUE[0].key;
 
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
   return typeof value === 'string' && PAYMENT_METHOD_CATALOGUE.some((m) => m.key === value);
@@ -48,15 +45,4 @@ export function methodName(key: string): string {
 /** The catalogue's entry of a key it holds. */
 export function catalogueEntry(key: PaymentMethod): PaymentMethodInfo<PaymentMethod> {
   return PAYMENT_METHOD_CATALOGUE.find((m) => m.key === key)!;
-}
-
-/** The networks a prompt can go to, as a sentence names them: "MTN or Airtel" ("MTN au Airtel"). */
-export function networkNames(language: CheckoutLanguage): string {
-  const names = PAYMENT_METHOD_CATALOGUE.map((m) => m.labels[language].network);
-  return new Intl.ListFormat(language, { type: 'disjunction' }).format(names);
-}
-
-/** Where buyers find prompts waiting, every network's: "MTN *165#, Airtel *185#". */
-export function methodMenus(language: CheckoutLanguage): string {
-  return PAYMENT_METHOD_CATALOGUE.map((m) => m.labels[language].menu).join(', ');
 }

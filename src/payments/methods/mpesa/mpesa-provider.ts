@@ -109,7 +109,7 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
  * reference is in its path only. It names the payment's CheckoutRequestID and, on success, the
  * receipt with its amount in shillings.
  */
-export function parseMpesaCallback(body: unknown): CallbackHint {
+function parseMpesaCallback(body: unknown): CallbackHint {
   const named = parseStkCallback(body);
   if (!named) return {};
   const paid = readStkCallbackReceipt(body);
