@@ -82,12 +82,8 @@ const refundOf = async (id: string) => (await db().select().from(refunds).where(
 const readOrder = async (orderId: string) =>
   (await h.service.api.inject({ url: `/v1/orders/${orderId}`, headers: bearer(shop.token) })).json().data;
 
-/**
- * An order paid with M-Pesa from test number 07110000`code`. With `callback` the payment settles
- * and calls back, and its receipt is kept; without, it is approved silently (no callback, no
- * receipt) and settled by its job's query.
- */
-async function paidOrder(code: string, { callback = true } = {}) {
+/** A pending order of one ticket, by the partner API. */
+async function newOrder(): Promise<string> {
   const created = await h.service.api.inject({
     method: 'POST',
     url: '/v1/orders',
@@ -99,7 +95,16 @@ async function paidOrder(code: string, { callback = true } = {}) {
     },
   });
   assert.equal(created.statusCode, 201, created.body);
-  const orderId = created.json().data.id as string;
+  return created.json().data.id as string;
+}
+
+/**
+ * An order paid with M-Pesa from test number 07110000`code`. With `callback` the payment settles
+ * and calls back, and its receipt is kept; without, it is approved silently (no callback, no
+ * receipt) and settled by its job's query.
+ */
+async function paidOrder(code: string, { callback = true } = {}) {
+  const orderId = await newOrder();
   const phone = testPhoneNumber('mpesa', code);
   // 09 never answers: the payment is found pending, for the forged-callback test.
   const paid = await h.service.api.inject({
@@ -342,18 +347,7 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
 
 describe('an M-Pesa push whose answer was lost', () => {
   test("is found by its callback's CheckoutRequestID, queried and paid: the buyer's money is not lost", async () => {
-    const created = await h.service.api.inject({
-      method: 'POST',
-      url: '/v1/orders',
-      headers: bearer(shop.token),
-      payload: {
-        event_id: shop.eventId,
-        items: [{ ticket_type_id: shop.ticket, participant_name: 'Achieng Otieno' }],
-        buyer: { name: 'Achieng Otieno', email: 'achieng@example.org', phone: '0712345678' },
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const orderId = created.json().data.id as string;
+    const orderId = await newOrder();
     // 11: Daraja takes the push and the buyer pays, but its answer never reaches us.
     const res = await h.service.api.inject({
       method: 'POST',
