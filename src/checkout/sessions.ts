@@ -19,6 +19,7 @@ import {
 import {
   ApiError,
   currentTraceContext,
+  methodsForCurrency,
   newId,
   notFound,
   Timestamp,
@@ -241,6 +242,10 @@ export function planCheckoutSession(
   }
   if (!found.organization.paymentsEnabled && found.hasPaidTickets) {
     throw new ApiError('payments_disabled', 'This organization cannot take payments yet.');
+  }
+  // A live service without M-Pesa's settings takes no KES: no buyer is sent to a page they cannot pay on.
+  if (found.hasPaidTickets && methodsForCurrency(found.event.currency, ctx.paymentMethods).length === 0) {
+    throw new ApiError('payments_disabled', `No payment method takes ${found.event.currency} here yet.`);
   }
   const id = newId('cs');
   const uiMode = input.ui_mode ?? 'redirect';

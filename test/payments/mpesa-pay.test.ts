@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
 import { ticketTypes } from '../../src/events/events.schema.ts';
+import { PAYMENT_METHOD_REGISTRY } from '../../src/payments/methods/registry.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
+import { postSession, redirectBody } from '../checkout/checkout-helpers.ts';
 import {
   bearer,
   getToken,
@@ -204,5 +206,46 @@ describe('M-Pesa on a KES event', () => {
     assert.equal(after.status, 'pending');
     const [still] = await attemptsOf(order.id);
     assert.equal(still!.status, 'pending');
+  });
+});
+
+describe('a service without M-Pesa (live without its settings)', () => {
+  let bare: Harness;
+  before(async () => {
+    bare = await startHarness({
+      service: { paymentMethods: PAYMENT_METHOD_REGISTRY.filter((m) => m.key !== 'mpesa') },
+    });
+  });
+  after(() => bare.close());
+
+  test('offers no method on a KES event, and neither an order nor a checkout session is taken', async () => {
+    const shop = await makePartner(bare);
+    const auth = bearer(await getToken(bare, shop));
+    const event = await makeEvent(bare, shop, {
+      currency: 'KES',
+      ticket_types: [{ name: '10 km', price_minor: 150_000, capacity: 10 }],
+    });
+    const detail = await bare.service.api.inject({ url: `/v1/events/${event.id}`, headers: auth });
+    assert.deepEqual(detail.json().data.payment_methods, []);
+    const [tt] = await bare.service.ctx.database.db
+      .select()
+      .from(ticketTypes)
+      .where(eq(ticketTypes.eventId, event.id));
+    const order = await bare.service.api.inject({
+      method: 'POST',
+      url: '/v1/orders',
+      headers: auth,
+      payload: {
+        event_id: event.id,
+        items: [{ ticket_type_id: tt!.id, participant_name: 'Wanjiru' }],
+        buyer: { name: 'Wanjiru', email: 'wanjiru@example.org', phone: '0712345678' },
+      },
+    });
+    const session = await postSession(bare, auth, redirectBody(event.id));
+    for (const res of [order, session]) {
+      assert.equal(res.statusCode, 403, res.body);
+      assert.equal(res.json().error_code, 'payments_disabled');
+      assert.match(res.json().message, /No payment method takes KES here yet/);
+    }
   });
 });
