@@ -3,19 +3,10 @@
 // The wire schemas are the routes' validation and OpenAPI and, through Static, the types here.
 import { and, eq, ne } from 'drizzle-orm';
 import { Type, type Static } from 'typebox';
-import { parseOrigin, type PartnerAuth } from '../auth/index.ts';
+import type { PartnerAuth } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
 import { isRegistrationOpen, type SessionEvent } from '../events/index.ts';
-import {
-  dialCodeOf,
-  findSessionOrder,
-  isEmail,
-  MAX_TICKETS_PER_ORDER,
-  normalizePhone,
-  phoneCountryOf,
-  phoneWords,
-  type PhoneCountry,
-} from '../orders/index.ts';
+import { findSessionOrder, MAX_TICKETS_PER_ORDER, phoneCountryOf } from '../orders/index.ts';
 import {
   ApiError,
   currentTraceContext,
@@ -25,23 +16,15 @@ import {
   Timestamp,
   validationError,
   type Executor,
-  type FieldError,
   type PlannedWrite,
 } from '../platform/index.ts';
 import { checkoutSessions } from './checkout.schema.ts';
-import {
-  collect,
-  embedOriginProblem,
-  MAX_RETURN_URL_LENGTH,
-  returnUrlProblem,
-  storedReturnUrl,
-  successUrlFor,
-} from './return-urls.ts';
+import { MAX_RETURN_URL_LENGTH, storedReturnUrl, successUrlFor } from './return-urls.ts';
+import { checkSessionFields, MAX_CLIENT_REFERENCE_LENGTH } from './session-fields.ts';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
 const SESSION_LIFETIME_MS = 24 * 3600 * 1000;
-const MAX_CLIENT_REFERENCE_LENGTH = 256;
 
 export const CheckoutSessionIn = Type.Object(
   {
@@ -132,82 +115,6 @@ export const CheckoutSessionCreatedOut = Type.Object({
 });
 export type CheckoutSessionCreatedOut = Static<typeof CheckoutSessionCreatedOut>;
 
-/** Field rules that need no database: every problem at once, as validation_failed. */
-function checkFields(
-  auth: PartnerAuth,
-  input: CheckoutSessionIn,
-  /** whose numbers the event's buyers pay from (Uganda when the event is not found) */
-  country: PhoneCountry,
-): { errors: FieldError[]; embedOrigin: string | null } {
-  const errors: FieldError[] = [];
-  const uiMode = input.ui_mode ?? 'redirect';
-  for (const field of ['on_success_url', 'on_cancel_url'] as const) {
-    const value = input[field];
-    if (value === undefined) {
-      if (uiMode === 'redirect') errors.push({ field, message: 'is required for redirect sessions' });
-    } else {
-      collect(errors, field, returnUrlProblem(value, auth.returnUrlDomains));
-    }
-  }
-  let embedOrigin: string | null = null;
-  if (uiMode === 'embedded') {
-    if (auth.kind === 'publishable') {
-      // The page calling with the key is the page that will host the modal; body embed_origin is ignored.
-      embedOrigin = auth.origin;
-    } else if (input.embed_origin === undefined) {
-      errors.push({
-        field: 'embed_origin',
-        message: 'is required for embedded sessions created with a bearer token',
-      });
-    } else {
-      const problem = embedOriginProblem(input.embed_origin);
-      collect(errors, 'embed_origin', problem);
-      if (!problem) embedOrigin = parseOrigin(input.embed_origin);
-    }
-  }
-  if (input.client_reference_id !== undefined) {
-    if (input.client_reference_id.length > MAX_CLIENT_REFERENCE_LENGTH) {
-      errors.push({
-        field: 'client_reference_id',
-        message: `must be at most ${MAX_CLIENT_REFERENCE_LENGTH} characters`,
-      });
-    } else if (input.client_reference_id.length === 0) {
-      errors.push({
-        field: 'client_reference_id',
-        message: 'must not be empty; leave the field out instead',
-      });
-    }
-  }
-  const prefill = input.prefill ?? {};
-  if (prefill.buyer_email !== undefined && !isEmail(prefill.buyer_email)) {
-    errors.push({ field: 'prefill.buyer_email', message: 'must be an e-mail address' });
-  }
-  if (prefill.buyer_phone !== undefined && normalizePhone(prefill.buyer_phone, country) === null) {
-    errors.push({
-      field: 'prefill.buyer_phone',
-      message: `must be ${phoneWords(country)} or +${dialCodeOf(country)} and the 9 digits`,
-    });
-  }
-  if (prefill.buyer_name !== undefined && prefill.buyer_name.trim().length === 0) {
-    errors.push({ field: 'prefill.buyer_name', message: 'must not be blank' });
-  }
-  const items = input.line_items ?? [];
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    if (seen.has(item.ticket_type_id)) {
-      errors.push({
-        field: `line_items[${i}].ticket_type_id`,
-        message: 'names a ticket type already listed',
-      });
-    }
-    seen.add(item.ticket_type_id);
-  });
-  if (items.reduce((sum, item) => sum + item.quantity, 0) > MAX_TICKETS_PER_ORDER) {
-    errors.push({ field: 'line_items', message: `must add up to at most ${MAX_TICKETS_PER_ORDER} tickets` });
-  }
-  return { errors, embedOrigin };
-}
-
 /**
  * Plans a session: every rule checked (a refusal is thrown), the answer built from the values to
  * be written, and the row that holds them (PlannedWrite). Nothing is read: the event was looked
@@ -221,7 +128,7 @@ export function planCheckoutSession(
   found: SessionEvent | undefined,
 ): PlannedWrite<CheckoutSessionCreatedOut> {
   const country = phoneCountryOf(found?.event.currency ?? '');
-  const { errors, embedOrigin } = checkFields(auth, input, country);
+  const { errors, embedOrigin } = checkSessionFields(auth, input, country);
   if (errors.length > 0) throw validationError(errors);
   if (embedOrigin !== null && !auth.allowedDomains.includes(embedOrigin)) {
     throw new ApiError(
