@@ -8,8 +8,8 @@
 //
 // There is no baseline: any violation fails. A read that must carry another module's row in the
 // same statement joins it through a function of that module (organizations/join-organization.ts).
-/** Files platform may import: platform itself and, of the root, config.ts (with its schema) and context.ts. */
-const PLUMBING = '^src/(platform/|config(-schema)?[.]ts$|context[.]ts$)';
+/** Files platform may import: platform itself and, of the root, config.ts (with its config-*.ts files) and context.ts. */
+const PLUMBING = '^src/(platform/|config(-schema|-payments|-error)?[.]ts$|context[.]ts$)';
 
 /**
  * The src/ files esbuild bundles into the browser scripts: those web/ imports, and what they import
@@ -66,14 +66,14 @@ module.exports = {
         'A module is used through its entry file, src/<module>/index.ts, which re-exports what others ' +
         'may use; its other files are its own. Root files go through entry files too. Outside the ' +
         "rule: another module's schema files (a schema file may import them for a foreign key or a " +
-        'shared limit, any other file may not: no-foreign-schema-imports); config.ts, ' +
-        "config-schema.ts and context.ts, which count in platform and import platform's files; the " +
+        'shared limit, any other file may not: no-foreign-schema-imports); config.ts, its ' +
+        "config-*.ts files and context.ts, which count in platform and import platform's files; the " +
         'files the browser scripts bundle (browserShared); test/, scripts/ and bench/, which may reach ' +
         "a module's inside.",
       severity: 'error',
       from: {
         path: '^src/([^/]+)',
-        pathNot: ['^src/(config(-schema)?|context)[.]ts$', ...browserShared()],
+        pathNot: ['^src/(config(-schema|-payments|-error)?|context)[.]ts$', ...browserShared()],
       },
       to: { path: '^src/[^/]+/', pathNot: '^src/$1/|^src/[^/]+/index[.]ts$|[.]schema[.]ts$' },
     },
