@@ -9,7 +9,7 @@
 // There is no baseline: any violation fails. A read that must carry another module's row in the
 // same statement joins it through a function of that module (organizations/join-organization.ts).
 /** Files platform may import: platform itself and, of the root, config.ts (with its config-*.ts files) and context.ts. */
-const PLUMBING = '^src/(platform/|config(-schema|-payments|-error)?[.]ts$|context[.]ts$)';
+const PLUMBING = '^src/(platform/|config(-schema|-schema-parts|-payments|-error)?[.]ts$|context[.]ts$)';
 
 /**
  * The src/ files esbuild bundles into the browser scripts: those web/ imports, and what they import
@@ -73,7 +73,7 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/([^/]+)',
-        pathNot: ['^src/(config(-schema|-payments|-error)?|context)[.]ts$', ...browserShared()],
+        pathNot: ['^src/(config(-schema|-schema-parts|-payments|-error)?|context)[.]ts$', ...browserShared()],
       },
       to: { path: '^src/[^/]+/', pathNot: '^src/$1/|^src/[^/]+/index[.]ts$|[.]schema[.]ts$' },
     },

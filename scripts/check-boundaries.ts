@@ -41,6 +41,7 @@ const CONFIG_FILES = [
   'src/config-schema.ts',
   'src/config-payments.ts',
   'src/config-error.ts',
+  'src/config-schema-parts.ts',
   'src/context.ts',
 ];
 

@@ -2,47 +2,8 @@
 // meaning. config.ts parses the environment through it and builds the Config the code uses; the
 // README's configuration table is checked against it.
 import { isIP } from 'node:net';
-import { Type, type Static, type TNumber } from 'typebox';
-
-// Builders for the shapes that repeat. A refinement's message is what the variable accepts, in the
-// words that follow "must be"; `writeOnly` marks a secret, whose value an error never repeats.
-
-function positive(fallback: number, description: string) {
-  return Type.Number({ exclusiveMinimum: 0, default: fallback, description });
-}
-
-function flag(fallback: boolean, description: string) {
-  return Type.Boolean({ default: fallback, description });
-}
-
-function httpUrl(description: string) {
-  return Type.Refine(Type.String({ description }), isHttpUrl, () => 'an absolute http(s) URL');
-}
-
-function origin(fallback: string, description: string) {
-  return Type.Refine(
-    Type.String({ default: fallback, description }),
-    (text) => isHttpUrl(text) && isOrigin(new URL(text)),
-    () => `an absolute http(s) URL without a path, such as ${fallback}`,
-  );
-}
-
-/** A token bucket: `${prefix}_RATE` (per second) and `${prefix}_BURST`. */
-function rateLimit<P extends string>(prefix: P, fallback: RateLimitSetting, description: string) {
-  return {
-    [`${prefix}_RATE`]: positive(fallback.rate, `${description}: requests per second, sustained`),
-    [`${prefix}_BURST`]: positive(fallback.burst, `${description}: requests at once, the bucket size`),
-  } as Record<`${P}_RATE` | `${P}_BURST`, TNumber>;
-}
-
-function isHttpUrl(text: string): boolean {
-  const url = URL.parse(text);
-  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
-}
-
-function isOrigin(url: URL): boolean {
-  return url.pathname === '/' && !url.search && !url.hash;
-}
+import { Type, type Static } from 'typebox';
+import { flag, httpUrl, origin, positive, rateLimit, type RateLimitSetting } from './config-schema-parts.ts';
 
 /** Every environment variable the service reads. An empty value counts as unset. */
 export const EnvSchema = Type.Object({
@@ -409,9 +370,4 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>;
 export type EnvName = keyof typeof EnvSchema.properties;
 
-export interface RateLimitSetting {
-  /** sustained requests per second */
-  rate: number;
-  /** bucket size: how many may arrive at once */
-  burst: number;
-}
+export type { RateLimitSetting };
