@@ -33,6 +33,7 @@ import {
   type Shop,
   type WebhookPayload,
 } from '../webhooks/webhook-helpers.ts';
+import { LIVE_PAYMENT_ENV } from '../helpers/live-env.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -253,16 +254,7 @@ describe('ticketing trigger against a service taking real payments', () => {
   let liveApi: string;
   before(async () => {
     // Live adapters pointed at addresses never called: trigger must stop before any payment.
-    live = await startWebhookHarness({
-      PAYMENT_PROVIDER: 'live',
-      MOMO_BASE_URL: 'https://momo.example.org',
-      MOMO_SUBSCRIPTION_KEY: 'subscription-key',
-      MOMO_API_USER: 'api-user',
-      MOMO_API_KEY: 'api-key',
-      AIRTEL_BASE_URL: 'https://airtel.example.org',
-      AIRTEL_CLIENT_ID: 'client-id',
-      AIRTEL_CLIENT_SECRET: 'client-secret',
-    });
+    live = await startWebhookHarness(LIVE_PAYMENT_ENV);
     liveApi = (await live.service.listen({ api: 0, site: 0, app: 0 })).api;
   });
   after(() => live?.close());

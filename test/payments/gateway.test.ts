@@ -8,6 +8,7 @@ import { createPaymentGateway } from '../../src/payments/gateway.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { msisdnFor, pollUntilFinal } from './payments-helpers.ts';
+import { LIVE_PAYMENT_ENV } from '../helpers/live-env.ts';
 
 const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME_SCALE: '0.01' };
 
@@ -41,17 +42,7 @@ describe('payment settings', () => {
 });
 
 describe('live M-Pesa settings', () => {
-  const LIVE = {
-    NODE_ENV: 'test',
-    PAYMENT_PROVIDER: 'live',
-    MOMO_BASE_URL: 'https://momo.example.org',
-    MOMO_SUBSCRIPTION_KEY: 'subscription-key',
-    MOMO_API_USER: 'api-user',
-    MOMO_API_KEY: 'api-key',
-    AIRTEL_BASE_URL: 'https://airtel.example.org',
-    AIRTEL_CLIENT_ID: 'client-id',
-    AIRTEL_CLIENT_SECRET: 'client-secret',
-  };
+  const LIVE = { NODE_ENV: 'test', ...LIVE_PAYMENT_ENV };
   const MPESA = {
     MPESA_BASE_URL: 'https://sandbox.safaricom.co.ke',
     MPESA_CONSUMER_KEY: 'consumer-key',

@@ -10,6 +10,7 @@ import type { AppContext } from '../../src/context.ts';
 import { createHost } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
+import { LIVE_PAYMENT_ENV } from '../helpers/live-env.ts';
 
 describe('database connections', () => {
   test('default: 2 for reads, WRITE_CONCURRENCY + 2 for transactions', () => {
@@ -43,16 +44,6 @@ describe('database connections', () => {
 });
 
 const VARIABLES = EnvSchema.properties as unknown as Record<string, TSchema & TSchemaOptions>;
-const LIVE = {
-  PAYMENT_PROVIDER: 'live',
-  MOMO_BASE_URL: 'https://momo.example.org',
-  MOMO_SUBSCRIPTION_KEY: 'subscription-key',
-  MOMO_API_USER: 'api-user',
-  MOMO_API_KEY: 'api-key',
-  AIRTEL_BASE_URL: 'https://airtel.example.org',
-  AIRTEL_CLIENT_ID: 'client-id',
-  AIRTEL_CLIENT_SECRET: 'client-secret',
-};
 
 function refusal(env: Record<string, string>): string {
   try {
@@ -164,7 +155,7 @@ describe('configuration defaults', () => {
     const production = loadConfig({
       NODE_ENV: 'production',
       ADMIN_API_KEY: 'k'.repeat(24),
-      ...LIVE,
+      ...LIVE_PAYMENT_ENV,
       PAYMENT_PROVIDER: '',
     });
     assert.equal(production.payments.provider, 'live');
@@ -249,12 +240,12 @@ describe('configuration refusals', () => {
 
   test('rules between variables name the variables', () => {
     assert.match(
-      refusal({ NODE_ENV: 'production', ...LIVE }),
+      refusal({ NODE_ENV: 'production', ...LIVE_PAYMENT_ENV }),
       /^ADMIN_API_KEY is required when NODE_ENV=production/,
     );
-    for (const name of Object.keys(LIVE).filter((n) => n !== 'PAYMENT_PROVIDER')) {
+    for (const name of Object.keys(LIVE_PAYMENT_ENV).filter((n) => n !== 'PAYMENT_PROVIDER')) {
       assert.equal(
-        refusal({ NODE_ENV: 'test', ...LIVE, [name]: '' }),
+        refusal({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV, [name]: '' }),
         `${name} is required when PAYMENT_PROVIDER=live: a live start needs every MTN MoMo and Airtel ` +
           'Money credential (README, "Going live"); PAYMENT_PROVIDER=simulator runs without them',
       );
@@ -270,17 +261,17 @@ describe('MTN Disbursement credentials (refunds)', () => {
   };
 
   test('absent by default: refunds use the Collection credentials', () => {
-    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE }).payments.mtn?.disbursement, undefined);
+    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV }).payments.mtn?.disbursement, undefined);
   });
 
   test('the subscription key alone, or with its own API user and key, reach the MTN settings', () => {
     const keyOnly = loadConfig({
       NODE_ENV: 'test',
-      ...LIVE,
+      ...LIVE_PAYMENT_ENV,
       MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-key',
     });
     assert.deepEqual(keyOnly.payments.mtn?.disbursement, { subscriptionKey: 'disbursement-key' });
-    const all = loadConfig({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT });
+    const all = loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV, ...DISBURSEMENT });
     assert.deepEqual(all.payments.mtn?.disbursement, {
       subscriptionKey: 'disbursement-key',
       apiUser: 'disbursement-user',
@@ -293,7 +284,7 @@ describe('MTN Disbursement credentials (refunds)', () => {
     assert.equal(VARIABLES.MOMO_DISBURSEMENT_SUBSCRIPTION_KEY!.writeOnly, true);
     assert.equal(VARIABLES.MOMO_DISBURSEMENT_API_KEY!.writeOnly, true);
     for (const missing of ['MOMO_DISBURSEMENT_API_USER', 'MOMO_DISBURSEMENT_API_KEY']) {
-      const message = refusal({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT, [missing]: '' });
+      const message = refusal({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV, ...DISBURSEMENT, [missing]: '' });
       assert.equal(
         message,
         'MOMO_DISBURSEMENT_API_USER and MOMO_DISBURSEMENT_API_KEY are set together or not at all',
@@ -301,7 +292,12 @@ describe('MTN Disbursement credentials (refunds)', () => {
       assert.ok(!message.includes('disbursement-secret'), 'the secret is not repeated');
     }
     assert.equal(
-      refusal({ NODE_ENV: 'test', ...LIVE, ...DISBURSEMENT, MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: '' }),
+      refusal({
+        NODE_ENV: 'test',
+        ...LIVE_PAYMENT_ENV,
+        ...DISBURSEMENT,
+        MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: '',
+      }),
       'MOMO_DISBURSEMENT_API_USER needs MOMO_DISBURSEMENT_SUBSCRIPTION_KEY',
     );
   });
