@@ -20,7 +20,7 @@ export interface PaymentsConfig {
   /** deadline of each call to a provider */
   httpTimeoutMs: number;
   /** largest total one payment may ask of each provider, in minor units of its currency */
-  maxAmount: { momo: number; airtel: number; mpesa: number };
+  maxAmount: { momo: number; airtel: number; mpesa: number; card: Readonly<Record<string, number>> };
   mtn?: {
     baseUrl: string;
     subscriptionKey: string;
@@ -49,6 +49,8 @@ export interface PaymentsConfig {
     /** the reversal initiator (whole refunds); absent: M-Pesa refunds are refused (422) */
     reversal?: { initiator: string; securityCredential: string };
   };
+  /** Flutterwave (cards); absent when live without FLUTTERWAVE_* settings: then no event offers cards */
+  card?: { baseUrl: string; secretKey: string; secretHash: string };
 }
 
 function required(env: Env, name: EnvName): string {
@@ -125,6 +127,7 @@ export function paymentsConfig(env: Env): PaymentsConfig {
       momo: env.MOMO_MAX_AMOUNT,
       airtel: env.AIRTEL_MAX_AMOUNT,
       mpesa: env.MPESA_MAX_AMOUNT * 10 ** currencyExponent('KES'),
+      card: { UGX: env.CARD_MAX_AMOUNT_UGX, KES: env.CARD_MAX_AMOUNT_KES * 10 ** currencyExponent('KES') },
     },
   };
   if (provider === 'simulator') return { ...common, ...(simulatorUrl ? { simulatorUrl } : {}) };
@@ -147,6 +150,40 @@ export function paymentsConfig(env: Env): PaymentsConfig {
       ...(airtelDisbursement ? { disbursement: airtelDisbursement } : {}),
     },
     ...mpesaConfig(env),
+    ...cardConfig(env),
+  };
+}
+
+/** The names of a group of settings set together or not at all: those given (none: the method is off). */
+function allOrNone(env: Env, names: readonly EnvName[], what: string): boolean {
+  const given = names.filter((name) => env[name] !== undefined && env[name] !== '');
+  if (given.length === 0) return false;
+  const missing = names.filter((name) => !given.includes(name));
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required with ${given.join(', ')}: ` +
+        `${what} (README, "Going live")`,
+    );
+  }
+  return true;
+}
+
+const FLUTTERWAVE_REQUIRED = [
+  'FLUTTERWAVE_BASE_URL',
+  'FLUTTERWAVE_SECRET_KEY',
+  'FLUTTERWAVE_SECRET_HASH',
+] as const;
+
+/** Live cards: Flutterwave's three settings, or none (no card payments). */
+function cardConfig(env: Env): Pick<PaymentsConfig, 'card'> {
+  const what = 'live card payments need all three Flutterwave settings, or none for no cards';
+  if (!allOrNone(env, FLUTTERWAVE_REQUIRED, what)) return {};
+  return {
+    card: {
+      baseUrl: env.FLUTTERWAVE_BASE_URL!,
+      secretKey: env.FLUTTERWAVE_SECRET_KEY!,
+      secretHash: env.FLUTTERWAVE_SECRET_HASH!,
+    },
   };
 }
 
@@ -160,15 +197,8 @@ const MPESA_REQUIRED = [
 
 /** Live M-Pesa: all five settings, or none (no M-Pesa); the reversal initiator as a pair. */
 function mpesaConfig(env: Env): Pick<PaymentsConfig, 'mpesa'> {
-  const given = MPESA_REQUIRED.filter((name) => env[name] !== undefined && env[name] !== '');
-  if (given.length === 0) return {};
-  const missing = MPESA_REQUIRED.filter((name) => !given.includes(name));
-  if (missing.length > 0) {
-    throw new ConfigError(
-      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required with ${given.join(', ')}: ` +
-        'live M-Pesa needs all five Daraja settings (README, "Going live"), or none for no M-Pesa',
-    );
-  }
+  const what = 'live M-Pesa needs all five Daraja settings, or none for no M-Pesa';
+  if (!allOrNone(env, MPESA_REQUIRED, what)) return {};
   if ((env.MPESA_INITIATOR === undefined) !== (env.MPESA_SECURITY_CREDENTIAL === undefined)) {
     throw new ConfigError('MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL are set together, or neither');
   }

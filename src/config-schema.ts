@@ -283,6 +283,28 @@ export const EnvSchema = Type.Object({
     default: 250_000,
     description: 'largest total one payment may ask of M-Pesa, in whole KES',
   }),
+  // Cards through Flutterwave's hosted page; live, all three or none (then no card payments).
+  FLUTTERWAVE_BASE_URL: Type.Optional(httpUrl('Flutterwave API: https://api.flutterwave.com')),
+  FLUTTERWAVE_SECRET_KEY: Type.Optional(
+    Type.String({ writeOnly: true, description: "Flutterwave's secret key (FLWSECK-...)" }),
+  ),
+  FLUTTERWAVE_SECRET_HASH: Type.Optional(
+    Type.String({
+      writeOnly: true,
+      minLength: 16,
+      description: "the secret hash set in Flutterwave's dashboard, which its webhooks carry as verif-hash",
+    }),
+  ),
+  CARD_MAX_AMOUNT_UGX: Type.Integer({
+    minimum: 1,
+    default: 20_000_000,
+    description: 'largest total one card payment may ask in UGX',
+  }),
+  CARD_MAX_AMOUNT_KES: Type.Integer({
+    minimum: 1,
+    default: 750_000,
+    description: 'largest total one card payment may ask in KES, in whole shillings',
+  }),
   WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
     Type.Boolean({
       description:

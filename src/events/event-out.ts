@@ -45,7 +45,10 @@ export const TicketTypeOut = Type.Object({
       "Service fee for the event's default method, the first of payment_methods (momo in UGX, mpesa in KES)",
   }),
   total_minor: Type.Integer({ description: 'price_minor + laces_fee_minor' }),
-  card: Type.Null({ description: 'Card is not yet enabled' }),
+  card: Type.Union([MethodPriceOut, Type.Null()], {
+    description:
+      "Fee and total when paying by card (on the card provider's page); null when card is not offered: the organization has not turned cards on, or the service takes none",
+  }),
   airtel: Type.Union([MethodPriceOut, Type.Null()], {
     description: 'Fee and total when paying with Airtel Money; null when the event does not take it',
   }),
@@ -112,7 +115,7 @@ export function toTicketTypeOut(
   org: OrganizationRow,
   methods: readonly PricedMethod[],
 ): TicketTypeOut {
-  const offered = methodsForCurrency(currency, methods);
+  const offered = methodsForCurrency(currency, methods, org.optedInMethods);
   const prices = priceByMethod(tt.priceMinor, currency, org.fees, offered);
   // The default method's prices are the ticket type's own; the methods named on the wire (airtel,
   // mpesa) have theirs too, null when the event does not take them. An event whose currency no
@@ -127,7 +130,7 @@ export function toTicketTypeOut(
     price_minor: tt.priceMinor,
     laces_fee_minor: primary.laces_fee_minor,
     total_minor: primary.total_minor,
-    card: null,
+    card: prices.card ?? null,
     airtel: prices.airtel ?? null,
     mpesa: prices.mpesa ?? null,
     is_free: tt.priceMinor === 0,
@@ -150,7 +153,9 @@ export function toEventDetail(
     ...toEventListItem(row, org.paymentsEnabled),
     organizer_name: row.organizerName || org.name,
     support_email: row.supportEmail || org.supportEmail,
-    payment_methods: org.paymentsEnabled ? methodsForCurrency(row.currency, methods).map((m) => m.key) : [],
+    payment_methods: org.paymentsEnabled
+      ? methodsForCurrency(row.currency, methods, org.optedInMethods).map((m) => m.key)
+      : [],
     ticket_types: tts.map((tt) => toTicketTypeOut(tt, row.currency, org, methods)),
     additional_questions: row.additionalQuestions,
     waiver_required: row.waiverRequired,

@@ -106,7 +106,7 @@ export function planOrder(ctx: AppContext, options: CreateOrderOptions): OrderPl
     }
   }
   // The methods the event's currency takes; one it does not take is refused by checkInput.
-  const methods = methodsForCurrency(event.currency, ctx.paymentMethods);
+  const methods = methodsForCurrency(event.currency, ctx.paymentMethods, organization.optedInMethods);
   const method = methods.find((m) => m.key === input.payment_method) ?? methods[0];
   const unit = payableUnit(event.currency);
   const feeOf = (m: PricedMethod | undefined, price: number) =>

@@ -22,6 +22,8 @@ export const organizations = pgTable('organizations', {
   /** ISO 4217: a new event's currency unless it says another */
   currency: text('currency').notNull().default('UGX'),
   fees: jsonb('fees').$type<FeeSchedule>().notNull(),
+  /** the payment methods that need turning on (cards) which this organization turned on, by key */
+  optedInMethods: jsonb('opted_in_methods').$type<string[]>().notNull().default([]),
   /**
    * Bumped in the same transaction as every change to the organization or its events, so a
    * process can tell whether a page of events it built earlier is still exactly current.

@@ -34,7 +34,10 @@ export async function reconcileAttempt(ctx: AppContext, reference: string): Prom
   if (!attempt || !isUnsettled(attempt.status)) return null;
   let status: StatusResult;
   try {
-    status = await providerOf(gateway, attempt.method).getStatus(reference, attempt.providerReference);
+    status = await providerOf(gateway, attempt.method).getStatus(reference, attempt.providerReference, {
+      amount: attempt.amount,
+      currency: attempt.currency,
+    });
   } catch (error) {
     // The provider cannot be asked (the runner retries with backoff); the buyer still hears of
     // the timeout when the prompt window is over.

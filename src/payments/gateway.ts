@@ -13,6 +13,7 @@ import type { PaymentProvider } from './provider.ts';
 import {
   SIMULATOR_CREDENTIALS,
   simulatedDaraja,
+  simulatedFlutterwave,
   startSimulator,
   type Simulator,
 } from './simulator/simulator.ts';
@@ -41,9 +42,13 @@ export async function createPaymentGateway(
       ) as PaymentGateway['providers'],
       timeScale: payments.timeScale,
       callbackBase: callbackBaseOf(config),
+      returnBase: `${config.siteUrl.origin}/checkout/return`,
       maxAmount: Object.fromEntries(
-        adapters.map((a) => [a.method.key, a.method.maxAmount(config)]),
-      ) as PaymentGateway['maxAmount'],
+        adapters.map(({ method }) => [
+          method.key,
+          Object.fromEntries(method.currencies.map((c) => [c, method.maxAmount(config, c)])),
+        ]),
+      ),
       inflight: new Set(),
       hinted: new Map(),
     };
@@ -74,6 +79,7 @@ export function startLocalSimulator(config: Config, log: Logger): Promise<Simula
     host: '127.0.0.1',
     timeScale: payments.timeScale,
     airtelCallbackUrl: `${callbackBaseOf(config)}/airtel/{reference}`,
+    flutterwaveWebhookUrl: `${callbackBaseOf(config)}/card`,
     log,
   });
 }
@@ -89,6 +95,7 @@ function externalSimulator(url: string): SimulatedProviders & Pick<Simulator, 'c
     mtn: { ...mtn, baseUrl: `${url}/mtn`, timeoutMs: 15_000 },
     airtel: { ...airtel, baseUrl: `${url}/airtel`, timeoutMs: 15_000 },
     daraja: simulatedDaraja(url),
+    flutterwave: simulatedFlutterwave(url),
     close: async () => {},
   };
 }

@@ -21,6 +21,7 @@ export {
   latestAttempt,
 } from './payment-attempts.ts';
 export type { PaymentAttemptRow } from './payment-attempts.ts';
+export { noteReturn } from './note-return.ts';
 export { registerPaymentRoutes } from './payments.routes.ts';
 export { REFUND_DESCRIPTION, refundAsked, RefundIn, RefundOut, toRefundOut } from './refunds.routes.ts';
 export { listFailedRefunds, refundsOfOrder } from './process-refund.ts';

@@ -90,9 +90,14 @@ async function queryAfterCallback(
         ),
       ),
     )
-    .returning({ providerReference: paymentAttempts.providerReference });
+    .returning({
+      providerReference: paymentAttempts.providerReference,
+      amount: paymentAttempts.amount,
+      currency: paymentAttempts.currency,
+    });
   if (!claimed) return;
-  const status = await providerOf(gateway, method).getStatus(reference, claimed.providerReference);
+  const { providerReference, ...asked } = claimed;
+  const status = await providerOf(gateway, method).getStatus(reference, providerReference, asked);
   if (status.status !== 'successful' && status.status !== 'failed') return;
   await ctx.database.transaction(async (tx) => {
     const locked = await findAttempt(tx, reference, true);

@@ -14,8 +14,10 @@ export interface PaymentGateway {
   timeScale: number;
   /** public base of our callback routes, e.g. API_URL + /v1/payment-callbacks */
   callbackBase: string;
-  /** the largest total one payment may ask of each provider, in minor units (UGX) */
-  maxAmount: Record<PaymentMethod, number> & Record<string, number | undefined>;
+  /** where a provider's hosted page sends the buyer back: SITE_URL + /checkout/return, then our reference */
+  returnBase: string;
+  /** the largest total one payment may ask of each provider, by currency, in minor units */
+  maxAmount: Readonly<Record<string, Readonly<Record<string, number>>>>;
   /** submissions and callback-triggered queries running in the background; awaited at shutdown */
   inflight: Set<Promise<unknown>>;
   /** callback-triggered status queries in flight in this process, by reference (one each) */

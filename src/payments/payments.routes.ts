@@ -4,8 +4,16 @@ import { Type } from 'typebox';
 import { guard } from '../auth/index.ts';
 import type { AppContext } from '../context.ts';
 import { loadOrderOut, OrderOut } from '../orders/index.ts';
-import { enforceRateLimit, Envelope, envelope, errorResponses, type Host } from '../platform/index.ts';
+import {
+  ApiError,
+  enforceRateLimit,
+  Envelope,
+  envelope,
+  errorResponses,
+  type Host,
+} from '../platform/index.ts';
 import { noteCallback } from './note-callback.ts';
+import { methodOf } from './payment-gateway.ts';
 import { noteReversalResult } from './refunds-callback.ts';
 import { registerRefundRoutes } from './refunds.routes.ts';
 import { startPayment } from './start-payment.ts';
@@ -22,6 +30,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
   const methods = ctx.gateway.methods;
   // "momo: MTN 076, 077, 078, 079 (UGX); airtel: Airtel 070, 074, 075 (UGX); mpesa: ..."
   const networks = methods
+    .filter((m) => m.prefixes.length > 0)
     .map(
       (m) =>
         `${m.key}: ${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')} (${m.currencies.join(', ')})`,
@@ -35,7 +44,7 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         tags: ['Orders'],
         summary: 'Pay a pending order by mobile money',
         description:
-          'Sends a payment prompt to the phone and answers 202 with the order while the prompt is out. Calling again while a prompt is outstanding sends no second prompt. Confirm the outcome by reading the order (status paid) or with the order.paid webhook.',
+          "Sends a payment prompt to the phone and answers 202 with the order while the prompt is out. Calling again while a prompt is outstanding sends no second prompt. Confirm the outcome by reading the order (status paid) or with the order.paid webhook. A card is typed on the card provider's page, which only the hosted checkout sends a buyer to: card here is 400 validation_failed.",
         security: [{ bearer: [] }],
         params: Type.Object({ orderId: Type.String() }),
         body: Type.Object(
@@ -56,6 +65,12 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
       },
     },
     async (request, reply) => {
+      if (methodOf(ctx.gateway, request.body.payment_method).hostedPage) {
+        const message = `${request.body.payment_method} is paid on the provider's page: send the buyer to a checkout session's hosted page.`;
+        throw new ApiError('validation_failed', message, {
+          errors: [{ field: 'payment_method', message: 'must be a mobile money method here' }],
+        });
+      }
       const order = await startPayment(ctx, {
         organizationId: request.auth!.organizationId,
         orderId: request.params.orderId,
@@ -98,6 +113,22 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         },
       });
     }
+    // A provider whose notices come to one address for all payments (Flutterwave's webhook): the
+    // adapter reads the reference only from a notice that proves itself (readWebhook).
+    scope.post(
+      '/v1/payment-callbacks/:method',
+      { schema: { hide: true, params: Type.Object({ method: Type.String({ maxLength: 32 }) }) } },
+      async (request) => {
+        const { method } = request.params as { method: string };
+        const provider = Object.hasOwn(ctx.gateway.providers, method)
+          ? ctx.gateway.providers[method]
+          : undefined;
+        const headers = request.headers as Record<string, string | undefined>;
+        const reference = provider?.readWebhook?.(headers, jsonOf(request.body));
+        if (reference) noteCallback(ctx, method, reference);
+        return envelope(200, 'Callback received', { received: true });
+      },
+    );
     // Daraja POSTs a reversal's outcome here (ResultURL, QueueTimeOutURL): our refund's reference
     // is in the path, and the body counts only when its ids are the refund's (refunds-callback.ts).
     for (const kind of ['result', 'timeout'] as const) {

@@ -38,6 +38,8 @@ export const paymentAttempts = pgTable(
      * out (Daraja's CheckoutRequestID); null for those that take our reference (MTN, Airtel)
      */
     providerReference: text('provider_reference'),
+    /** where the buyer pays, for a method paid on the provider's page (cards); null for prompts */
+    redirectUrl: text('redirect_url'),
     /** the buyer's approval window on the phone */
     promptExpiresAt: ts('prompt_expires_at').notNull(),
     /** status queries made by the attempt's job (drives its schedule; callbacks never count) */

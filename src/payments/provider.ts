@@ -24,20 +24,32 @@ export interface PaymentRequest {
   /** minor units (UGX has exponent 0) */
   amount: number;
   currency: string;
-  /** 256XXXXXXXXX, as normalizePhone returns it */
+  /** 256XXXXXXXXX, as normalizePhone returns it; empty for a method paid on its own page (cards) */
   msisdn: string;
   /** where the provider may call back (MTN takes it per request; Airtel's is registered with Airtel) */
   callbackUrl: string;
   /** shown in the payer's history; cleaned and shortened to what each provider accepts */
   description: string;
+  /** where a provider's hosted page sends the buyer back (methods paid on the provider's page) */
+  returnUrl?: string;
+  /** the buyer, as a provider's hosted page names them (its receipt goes to the email) */
+  payer?: { email: string; name: string };
+}
+
+/** What we asked of a payment, which an answer must match to pay it (cards' verify). */
+export interface AskedPayment {
+  /** minor units */
+  amount: number;
+  currency: string;
 }
 
 export type SubmitResult =
   /**
    * the prompt is out: learn the outcome with getStatus. providerReference: the provider's own id
-   * of the payment when it assigns one (Daraja's CheckoutRequestID), which getStatus then needs
+   * of the payment when it assigns one (Daraja's CheckoutRequestID), which getStatus then needs.
+   * redirectUrl: for a method paid on the provider's page, where the buyer pays
    */
-  | { kind: 'submitted'; providerReference?: string }
+  | { kind: 'submitted'; providerReference?: string; redirectUrl?: string }
   /** this reference was already sent (MTN 409, Airtel ESB000041): a resend of ours, so poll */
   | { kind: 'already_submitted' }
   /** refused at once and nothing was created: the attempt has failed */
@@ -133,8 +145,19 @@ export interface PaymentProvider {
    * not be asked (unreachable, timeout, 5xx, refused credentials, unreadable answer): that is no
    * answer about the payment, so the caller asks again later. providerReference: what the
    * submission returned, null when it returned none (a provider that needs it answers not_found).
+   * asked: what the attempt asked, for a provider whose answer counts only when it matches (cards).
    */
-  getStatus(reference: string, providerReference?: string | null): Promise<StatusResult>;
+  getStatus(
+    reference: string,
+    providerReference?: string | null,
+    asked?: AskedPayment,
+  ): Promise<StatusResult>;
+  /**
+   * A provider whose notices come to one address for every payment (Flutterwave's webhook): the
+   * reference a notice names, when it proves itself ours (its secret hash); null otherwise. Like
+   * any callback, it only prompts a status query.
+   */
+  readWebhook?(headers: Readonly<Record<string, string | undefined>>, body: unknown): string | null;
 }
 
 export type ProviderErrorKind = 'auth_failed' | 'unreachable' | 'timeout' | 'server_error' | 'bad_response';

@@ -4,9 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.ts';
+import { findOrganization } from '../organizations/index.ts';
 import {
   expireOrderHold,
   extendHold,
+  findOrder,
   lockOrder,
   normalizePhone,
   phoneWords,
@@ -41,6 +43,7 @@ import { MIN_AMOUNT } from './provider.ts';
 /** The numbers a prompt can go to (methods' prefixes), as a developer reads them: "MTN 076, 077 or Airtel 070". */
 function mobileMoneyPrefixes(methods: readonly PaymentMethodDefinition[]): string {
   return methods
+    .filter((m) => m.prefixes.length > 0)
     .map((m) => `${m.labels.en.network} ${m.prefixes.map((p) => `0${p}`).join(', ')}`)
     .join(' or ');
 }
@@ -50,6 +53,7 @@ export interface StartPaymentInput {
   orderId: string;
   /** a method key; one the service does not take is validation_failed */
   method: string;
+  /** the number the prompt goes to; unused by a method paid on the provider's page (cards) */
   phone: string;
 }
 
@@ -69,20 +73,32 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
   if (started.lapsed) {
     throw new ApiError('order_not_payable', 'The hold on this order has expired; start a new order.');
   }
-  if (started.attempt) submitInBackground(ctx, gateway, started.attempt.reference);
+  if (!started.attempt) return started.order;
+  // A method paid on the provider's page needs its address before the buyer can go on; a prompt
+  // goes out in the background so the caller gets its 202 at once.
+  if (method.hostedPage) await submitNow(ctx, started.attempt.reference);
+  else submitInBackground(ctx, gateway, started.attempt.reference);
   return started.order;
 }
 
-/** Refuses a method the order's currency does not take (an M-Pesa prompt for a UGX order). */
-function checkMethodTakes(gateway: PaymentGateway, method: PaymentMethodDefinition, currency: string): void {
-  if (method.currencies.includes(currency)) return;
-  const keys = methodsForCurrency(currency, gateway.methods).map((m) => m.key);
-  const offered = keys.length ? `one of ${keys.join(', ')}` : `none: no method takes ${currency} here`;
-  throw new ApiError(
-    'validation_failed',
-    `${method.labels.en.name} does not take ${currency}; payment_method must be ${offered}.`,
-    { errors: [{ field: 'payment_method', message: `must be ${offered}` }] },
-  );
+/**
+ * Refuses a method the order's currency does not take (an M-Pesa prompt for a UGX order), or one the
+ * organization has not turned on (cards).
+ */
+function checkMethodTakes(
+  gateway: PaymentGateway,
+  method: PaymentMethodDefinition,
+  order: { currency: string; optedIn: readonly string[] },
+): void {
+  const keys = methodsForCurrency(order.currency, gateway.methods, order.optedIn).map((m) => m.key);
+  if (keys.includes(method.key)) return;
+  const offered = keys.length ? `one of ${keys.join(', ')}` : `none: no method takes ${order.currency} here`;
+  const why = method.currencies.includes(order.currency)
+    ? `This organization does not take ${method.labels.en.name}`
+    : `${method.labels.en.name} does not take ${order.currency}`;
+  throw new ApiError('validation_failed', `${why}; payment_method must be ${offered}.`, {
+    errors: [{ field: 'payment_method', message: `must be ${offered}` }],
+  });
 }
 
 /**
@@ -93,14 +109,17 @@ function checkMethodTakes(gateway: PaymentGateway, method: PaymentMethodDefiniti
  * hosted checkout alike.
  */
 function checkPayerPhone(gateway: PaymentGateway, method: PaymentMethodDefinition, phone: string): string {
-  const msisdn = normalizePhone(phone, method.country);
+  const { country } = method;
+  // Paid on the provider's page: no number is asked or kept.
+  if (country === null) return '';
+  const msisdn = normalizePhone(phone, country);
   if (msisdn === null) {
-    const words = phoneWords(method.country);
+    const words = phoneWords(country);
     throw new ApiError('validation_failed', `phone must be ${words}.`, {
       errors: [{ field: 'phone', message: `must be ${words}` }],
     });
   }
-  const sameCountry = gateway.methods.filter((m) => m.country === method.country);
+  const sameCountry = gateway.methods.filter((m) => m.country === country);
   const network = networkOf(msisdn, sameCountry);
   if (network === null) {
     const prefixes = mobileMoneyPrefixes(sameCountry);
@@ -149,8 +168,9 @@ async function openPaymentAttempt(
   if (order.status !== 'pending') {
     throw new ApiError('order_not_payable', `This order is ${order.status} and cannot be paid.`);
   }
-  // The locked order's currency says which methods may pay it.
-  checkMethodTakes(gateway, method, order.currency);
+  // The locked order's currency, and its organization's choices, say which methods may pay it.
+  const optedIn = (await findOrganization(tx, order.organizationId))?.optedInMethods ?? [];
+  checkMethodTakes(gateway, method, { currency: order.currency, optedIn });
   const repriced = await repriceOrder(tx, order, method, now);
   checkAmount(gateway, method, repriced);
   const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
@@ -207,7 +227,7 @@ function checkAmount(
     );
   }
   // Refused before any prompt: the provider would refuse it only after the buyer approved.
-  const maximum = gateway.maxAmount[method.key] ?? 0;
+  const maximum = gateway.maxAmount[method.key]?.[repriced.currency] ?? 0;
   if (repriced.total > maximum) {
     throw new ApiError(
       'amount_too_large',
@@ -235,25 +255,51 @@ function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference:
   gateway.inflight.add(submission);
 }
 
+/** Submits at once; a failure to reach the provider leaves it to the attempt's job, as in the background. */
+async function submitNow(ctx: AppContext, reference: string): Promise<void> {
+  await submitAttempt(ctx, reference).catch((error: unknown) =>
+    warnUnlessUnreachable(
+      ctx.outage,
+      ctx.log,
+      error,
+      { reference },
+      'payment submission failed; the job will retry',
+    ),
+  );
+}
+
+/** The buyer as a provider's hosted page names them, and where it sends them back. */
+async function hostedPageOf(ctx: AppContext, attempt: PaymentAttemptRow) {
+  const order = await findOrder(ctx.database.db, attempt.organizationId, attempt.orderId);
+  if (!order) throw new Error(`order ${attempt.orderId} of payment ${attempt.reference} not found`);
+  return {
+    returnUrl: `${ctx.gateway.returnBase}/${attempt.reference}`,
+    payer: { email: order.buyerEmail, name: order.buyerName },
+  };
+}
+
 /** Sends the prompt for an attempt in state `submitting` and records what the provider said. */
 export async function submitAttempt(ctx: AppContext, reference: string): Promise<void> {
   const gateway = ctx.gateway;
   const attempt = await findAttempt(ctx.database.db, reference);
   if (!attempt || attempt.status !== 'submitting') return;
   const provider = providerOf(gateway, attempt.method);
+  const paidOnItsPage = gateway.methods.find((m) => m.key === attempt.method)?.hostedPage;
+  const hosted = paidOnItsPage ? await hostedPageOf(ctx, attempt) : {};
+  const asked = { amount: attempt.amount, currency: attempt.currency };
   const result = await provider.requestPayment({
     reference,
-    amount: attempt.amount,
-    currency: attempt.currency,
+    ...asked,
     msisdn: attempt.msisdn,
     callbackUrl: `${gateway.callbackBase}/${attempt.method}/${reference}`,
     description: `Order payment ${attempt.orderId}`,
+    ...hosted,
   });
   // A provider error on submit says "nothing created", but a payment created despite it must not
   // be orphaned: ask once, and if it exists, follow it like any other.
   const created =
     result.kind === 'rejected' && result.failureKind === 'provider_error'
-      ? await provider.getStatus(reference).then(
+      ? await provider.getStatus(reference, null, asked).then(
           (status) => status.status !== 'not_found',
           () => false,
         )
@@ -278,9 +324,14 @@ export async function submitAttempt(ctx: AppContext, reference: string): Promise
     if (result.kind === 'unknown')
       ctx.log.warn({ reference, message: result.message }, 'payment submission outcome unknown');
     const providerReference = result.kind === 'submitted' ? (result.providerReference ?? null) : null;
+    const redirectUrl = result.kind === 'submitted' ? (result.redirectUrl ?? null) : null;
     await tx
       .update(paymentAttempts)
-      .set({ status: 'pending', ...(providerReference ? { providerReference } : {}) })
+      .set({
+        status: 'pending',
+        ...(providerReference ? { providerReference } : {}),
+        ...(redirectUrl ? { redirectUrl } : {}),
+      })
       .where(eq(paymentAttempts.id, locked.id));
   });
 }

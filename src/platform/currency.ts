@@ -25,12 +25,14 @@ export function payableUnit(currency: string): number {
   return currency === 'KES' ? 10 ** currencyExponent(currency) : 1;
 }
 
-/** The payment methods that take `currency`, in their order: what an event in it offers. */
-export function methodsForCurrency<M extends { readonly currencies: readonly string[] }>(
-  currency: string,
-  methods: readonly M[],
-): M[] {
-  return methods.filter((m) => m.currencies.includes(currency));
+/**
+ * The payment methods that take `currency`, in their order: what an event in it offers. A method
+ * that needs turning on (cards) counts only when the organization's `optedIn` keys name it.
+ */
+export function methodsForCurrency<
+  M extends { readonly key: string; readonly currencies: readonly string[]; readonly optIn?: boolean },
+>(currency: string, methods: readonly M[], optedIn: readonly string[] = []): M[] {
+  return methods.filter((m) => m.currencies.includes(currency) && (!m.optIn || optedIn.includes(m.key)));
 }
 
 let currencies: ReadonlySet<string> | undefined;

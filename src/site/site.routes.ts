@@ -17,6 +17,7 @@ import { serveAsset } from './routes/serve-asset.ts';
 import { serveEmbedOrigin } from './routes/serve-embed-origin.ts';
 import { showCheckout } from './routes/show-checkout.ts';
 import { showPayment } from './routes/show-payment.ts';
+import { returnFromPayment } from './routes/payment-return.ts';
 import { serveTicketWorker, showTicket, TICKET_PAGE_PARTS } from './routes/show-ticket.ts';
 import { submitOrder } from './routes/submit-order.ts';
 import { switchPayment } from './routes/switch-payment.ts';
@@ -50,6 +51,7 @@ export async function registerSiteRoutes(app: Host, ctx: AppContext): Promise<vo
         { parseAs: 'string' },
         (_request, body, done) => done(null, parseUrlEncoded(body as string)),
       );
+      scope.get('/return/:reference', HIDDEN, returnFromPayment(ctx));
       scope.get('/:sessionId', HIDDEN, showCheckout(ctx));
       scope.post('/:sessionId/order', HIDDEN, submitOrder(ctx));
       scope.get('/:sessionId/pay', HIDDEN, showPayment(ctx));

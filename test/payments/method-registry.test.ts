@@ -111,7 +111,7 @@ describe('a method registered with the service alone', () => {
   test('is priced by the schedule, paid through the simulator, and refunded', async () => {
     const s = await shop({ [TEST_METHOD_KEY]: { percent_bp: 500, fixed_minor: 0 } });
     const placed = await order(s);
-    const res = await pay(s, placed.id, TEST_METHOD_KEY, testMethod.testNumber('01'));
+    const res = await pay(s, placed.id, TEST_METHOD_KEY, testMethod.testNumber!('01'));
     assert.equal(res.statusCode, 202, res.body);
     // 5 % of 30 000, from the organization's schedule for this method.
     assert.equal(res.json().data.laces_fee, 1500);
@@ -139,7 +139,7 @@ describe('a method registered with the service alone', () => {
   test("takes the method's default fee when the schedule names none", async () => {
     const s = await shop();
     const placed = await order(s);
-    const res = await pay(s, placed.id, TEST_METHOD_KEY, testMethod.testNumber('09'));
+    const res = await pay(s, placed.id, TEST_METHOD_KEY, testMethod.testNumber!('09'));
     assert.equal(res.statusCode, 202, res.body);
     // 2 % of 30 000 plus 100, the method's own default.
     assert.equal(res.json().data.laces_fee, 700);
@@ -148,7 +148,7 @@ describe('a method registered with the service alone', () => {
   test("refuses another method's prompt to a number of the method's network, naming it", async () => {
     const s = await shop();
     const placed = await order(s);
-    const res = await pay(s, placed.id, 'momo', testMethod.testNumber('01'));
+    const res = await pay(s, placed.id, 'momo', testMethod.testNumber!('01'));
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.json().error_code, 'validation_failed');
     assert.match(res.json().message, /Test Pay \(testpay\)/);

@@ -49,7 +49,8 @@ async function sendEventPage(
   const viewer = await viewerOf(ctx, request);
   const { done } = queryOf(request, DoneQuery);
   const organization = await findOrganization(ctx.database.db, race.event.organizationId);
-  const pricing = methodsForCurrency(race.event.currency, ctx.paymentMethods).map((method) => ({
+  const optedIn = organization?.optedInMethods;
+  const pricing = methodsForCurrency(race.event.currency, ctx.paymentMethods, optedIn).map((method) => ({
     name: methodName(method.key),
     ...methodFee(organization?.fees ?? {}, method),
   }));

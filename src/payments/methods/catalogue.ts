@@ -3,12 +3,13 @@
 // type shows before a method is chosen. The server side of each is in registry.ts, in this order.
 // Imports only plain data, so web/checkout-page bundles it.
 import { airtelMethod } from './airtel/airtel-method.ts';
+import { cardMethod } from './card/card-method.ts';
 import { momoMethod } from './momo/momo-method.ts';
 import { mpesaMethod } from './mpesa/mpesa-method.ts';
 import { dialCodeOf } from '../../orders/contact.ts';
 import type { PaymentMethodInfo } from './payment-method.ts';
 
-export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod, mpesaMethod] as const;
+export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod, mpesaMethod, cardMethod] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHOD_CATALOGUE)[number]['key'];
 
@@ -25,6 +26,7 @@ export function networkOf<K extends string = PaymentMethod>(
   methods: readonly PaymentMethodInfo<K>[] = PAYMENT_METHOD_CATALOGUE as unknown as PaymentMethodInfo<K>[],
 ): K | null {
   const takes = (m: PaymentMethodInfo<K>) => {
+    if (m.country === null) return false;
     const dialCode = dialCodeOf(m.country);
     const national = normalized.slice(dialCode.length);
     return normalized.startsWith(dialCode) && m.prefixes.some((p) => national.startsWith(p));

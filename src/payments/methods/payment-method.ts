@@ -29,8 +29,11 @@ export interface PaymentMethodInfo<K extends string = string> {
   /** the public key: payment_method, payment_methods, fee schedules, callback paths */
   readonly key: K;
   readonly labels: Readonly<Record<CheckoutLanguage, MethodLabels>>;
-  /** the country whose numbers the network's wallets are (orders/contact.ts) */
-  readonly country: PhoneCountry;
+  /**
+   * the country whose numbers the network's wallets are (orders/contact.ts); null for a method
+   * paid on the provider's page (cards), which asks no phone number
+   */
+  readonly country: PhoneCountry | null;
   /** the currencies it takes: an event is offered the methods of its currency, in registry order */
   readonly currencies: readonly string[];
   /** how the network's mobile money numbers begin after the calling code: "77" for 25677… */
@@ -41,4 +44,11 @@ export interface PaymentMethodInfo<K extends string = string> {
   readonly provider: string;
   /** the tile's badge colours */
   readonly brand: { readonly background: string; readonly text: string };
+  /**
+   * the buyer pays on the provider's own page (the card is typed there): the payment answers with
+   * an address to send the buyer to, rather than a prompt on a phone
+   */
+  readonly hostedPage?: boolean;
+  /** offered only by organizations that turned it on (organizations.opted_in_methods) */
+  readonly optIn?: boolean;
 }

@@ -7,6 +7,7 @@ import type { AdapterOptions } from '../provider-http.ts';
 import type { PaymentProvider } from '../provider.ts';
 import type { Simulator } from '../simulator/simulator.ts';
 import { airtelProvider } from './airtel/airtel-provider.ts';
+import { cardProvider } from './card/card-provider.ts';
 import type { PaymentMethod } from './catalogue.ts';
 import { momoProvider } from './momo/momo-provider.ts';
 import { mpesaProvider } from './mpesa/mpesa-provider.ts';
@@ -37,7 +38,7 @@ interface ProviderSetting {
 }
 
 /** The simulator's adapter settings, one per provider it plays. */
-export type SimulatedProviders = Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'daraja'>;
+export type SimulatedProviders = Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'daraja' | 'flutterwave'>;
 
 export interface PaymentMethodDefinition<K extends string = string> extends PaymentMethodInfo<K> {
   /**
@@ -48,7 +49,7 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
   /** the adapter against the payment simulator, with its test credentials */
   createSimulatedProvider(setting: ProviderSetting, simulator: SimulatedProviders): PaymentProvider;
   /** the largest total one payment may ask, in minor units */
-  maxAmount(config: Config): number;
+  maxAmount(config: Config, currency: string): number;
   /**
    * what a callback body names, read from unauthenticated input (never proof: the status query
    * decides); our reference is in the callback's path too. Never throws.
@@ -61,14 +62,18 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
    * provider's refund must take an amount, or a part would silently become the whole
    */
   supportsPartialRefunds: boolean;
-  /** the simulator's test number for a two-digit scenario code (simulator/scenarios.ts) */
-  testNumber(code: string): string;
+  /**
+   * the simulator's test number for a two-digit scenario code (simulator/scenarios.ts); null for a
+   * method paid on the provider's page, whose test cards are typed there
+   */
+  testNumber: ((code: string) => string) | null;
 }
 
 export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethodDefinition<PaymentMethod>[] = [
   momoProvider,
   airtelProvider,
   mpesaProvider,
+  cardProvider,
 ];
 
 /** A service's list of methods: at least one, each key once and shaped as a path segment. */

@@ -161,7 +161,10 @@ export function scenarioFor(msisdn: string): Scenario {
 /** A test number in national format: testPhoneNumber('momo', '01') = '0770000001'. */
 export function testPhoneNumber(method: PaymentMethod, code: string): string {
   if (!/^\d\d$/.test(code)) throw new TypeError('scenario code must be two digits');
-  return PAYMENT_METHOD_REGISTRY.find((m) => m.key === method)!.testNumber(code);
+  const testNumber = PAYMENT_METHOD_REGISTRY.find((m) => m.key === method)!.testNumber;
+  if (!testNumber)
+    throw new TypeError(`${method} is paid on the provider's page: it has test cards, not numbers`);
+  return testNumber(code);
 }
 
 /**

@@ -82,6 +82,12 @@ export interface Simulator {
 }
 
 /** Daraja's adapter settings against a simulator at `url`, with its test credentials. */
+/** The simulator's Flutterwave at `url`, with its test secret key and webhook hash. */
+export function simulatedFlutterwave(url: string): FlutterwaveConfig {
+  const { secretKey, secretHash } = SIMULATOR_CREDENTIALS.flutterwave;
+  return { baseUrl: `${url}/flutterwave`, secretKey, secretHash };
+}
+
 export function simulatedDaraja(url: string): DarajaConfig {
   const { mpesa } = SIMULATOR_CREDENTIALS;
   return {
@@ -210,12 +216,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       deliveries: mpesa.deliveries,
       approve: mpesa.approve,
     },
-    flutterwave: {
-      baseUrl: `${url}/flutterwave`,
-      secretKey: creds.flutterwave.secretKey,
-      secretHash: creds.flutterwave.secretHash,
-      timeoutMs: 15_000,
-    },
+    flutterwave: { ...simulatedFlutterwave(url), timeoutMs: 15_000 },
     async close() {
       if (state.closed) return;
       state.closed = true;
