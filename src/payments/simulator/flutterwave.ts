@@ -14,7 +14,7 @@ import {
   type FlwRefund,
 } from './flutterwave-state.ts';
 import { header, HttpError, isHttpUrl, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
-import { later, scaled, type SimulatorState } from './sim-state.ts';
+import { countQuery, later, scaled, type SimulatorState } from './sim-state.ts';
 
 export { createFlutterwaveSim, type FlutterwaveWebhook } from './flutterwave-state.ts';
 
@@ -89,9 +89,10 @@ const hostedLink = (base: string, payment: FlwPayment) => ({
   data: { link: `${base}/pay/${payment.linkId}` },
 });
 
-function verifyByReference(flw: FlutterwaveSim, { req, res }: SimCall): void {
+function verifyByReference(state: SimulatorState, flw: FlutterwaveSim, { req, res }: SimCall): void {
   checkSecretKey(req);
   const txRef = new URL(req.url ?? '/', 'http://simulator').searchParams.get('tx_ref') ?? '';
+  countQuery(state, txRef);
   const payment = flw.byRef.get(txRef);
   // As at Flutterwave: no charge yet (or a cancel) is no transaction, answered 400.
   if (!payment || payment.id === null) throw flwError(400, 'No transaction was found for this id');
@@ -174,7 +175,7 @@ export async function handleFlutterwaveRequest(
   if (PAGE_PATH.test(path)) return hostedPage(state, flw, call);
   if (req.method === 'POST' && path === '/v3/payments') return createPayment(flw, call);
   if (req.method === 'GET' && path === '/v3/transactions/verify_by_reference')
-    return verifyByReference(flw, call);
+    return verifyByReference(state, flw, call);
   if (req.method === 'POST' && REFUND_PATH.test(path)) return refund(state, flw, call);
   if (req.method === 'GET' && REFUND_STATUS_PATH.test(path)) return refundStatus(flw, call);
   throw flwError(404, 'Not found');

@@ -61,7 +61,7 @@ export interface Simulator {
   requestCount(): number;
   /** forget every issued token (M-Pesa's too), so the next call with one gets 401 */
   revokeTokens(): void;
-  /** status queries received for a reference (both networks), whatever their answer */
+  /** status queries received for a reference (Flutterwave verifies too), whatever their answer */
   statusQueries(reference: string): number;
   /**
    * Test control: the payer approves a payment that is still pending, now, whatever its number
