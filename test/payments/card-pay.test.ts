@@ -86,8 +86,8 @@ const attemptOf = async (orderId: string) =>
 const readOrder = async (shop: Shop, orderId: string) =>
   (await h.service.api.inject({ url: `/v1/orders/${orderId}`, headers: bearer(shop.token) })).json().data;
 
-/** A pending order of one ticket priced for `method`, by the partner API. */
-async function newOrder(shop: Shop, method = 'card') {
+/** A pending order of one ticket, by the partner API (priced for a method when it is paid). */
+async function newOrder(shop: Shop) {
   const created = await h.service.api.inject({
     method: 'POST',
     url: '/v1/orders',
@@ -96,7 +96,6 @@ async function newOrder(shop: Shop, method = 'card') {
       event_id: shop.eventId,
       items: [{ ticket_type_id: shop.ticket, participant_name: 'Amara Okello' }],
       buyer: { name: 'Amara Okello', email: 'amara@example.org', phone: '0772123456' },
-      payment_method: method,
     },
   });
   assert.equal(created.statusCode, 201, created.body);
@@ -126,8 +125,11 @@ async function payOnPage(link: string, card: string): Promise<URL> {
   assert.equal(page.status, 200);
   assert.match(await page.text(), /card_number/);
   let res = await fetch(link, form({ card_number: card, expiry: '12/30', cvv: '123' }));
-  if (res.status === 303)
-    res = await fetch(new URL(res.headers.get('location')!, link), { redirect: 'manual' });
+  const next = new URL(res.headers.get('location') ?? link, link);
+  // A step of its own (3-D Secure) is on the provider's page; anywhere else is the way back.
+  if (res.status === 303 && next.origin === new URL(link).origin) {
+    res = await fetch(next, { redirect: 'manual' });
+  }
   const body = await res.text();
   if (/name="otp"/.test(body)) {
     res = await fetch(`${link}/otp`, form({ otp: '12345' }));
@@ -154,7 +156,7 @@ describe('cards, turned on per organization', () => {
   });
 
   test('an organization without cards cannot start one, and nothing is sent', async () => {
-    const order = await newOrder(shops.plain, 'momo');
+    const order = await newOrder(shops.plain);
     await assert.rejects(
       startCard(shops.plain, order.id),
       /does not take Card; payment_method must be one of momo, airtel/,
@@ -185,8 +187,9 @@ describe('cards, turned on per organization', () => {
 describe('paying by card on the provider page', () => {
   test('3-D Secure on the page, then the webhook prompts the verify that pays the order', async () => {
     const order = await newOrder(shops.cards);
-    assert.equal(order.total, 51_900);
+    assert.equal(order.total, 51_750, "priced with MTN's fee until a method is chosen");
     const attempt = await startCard(shops.cards, order.id);
+    assert.equal(attempt.amount, 51_900, "re-priced with the card's fee");
     assert.equal(attempt.status, 'pending');
     assert.equal(attempt.msisdn, '', 'no number is asked or kept for a card');
     assert.ok(
@@ -253,8 +256,13 @@ describe('paying by card on the provider page', () => {
     await until('the attempt failed', async () => (await attemptOf(order.id)).status === 'failed');
     const failed = await readOrder(shops.cards, order.id);
     assert.deepEqual([failed.status, failed.failure_kind], ['pending', 'insufficient_funds']);
-    const again = await startCard(shops.cards, order.id);
-    assert.notEqual(again.reference, attempt.reference);
+    await startCard(shops.cards, order.id);
+    const attempts = await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, order.id));
+    assert.deepEqual(attempts.map((a) => a.status).sort(), ['failed', 'pending']);
+    assert.ok(
+      attempts.every((a) => a.redirectUrl),
+      'each attempt has its own page',
+    );
   });
 });
 
