@@ -88,6 +88,8 @@ describe('feeFor', () => {
       momo: { laces_fee_minor: 1050, total_minor: 31050 },
       airtel: { laces_fee_minor: 1050, total_minor: 31050 },
       mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
+      // Card's default fee is 3.8 %.
+      card: { laces_fee_minor: 1140, total_minor: 31140 },
     });
     assert.deepEqual(
       priceByMethod(
@@ -103,6 +105,7 @@ describe('feeFor', () => {
         momo: { laces_fee_minor: 600, total_minor: 30600 },
         airtel: { laces_fee_minor: 1600, total_minor: 31600 },
         mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
+        card: { laces_fee_minor: 1140, total_minor: 31140 },
       },
     );
     assert.deepEqual(
@@ -111,6 +114,7 @@ describe('feeFor', () => {
         momo: { laces_fee_minor: 1050, total_minor: 31050 },
         airtel: { laces_fee_minor: 7, total_minor: 30007 },
         mpesa: { laces_fee_minor: 1050, total_minor: 31050 },
+        card: { laces_fee_minor: 1140, total_minor: 31140 },
       },
     );
   });
