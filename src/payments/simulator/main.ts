@@ -1,6 +1,6 @@
-// `npm run simulator`: the provider simulator on its own (MTN, Airtel, M-Pesa). SIMULATOR_PORT
-// (default 4010), SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL (optional, may
-// contain {reference}).
+// `npm run simulator`: the provider simulator on its own (MTN, Airtel, M-Pesa, Flutterwave's cards).
+// SIMULATOR_PORT (default 4010), SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL and
+// SIMULATOR_FLUTTERWAVE_WEBHOOK_URL (optional; the first may contain {reference}).
 import { readVariable } from '../../config.ts';
 import { createLogger } from '../../platform/index.ts';
 import {
@@ -10,6 +10,7 @@ import {
   SCENARIOS,
   testPhoneNumber,
 } from './scenarios.ts';
+import { TEST_CARDS, TEST_OTP } from './flutterwave-page.ts';
 import { startSimulator } from './simulator.ts';
 
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
       port: readVariable('SIMULATOR_PORT') ?? 4010,
       timeScale: readVariable('SIMULATOR_TIME_SCALE') ?? 1,
       airtelCallbackUrl: process.env.SIMULATOR_AIRTEL_CALLBACK_URL || undefined,
+      flutterwaveWebhookUrl: process.env.SIMULATOR_FLUTTERWAVE_WEBHOOK_URL || undefined,
       log: createLogger(readVariable('LOG_LEVEL') ?? 'info'),
     };
   } catch (error) {
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
     )
     .concat(`  ${DEFAULT_REFUND_SCENARIO.summary}`)
     .join('\n');
+  const cards = TEST_CARDS.map((c) => `  ${c.number}  ${c.summary}`).join('\n');
   // Fixed, public test credentials: printing them is the point.
   process.stdout.write(
     [
@@ -60,12 +63,18 @@ async function main(): Promise<void> {
       `  consumer key/secret ${sim.daraja.consumerKey} / ${sim.daraja.consumerSecret}`,
       `  shortcode / passkey ${sim.daraja.shortcode} / ${sim.daraja.passkey}`,
       `  transaction type    ${sim.daraja.transactionType} (KES, whole shillings)`,
+      `Flutterwave (cards)   baseUrl ${sim.flutterwave.baseUrl}`,
+      `  secret key / hash   ${sim.flutterwave.secretKey} / ${sim.flutterwave.secretHash}`,
+      `  webhooks to         ${options.flutterwaveWebhookUrl ?? '(none: set SIMULATOR_FLUTTERWAVE_WEBHOOK_URL)'}`,
       '',
       'Test numbers (last two digits choose the outcome; MTN and Airtel in UGX, M-Pesa in KES):',
       numbers,
       '',
       'Refunds of a payment from these numbers (M-Pesa reverses whole payments only):',
       refundNumbers,
+      '',
+      `Test cards, typed on the simulator's card page (any future expiry, any CVV; the OTP is ${TEST_OTP}):`,
+      cards,
       '',
     ].join('\n'),
   );
