@@ -32,7 +32,7 @@ const QUEUE_TIMEOUT = {
 const B2C_ADVICE: Readonly<Record<string, string>> = {
   '1': "the service's M-Pesa payout account is short of funds: its operator tops it up, then ask again",
   '2001':
-    "the service's M-Pesa initiator was refused: its operator checks MPESA_INITIATOR and its credential",
+    "the service's M-Pesa initiator was refused: its operator checks MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL",
   '2040': "the buyer's number cannot receive M-Pesa payments: refund the buyer another way",
 };
 
@@ -114,26 +114,16 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
         return { kind: 'rejected', message: part ? MPESA_NO_INITIATOR_PART : MPESA_NO_INITIATOR };
       if (!req.callbackUrl) throw new TypeError('an M-Pesa refund needs our result route (callbackUrl)');
       const urls = { resultUrl: `${req.callbackUrl}/result`, queueTimeoutUrl: `${req.callbackUrl}/timeout` };
-      let sent;
-      if (part) {
-        sent = await daraja.requestB2cPayment({
-          reference: req.reference,
-          msisdn: req.msisdn,
-          amount: req.amount,
-          ...urls,
-          remarks: req.description,
-        });
-      } else {
-        if (!req.providerTransactionId) return { kind: 'rejected', message: MPESA_NO_RECEIPT };
-        sent = await daraja.requestReversal({
-          reference: req.reference,
-          transactionId: req.providerTransactionId,
-          amount: req.amount,
-          paymentAmount: req.paymentAmount,
-          ...urls,
-          remarks: req.description,
-        });
-      }
+      // A reversal names the payment's receipt; a B2C payment only the payer's number.
+      if (!part && !req.providerTransactionId) return { kind: 'rejected', message: MPESA_NO_RECEIPT };
+      const common = { reference: req.reference, amount: req.amount, ...urls, remarks: req.description };
+      const sent = part
+        ? await daraja.requestB2cPayment({ ...common, msisdn: req.msisdn })
+        : await daraja.requestReversal({
+            ...common,
+            transactionId: req.providerTransactionId!,
+            paymentAmount: req.paymentAmount,
+          });
       if (sent.kind !== 'submitted') return sent;
       return { kind: 'submitted', providerIds: idsOf(sent.conversationId, sent.originatorConversationId) };
     },
