@@ -46,8 +46,10 @@ export interface PaymentsConfig {
     passkey: string;
     transactionType: NonNullable<Env['MPESA_TRANSACTION_TYPE']>;
     partyB?: string;
-    /** the reversal initiator (whole refunds); absent: M-Pesa refunds are refused (422) */
+    /** the initiator of reversals and B2C payments; absent: M-Pesa refunds are refused (422) */
     reversal?: { initiator: string; securityCredential: string };
+    /** PartyA of B2C payments (a part of a payment going back); absent: the shortcode */
+    b2cShortcode?: string;
   };
   /** Flutterwave (cards); absent when live without FLUTTERWAVE_* settings: then no event offers cards */
   card?: { baseUrl: string; secretKey: string; secretHash: string };
@@ -214,6 +216,7 @@ function mpesaConfig(env: Env): Pick<PaymentsConfig, 'mpesa'> {
       passkey: env.MPESA_PASSKEY!,
       transactionType: env.MPESA_TRANSACTION_TYPE,
       ...(env.MPESA_TILL_NUMBER ? { partyB: env.MPESA_TILL_NUMBER } : {}),
+      ...(env.MPESA_B2C_SHORTCODE ? { b2cShortcode: env.MPESA_B2C_SHORTCODE } : {}),
       ...(env.MPESA_INITIATOR && env.MPESA_SECURITY_CREDENTIAL
         ? { reversal: { initiator: env.MPESA_INITIATOR, securityCredential: env.MPESA_SECURITY_CREDENTIAL } }
         : {}),

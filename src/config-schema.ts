@@ -5,6 +5,10 @@ import { isIP } from 'node:net';
 import { Type, type Static } from 'typebox';
 import { flag, httpUrl, origin, positive, rateLimit, type RateLimitSetting } from './config-schema-parts.ts';
 
+/** An M-Pesa shortcode, paybill or till: five to seven digits. */
+const shortcode = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^[0-9]{5,7}$', description }));
+
 /** Every environment variable the service reads. An empty value counts as unset. */
 export const EnvSchema = Type.Object({
   NODE_ENV: Type.Enum(['development', 'production', 'test'], {
@@ -254,9 +258,7 @@ export const EnvSchema = Type.Object({
   MPESA_CONSUMER_SECRET: Type.Optional(
     Type.String({ writeOnly: true, description: "Daraja app's consumer secret" }),
   ),
-  MPESA_SHORTCODE: Type.Optional(
-    Type.String({ pattern: '^[0-9]{5,7}$', description: 'the paybill (or store) number payments go to' }),
-  ),
+  MPESA_SHORTCODE: shortcode('the paybill (or store) number payments go to'),
   MPESA_PASSKEY: Type.Optional(
     Type.String({ writeOnly: true, description: 'the Lipa na M-Pesa Online passkey of the shortcode' }),
   ),
@@ -264,11 +266,9 @@ export const EnvSchema = Type.Object({
     default: 'CustomerPayBillOnline',
     description: 'CustomerPayBillOnline for a paybill, CustomerBuyGoodsOnline for a till',
   }),
-  MPESA_TILL_NUMBER: Type.Optional(
-    Type.String({ pattern: '^[0-9]{5,7}$', description: 'the till (PartyB) of a Buy Goods shortcode' }),
-  ),
+  MPESA_TILL_NUMBER: shortcode('the till (PartyB) of a Buy Goods shortcode'),
   MPESA_INITIATOR: Type.Optional(
-    Type.String({ description: 'the Daraja API operator that reverses payments (refunds)' }),
+    Type.String({ description: 'the Daraja API operator that refunds (reversals, B2C payments)' }),
   ),
   MPESA_SECURITY_CREDENTIAL: Type.Optional(
     Type.String({
@@ -276,6 +276,9 @@ export const EnvSchema = Type.Object({
       description:
         "the initiator's password encrypted with Safaricom's certificate; set with MPESA_INITIATOR",
     }),
+  ),
+  MPESA_B2C_SHORTCODE: shortcode(
+    'the B2C shortcode that pays parts of refunds back; default MPESA_SHORTCODE',
   ),
   // Safaricom caps one M-Pesa payment at KES 250,000 (docs/decisions/mpesa-daraja.md).
   MPESA_MAX_AMOUNT: Type.Integer({

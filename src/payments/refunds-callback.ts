@@ -1,6 +1,7 @@
-// The result of an M-Pesa reversal, POSTed by Daraja to the route naming our refund
+// The result of an M-Pesa reversal (or of a B2C payment, a part going back, which has its shape),
+// POSTed by Daraja to the route naming our refund
 // (/v1/payment-callbacks/mpesa/refunds/{reference}/result, or .../timeout when Daraja's queue
-// dropped it). Daraja has no query for a reversal, so this callback is the only answer; it is
+// dropped it). Daraja has no query for either, so this callback is the only answer; it is
 // unauthenticated, so it is recorded only when its ids are the ones Daraja answered the refund's
 // submission with (refunds.provider_ids), and the adapter checks them again when it reads it.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,7 +76,7 @@ async function recordResult(
     if (refund.submittedAt === null || Date.now() >= deadline) return;
     await sleep(IDS_POLL_MS);
   }
-  // Kept in Daraja's shape, cut to what the adapter reads (mpesa-provider.ts reversalStatus).
+  // Kept in Daraja's shape, cut to what the adapter reads (mpesa-provider.ts refundResultStatus).
   const recorded = {
     via: kind,
     body: {

@@ -84,9 +84,11 @@ describe('live M-Pesa settings', () => {
       MPESA_TILL_NUMBER: '5566778',
       MPESA_INITIATOR: 'api-operator',
       MPESA_SECURITY_CREDENTIAL: 'encrypted',
+      MPESA_B2C_SHORTCODE: '600000',
     }).payments.mpesa;
     assert.equal(till?.partyB, '5566778');
     assert.deepEqual(till?.reversal, { initiator: 'api-operator', securityCredential: 'encrypted' });
+    assert.equal(till?.b2cShortcode, '600000');
   });
 
   test('some but not all are refused at start, with a line naming what is missing', () => {
@@ -103,6 +105,10 @@ describe('live M-Pesa settings', () => {
       /MPESA_TILL_NUMBER is required/,
     );
     assert.throws(() => loadConfig({ ...LIVE, ...MPESA, MPESA_SHORTCODE: '17-43' }), /MPESA_SHORTCODE/);
+    assert.throws(
+      () => loadConfig({ ...LIVE, ...MPESA, MPESA_B2C_SHORTCODE: '6000' }),
+      /MPESA_B2C_SHORTCODE/,
+    );
   });
 });
 

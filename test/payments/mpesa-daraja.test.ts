@@ -22,8 +22,7 @@ import {
 } from '../../src/payments/methods/mpesa/daraja-status.ts';
 import {
   createDarajaClient,
-  MPESA_PARTIAL_REFUNDS_REFUSED,
-  MPESA_SUPPORTS_PARTIAL_REFUNDS,
+  REVERSAL_WHOLE_ONLY,
   type DarajaClient,
   type ReversalRequest,
   type ReversalSubmitResult,
@@ -400,12 +399,11 @@ describe('reversals', () => {
     assert.deepEqual([result?.outcome, result?.resultCode], ['failed', '2001']);
   });
 
-  test('a part of a payment is refused: Daraja reverses whole transactions only', async () => {
-    assert.equal(MPESA_SUPPORTS_PARTIAL_REFUNDS, false);
+  test('a reversal of a part is refused: it returns whole transactions only (a part goes by B2C)', async () => {
     const receipt = await paid('01');
     const before = sim.requestCount();
     const part = await client.requestReversal({ ...reversal(receipt, 'part'), amount: KES(500) });
-    assert.deepEqual(part, { kind: 'rejected', message: MPESA_PARTIAL_REFUNDS_REFUSED });
+    assert.deepEqual(part, { kind: 'rejected', message: REVERSAL_WHOLE_ONLY });
     assert.equal(sim.requestCount(), before, 'refused before sending');
     // Sent anyway (the client told the payment was that amount), Daraja's simulator refuses it too.
     const sent = await client.requestReversal(reversal(receipt, 'part-sent', KES(500)));

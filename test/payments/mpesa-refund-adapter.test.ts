@@ -1,13 +1,16 @@
 // M-Pesa's refund side of the port, without a database: what a refund is refused for before
-// anything is sent (no receipt, no reversal initiator), and the status read from the recorded
-// reversal result, which counts only under the ids Daraja answered the submission with.
+// anything is sent (no receipt, no initiator), a part sent as a B2C payment to the payer's number,
+// and the status read from the recorded result (a reversal's or a B2C payment's), which counts
+// only under the ids Daraja answered the submission with.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   createMpesaProvider,
   MPESA_NO_INITIATOR,
+  MPESA_NO_INITIATOR_PART,
   MPESA_NO_RECEIPT,
-  reversalStatus,
+  mpesaProvider,
+  refundResultStatus,
 } from '../../src/payments/methods/mpesa/mpesa-provider.ts';
 import type { RefundRequest } from '../../src/payments/provider.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
@@ -46,7 +49,7 @@ const request = (over: Partial<RefundRequest> = {}): RefundRequest => ({
 
 describe('M-Pesa refunds at the port', () => {
   test('the status comes from a recorded result under the refund ids only', () => {
-    const cases: [string, Parameters<typeof reversalStatus>, ReturnType<typeof reversalStatus>][] = [
+    const cases: [string, Parameters<typeof refundResultStatus>, ReturnType<typeof refundResultStatus>][] = [
       ['no ids yet', [null, { via: 'result', body: result(0) }], { status: 'pending' }],
       ['no result yet', [ids, null], { status: 'pending' }],
       [
@@ -70,10 +73,57 @@ describe('M-Pesa refunds at the port', () => {
         },
       ],
     ];
-    for (const [name, args, expected] of cases) assert.deepEqual(reversalStatus(...args), expected, name);
-    const timedOut = reversalStatus(ids, { via: 'timeout', body: result(0) });
+    for (const [name, args, expected] of cases) assert.deepEqual(refundResultStatus(...args), expected, name);
+    const timedOut = refundResultStatus(ids, { via: 'timeout', body: result(0) });
     assert.equal(timedOut.status, 'failed');
     assert.match((timedOut as { message: string }).message, /queue.*nothing was reversed/);
+  });
+
+  test('a part reads its B2C result in its own words, with what to do for the codes one can act on', () => {
+    const failed = (code: string, via = 'result') =>
+      refundResultStatus(ids, { via, body: result(code, { ResultDesc: 'Declined' }) }, true);
+    assert.deepEqual(failed('17'), {
+      status: 'failed',
+      message: 'M-Pesa did not pay the part back: Declined (17)',
+      providerCode: '17',
+    });
+    assert.match((failed('1') as { message: string }).message, /\(1\); .*payout account is short of funds/);
+    assert.match((failed('2001') as { message: string }).message, /MPESA_INITIATOR/);
+    assert.match((failed('2040') as { message: string }).message, /cannot receive M-Pesa payments/);
+    assert.match((failed('0', 'timeout') as { message: string }).message, /queue.*nothing was paid back/);
+    assert.deepEqual(refundResultStatus(ids, { via: 'result', body: result(0) }, true), {
+      status: 'succeeded',
+      providerReference: 'SIMREV0001',
+    });
+  });
+
+  test('a part goes by B2C payment to the payer, even without the receipt a reversal names', async () => {
+    assert.equal(mpesaProvider.supportsPartialRefunds, true);
+    const configured = createMpesaProvider(sim.daraja);
+    assert.equal(configured.partialRefundsRefused, undefined);
+    const reversals = sim.mpesa.reversals().length;
+    const part = request({ amount: 50_000, providerTransactionId: null });
+    const sent = await configured.requestRefund(part);
+    assert.equal(sent.kind, 'submitted', JSON.stringify(sent));
+    const [b2c] = sim.mpesa.b2cPayments().filter((p) => p.originatorConversationId === part.reference);
+    assert.deepEqual([b2c?.msisdn, b2c?.amount], ['254711000001', 500]);
+    assert.deepEqual(sent.kind === 'submitted' && sent.providerIds, {
+      conversation_id: b2c!.conversationId,
+      originator_conversation_id: part.reference,
+    });
+    assert.equal(sim.mpesa.reversals().length, reversals, 'no reversal for a part');
+  });
+
+  test('without the initiator a part is refused with what to do instead', async () => {
+    const unset = createMpesaProvider({ ...sim.daraja, reversal: undefined });
+    assert.equal(unset.partialRefundsRefused, MPESA_NO_INITIATOR_PART);
+    assert.match(MPESA_NO_INITIATOR_PART, /MPESA_INITIATOR.*from the M-Pesa org portal/);
+    const before = sim.mpesa.b2cPayments().length;
+    assert.deepEqual(await unset.requestRefund(request({ amount: 50_000 })), {
+      kind: 'rejected',
+      message: MPESA_NO_INITIATOR_PART,
+    });
+    assert.equal(sim.mpesa.b2cPayments().length, before);
   });
 
   test('no receipt, or no initiator, is refused before anything is sent', async () => {

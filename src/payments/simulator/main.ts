@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       'Test numbers (last two digits choose the outcome; MTN and Airtel in UGX, M-Pesa in KES):',
       numbers,
       '',
-      'Refunds of a payment from these numbers (M-Pesa reverses whole payments only):',
+      'Refunds of a payment from these numbers (M-Pesa reverses the whole, pays a part back by B2C):',
       refundNumbers,
       '',
       `Test cards, typed on the simulator's card page (any future expiry, any CVV; the OTP is ${TEST_OTP}):`,

@@ -1,12 +1,13 @@
 // The simulator's Daraja (Safaricom M-Pesa), served under /mpesa: a client-credentials token
 // (GET, Basic consumer key and secret), M-Pesa Express (STK push) and its query, each checked for
 // the bearer token, the shortcode and the Password (base64 of shortcode + passkey + timestamp) and
-// the fields' shapes and lengths as Daraja checks them; the STK callback POSTed to CallBackURL; and
-// reversals, whose result is POSTed to ResultURL. Test numbers 07110000NN choose outcomes as on the
+// the fields' shapes and lengths as Daraja checks them; the STK callback POSTed to CallBackURL;
+// reversals and B2C payments (mpesa-b2c.ts), whose results are POSTed to ResultURL. Test numbers 07110000NN choose outcomes as on the
 // other networks (scenarios.ts). Daraja assigns the ids (CheckoutRequestID, ConversationID).
 import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIMULATOR_CREDENTIALS } from './credentials.ts';
+import { createMpesaB2c, type MpesaB2cPayment } from './mpesa-b2c.ts';
 import { refundScenarioFor, scenarioFor, type RefundScenario, type Scenario } from './scenarios.ts';
 import {
   header,
@@ -48,7 +49,7 @@ export interface MpesaReversal {
 }
 
 export interface MpesaDelivery {
-  kind: 'stk' | 'reversal';
+  kind: 'stk' | 'reversal' | 'b2c';
   url: string;
   /** HTTP status, or null when the delivery failed outright */
   status: number | null;
@@ -61,7 +62,9 @@ export interface MpesaSimulator {
   /** STK pushes that passed authentication and validation, oldest first */
   payments(): MpesaPayment[];
   reversals(): MpesaReversal[];
-  /** STK callbacks and reversal results sent, in order */
+  /** B2C payments taken (a part of a payment going back), oldest first */
+  b2cPayments(): MpesaB2cPayment[];
+  /** STK callbacks and the results of reversals and B2C payments sent, in order */
   deliveries(): MpesaDelivery[];
   /** the payer approves a pending payment now, whatever its number chose, with no callback */
   approve(checkoutRequestId: string): boolean;
@@ -96,6 +99,8 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
   const reversals: MpesaReversal[] = [];
   const deliveries: MpesaDelivery[] = [];
   let tokenCount = 0;
+  const readBody = (req: IncomingMessage) =>
+    readJson(req, (message) => darajaError(400, '400.002.02', `Bad Request - ${message}`));
 
   function issueToken({ req, res }: SimCall): void {
     const grant = new URL(req.url ?? '/', 'http://simulator').searchParams.get('grant_type');
@@ -136,6 +141,15 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
     deliveries.push({ kind, url, status: sent.status, body });
   }
 
+  const b2c = createMpesaB2c({
+    state,
+    checkBearer,
+    readBody,
+    badRequest,
+    deliver: (url, body) => deliver('b2c', url, body),
+    receiptId,
+  });
+
   function stkCallbackBody(payment: MpesaPayment) {
     const decline = payment.scenario.decline;
     const stkCallback = {
@@ -169,7 +183,7 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
 
   async function stkPush({ req, res }: SimCall): Promise<void> {
     checkBearer(req);
-    const body = await readJson(req, (message) => darajaError(400, '400.002.02', `Bad Request - ${message}`));
+    const body = await readBody(req);
     checkPassword(body);
     const { TransactionType, Amount, PartyA, PartyB, PhoneNumber, CallBackURL } = body;
     const { AccountReference, TransactionDesc } = body;
@@ -220,7 +234,7 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
 
   async function stkQuery({ req, res }: SimCall): Promise<void> {
     checkBearer(req);
-    const body = await readJson(req, (message) => darajaError(400, '400.002.02', `Bad Request - ${message}`));
+    const body = await readBody(req);
     checkPassword(body);
     const id = body.CheckoutRequestID;
     if (typeof id === 'string') countQuery(state, id);
@@ -264,7 +278,7 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
 
   async function reverse({ req, res }: SimCall): Promise<void> {
     checkBearer(req);
-    const body = await readJson(req, (message) => darajaError(400, '400.002.02', `Bad Request - ${message}`));
+    const body = await readBody(req);
     const { Initiator, SecurityCredential, CommandID, TransactionID, Amount, ReceiverParty } = body;
     const { RecieverIdentifierType, ResultURL, QueueTimeOutURL, Remarks, Occasion } = body;
     if (!within(Initiator, 1, 100)) throw badRequest('Initiator');
@@ -331,12 +345,14 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
       if (req.method === 'POST' && path === '/mpesa/stkpush/v1/processrequest') return stkPush(call);
       if (req.method === 'POST' && path === '/mpesa/stkpushquery/v1/query') return stkQuery(call);
       if (req.method === 'POST' && path === '/mpesa/reversal/v1/request') return reverse(call);
+      if (req.method === 'POST' && path === '/mpesa/b2c/v3/paymentrequest') return b2c.pay(call);
       throw darajaError(404, '404.001.01', 'Resource not found');
     },
     revokeTokens: () => tokens.clear(),
     tokenRequests: () => tokenCount,
     payments: () => [...payments.values()].map((p) => ({ ...p })),
     reversals: () => reversals.map((r) => ({ ...r })),
+    b2cPayments: b2c.payments,
     deliveries: () => deliveries.map((d) => ({ ...d })),
     approve(checkoutRequestId) {
       const payment = payments.get(checkoutRequestId);

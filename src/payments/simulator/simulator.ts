@@ -24,6 +24,7 @@ import { settleTransaction } from './sim-transactions.ts';
 export { SIMULATOR_CREDENTIALS } from './credentials.ts';
 export type { CallbackDelivery, Submission } from './sim-state.ts';
 export type { MpesaDelivery, MpesaPayment, MpesaReversal, MpesaSimulator } from './mpesa.ts';
+export type { MpesaB2cPayment } from './mpesa-b2c.ts';
 
 export interface SimulatorOptions {
   /** 0 (default) = any free port */
@@ -213,6 +214,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       tokenRequests: mpesa.tokenRequests,
       payments: mpesa.payments,
       reversals: mpesa.reversals,
+      b2cPayments: mpesa.b2cPayments,
       deliveries: mpesa.deliveries,
       approve: mpesa.approve,
     },

@@ -18,11 +18,16 @@ export interface DarajaConfig {
   /** PartyB: for a till, the till number; the shortcode when absent */
   partyB?: string;
   /**
-   * The Reversal API's initiator: the API operator's name and its SecurityCredential (the
-   * initiator password encrypted with Safaricom's public certificate, base64). Without them the
-   * client refuses reversals before sending anything.
+   * The initiator of reversals and B2C payments: the API operator's name and its
+   * SecurityCredential (the initiator password encrypted with Safaricom's public certificate,
+   * base64). Without them the client refuses both before sending anything.
    */
   reversal?: { initiator: string; securityCredential: string };
+  /**
+   * PartyA of B2C payments: the Bulk Disbursement Account's shortcode; absent, the shortcode itself
+   * (a paybill or till converted to one account that both receives and pays out)
+   */
+  b2cShortcode?: string;
   /** deadline of each HTTP call; default 15 000 ms */
   timeoutMs?: number;
 }

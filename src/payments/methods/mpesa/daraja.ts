@@ -1,8 +1,8 @@
 // A client for Safaricom's Daraja API (M-Pesa, Kenya, KES): OAuth client-credentials token, M-Pesa
-// Express (STK push) and its query, and reversals. Unlike MTN and Airtel, Daraja assigns the id of
+// Express (STK push) and its query, reversals, and B2C payments (daraja-b2c.ts). Unlike MTN and Airtel, Daraja assigns the id of
 // a payment itself (CheckoutRequestID), so stkPush returns it and the query needs it; the query,
 // not the callback, decides a payment (docs/decisions/mpesa-daraja.md).
-import { currencyExponent, systemClock } from '../../../platform/index.ts';
+import { systemClock } from '../../../platform/index.ts';
 import {
   cleanDescription,
   isPaymentReference,
@@ -21,27 +21,33 @@ import {
   type AdapterOptions,
   type HttpAnswer,
 } from '../../provider-http.ts';
+import { sendB2cPayment, type B2cPaymentRequest } from './daraja-b2c.ts';
 import { darajaTimestamp, stkPassword, type DarajaConfig } from './daraja-config.ts';
 import { mapStkQuery, type DarajaStatus } from './daraja-status.ts';
+import {
+  amountProblem,
+  CENTS,
+  DARAJA_ID,
+  describeDaraja,
+  isHttpUrl,
+  METHOD,
+  NAME,
+  readConversationAnswer,
+  REMARKS_MAX,
+  type ConversationSubmitResult,
+} from './daraja-wire.ts';
 import { isSafaricomNumber, normalizeKenyanMsisdn } from './kenyan-numbers.ts';
 
-const NAME = 'M-Pesa';
-const METHOD = 'mpesa';
 /** Daraja's limits: AccountReference at most 12 characters, TransactionDesc at most 13. */
 const ACCOUNT_REFERENCE_MAX = 12;
 const TRANSACTION_DESC_MAX = 13;
-/** Remarks and Occasion of a reversal: at most 100 characters. */
-const REMARKS_MAX = 100;
-/** KES minor units per shilling: Daraja takes whole shillings. */
-const CENTS = 10 ** currencyExponent('KES');
 
 /**
- * Daraja reverses a whole transaction: its Reversal API names the M-Pesa receipt and cannot return
- * a part of it, so a partial refund of an M-Pesa payment would need B2C, which this client lacks.
+ * Daraja's Reversal API names the M-Pesa receipt and returns the whole transaction, never a part:
+ * a part goes back by B2C (requestB2cPayment).
  */
-export const MPESA_SUPPORTS_PARTIAL_REFUNDS = false;
-export const MPESA_PARTIAL_REFUNDS_REFUSED =
-  'M-Pesa reverses only a whole payment (Daraja reversal), so a part of one cannot be refunded';
+export const REVERSAL_WHOLE_ONLY =
+  'A Daraja reversal returns only a whole payment: a part goes back by B2C payment';
 
 export interface StkPushRequest {
   /** our UUID v4 of the attempt; Daraja never sees it (it assigns its own id), logs do */
@@ -74,7 +80,7 @@ export interface ReversalRequest {
   transactionId: string;
   /** minor units of KES: what goes back, which must be the whole payment */
   amount: number;
-  /** minor units of KES: the payment's amount (a part is refused: MPESA_SUPPORTS_PARTIAL_REFUNDS) */
+  /** minor units of KES: the payment's amount (a part is refused: REVERSAL_WHOLE_ONLY) */
   paymentAmount: number;
   /** where Daraja POSTs the result, and where it says the request timed out in its queue */
   resultUrl: string;
@@ -83,38 +89,15 @@ export interface ReversalRequest {
   occasion?: string;
 }
 
-export type ReversalSubmitResult =
-  /** taken: the outcome comes to resultUrl under these ids (parseReversalResult) */
-  | { kind: 'submitted'; conversationId: string; originatorConversationId: string }
-  | { kind: 'rejected'; message: string; providerCode?: string }
-  | { kind: 'unknown'; message: string };
+export type ReversalSubmitResult = ConversationSubmitResult;
 
 export interface DarajaClient {
   stkPush(req: StkPushRequest): Promise<StkPushResult>;
   /** rejects with PaymentProviderError when Daraja could not be asked or said nothing of the payment */
   queryStkPush(checkoutRequestId: string): Promise<DarajaStatus>;
   requestReversal(req: ReversalRequest): Promise<ReversalSubmitResult>;
-}
-
-/** Daraja's error or acknowledgement fields, short and log-safe. */
-function describeDaraja(body: unknown): string {
-  if (!body || typeof body !== 'object') return '';
-  const b = body as Record<string, unknown>;
-  const parts = [b.errorCode, b.errorMessage, b.ResponseCode, b.ResponseDescription]
-    .filter((part) => typeof part === 'string' && part !== '')
-    .map((part) => String(part).slice(0, 120));
-  return parts.length ? ` (${parts.join(': ')})` : '';
-}
-
-const isHttpUrl = (value: string) => /^https?:\/\/[^\s]+$/i.test(value);
-const DARAJA_ID = /^[\w-]{1,64}$/;
-
-/** An amount Daraja can take: KES, whole shillings, at least one. */
-function amountProblem(amount: number, currency: string): string | null {
-  if (currency !== 'KES') return `currency ${currency} is not supported by M-Pesa (KES only)`;
-  if (!Number.isSafeInteger(amount) || amount % CENTS !== 0) return 'M-Pesa takes whole shillings only';
-  if (amount < CENTS) return 'amount below the provider minimum';
-  return null;
+  /** pays `amount` to the payer's number (a part of a payment going back); its result comes as a reversal's */
+  requestB2cPayment(req: B2cPaymentRequest): Promise<ConversationSubmitResult>;
 }
 
 export function createDarajaClient(config: DarajaConfig, options: AdapterOptions = {}): DarajaClient {
@@ -279,7 +262,7 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
     }
     const problem = amountProblem(req.amount, 'KES');
     if (problem) return { kind: 'rejected', message: problem };
-    if (req.amount !== req.paymentAmount) return { kind: 'rejected', message: MPESA_PARTIAL_REFUNDS_REFUSED };
+    if (req.amount !== req.paymentAmount) return { kind: 'rejected', message: REVERSAL_WHOLE_ONLY };
     if (!DARAJA_ID.test(req.transactionId)) return { kind: 'rejected', message: 'not an M-Pesa receipt' };
     if (!isHttpUrl(req.resultUrl) || !isHttpUrl(req.queueTimeoutUrl)) {
       return { kind: 'rejected', message: `${NAME} reversals need http(s) ResultURL and QueueTimeOutURL` };
@@ -302,38 +285,13 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
         }),
       { method: METHOD, name: NAME, action: 'reversal', reference: req.reference, log },
     );
-    if ('notSent' in sent) return { kind: 'rejected', message: sent.notSent };
-    if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
-    const { status, body } = sent.answer;
-    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    const { ConversationID: conversation, OriginatorConversationID: originator, ResponseCode: code } = b;
-    if (
-      status === 200 &&
-      String(code) === '0' &&
-      typeof conversation === 'string' &&
-      typeof originator === 'string'
-    ) {
-      return { kind: 'submitted', conversationId: conversation, originatorConversationId: originator };
-    }
-    // Taken, but without the ids its result will carry: as good as a lost answer.
-    if (status === 200 && String(code) === '0') {
-      return { kind: 'unknown', message: `${NAME} took the reversal without its ConversationID` };
-    }
-    const providerCode =
-      typeof b.errorCode === 'string' ? b.errorCode : code !== undefined ? String(code) : '';
-    log.warn(
-      { provider: METHOD, reference: req.reference, status, code: providerCode.slice(0, 60) },
-      'reversal refused',
-    );
-    if (status >= 300 && status < 400) {
-      return { kind: 'unknown', message: `${NAME} answered the reversal with ${status}` };
-    }
-    return {
-      kind: 'rejected',
-      message: `${NAME} refused the reversal (${status})${describeDaraja(body)}`,
-      ...(providerCode ? { providerCode: providerCode.slice(0, 60) } : {}),
-    };
+    return readConversationAnswer(sent, { action: 'reversal', reference: req.reference, log });
   }
 
-  return { stkPush, queryStkPush, requestReversal };
+  return {
+    stkPush,
+    queryStkPush,
+    requestReversal,
+    requestB2cPayment: (req) => sendB2cPayment(config, postJson, log, req),
+  };
 }

@@ -1,9 +1,10 @@
 // M-Pesa on the server: the Daraja client (daraja.ts) behind the payment port, live or against the
 // simulator. Daraja names a payment by its own CheckoutRequestID, which the submission returns and
-// the attempt keeps (payment_attempts.provider_reference) for the STK push query. A refund is a
-// reversal of the payment's receipt (kept from its success callback), whose result Daraja POSTs
-// later to our route: that result, recorded with the refund, is the only answer (no query exists).
-import type { PaymentProvider, RefundStatusResult } from '../../provider.ts';
+// the attempt keeps (payment_attempts.provider_reference) for the STK push query. A whole refund is
+// a reversal of the payment's receipt (kept from its success callback); a part is a B2C payment to
+// the payer's number. Daraja POSTs the result of either later to our route: that result, recorded
+// with the refund, is the only answer (no query exists).
+import type { PaymentProvider, RefundRequest, RefundStatusResult } from '../../provider.ts';
 import type { AdapterOptions } from '../../provider-http.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { currencyExponent } from '../../../platform/index.ts';
@@ -18,24 +19,42 @@ export const MPESA_NO_RECEIPT =
 /** Live without MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL: Daraja's reversal cannot be sent. */
 export const MPESA_NO_INITIATOR =
   'M-Pesa reversals are not set up on this service (MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL): reverse the payment in the M-Pesa org portal';
+/** The same for a part, which would go back by B2C payment: the organizer pays it by hand instead. */
+export const MPESA_NO_INITIATOR_PART =
+  "M-Pesa refunds are not set up on this service (MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL), so a part cannot be paid back from here: send it to the buyer's number from the M-Pesa org portal";
 /** The result came to QueueTimeOutURL: Daraja dropped the request from its queue unprocessed. */
-const QUEUE_TIMEOUT =
-  'M-Pesa timed the reversal out in its queue, so nothing was reversed: ask for the refund again, or reverse the payment in the M-Pesa org portal';
+const QUEUE_TIMEOUT = {
+  whole:
+    'M-Pesa timed the reversal out in its queue, so nothing was reversed: ask for the refund again, or reverse the payment in the M-Pesa org portal',
+  part: "M-Pesa timed the B2C payment out in its queue, so nothing was paid back: ask for the refund again, or send the part to the buyer's number from the M-Pesa org portal",
+};
+/** B2C result codes the organizer can act on, with what to do (Daraja's ResultDesc says the rest). */
+const B2C_ADVICE: Readonly<Record<string, string>> = {
+  '1': "the service's M-Pesa payout account is short of funds: its operator tops it up, then ask again",
+  '2001':
+    "the service's M-Pesa initiator was refused: its operator checks MPESA_INITIATOR and MPESA_SECURITY_CREDENTIAL",
+  '2040': "the buyer's number cannot receive M-Pesa payments: refund the buyer another way",
+};
 
-/** The ids a reversal's submission answered with, as the refund keeps them (refunds.provider_ids). */
+/** A part of the payment goes back by B2C payment; the whole by reversal. */
+const isPart = (req: Pick<RefundRequest, 'amount' | 'paymentAmount'>) => req.amount !== req.paymentAmount;
+
+/** The ids a reversal's or B2C payment's submission answered with (refunds.provider_ids). */
 const idsOf = (conversationId: string, originatorConversationId: string) => ({
   conversation_id: conversationId,
   originator_conversation_id: originatorConversationId,
 });
 
 /**
- * A refund's status from the result its callback recorded: pending until one whose ids are the
- * submission's came. Without ids (the answer to the reversal was lost) it stays pending: sending
- * it again would be refused as already reversed, failing a refund whose money may have moved.
+ * A refund's status from the result its callback recorded (a reversal's, or for a `part` a B2C
+ * payment's): pending until one whose ids are the submission's came. Without ids (the answer was
+ * lost) it stays pending: a reversal sent again would be refused as already reversed, and a B2C
+ * payment sent again could pay the part twice, while the money of the first may have moved.
  */
-export function reversalStatus(
+export function refundResultStatus(
   providerIds: Readonly<Record<string, string>> | null | undefined,
   recorded: unknown,
+  part = false,
 ): RefundStatusResult {
   if (!providerIds || !recorded || typeof recorded !== 'object') return { status: 'pending' };
   const { via, body } = recorded as { via?: unknown; body?: unknown };
@@ -48,13 +67,16 @@ export function reversalStatus(
   ) {
     return { status: 'pending' };
   }
-  if (via === 'timeout') return { status: 'failed', message: QUEUE_TIMEOUT, providerCode: result.resultCode };
+  const providerCode = result.resultCode;
+  if (via === 'timeout')
+    return { status: 'failed', message: QUEUE_TIMEOUT[part ? 'part' : 'whole'], providerCode };
   if (result.outcome === 'succeeded') return { status: 'succeeded', providerReference: result.transactionId };
-  return {
-    status: 'failed',
-    message: `M-Pesa did not reverse the payment: ${result.message} (${result.resultCode})`,
-    providerCode: result.resultCode,
-  };
+  const said = `${result.message} (${providerCode})`;
+  if (!part)
+    return { status: 'failed', message: `M-Pesa did not reverse the payment: ${said}`, providerCode };
+  const advice = B2C_ADVICE[providerCode];
+  const message = `M-Pesa did not pay the part back: ${said}${advice ? `; ${advice}` : ''}`;
+  return { status: 'failed', message, providerCode };
 }
 
 /** The port over a Daraja client: our reference for logs, Daraja's CheckoutRequestID for queries. */
@@ -80,27 +102,32 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
       const { reason: _reason, ...failed } = status;
       return failed;
     },
+    // Checked before refundRefused for a part, so that it is told what to do with a part.
+    ...(config.reversal ? {} : { partialRefundsRefused: MPESA_NO_INITIATOR_PART }),
     refundRefused(payment) {
       if (!config.reversal) return MPESA_NO_INITIATOR;
       return payment.providerTransactionId ? null : MPESA_NO_RECEIPT;
     },
     async requestRefund(req) {
-      if (!config.reversal) return { kind: 'rejected', message: MPESA_NO_INITIATOR };
-      if (!req.providerTransactionId) return { kind: 'rejected', message: MPESA_NO_RECEIPT };
-      if (!req.callbackUrl) throw new TypeError('an M-Pesa reversal needs our result route (callbackUrl)');
-      const sent = await daraja.requestReversal({
-        reference: req.reference,
-        transactionId: req.providerTransactionId,
-        amount: req.amount,
-        paymentAmount: req.paymentAmount,
-        resultUrl: `${req.callbackUrl}/result`,
-        queueTimeoutUrl: `${req.callbackUrl}/timeout`,
-        remarks: req.description,
-      });
+      const part = isPart(req);
+      if (!config.reversal)
+        return { kind: 'rejected', message: part ? MPESA_NO_INITIATOR_PART : MPESA_NO_INITIATOR };
+      if (!req.callbackUrl) throw new TypeError('an M-Pesa refund needs our result route (callbackUrl)');
+      const urls = { resultUrl: `${req.callbackUrl}/result`, queueTimeoutUrl: `${req.callbackUrl}/timeout` };
+      // A reversal names the payment's receipt; a B2C payment only the payer's number.
+      if (!part && !req.providerTransactionId) return { kind: 'rejected', message: MPESA_NO_RECEIPT };
+      const common = { reference: req.reference, amount: req.amount, ...urls, remarks: req.description };
+      const sent = part
+        ? await daraja.requestB2cPayment({ ...common, msisdn: req.msisdn })
+        : await daraja.requestReversal({
+            ...common,
+            transactionId: req.providerTransactionId!,
+            paymentAmount: req.paymentAmount,
+          });
       if (sent.kind !== 'submitted') return sent;
       return { kind: 'submitted', providerIds: idsOf(sent.conversationId, sent.originatorConversationId) };
     },
-    getRefundStatus: async (req) => reversalStatus(req.providerIds, req.providerResult),
+    getRefundStatus: async (req) => refundResultStatus(req.providerIds, req.providerResult, isPart(req)),
   };
 }
 
@@ -133,7 +160,8 @@ export const mpesaProvider: PaymentMethodDefinition<'mpesa'> = {
   maxAmount: (config) => config.payments.maxAmount.mpesa,
   parseCallback: parseMpesaCallback,
   supportsRefunds: true,
-  // Daraja reverses whole transactions only (MPESA_SUPPORTS_PARTIAL_REFUNDS).
-  supportsPartialRefunds: false,
+  // A reversal returns the whole payment; a part goes back by B2C payment to the payer's number
+  // (live, that needs the initiator pair, else the adapter's partialRefundsRefused is the 422).
+  supportsPartialRefunds: true,
   testNumber: (code) => `07110000${code}`,
 };
