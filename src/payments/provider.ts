@@ -37,7 +37,7 @@ export interface PaymentRequest {
 }
 
 /** What we asked of a payment, which an answer must match to pay it (cards' verify). */
-export interface AskedPayment {
+interface AskedPayment {
   /** minor units */
   amount: number;
   currency: string;

@@ -9,7 +9,7 @@ import { cardMethod } from './card-method.ts';
 import { createFlutterwaveClient, type FlutterwaveConfig } from './flutterwave.ts';
 import { readFlutterwaveWebhook } from './flutterwave-status.ts';
 
-export function createCardProvider(config: FlutterwaveConfig, options: AdapterOptions = {}): PaymentProvider {
+function createCardProvider(config: FlutterwaveConfig, options: AdapterOptions = {}): PaymentProvider {
   const flutterwave = createFlutterwaveClient(config, options);
   return {
     method: cardMethod.key,
