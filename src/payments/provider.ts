@@ -133,7 +133,10 @@ export interface PaymentProvider {
    * Why this payment cannot be refunded through the provider at all (M-Pesa without the payment's
    * receipt or a reversal initiator), said to the asker as the 422; null when it can.
    */
-  refundRefused?(payment: { providerTransactionId: string | null }): string | null;
+  refundRefused?(
+    payment: { providerTransactionId: string | null; amount: number },
+    refundAmount: number,
+  ): string | null;
   /** Sends a refund of a successful payment. Never throws for provider trouble: see RefundSubmitResult. */
   requestRefund(req: RefundRequest): Promise<RefundSubmitResult>;
   /** The refund's outcome; rejects with PaymentProviderError when the provider could not be asked. */

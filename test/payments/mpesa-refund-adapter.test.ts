@@ -128,11 +128,16 @@ describe('M-Pesa refunds at the port', () => {
 
   test('no receipt, or no initiator, is refused before anything is sent', async () => {
     const configured = createMpesaProvider(sim.daraja);
-    assert.equal(configured.refundRefused!({ providerTransactionId: 'SIMABC1234' }), null);
-    assert.equal(configured.refundRefused!({ providerTransactionId: null }), MPESA_NO_RECEIPT);
+    const whole = 150_000;
+    const paid = (receipt: string | null) => ({ providerTransactionId: receipt, amount: whole });
+    assert.equal(configured.refundRefused!(paid('SIMABC1234'), whole), null);
+    assert.equal(configured.refundRefused!(paid(null), whole), MPESA_NO_RECEIPT);
+    // A part goes by B2C to the payer's number: no receipt needed, but KES 10 at the least.
+    assert.equal(configured.refundRefused!(paid(null), 50_000), null);
+    assert.match(configured.refundRefused!(paid('SIMABC1234'), 900) ?? '', /at least KES 10/);
     assert.match(MPESA_NO_RECEIPT, /reverse it in the M-Pesa org portal/);
     const unset = createMpesaProvider({ ...sim.daraja, reversal: undefined });
-    assert.equal(unset.refundRefused!({ providerTransactionId: 'SIMABC1234' }), MPESA_NO_INITIATOR);
+    assert.equal(unset.refundRefused!(paid('SIMABC1234'), whole), MPESA_NO_INITIATOR);
     assert.match(MPESA_NO_INITIATOR, /MPESA_INITIATOR/);
     const before = sim.mpesa.reversals().length;
     assert.deepEqual(await unset.requestRefund(request()), { kind: 'rejected', message: MPESA_NO_INITIATOR });

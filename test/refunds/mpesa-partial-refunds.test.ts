@@ -115,16 +115,25 @@ describe('a part of an M-Pesa payment goes back by B2C payment', () => {
     assert.deepEqual([order.status, order.refunded_total], ['paid', 50_000]);
   });
 
-  test('a part under KES 10 fails unsent (M-Pesa pays out no less), and the order keeps its money', async () => {
+  test('a part under KES 10 is refused (M-Pesa pays out no less), and nothing is sent', async () => {
     const { orderId } = await paidOrder('01');
     const before = m.sim.mpesa.b2cPayments().length;
-    // Taken by the API, then refused by the client before anything was sent: the refund fails.
-    const id = await refunded(orderId, { amount_minor: 500 });
-    await until('the refund to end', async () => (await refundOf(id)).status !== 'pending');
-    const refund = await refundOf(id);
-    assert.equal(refund.status, 'failed');
-    assert.match(refund.failureReason ?? '', /at least KES 10/);
+    const res = await askRefund(orderId, { amount_minor: 500 });
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().error_code, 'refund_not_possible');
+    assert.match(res.json().message, /at least KES 10/);
     assert.equal(m.sim.mpesa.b2cPayments().length, before, 'nothing sent');
     assert.equal((await readOrder(orderId)).refunded_total, 0);
+  });
+
+  test("a part needs no receipt: it goes to the payer's number", async () => {
+    const { orderId, attempt } = await paidOrder('01', { callback: false });
+    assert.equal(attempt.providerTransactionId, null, 'no success callback, so no receipt');
+    const id = await refunded(orderId, { amount_minor: 50_000 });
+    await until('the B2C result', async () => (await refundOf(id)).status !== 'pending');
+    const refund = await refundOf(id);
+    assert.equal(refund.status, 'succeeded', refund.failureReason ?? '');
+    assert.ok(b2cOf(refund.reference), 'sent as a B2C payment');
+    assert.equal((await readOrder(orderId)).refunded_total, 50_000);
   });
 });

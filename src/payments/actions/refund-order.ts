@@ -192,7 +192,7 @@ async function planOrderRefund(
   const partialRefused = ctx.gateway.providers[paying.method]?.partialRefundsRefused;
   if (plan.amount !== paying.amount && partialRefused) throw notPossible(partialRefused);
   // Or lack what any refund of this payment needs (M-Pesa: the payment's receipt, an initiator).
-  const whyNot = ctx.gateway.providers[paying.method]?.refundRefused?.(paying);
+  const whyNot = ctx.gateway.providers[paying.method]?.refundRefused?.(paying, plan.amount);
   if (whyNot) throw notPossible(whyNot);
   return { paying, plan, regs, returned: returned! };
 }
@@ -239,7 +239,7 @@ export async function refundPayment(ctx: AppContext, options: RefundPaymentOptio
       'The payment is being refunded already.',
       'The payment was refunded already.',
     );
-    const whyNot = ctx.gateway.providers[attempt!.method]?.refundRefused?.(attempt!);
+    const whyNot = ctx.gateway.providers[attempt!.method]?.refundRefused?.(attempt!, attempt!.amount);
     if (whyNot) throw notPossible(whyNot);
     const plan: RefundPlan = {
       amount: attempt!.amount,

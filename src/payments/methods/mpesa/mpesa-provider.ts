@@ -9,6 +9,7 @@ import type { AdapterOptions } from '../../provider-http.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { currencyExponent } from '../../../platform/index.ts';
 import { parseReversalResult, parseStkCallback, readStkCallbackReceipt } from './daraja-callbacks.ts';
+import { B2C_MIN_SHILLINGS } from './daraja-b2c.ts';
 import { createDarajaClient } from './daraja.ts';
 import type { DarajaConfig } from './daraja-config.ts';
 import { mpesaMethod } from './mpesa-method.ts';
@@ -37,6 +38,12 @@ const B2C_ADVICE: Readonly<Record<string, string>> = {
 };
 
 /** A part of the payment goes back by B2C payment; the whole by reversal. */
+/** A part M-Pesa cannot pay back by B2C (below its least payout), said to the organizer; else null. */
+function b2cAmountProblem(amount: number): string | null {
+  if (amount >= B2C_MIN_SHILLINGS * 10 ** currencyExponent('KES')) return null;
+  return `M-Pesa pays a part back by B2C payment, and at least KES ${B2C_MIN_SHILLINGS}: refund at least KES ${B2C_MIN_SHILLINGS}, or the whole payment`;
+}
+
 const isPart = (req: Pick<RefundRequest, 'amount' | 'paymentAmount'>) => req.amount !== req.paymentAmount;
 
 /** The ids a reversal's or B2C payment's submission answered with (refunds.provider_ids). */
@@ -104,8 +111,10 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
     },
     // Checked before refundRefused for a part, so that it is told what to do with a part.
     ...(config.reversal ? {} : { partialRefundsRefused: MPESA_NO_INITIATOR_PART }),
-    refundRefused(payment) {
+    refundRefused(payment, refundAmount) {
       if (!config.reversal) return MPESA_NO_INITIATOR;
+      // A part goes by B2C payment to the payer's number: no receipt needed, but a least amount.
+      if (refundAmount !== payment.amount) return b2cAmountProblem(refundAmount);
       return payment.providerTransactionId ? null : MPESA_NO_RECEIPT;
     },
     async requestRefund(req) {
