@@ -34,8 +34,7 @@ const OrderRefundOut = Type.Object(
     }),
     currency: Type.String({ examples: ['UGX'] }),
     method: Type.String({
-      description:
-        'momo, airtel or mpesa: the network that took the payment and returned it (M-Pesa returns whole payments only)',
+      description: 'momo, airtel, mpesa or card: the method that took the payment and returned it',
     }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why, as it was asked; null if none' }),
     registration_ids: Type.Array(Type.String(), {

@@ -64,8 +64,7 @@ export const RefundOut = Type.Object({
   amount_minor: Type.Integer({ description: 'What this refund gives back, minor units' }),
   currency: Type.String({ examples: ['UGX'] }),
   method: Type.String({
-    description:
-      'momo, airtel or mpesa: the network that took the payment and returns it (M-Pesa returns whole payments only)',
+    description: 'momo, airtel, mpesa or card: the method that took the payment and returns it',
   }),
   reason: Type.Union([Type.String(), Type.Null()]),
   registration_ids: Type.Array(Type.String(), {
