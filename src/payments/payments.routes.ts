@@ -14,7 +14,7 @@ import {
 } from '../platform/index.ts';
 import { noteCallback } from './note-callback.ts';
 import { methodOf } from './payment-gateway.ts';
-import { noteReversalResult } from './refunds-callback.ts';
+import { noteRefundResult } from './refunds-callback.ts';
 import { registerRefundRoutes } from './refunds.routes.ts';
 import { startPayment } from './start-payment.ts';
 
@@ -129,21 +129,31 @@ export async function registerPaymentRoutes(app: Host, ctx: AppContext) {
         return envelope(200, 'Callback received', { received: true });
       },
     );
-    // Daraja POSTs a reversal's outcome here (ResultURL, QueueTimeOutURL): our refund's reference
-    // is in the path, and the body counts only when its ids are the refund's (refunds-callback.ts).
-    for (const kind of ['result', 'timeout'] as const) {
-      scope.post(
-        `/v1/payment-callbacks/mpesa/refunds/:reference/${kind}`,
-        {
-          schema: { hide: true, params: Type.Object({ reference: Type.String({ maxLength: 64 }) }) },
+    // A provider POSTs a refund's result here when it cannot be asked for it (Daraja's ResultURL and
+    // QueueTimeOutURL): our refund's reference is in the path, and the body counts only when its
+    // ids are the refund's (refunds-callback.ts).
+    scope.post(
+      '/v1/payment-callbacks/:method/refunds/:reference/:kind',
+      {
+        schema: {
+          hide: true,
+          params: Type.Object({
+            method: Type.String({ maxLength: 32 }),
+            reference: Type.String({ maxLength: 64 }),
+            kind: Type.String({ maxLength: 16 }),
+          }),
         },
-        async (request) => {
-          const { reference } = request.params as { reference: string };
-          noteReversalResult(ctx, reference, kind, jsonOf(request.body));
-          return envelope(200, 'Callback received', { received: true });
-        },
-      );
-    }
+      },
+      async (request) => {
+        const { method, reference, kind } = request.params as {
+          method: string;
+          reference: string;
+          kind: string;
+        };
+        noteRefundResult(ctx, method, reference, kind, jsonOf(request.body));
+        return envelope(200, 'Callback received', { received: true });
+      },
+    );
   });
 }
 

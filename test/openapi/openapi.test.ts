@@ -38,8 +38,7 @@ const UNDOCUMENTED = new Set([
   'POST /v1/payment-callbacks/{method}/{reference}',
   'PUT /v1/payment-callbacks/{method}/{reference}',
   'POST /v1/payment-callbacks/{method}',
-  'POST /v1/payment-callbacks/mpesa/refunds/{reference}/result',
-  'POST /v1/payment-callbacks/mpesa/refunds/{reference}/timeout',
+  'POST /v1/payment-callbacks/{method}/refunds/{reference}/{kind}',
 ]);
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

@@ -55,6 +55,13 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
    * decides); our reference is in the callback's path too. Never throws.
    */
   parseCallback(body: unknown): CallbackHint;
+  /**
+   * A refund's result the provider POSTs to our route (/v1/payment-callbacks/<key>/refunds/<our
+   * refund reference>/<kind>: Daraja's reversal and B2C results), for a provider that cannot be
+   * asked: the ids it names, which must be those its submission answered with (refunds.provider_ids),
+   * and what to keep for getRefundStatus. Null when the body is not one; absent when never POSTed.
+   */
+  readRefundResult?(kind: string, body: unknown): { ids: Record<string, string>; recorded: unknown } | null;
   /** whether a payment can be returned through this method (actions/refund-order.ts) */
   supportsRefunds: boolean;
   /**

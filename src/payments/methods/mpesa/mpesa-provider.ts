@@ -37,13 +37,13 @@ const B2C_ADVICE: Readonly<Record<string, string>> = {
   '2040': "the buyer's number cannot receive M-Pesa payments: refund the buyer another way",
 };
 
-/** A part of the payment goes back by B2C payment; the whole by reversal. */
 /** A part M-Pesa cannot pay back by B2C (below its least payout), said to the organizer; else null. */
 function b2cAmountProblem(amount: number): string | null {
   if (amount >= B2C_MIN_SHILLINGS * 10 ** currencyExponent('KES')) return null;
   return `M-Pesa pays a part back by B2C payment, and at least KES ${B2C_MIN_SHILLINGS}: refund at least KES ${B2C_MIN_SHILLINGS}, or the whole payment`;
 }
 
+/** A part of the payment goes back by B2C payment; the whole by reversal. */
 const isPart = (req: Pick<RefundRequest, 'amount' | 'paymentAmount'>) => req.amount !== req.paymentAmount;
 
 /** The ids a reversal's or B2C payment's submission answered with (refunds.provider_ids). */
@@ -141,6 +141,27 @@ export function createMpesaProvider(config: DarajaConfig, options: AdapterOption
 }
 
 /**
+ * A reversal's or B2C payment's result, POSTed by Daraja to ResultURL (kind `result`) or, when its
+ * queue dropped the request unprocessed, QueueTimeOutURL (`timeout`). Kept in Daraja's shape, cut
+ * to what refundResultStatus reads.
+ */
+function readDarajaRefundResult(kind: string, body: unknown) {
+  const result = kind === 'result' || kind === 'timeout' ? parseReversalResult(body) : null;
+  if (!result) return null;
+  const Result = {
+    ResultCode: result.resultCode,
+    ResultDesc: result.message,
+    OriginatorConversationID: result.originatorConversationId,
+    ConversationID: result.conversationId,
+    ...(result.transactionId ? { TransactionID: result.transactionId } : {}),
+  };
+  return {
+    ids: idsOf(result.conversationId, result.originatorConversationId),
+    recorded: { via: kind, body: { Result } },
+  };
+}
+
+/**
  * Daraja POSTs {Body: {stkCallback: {CheckoutRequestID, ResultCode, CallbackMetadata}}}: our
  * reference is in its path only. It names the payment's CheckoutRequestID and, on success, the
  * receipt with its amount in shillings.
@@ -168,6 +189,7 @@ export const mpesaProvider: PaymentMethodDefinition<'mpesa'> = {
     createMpesaProvider({ ...simulator.daraja, timeoutMs }, options),
   maxAmount: (config) => config.payments.maxAmount.mpesa,
   parseCallback: parseMpesaCallback,
+  readRefundResult: readDarajaRefundResult,
   supportsRefunds: true,
   // A reversal returns the whole payment; a part goes back by B2C payment to the payer's number
   // (live, that needs the initiator pair, else the adapter's partialRefundsRefused is the 422).
