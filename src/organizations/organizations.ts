@@ -58,6 +58,7 @@ export async function updateOrganization(
     fees?: FeeSchedule | undefined;
     timezone?: string | undefined;
     currency?: string | undefined;
+    optedInMethods?: string[] | undefined;
   },
   now: Date,
 ): Promise<OrganizationRow | undefined> {
@@ -70,6 +71,7 @@ export async function updateOrganization(
       ...(input.fees !== undefined && { fees: input.fees }),
       ...(input.timezone !== undefined && { timezone: input.timezone }),
       ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.optedInMethods !== undefined && { optedInMethods: input.optedInMethods }),
       catalogVersion: sql`${organizations.catalogVersion} + 1`,
       updatedAt: now,
     })

@@ -37,6 +37,7 @@ const UNDOCUMENTED = new Set([
   'GET /v1/openapi.json',
   'POST /v1/payment-callbacks/{method}/{reference}',
   'PUT /v1/payment-callbacks/{method}/{reference}',
+  'POST /v1/payment-callbacks/{method}',
   'POST /v1/payment-callbacks/mpesa/refunds/{reference}/result',
   'POST /v1/payment-callbacks/mpesa/refunds/{reference}/timeout',
 ]);
