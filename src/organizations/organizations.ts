@@ -16,6 +16,8 @@ export async function createOrganization(
     fees?: FeeSchedule;
     timezone?: string;
     currency?: string;
+    /** the methods that need turning on (cards) it offers from the start */
+    optedInMethods?: string[];
   },
 ): Promise<OrganizationRow> {
   const [row] = await db
@@ -28,6 +30,7 @@ export async function createOrganization(
       fees: input.fees ?? {},
       ...(input.timezone !== undefined && { timezone: input.timezone }),
       ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.optedInMethods !== undefined && { optedInMethods: input.optedInMethods }),
     })
     .returning();
   return row!;

@@ -12,7 +12,7 @@ import { admin, errorOf, fieldsOf } from '../admin/admin-helpers.ts';
 import { makeMember, signIn, textOf, type Agent } from './app-helpers.ts';
 
 /** The card checkbox of the settings page, its white space collapsed. */
-const cardBox = (body: string) => /<input[^>]*value="card"[^>]*>/.exec(body)?.[0].replace(/\s+/g, ' ');
+const cardBox = (body: string) => /<input[^>]*value="card"[^>]*>/.exec(body)?.[0].replace(/\s+/g, ' ') ?? '';
 
 const FORM = {
   name: 'Nile Striders',
