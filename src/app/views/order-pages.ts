@@ -6,7 +6,7 @@ import type { OrderChannel, OrderRow } from '../../orders/index.ts';
 import type { PaymentAttemptRow, RefundPreview, RefundRow } from '../../payments/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
+import { formatMoney, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, contactLine, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatPrice, formatTime, input } from './fields.ts';
 import { orderStatusText } from './order-status.ts';
@@ -14,6 +14,7 @@ import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 import { runnersSection, type RunnersView } from './order-runners.ts';
 import { deliveriesNote, refundsDueSection, webhookEntries, type OrderActivity } from './order-activity.ts';
+import { attemptStarted, attemptSubject, refundTarget } from './payer-words.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
@@ -59,7 +60,7 @@ function outcomeText(a: PaymentAttemptRow): Html {
   const kind = a.status === 'failed' && a.failureKind ? ` (${a.failureKind})` : '';
   const detail =
     a.status === 'failed' && a.failureMessage ? html` <span class="muted">${a.failureMessage}</span>` : '';
-  return html`Prompt to ${maskPhone(a.msisdn)}: ${outcome}${kind}${detail}`;
+  return html`${attemptSubject(a)}: ${outcome}${kind}${detail}`;
 }
 
 function timeline(view: OrderView): TimelineEntry[] {
@@ -68,8 +69,7 @@ function timeline(view: OrderView): TimelineEntry[] {
   for (const a of attempts) {
     entries.push({
       at: a.createdAt,
-      text: html`Payment prompt of ${formatMoney(a.amount, a.currency)} sent to
-      ${METHOD_NAMES[a.method] ?? a.method} number ${maskPhone(a.msisdn)}`,
+      text: attemptStarted(a, formatMoney(a.amount, a.currency)),
     });
     if (a.finalizedAt) entries.push({ at: a.finalizedAt, text: outcomeText(a) });
   }
@@ -186,7 +186,7 @@ export function renderRefundForm(view: {
     ${errorSummary(errors, view.problem)}
     <p>
       ${formatMoney(left, order.currency)} of ${formatMoney(order.total, order.currency)} is left to refund.
-      Money goes back to ${order.buyerName} through ${method}, to the number that paid.
+      Money goes back to ${order.buyerName} through ${method}, to ${refundTarget(order.paymentMethod)}.
     </p>
     <form method="post" action="/orders/${order.id}/refund" novalidate>
       ${csrfInput(view.viewer.current.session.csrfToken)}
@@ -276,7 +276,7 @@ export function renderRefundConfirmation(view: {
     <h1>Refund ${amount}?</h1>
     <dl class="facts">
       <dt>Goes back</dt>
-      <dd>${amount} to ${order.buyerName} through ${method}, to the number that paid</dd>
+      <dd>${amount} to ${order.buyerName} through ${method}, to ${refundTarget(order.paymentMethod)}</dd>
       <dt>Places cancelled</dt>
       <dd>
         ${
