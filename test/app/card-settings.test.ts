@@ -50,7 +50,10 @@ describe('card payments on a service that takes them', () => {
       cardBox(page.body),
       '<input type="checkbox" id="f-opted_in_methods-card" name="opted_in_methods" value="card" />',
     );
-    assert.match(textOf(page.body), /Card payments Visa or Mastercard, typed on Flutterwave's own page/);
+    assert.match(
+      textOf(page.body),
+      /Card payments Visa or Mastercard, typed on Flutterwave's own page; events in UGX and KES offer them, with a service fee of 3\.8 % by card\./,
+    );
     assert.equal((await readEvent()).ticket_types[0]!.card, null);
     const version = (await findOrganization(db(), organizationId))!.catalogVersion;
 

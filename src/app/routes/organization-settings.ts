@@ -8,6 +8,7 @@ import {
   type OrganizationPatch,
   type OrganizationRow,
 } from '../../organizations/index.ts';
+import { methodFee } from '../../events/index.ts';
 import { PAYMENT_METHOD_CATALOGUE } from '../../payments/index.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { EVENT_FORM_PATTERNS, OrganizationSettingsForm } from '../app-forms.schema.ts';
@@ -24,12 +25,24 @@ const MESSAGES: Record<string, string> = {
   opted_in_methods: 'Choose only the payment methods listed here.',
 };
 
+/** "3.8 %" (and a fixed part when the schedule has one): what buyers pay on top by this method. */
+function feeWords(fee: { percent_bp: number; fixed_minor: number }): string {
+  const percent = `${(fee.percent_bp / 100).toLocaleString('en')} %`;
+  return fee.fixed_minor > 0 ? `${percent} plus a fixed part` : percent;
+}
+
 /** The methods an organization may turn on, checked as `checked` says; those the service lacks disabled. */
-function optInChoices(ctx: AppContext, checked: readonly string[]): OptInChoice[] {
+function optInChoices(
+  ctx: AppContext,
+  organization: OrganizationRow,
+  checked: readonly string[],
+): OptInChoice[] {
   return PAYMENT_METHOD_CATALOGUE.filter((m) => 'optIn' in m && m.optIn).map((m) => ({
     key: m.key,
     label: `${m.labels.en.name} payments`,
-    hint: `${m.labels.en.network}, typed on ${m.provider}'s own page; events in ${m.currencies.join(' and ')} offer them.`,
+    hint:
+      `${m.labels.en.network}, typed on ${m.provider}'s own page; events in ${m.currencies.join(' and ')} ` +
+      `offer them, with a service fee of ${feeWords(methodFee(organization.fees, m))} by ${m.labels.en.name.toLowerCase()}.`,
     checked: checked.includes(m.key),
     available: ctx.paymentMethods.some((taken) => taken.key === m.key),
   }));
@@ -46,8 +59,6 @@ function optInPatch(
   return ctx.paymentMethods.some((m) => m.optIn) ? { opted_in_methods: [...checked] } : {};
 }
 
-const storedOptIns = (organization: OrganizationRow | undefined) => organization?.optedInMethods ?? [];
-
 export function showSettings(ctx: AppContext): Handler {
   return async (request, reply) => {
     const viewer = await viewerOf(ctx, request);
@@ -60,7 +71,7 @@ export function showSettings(ctx: AppContext): Handler {
       currency: organization.currency,
     };
     const saved = queryOf(request, DoneQuery).done === 'saved';
-    const optIns = optInChoices(ctx, organization.optedInMethods);
+    const optIns = optInChoices(ctx, organization, organization.optedInMethods);
     return sendPage(reply, 200, renderSettings({ viewer, values, optIns, errors: {}, saved }));
   };
 }
@@ -99,9 +110,11 @@ export function saveSettings(ctx: AppContext): Handler {
     }
     const viewer = await viewerOf(ctx, request);
     // a method the service lacks keeps what was stored, as its disabled checkbox shows it
-    const stored = storedOptIns(await findOrganization(ctx.database.db, organizationId));
-    const optIns = optInChoices(ctx, checked).map((c) =>
-      c.available ? c : { ...c, checked: stored.includes(c.key) },
+    const organization = await findOrganization(ctx.database.db, organizationId);
+    if (!organization) throw new PageError('not_found', 'organization');
+    // a method the service lacks keeps what was stored, as its disabled checkbox shows it
+    const optIns = optInChoices(ctx, organization, checked).map((c) =>
+      c.available ? c : { ...c, checked: organization.optedInMethods.includes(c.key) },
     );
     return sendPage(reply, 422, renderSettings({ viewer, values, optIns, errors, saved: false }));
   };
