@@ -99,6 +99,7 @@ describe('card payments in the money pages and files', () => {
     assert.match(text, /Card payment: approved/);
     assert.doesNotMatch(text, /Card number|Prompt to :/);
     assert.match(text, /UGX 10,000 by Card/);
+    assert.match(text, /Refund confirmed by Flutterwave/);
     const refund = textOf((await owner.get(`/orders/${card.id}/refund`)).body);
     assert.match(refund, /Money goes back to Amina Nakato through Card, to the card that paid\./);
   });

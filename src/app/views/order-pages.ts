@@ -14,7 +14,7 @@ import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 import { runnersSection, type RunnersView } from './order-runners.ts';
 import { deliveriesNote, refundsDueSection, webhookEntries, type OrderActivity } from './order-activity.ts';
-import { attemptStarted, attemptSubject, refundTarget } from './payer-words.ts';
+import { attemptStarted, attemptSubject, confirmerOf, refundTarget } from './payer-words.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
@@ -88,7 +88,7 @@ function timeline(view: OrderView): TimelineEntry[] {
         at: r.finalizedAt,
         text:
           r.status === 'succeeded'
-            ? 'Refund confirmed by the network'
+            ? `Refund confirmed by ${confirmerOf(r.method)}`
             : `Refund failed${r.failureReason ? `: ${r.failureReason}` : ''}`,
       });
     }
@@ -106,7 +106,6 @@ const REFUND_KINDS: Record<string, string> = {
 };
 
 const REFUND_STATUS: Record<string, string> = {
-  pending: 'Waiting for the network',
   succeeded: 'Refunded',
   failed: 'Failed',
 };
@@ -146,7 +145,7 @@ function refundsSection(refunds: RefundRow[], runners: RunnersView): Html {
                 </td>
                 <td data-label="Reason">${r.reason ?? ''}</td>
                 <td data-label="Status">
-                  ${REFUND_STATUS[r.status] ?? r.status}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
+                  ${r.status === 'pending' ? `Waiting for ${confirmerOf(r.method)}` : (REFUND_STATUS[r.status] ?? r.status)}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
                 </td>
                 <td data-label="Asked by">${r.requestedByLabel}</td>
               </tr>`,

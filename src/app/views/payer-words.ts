@@ -35,3 +35,8 @@ export function paidBy(a: { method: string; msisdn: string }): string {
 export function refundTarget(method: string | null): string {
   return paidOnProviderPage(method) ? 'the card that paid' : 'the number that paid';
 }
+
+/** Who confirms a payment or refund of `method`: "the network", or the card provider by name. */
+export function confirmerOf(method: string): string {
+  return PAGE_PROVIDERS.get(method) ?? 'the network';
+}
