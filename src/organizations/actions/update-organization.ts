@@ -56,7 +56,7 @@ export function checkOrganizationSettings(patch: OrganizationPatch): FieldError[
  * Each key once, and only of a method that needs turning on and that this service takes: a method
  * without live settings (no FLUTTERWAVE_* for cards) cannot be turned on.
  */
-export function checkOptedInMethods(keys: readonly string[], methods: readonly PricedMethod[]): FieldError[] {
+function checkOptedInMethods(keys: readonly string[], methods: readonly PricedMethod[]): FieldError[] {
   const offered = methods.filter((m) => m.optIn).map((m) => m.key);
   const field = 'opted_in_methods';
   const unknown = keys.filter((key) => !offered.includes(key));
