@@ -376,8 +376,8 @@ describe('README', () => {
     const listed = new Set<string>();
     for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
       let previous = '';
-      // `RATE_LIMIT_TOKEN_RATE` / `_BURST` names RATE_LIMIT_TOKEN_BURST too
-      for (const [, name] of row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)) {
+      // `RATE_LIMIT_TOKEN_RATE` / `_BURST` names RATE_LIMIT_TOKEN_BURST too; names may hold digits (B2C)
+      for (const [, name] of row.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)) {
         previous = name!.startsWith('_') ? previous.replace(/_[A-Z]+$/, name!) : name!;
         listed.add(previous);
       }
