@@ -22,6 +22,8 @@ export interface PricedMethod {
   readonly defaultFee: { readonly percent_bp: number; readonly fixed_minor: number };
   /** the currencies it takes: an event is offered the methods of its own */
   readonly currencies: readonly string[];
+  /** offered only by organizations that turned it on (organizations.opted_in_methods): cards */
+  readonly optIn?: boolean;
 }
 
 export interface AppContext {

@@ -1,7 +1,7 @@
 // The demo organization seeded on first start of an empty embedded database
-// (docs/architecture.md#demo-organization): paid and free events (UGX, and one in KES for M-Pesa),
-// an API client with every scope, a publishable key for localhost:5173, and a webhook endpoint
-// when DEMO_WEBHOOK_URL is set, and an invitation of its owner to the organizer app.
+// (docs/architecture.md#demo-organization): paid and free events (UGX, and one in KES for M-Pesa)
+// with cards turned on, an API client with every scope, a publishable key for localhost:5173, a
+// webhook endpoint when DEMO_WEBHOOK_URL is set, and an invitation of its owner to the organizer app.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_SCOPES, insertApiClient } from '../auth/index.ts';
@@ -150,6 +150,8 @@ export async function seedDemo(ctx: AppContext, adminApiKey: string | null): Pro
       name: 'Demo Running Club',
       paymentsEnabled: true,
       supportEmail: 'support@demo-running.example',
+      // cards on, so the demo shows every method this service takes (the simulator's test cards)
+      optedInMethods: ctx.paymentMethods.filter((m) => m.optIn).map((m) => m.key),
     });
     const eventIds: string[] = [];
     for (const input of demoEvents(now)) eventIds.push((await insertEvent(tx, org.id, input)).id);

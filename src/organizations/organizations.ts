@@ -16,6 +16,8 @@ export async function createOrganization(
     fees?: FeeSchedule;
     timezone?: string;
     currency?: string;
+    /** the methods that need turning on (cards) it offers from the start */
+    optedInMethods?: string[];
   },
 ): Promise<OrganizationRow> {
   const [row] = await db
@@ -28,6 +30,7 @@ export async function createOrganization(
       fees: input.fees ?? {},
       ...(input.timezone !== undefined && { timezone: input.timezone }),
       ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.optedInMethods !== undefined && { optedInMethods: input.optedInMethods }),
     })
     .returning();
   return row!;
@@ -58,6 +61,7 @@ export async function updateOrganization(
     fees?: FeeSchedule | undefined;
     timezone?: string | undefined;
     currency?: string | undefined;
+    optedInMethods?: string[] | undefined;
   },
   now: Date,
 ): Promise<OrganizationRow | undefined> {
@@ -70,6 +74,7 @@ export async function updateOrganization(
       ...(input.fees !== undefined && { fees: input.fees }),
       ...(input.timezone !== undefined && { timezone: input.timezone }),
       ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.optedInMethods !== undefined && { optedInMethods: input.optedInMethods }),
       catalogVersion: sql`${organizations.catalogVersion} + 1`,
       updatedAt: now,
     })

@@ -33,6 +33,7 @@ describe('POST /admin/v1/organizations', () => {
         'id',
         'name',
         'currency',
+        'opted_in_methods',
         'payments_enabled',
         'support_email',
         'timezone',
@@ -43,11 +44,14 @@ describe('POST /admin/v1/organizations', () => {
     assert.deepEqual([org.timezone, org.currency], ['Africa/Kampala', 'UGX']);
     assert.equal(org.payments_enabled, false);
     assert.equal(org.support_email, '');
+    // cards cost more to take, and are offered only once turned on
     assert.deepEqual(org.fees, {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 350, fixed_minor: 0 },
       mpesa: { percent_bp: 350, fixed_minor: 0 },
+      card: { percent_bp: 380, fixed_minor: 0 },
     });
+    assert.deepEqual(org.opted_in_methods, []);
     assert.match(org.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -56,7 +60,7 @@ describe('POST /admin/v1/organizations', () => {
       name: 'Gulu Striders 🏃',
       payments_enabled: true,
       support_email: 'help@gulu.example',
-      fees: { airtel: { percent_bp: 500, fixed_minor: 100 } },
+      fees: { airtel: { percent_bp: 500, fixed_minor: 100 }, card: { percent_bp: 290, fixed_minor: 500 } },
     });
     assert.equal(org.name, 'Gulu Striders 🏃');
     assert.equal(org.payments_enabled, true);
@@ -65,6 +69,7 @@ describe('POST /admin/v1/organizations', () => {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
       mpesa: { percent_bp: 350, fixed_minor: 0 },
+      card: { percent_bp: 290, fixed_minor: 500 },
     });
   });
 
@@ -79,7 +84,7 @@ describe('POST /admin/v1/organizations', () => {
         fees: {
           momo: { percent_bp: 10001, fixed_minor: 0 },
           airtel: { percent_bp: 10, fixed_minor: -1 },
-          card: {},
+          visa: {},
         },
         colour: 'blue',
       },
@@ -88,8 +93,8 @@ describe('POST /admin/v1/organizations', () => {
     assert.deepEqual(fieldsOf(body), [
       'colour',
       'fees.airtel.fixed_minor',
-      'fees.card',
       'fees.momo.percent_bp',
+      'fees.visa',
       'name',
       'payments_enabled',
       'support_email',
@@ -181,6 +186,7 @@ describe('PATCH /admin/v1/organizations/{id}', () => {
       momo: { percent_bp: 350, fixed_minor: 0 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
       mpesa: { percent_bp: 350, fixed_minor: 0 },
+      card: { percent_bp: 380, fixed_minor: 0 },
     });
     assert.equal(updated.created_at, org.created_at);
     assert.ok(Date.parse(updated.updated_at) > Date.parse(org.updated_at));
@@ -189,7 +195,9 @@ describe('PATCH /admin/v1/organizations/{id}', () => {
       await admin(h, {
         method: 'PATCH',
         url: `/organizations/${org.id}`,
-        body: { fees: { momo: { percent_bp: 0, fixed_minor: 250 } } },
+        body: {
+          fees: { momo: { percent_bp: 0, fixed_minor: 250 }, card: { percent_bp: 420, fixed_minor: 0 } },
+        },
       }),
       200,
     );
@@ -197,6 +205,7 @@ describe('PATCH /admin/v1/organizations/{id}', () => {
       momo: { percent_bp: 0, fixed_minor: 250 },
       airtel: { percent_bp: 500, fixed_minor: 100 },
       mpesa: { percent_bp: 350, fixed_minor: 0 },
+      card: { percent_bp: 420, fixed_minor: 0 },
     });
     assert.equal(again.name, 'Renamed');
     assert.deepEqual(dataOf(await admin(h, { url: `/organizations/${org.id}` }), 200), again);

@@ -10,23 +10,27 @@ import { paymentAttempts, refunds } from '../../src/payments/payments.schema.ts'
 import { newId, randomString } from '../../src/platform/ids.ts';
 import { makeEvent, type Harness, type TestPartner } from '../helpers/harness.ts';
 
-interface Money {
+export interface Money {
   db: Harness['service']['ctx']['database']['db'];
   organizationId: string;
   eventId: string;
 }
 
-interface Runner {
+export interface Runner {
   ticketTypeId: string;
   price: number;
   fee: number;
 }
 
-/** A paid order of these runners, its successful payment, and its registrations' ids. */
-async function paidOrder(
+/**
+ * A paid order of these runners, its successful payment, and its registrations' ids; a card
+ * payment (paid on the provider's page) keeps no number: pass msisdn ''.
+ */
+export async function paidOrder(
   m: Money,
   options: {
-    method: 'momo' | 'airtel';
+    method: 'momo' | 'airtel' | 'card';
+    msisdn?: string;
     runners: Runner[];
     donation?: number;
     status?: 'paid' | 'expired';
@@ -87,7 +91,7 @@ async function paidOrder(
       orderId: id,
       organizationId: m.organizationId,
       method: options.method,
-      msisdn: '256772123456',
+      msisdn: options.msisdn ?? '256772123456',
       amount: total,
       currency: 'UGX',
       status: 'successful',
@@ -101,7 +105,7 @@ async function paidOrder(
 }
 
 /** A succeeded refund of the order: `runners` cancelled and tied to it, the order's refunded total raised. */
-async function refunded(
+export async function refunded(
   m: Money,
   order: Awaited<ReturnType<typeof paidOrder>>,
   options: { amount: number; fee: number; runners: string[]; at: Date; providerId: string; whole?: boolean },

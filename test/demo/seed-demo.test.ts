@@ -1,9 +1,12 @@
-// The demo organization shows every payment method: its UGX events offer MTN and Airtel, and its
-// Nairobi race, in KES, offers M-Pesa alone, priced in whole shillings, and an order for it is paid
-// from M-Pesa's sandbox success number with the demo client's own credentials.
+// The demo organization shows every payment method: cards are turned on, so its UGX events offer
+// MTN, Airtel and card, and its Nairobi race, in KES, offers M-Pesa and card, priced in whole
+// shillings; an order for it is paid from M-Pesa's sandbox success number with the demo client's
+// own credentials. A service that takes no card seeds no card.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedDemo, type DemoCredentials } from '../../src/demo/seed-demo.ts';
+import { findOrganization } from '../../src/organizations/organizations.ts';
+import { PAYMENT_METHOD_REGISTRY } from '../../src/payments/index.ts';
 import { bearer, getToken, startHarness, TEST_ADMIN_KEY, type Harness } from '../helpers/harness.ts';
 
 let h: Harness;
@@ -18,6 +21,7 @@ interface TicketType {
   total_minor: number;
   airtel: { laces_fee_minor: number; total_minor: number } | null;
   mpesa: { laces_fee_minor: number; total_minor: number } | null;
+  card: { laces_fee_minor: number; total_minor: number } | null;
 }
 
 before(async () => {
@@ -48,22 +52,28 @@ async function eventByHandle(handle: string): Promise<Json> {
 }
 
 describe('the demo organization', () => {
-  test('its UGX events offer MTN and Airtel, and no M-Pesa', async () => {
+  test('turned cards on: its UGX events offer MTN, Airtel and card, and no M-Pesa', async () => {
     assert.equal(demo.event_ids.length, 4);
+    const org = await findOrganization(h.service.ctx.database.db, demo.organization_id);
+    assert.deepEqual(org!.optedInMethods, ['card']);
     const event = await eventByHandle('entebbe-lakeside-10k');
     assert.equal(event.currency, 'UGX');
-    assert.deepEqual(event.payment_methods, ['momo', 'airtel']);
+    assert.deepEqual(event.payment_methods, ['momo', 'airtel', 'card']);
     for (const tt of event.ticket_types as TicketType[]) {
       assert.equal(tt.mpesa, null);
       assert.ok(tt.airtel, 'priced for Airtel');
+      if (tt.price_minor === 0) continue;
+      // the default 3.8 % card fee
+      const fee = Math.round((tt.price_minor * 380) / 10_000);
+      assert.deepEqual(tt.card, { laces_fee_minor: fee, total_minor: tt.price_minor + fee });
     }
   });
 
-  test('its Nairobi race is in KES, offers M-Pesa alone, in whole shillings', async () => {
+  test('its Nairobi race is in KES, offers M-Pesa and card, in whole shillings', async () => {
     const event = await eventByHandle('nairobi-arboretum-10k');
     assert.equal(event.currency, 'KES');
     assert.equal(event.timezone, 'Africa/Nairobi');
-    assert.deepEqual(event.payment_methods, ['mpesa']);
+    assert.deepEqual(event.payment_methods, ['mpesa', 'card']);
     const types = event.ticket_types as TicketType[];
     assert.ok(types.length >= 1);
     for (const tt of types) {
@@ -72,6 +82,10 @@ describe('the demo organization', () => {
       // The event's default method is M-Pesa: the ticket type's own figures are M-Pesa's.
       assert.deepEqual(tt.mpesa, { laces_fee_minor: tt.laces_fee_minor, total_minor: tt.total_minor });
       assert.equal(tt.total_minor % 100, 0, `a whole-shilling total: ${tt.total_minor}`);
+      assert.ok(
+        tt.card && tt.card.total_minor % 100 === 0,
+        `a whole-shilling card total: ${tt.card?.total_minor}`,
+      );
     }
   });
 
@@ -107,5 +121,20 @@ describe('the demo organization', () => {
     }
     assert.equal(read.status, 'paid', JSON.stringify(read));
     assert.equal(read.payment_method, 'mpesa');
+  });
+});
+
+describe('the demo on a service that takes no card', () => {
+  test('turns no card on', async () => {
+    const plain = await startHarness({
+      service: { paymentMethods: PAYMENT_METHOD_REGISTRY.filter((m) => m.key !== 'card') },
+    });
+    try {
+      const seeded = await seedDemo(plain.service.ctx, TEST_ADMIN_KEY);
+      const org = await findOrganization(plain.service.ctx.database.db, seeded!.organization_id);
+      assert.deepEqual(org!.optedInMethods, []);
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -14,19 +14,27 @@ const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME
 
 describe('payment settings', () => {
   test('MOMO_MAX_AMOUNT and AIRTEL_MAX_AMOUNT default to UGX 5,000,000 and must be whole numbers', () => {
-    // M-Pesa's is KES 250,000, kept in cents.
+    // M-Pesa's is KES 250,000, kept in cents; cards have one per currency.
     assert.deepEqual(loadConfig(BASE_ENV).payments.maxAmount, {
       momo: 5_000_000,
       airtel: 5_000_000,
       mpesa: 25_000_000,
+      card: { UGX: 20_000_000, KES: 75_000_000 },
     });
     const set = loadConfig({
       ...BASE_ENV,
       MOMO_MAX_AMOUNT: '2000000',
       AIRTEL_MAX_AMOUNT: '4000000',
       MPESA_MAX_AMOUNT: '150000',
+      CARD_MAX_AMOUNT_UGX: '10000000',
+      CARD_MAX_AMOUNT_KES: '300000',
     });
-    assert.deepEqual(set.payments.maxAmount, { momo: 2_000_000, airtel: 4_000_000, mpesa: 15_000_000 });
+    assert.deepEqual(set.payments.maxAmount, {
+      momo: 2_000_000,
+      airtel: 4_000_000,
+      mpesa: 15_000_000,
+      card: { UGX: 10_000_000, KES: 30_000_000 },
+    });
     for (const bad of ['0', '-1', '1.5', 'lots']) {
       assert.throws(() => loadConfig({ ...BASE_ENV, MOMO_MAX_AMOUNT: bad }), /MOMO_MAX_AMOUNT/);
       assert.throws(() => loadConfig({ ...BASE_ENV, AIRTEL_MAX_AMOUNT: bad }), /AIRTEL_MAX_AMOUNT/);
@@ -108,6 +116,58 @@ describe('live M-Pesa settings', () => {
     assert.throws(
       () => loadConfig({ ...LIVE, ...MPESA, MPESA_B2C_SHORTCODE: '6000' }),
       /MPESA_B2C_SHORTCODE/,
+    );
+  });
+});
+
+describe('live card settings', () => {
+  const LIVE = { NODE_ENV: 'test', ...LIVE_PAYMENT_ENV };
+  const FLUTTERWAVE = {
+    FLUTTERWAVE_BASE_URL: 'https://api.flutterwave.example',
+    FLUTTERWAVE_SECRET_KEY: 'FLWSECK-secret',
+    FLUTTERWAVE_SECRET_HASH: 'a-hash-of-sixteen-or-more',
+  };
+
+  test('none: the live service takes no card, and no event offers it', async () => {
+    const config = loadConfig(LIVE);
+    assert.equal(config.payments.card, undefined);
+    const { gateway } = await createPaymentGateway(config, createLogger('silent'));
+    assert.ok(!gateway.methods.some((m) => m.key === 'card'));
+    assert.equal(gateway.providers.card, undefined);
+  });
+
+  test('all three: card is taken, after the mobile money methods', async () => {
+    const config = loadConfig({ ...LIVE, ...FLUTTERWAVE });
+    assert.deepEqual(config.payments.card, {
+      baseUrl: 'https://api.flutterwave.example',
+      secretKey: 'FLWSECK-secret',
+      secretHash: 'a-hash-of-sixteen-or-more',
+    });
+    const { gateway } = await createPaymentGateway(config, createLogger('silent'));
+    assert.deepEqual(
+      gateway.methods.map((m) => m.key),
+      ['momo', 'airtel', 'card'],
+    );
+    assert.ok(gateway.providers.card);
+  });
+
+  test('some but not all are refused at start, with a line naming what is missing', () => {
+    for (const left of Object.keys(FLUTTERWAVE)) {
+      const some = Object.fromEntries(Object.entries(FLUTTERWAVE).filter(([name]) => name !== left));
+      assert.throws(
+        () => loadConfig({ ...LIVE, ...some }),
+        (error: Error) =>
+          error instanceof ConfigError && error.message.startsWith(`${left} is required with `),
+        left,
+      );
+    }
+    const { FLUTTERWAVE_BASE_URL: url } = FLUTTERWAVE;
+    assert.throws(
+      () => loadConfig({ ...LIVE, FLUTTERWAVE_BASE_URL: url }),
+      (error: Error) =>
+        error.message ===
+        'FLUTTERWAVE_SECRET_KEY, FLUTTERWAVE_SECRET_HASH are required with FLUTTERWAVE_BASE_URL: live card ' +
+          'payments need all three Flutterwave settings, or none for no cards (README, "Going live")',
     );
   });
 });

@@ -105,7 +105,13 @@ describe('configuration defaults', () => {
         timeScale: 1,
         simulatorPort: 0,
         httpTimeoutMs: 15_000,
-        maxAmount: { momo: 5_000_000, airtel: 5_000_000, mpesa: 25_000_000 },
+        // cards: UGX 20,000,000 and KES 750,000 (in cents)
+        maxAmount: {
+          momo: 5_000_000,
+          airtel: 5_000_000,
+          mpesa: 25_000_000,
+          card: { UGX: 20_000_000, KES: 75_000_000 },
+        },
       },
     ],
     // local receivers work on a developer's machine (test and production keep the guard: ssrf.test.ts)
@@ -198,6 +204,10 @@ describe('configuration refusals', () => {
     ['SIMULATOR_PORT', '65536', /must be a whole number from 0 to 65535/],
     ['SIMULATOR_URL', 'localhost:4010', /must be an absolute http\(s\) URL/],
     ['MOMO_BASE_URL', 'momo.example.org', /must be an absolute http\(s\) URL/],
+    ['FLUTTERWAVE_BASE_URL', 'api.flutterwave.com', /must be an absolute http\(s\) URL/],
+    ['FLUTTERWAVE_SECRET_HASH', 'too-short', /must be at least 16 characters long/],
+    ['CARD_MAX_AMOUNT_UGX', '1.5', /must be a positive whole number/],
+    ['CARD_MAX_AMOUNT_KES', '0', /must be a positive whole number/],
     ['WEBHOOK_TIMEOUT_MS', '30001', /must be a positive number, at most 30000/],
     ['WEBHOOK_SEND_RATE', '0', /must be a positive whole number, at most 100000/],
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'on', /must be true or false/],
@@ -366,8 +376,8 @@ describe('README', () => {
     const listed = new Set<string>();
     for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
       let previous = '';
-      // `RATE_LIMIT_TOKEN_RATE` / `_BURST` names RATE_LIMIT_TOKEN_BURST too
-      for (const [, name] of row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)) {
+      // `RATE_LIMIT_TOKEN_RATE` / `_BURST` names RATE_LIMIT_TOKEN_BURST too; names may hold digits (B2C)
+      for (const [, name] of row.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)) {
         previous = name!.startsWith('_') ? previous.replace(/_[A-Z]+$/, name!) : name!;
         listed.add(previous);
       }

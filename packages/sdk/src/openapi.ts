@@ -431,8 +431,11 @@ export interface paths {
                   laces_fee_minor: number;
                   /** @description price_minor + laces_fee_minor */
                   total_minor: number;
-                  /** @description Card is not yet enabled */
-                  card: null;
+                  /** @description Fee and total when paying by card (on the card provider's page); null when card is not offered: the organization has not turned cards on, or the service takes none */
+                  card: {
+                    laces_fee_minor: number;
+                    total_minor: number;
+                  } | null;
                   /** @description Fee and total when paying with Airtel Money; null when the event does not take it */
                   airtel: {
                     laces_fee_minor: number;
@@ -1588,7 +1591,7 @@ export interface paths {
     put?: never;
     /**
      * Pay a pending order by mobile money
-     * @description Sends a payment prompt to the phone and answers 202 with the order while the prompt is out. Calling again while a prompt is outstanding sends no second prompt. Confirm the outcome by reading the order (status paid) or with the order.paid webhook.
+     * @description Sends a payment prompt to the phone and answers 202 with the order while the prompt is out. Calling again while a prompt is outstanding sends no second prompt. Confirm the outcome by reading the order (status paid) or with the order.paid webhook. A card is typed on the card provider's page, which only the hosted checkout sends a buyer to: card here is 400 validation_failed.
      */
     post: {
       parameters: {
@@ -1602,7 +1605,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            payment_method: 'momo' | 'airtel' | 'mpesa';
+            payment_method: 'momo' | 'airtel' | 'mpesa' | 'card';
             /**
              * @description The number the prompt goes to: a mobile money number of the payment method's network and country (momo: MTN 076, 077, 078, 079 (UGX); airtel: Airtel 070, 074, 075 (UGX); mpesa: Safaricom 070, 071, 072, 0740, 0741, 0742, 0743, 0745, 0746, 0748, 0757, 0758, 0759, 0768, 0769, 079, 0110, 0111, 0112, 0113, 0114, 0115 (KES)), written 07…, 7… (01… in Kenya), with its country code (256…, 254…), + or 00 before it; spaces and dashes ignored. Landlines, other networks and a method the order's currency does not take are 400 validation_failed.
              * @example 0772123456

@@ -25,6 +25,13 @@ const FeesIn = Type.Object(byMethod(Type.Optional(MethodFeeIn)), {
   description: 'A method left out keeps its current (or default) fee',
 });
 
+const OptedInMethods = Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
+  maxItems: 16,
+  description:
+    "The payment methods that need turning on which the organization offers: 'card' (Visa or Mastercard, paid on Flutterwave's page) when the service takes cards. Each once; [] turns them all off. Events in a currency a method takes then offer it and price it on each ticket type.",
+  examples: [['card']],
+});
+
 const TimeZone = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -56,6 +63,7 @@ export const OrganizationPatchIn = Type.Object(
     fees: Type.Optional(FeesIn),
     timezone: Type.Optional(TimeZone),
     currency: Type.Optional(Currency),
+    opted_in_methods: Type.Optional(OptedInMethods),
   },
   { additionalProperties: false },
 );
@@ -87,6 +95,9 @@ export const OrganizationOut = Type.Object({
   timezone: Type.String(),
   currency: Type.String(),
   fees: Type.Object(byMethod(MethodFeeOut)),
+  opted_in_methods: Type.Array(Type.String(), {
+    description: "The payment methods that need turning on which the organization offers, such as 'card'",
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -101,6 +112,7 @@ export function toOrganizationOut(row: OrganizationRow): OrganizationOut {
     timezone: row.timezone,
     currency: row.currency,
     fees: resolvedFees(row.fees),
+    opted_in_methods: [...row.optedInMethods],
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

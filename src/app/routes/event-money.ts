@@ -1,6 +1,7 @@
 // An event's money: GET /events/:eventId/money (every member who reads events), its figures as a
-// CSV (money.csv), and every payment and refund with the network's reference for matching against
-// MTN MoMo and Airtel Money statements (reconciliation.csv, streamed a batch of orders at a time).
+// CSV (money.csv), and every payment and refund with the provider's reference for matching against
+// the mobile money networks' and Flutterwave's statements (reconciliation.csv, streamed a batch of
+// orders at a time).
 // The files hold no buyer's contact; each download is audited all the same: they are the books.
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';

@@ -1,10 +1,16 @@
-// An event's money page: what the organizer receives, then the figures per network and per ticket
-// type, with the downloads (the figures as CSV, every payment and refund for reconciliation).
+// An event's money page: what the organizer receives, then the figures per payment provider (the
+// mobile money networks and Flutterwave for cards) and per ticket type, with the downloads (the figures as CSV, every payment and refund for reconciliation).
+import { PAYMENT_METHOD_CATALOGUE } from '../../payments/index.ts';
 import { html, type Html } from '../../platform/index.ts';
 import type { EventMoney, NetworkMoney, TicketTypeMoney } from '../../sales/index.ts';
 import { formatDate, formatMoney } from '../../site/index.ts';
 import { page, type Viewer } from './layout.ts';
 import { can } from '../../members/index.ts';
+
+/** "MTN MoMo, Airtel Money, M-Pesa and Flutterwave": every provider whose statements the file matches. */
+const STATEMENTS = ((names: string[]) => `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`)(
+  PAYMENT_METHOD_CATALOGUE.map((m) => m.provider),
+);
 
 const cell = (label: string, value: string | number, strong = false) =>
   html`<td class="num nowrap" data-label="${label}">${strong ? html`<strong>${value}</strong>` : value}</td>`;
@@ -23,11 +29,11 @@ function byNetwork(view: EventMoney, money: (minor: number) => string): Html {
   return html`<div class="table-wrap">
     <table class="stack">
       <caption class="visually-hidden">
-        Money by network
+        Money by payment provider
       </caption>
       <thead>
         <tr>
-          <th scope="col">Network</th>
+          <th scope="col">Provider</th>
           <th scope="col" class="num">Orders</th>
           <th scope="col" class="num">Paid by buyers</th>
           <th scope="col" class="num">Service fees</th>
@@ -131,7 +137,7 @@ export function renderEventMoney(viewer: Viewer, view: EventMoney): string {
       You receive what buyers paid, less the service fees and what refunds gave back of tickets and donations.
       Service fees a refund returns are ours to bear, not yours.
     </p>
-    <h2>By network</h2>
+    <h2>By payment provider</h2>
     ${byNetwork(view, money)}
     <h2>By ticket type</h2>
     ${byTicketType(view, money)}
@@ -142,7 +148,7 @@ export function renderEventMoney(viewer: Viewer, view: EventMoney): string {
               <li><a href="${base}/money.csv" download>These figures (CSV)</a></li>
               <li>
                 <a href="${base}/reconciliation.csv" download>Every payment and refund (CSV)</a>: with the
-                network's reference of each, to match against your MTN MoMo and Airtel Money statements.
+                provider's reference of each, to match against your ${STATEMENTS} statements.
               </li>
             </ul>`
         : ''

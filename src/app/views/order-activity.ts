@@ -9,6 +9,7 @@ import type { DeliveryAbout } from '../../webhooks/index.ts';
 import { formatTime } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
 import { answered2xx, attemptSummary } from './webhook-log.ts';
+import { paidBy, paidOnProviderPage } from './payer-words.ts';
 
 export interface OrderActivity {
   /** newest first, each with the delivery log page that shows it */
@@ -92,14 +93,14 @@ export function refundsDueSection(view: {
   const due = view.activity.refundsDue;
   if (due.length === 0) return html``;
   return html`<h2 id="refunds-due">Payments to refund</h2>
-    <p>These payments bought nothing: the money goes back to the number that paid.</p>
+    <p>These payments bought nothing: the money goes back to the number or card that paid.</p>
     <ul class="refunds-due">
       ${due.map(
         (d) =>
           html`<li class="panel">
             <strong>${REASONS[d.reason].label}</strong>: ${formatMoney(d.attempt.amount, d.attempt.currency)}
-            by ${METHOD_NAMES[d.attempt.method] ?? d.attempt.method} from ${maskPhone(d.attempt.msisdn)},
-            confirmed ${formatTime(d.attempt.finalizedAt ?? d.attempt.createdAt)}. ${REASONS[d.reason].why}
+            by ${paidBy(d.attempt)}, confirmed ${formatTime(d.attempt.finalizedAt ?? d.attempt.createdAt)}.
+            ${REASONS[d.reason].why}
             ${
               view.mayRefund
                 ? html`<p><a class="button" href="${paymentRefundPath(d)}">Refund this payment</a></p>`
@@ -121,8 +122,8 @@ export function renderPaymentRefundConfirmation(view: { viewer: Viewer; due: Pay
     <p>${REASONS[reason].why}</p>
     <p>
       ${amount} goes back through ${METHOD_NAMES[attempt.method] ?? attempt.method} to
-      ${maskPhone(attempt.msisdn)}, the number that paid. The order itself does not change. This cannot be
-      undone.
+      ${paidOnProviderPage(attempt.method) ? 'the card that paid' : html`${maskPhone(attempt.msisdn)}, the number that paid`}.
+      The order itself does not change. This cannot be undone.
     </p>
     <form method="post" action="${paymentRefundPath(view.due)}" class="actions">
       ${csrfInput(view.viewer.current.session.csrfToken)}

@@ -6,7 +6,7 @@ import type { OrderChannel, OrderRow } from '../../orders/index.ts';
 import type { PaymentAttemptRow, RefundPreview, RefundRow } from '../../payments/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { formatMoney, maskPhone, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
+import { formatMoney, METHOD_NAMES, nationalPhone } from '../../site/index.ts';
 import { buyerErased, contactLine, ERASED_BUYER } from './buyer-erasure-pages.ts';
 import { errorSummary, fieldId, formatPrice, formatTime, input } from './fields.ts';
 import { orderStatusText } from './order-status.ts';
@@ -14,6 +14,7 @@ import { csrfInput, page, type Viewer } from './layout.ts';
 import { orderMailEntries, orderMailsSection, type OrderMailsView } from './order-mails.ts';
 import { runnersSection, type RunnersView } from './order-runners.ts';
 import { deliveriesNote, refundsDueSection, webhookEntries, type OrderActivity } from './order-activity.ts';
+import { attemptStarted, attemptSubject, confirmerOf, refundTarget } from './payer-words.ts';
 
 export const CHANNEL_LABELS: Record<OrderChannel, string> = {
   api: "Partner's server (API)",
@@ -59,7 +60,7 @@ function outcomeText(a: PaymentAttemptRow): Html {
   const kind = a.status === 'failed' && a.failureKind ? ` (${a.failureKind})` : '';
   const detail =
     a.status === 'failed' && a.failureMessage ? html` <span class="muted">${a.failureMessage}</span>` : '';
-  return html`Prompt to ${maskPhone(a.msisdn)}: ${outcome}${kind}${detail}`;
+  return html`${attemptSubject(a)}: ${outcome}${kind}${detail}`;
 }
 
 function timeline(view: OrderView): TimelineEntry[] {
@@ -68,8 +69,7 @@ function timeline(view: OrderView): TimelineEntry[] {
   for (const a of attempts) {
     entries.push({
       at: a.createdAt,
-      text: html`Payment prompt of ${formatMoney(a.amount, a.currency)} sent to
-      ${METHOD_NAMES[a.method] ?? a.method} number ${maskPhone(a.msisdn)}`,
+      text: attemptStarted(a, formatMoney(a.amount, a.currency)),
     });
     if (a.finalizedAt) entries.push({ at: a.finalizedAt, text: outcomeText(a) });
   }
@@ -88,7 +88,7 @@ function timeline(view: OrderView): TimelineEntry[] {
         at: r.finalizedAt,
         text:
           r.status === 'succeeded'
-            ? 'Refund confirmed by the network'
+            ? `Refund confirmed by ${confirmerOf(r.method)}`
             : `Refund failed${r.failureReason ? `: ${r.failureReason}` : ''}`,
       });
     }
@@ -106,7 +106,6 @@ const REFUND_KINDS: Record<string, string> = {
 };
 
 const REFUND_STATUS: Record<string, string> = {
-  pending: 'Waiting for the network',
   succeeded: 'Refunded',
   failed: 'Failed',
 };
@@ -146,7 +145,7 @@ function refundsSection(refunds: RefundRow[], runners: RunnersView): Html {
                 </td>
                 <td data-label="Reason">${r.reason ?? ''}</td>
                 <td data-label="Status">
-                  ${REFUND_STATUS[r.status] ?? r.status}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
+                  ${r.status === 'pending' ? `Waiting for ${confirmerOf(r.method)}` : (REFUND_STATUS[r.status] ?? r.status)}${r.failureReason ? html`<br /><span class="muted">${r.failureReason}</span>` : ''}
                 </td>
                 <td data-label="Asked by">${r.requestedByLabel}</td>
               </tr>`,
@@ -186,7 +185,7 @@ export function renderRefundForm(view: {
     ${errorSummary(errors, view.problem)}
     <p>
       ${formatMoney(left, order.currency)} of ${formatMoney(order.total, order.currency)} is left to refund.
-      Money goes back to ${order.buyerName} through ${method}, to the number that paid.
+      Money goes back to ${order.buyerName} through ${method}, to ${refundTarget(order.paymentMethod)}.
     </p>
     <form method="post" action="/orders/${order.id}/refund" novalidate>
       ${csrfInput(view.viewer.current.session.csrfToken)}
@@ -276,7 +275,7 @@ export function renderRefundConfirmation(view: {
     <h1>Refund ${amount}?</h1>
     <dl class="facts">
       <dt>Goes back</dt>
-      <dd>${amount} to ${order.buyerName} through ${method}, to the number that paid</dd>
+      <dd>${amount} to ${order.buyerName} through ${method}, to ${refundTarget(order.paymentMethod)}</dd>
       <dt>Places cancelled</dt>
       <dd>
         ${

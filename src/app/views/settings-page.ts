@@ -1,13 +1,27 @@
-// The organization's settings page, for its owners: name, support e-mail, and the time zone and
-// currency every new event starts with (the app's times are shown in that zone).
-import { html } from '../../platform/index.ts';
+// The organization's settings page, for its owners: name, support e-mail, the time zone and
+// currency every new event starts with (the app's times are shown in that zone), and the payment
+// methods that need turning on (cards).
+import { attr, html, type Html } from '../../platform/index.ts';
 import type { FieldErrors } from '../form-body.ts';
-import { errorSummary, input } from './fields.ts';
+import { errorSummary, fieldId, input } from './fields.ts';
 import { csrfInput, page, type Viewer } from './layout.ts';
+
+/** A payment method the organization may turn on, as the form offers it. */
+export interface OptInChoice {
+  key: string;
+  /** "Card payments" */
+  label: string;
+  /** what a buyer pays with and through whom: "Visa or Mastercard, on Flutterwave's page" */
+  hint: string;
+  checked: boolean;
+  /** false when this service takes no such payments (its live settings leave the method out) */
+  available: boolean;
+}
 
 export interface SettingsView {
   viewer: Viewer;
   values: Record<string, string>;
+  optIns: readonly OptInChoice[];
   errors: FieldErrors;
   saved: boolean;
 }
@@ -25,6 +39,7 @@ export function renderSettings(view: SettingsView): string {
       ${field('support_email', 'Support e-mail', 'Where buyers write when an event names no address of its own.', 'email')}
       ${field('timezone', 'Time zone', "Such as Africa/Kampala: the app's times are shown in it, and new events start in it.")}
       ${field('currency', 'Currency', 'Three letters, such as UGX: new events start in it.')}
+      ${view.optIns.length > 0 ? optInFields(view.optIns, errors) : ''}
       <div class="actions"><button type="submit" class="primary">Save settings</button></div>
     </form>`;
   return page({
@@ -34,4 +49,33 @@ export function renderSettings(view: SettingsView): string {
     section: 'settings',
     hasErrors: Object.keys(errors).length > 0,
   });
+}
+
+/** One checkbox per method to turn on; one the service cannot take is shown disabled, with why. */
+function optInFields(choices: readonly OptInChoice[], errors: FieldErrors): Html {
+  const name = 'opted_in_methods';
+  const error = errors[name];
+  return html`<div class="field${error ? ' invalid' : ''}" id="${fieldId(name)}">
+    <h2>Payment methods</h2>
+    ${error ? html`<p class="error" id="${fieldId(name)}-error">${error}</p>` : ''}
+    ${choices.map((c) => {
+      const id = fieldId(`${name}-${c.key}`);
+      const why = c.available
+        ? ''
+        : html`<span class="hint"
+            >This service is not set up to take them yet, so no event can offer them.</span
+          >`;
+      return html`<div class="check">
+        <input
+          type="checkbox"
+          id="${id}"
+          name="${name}"
+          value="${c.key}"
+          ${attr('checked', c.checked)}
+          ${attr('disabled', !c.available)}
+        />
+        <label for="${id}">${c.label}<span class="hint">${c.hint}</span>${why}</label>
+      </div>`;
+    })}
+  </div>`;
 }
