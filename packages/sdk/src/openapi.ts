@@ -1897,7 +1897,7 @@ export interface paths {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo, airtel or mpesa: the network that took the payment and returns it (M-Pesa returns whole payments only) */
+                /** @description momo, airtel, mpesa or card: the method that took the payment and returns it */
                 method: string;
                 reason: string | null;
                 /** @description The runners whose places this refund returns; [] for an amount alone */
@@ -3943,7 +3943,7 @@ export interface webhooks {
                 amount_minor: number;
                 /** @example UGX */
                 currency: string;
-                /** @description momo, airtel or mpesa: the network that took the payment and returned it (M-Pesa returns whole payments only) */
+                /** @description momo, airtel, mpesa or card: the method that took the payment and returned it */
                 method: string;
                 /** @description Why, as it was asked; null if none */
                 reason: string | null;
