@@ -109,7 +109,6 @@ export function saveSettings(ctx: AppContext): Handler {
       for (const e of outcome.errors) errors[e.field] = MESSAGES[e.field] ?? e.message;
     }
     const viewer = await viewerOf(ctx, request);
-    // a method the service lacks keeps what was stored, as its disabled checkbox shows it
     const organization = await findOrganization(ctx.database.db, organizationId);
     if (!organization) throw new PageError('not_found', 'organization');
     // a method the service lacks keeps what was stored, as its disabled checkbox shows it

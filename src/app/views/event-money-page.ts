@@ -1,5 +1,6 @@
 // An event's money page: what the organizer receives, then the figures per payment provider (the
-// mobile money networks and Flutterwave for cards) and per ticket type, with the downloads (the figures as CSV, every payment and refund for reconciliation).
+// mobile money networks, and Flutterwave for cards) and per ticket type, with the downloads (the
+// figures as CSV, every payment and refund for reconciliation).
 import { PAYMENT_METHOD_CATALOGUE } from '../../payments/index.ts';
 import { html, type Html } from '../../platform/index.ts';
 import type { EventMoney, NetworkMoney, TicketTypeMoney } from '../../sales/index.ts';
