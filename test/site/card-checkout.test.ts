@@ -51,6 +51,23 @@ const cardForm = (race: Race, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/**
+ * Pay by card from a top-level checkout: its answer is the wait screen, which goes on to the card
+ * page at once (a refresh: the form's CSP forbids redirecting its POST to another origin).
+ * Returns the card page's address.
+ */
+async function payByCard(id: string, form: Record<string, string>, url = orderUrl(id)): Promise<string> {
+  const paid = await postForm(h, url, form);
+  assert.equal(paid.statusCode, 303, paid.body);
+  assert.equal(paid.headers.location, `/checkout/${id}/pay?card=1`);
+  const onward = await getPage(h, String(paid.headers.location));
+  const refresh = /<meta http-equiv="refresh" content="0; url=([^"]+)">/.exec(onward.body);
+  assert.ok(refresh, 'the wait screen goes on to the card page');
+  const page = refresh[1]!.replace(/&amp;/g, '&');
+  assert.match(page, /\/flutterwave\/pay\//);
+  return page;
+}
+
 /** The buyer on the simulator's card page: types `card`, the OTP when asked; returns where it sends them. */
 async function payOnPage(link: string, card: string): Promise<URL> {
   const form = (fields: Record<string, string>) => ({
@@ -147,14 +164,13 @@ describe('paying by card', () => {
   test('a top-level checkout goes to the card page, and its return to the confirmation', async () => {
     const id = await createSession(h, cards);
     // No number asked: a number field left with rubbish is not read for card.
-    const paid = await postForm(h, orderUrl(id), cardForm(cards, { payment_phone: '123' }));
-    assert.equal(paid.statusCode, 303, paid.body);
-    const page = String(paid.headers.location);
-    assert.match(page, /\/flutterwave\/pay\//);
+    const page = await payByCard(id, cardForm(cards, { payment_phone: '123' }));
     const order = (await readSession(h, cards, id)).order!;
     assert.equal(order.status, 'pending');
 
+    // Without ?card=1 (a reload, Back from the card page) the wait screen stays, with its link.
     const waiting = await getPage(h, `/checkout/${id}/pay`);
+    assert.doesNotMatch(waiting.body, /content="0; url=/);
     assert.match(waiting.body, /<h2 id="h-wait"[^>]*>Pay on the card page<\/h2>/);
     assert.match(waiting.body, new RegExp(`to pay<strong>UGX${NBSP}31,140</strong>\\. Your bank may ask`));
     assert.match(
@@ -210,12 +226,14 @@ describe('paying by card', () => {
 
   test('a declined card shows card words, and the buyer pays by mobile money instead', async () => {
     const id = await createSession(h, cards);
-    const paid = await postForm(h, orderUrl(id), cardForm(cards));
-    await payOnPage(String(paid.headers.location), '4000000000000002');
+    await payOnPage(await payByCard(id, cardForm(cards)), '4000000000000002');
     await waitForStatus(h, id, (s) => s.attempt_status === 'failed');
     const failed = await getPage(h, `/checkout/${id}/pay`);
     assert.match(failed.body, /<h2 id="h-wait"[^>]*>The card was declined<\/h2>/);
     assert.match(failed.body, /Your bank did not approve the payment\./);
+    // a way to pay, not a network, and no prompt promised
+    assert.match(failed.body, /<legend>Pay with<\/legend>/);
+    assert.match(failed.body, /data-prompt data-busy="Sending…">Pay<\/button>/);
     assert.match(
       failed.body,
       new RegExp(`value="card"[^]*?<span>Card<span class="detail">UGX${NBSP}31,140</span>`),
@@ -240,14 +258,12 @@ describe('paying by card', () => {
 
   test('retrying by card from the failure screen goes to a new card page', async () => {
     const id = await createSession(h, cards);
-    const paid = await postForm(h, orderUrl(id), cardForm(cards));
-    await payOnPage(String(paid.headers.location), '4000000000009995');
+    const first = await payByCard(id, cardForm(cards));
+    await payOnPage(first, '4000000000009995');
     await waitForStatus(h, id, (s) => s.attempt_status === 'failed');
     const failed = await getPage(h, `/checkout/${id}/pay`);
     assert.match(failed.body, /Not enough money on the card/);
-    const again = await postForm(h, `/checkout/${id}/retry`, { payment_method: 'card', payment_phone: '' });
-    assert.equal(again.statusCode, 303, again.body);
-    assert.match(String(again.headers.location), /\/flutterwave\/pay\//);
-    assert.notEqual(again.headers.location, paid.headers.location);
+    const again = await payByCard(id, { payment_method: 'card', payment_phone: '' }, `/checkout/${id}/retry`);
+    assert.notEqual(again, first);
   });
 });

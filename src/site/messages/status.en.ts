@@ -168,6 +168,8 @@ export const statusEn = {
     newTabText: 'The card page opens in a new tab. When you have paid there, this window shows your order.',
     target: 'the card page',
     payAnotherWay: 'Pay another way',
+    /** the retry form's button where card is offered (by card no prompt goes out) */
+    pay: 'Pay',
     cancelTitle: 'Cancel while the card page is open?',
     cancelWarning:
       'The card page for {amount} may still be open. If you pay there, you will still be charged and registered for {event}.',

@@ -140,6 +140,7 @@ export const statusSw: typeof statusEn = {
       'Ukurasa wa kadi unafunguka kwenye kichupo kipya. Ukishalipa huko, dirisha hili litaonyesha oda yako.',
     target: 'ukurasa wa kadi',
     payAnotherWay: 'Lipa kwa njia nyingine',
+    pay: 'Lipa',
     cancelTitle: 'Ghairi wakati ukurasa wa kadi uko wazi?',
     cancelWarning:
       'Ukurasa wa kadi wa {amount} unaweza kuwa bado uko wazi. Ukilipa huko, utatozwa na kusajiliwa kwa {event}.',

@@ -50,9 +50,7 @@ async function startRetry(
     await startPromptFor(request, () =>
       startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...choice }),
     );
-    return card
-      ? sendToCardPage(ctx, reply, loaded, order)
-      : seeOther(reply, checkoutPath(sessionId, '/pay'));
+    return card ? sendToCardPage(reply, loaded) : seeOther(reply, checkoutPath(sessionId, '/pay'));
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.code !== 'validation_failed') {

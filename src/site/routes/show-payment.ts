@@ -24,6 +24,9 @@ export function showPayment(ctx: AppContext): PageHandler {
     const startError = startErrorText(typeof code === 'string' ? code.slice(0, 40) : undefined);
     // ?resent=1: the resend's redirect, so the wait screen confirms the new prompt and its time
     const resent = (request.query as { resent?: unknown }).resent === '1';
-    return sendPage(reply, 200, renderWaitPage(await waitView(ctx, { loaded, order, startError, resent })));
+    // ?card=1: a card payment just started (card-page.ts): on to the card page
+    const toCardPage = (request.query as { card?: unknown }).card === '1';
+    const view = await waitView(ctx, { loaded, order, startError, resent, toCardPage });
+    return sendPage(reply, 200, renderWaitPage(view));
   };
 }

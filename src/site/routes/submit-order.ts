@@ -110,7 +110,7 @@ async function sendPrompt(
     if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
   }
   const code = await tryStartPayment(ctx, request, order, payment);
-  if (!code && card) return sendToCardPage(ctx, reply, loaded, order);
+  if (!code && card) return sendToCardPage(reply, loaded);
   return seeOther(reply, checkoutPath(sessionId, code ? `/pay?error=${code}` : '/pay'));
 }
 

@@ -49,6 +49,22 @@ export function cardWaitingBody(session: PageSession, attempt: PaymentAttemptRow
     >`;
 }
 
+/** How long after its start a card payment's wait screen still goes on to the card page by itself. */
+const ONWARD_MS = 60_000;
+
+/**
+ * A top-level checkout's way to the card page right after Pay: a refresh to it from the wait
+ * screen. Not a redirect of the form's POST: the page's CSP (form-action) holds for a form's
+ * redirects too, and the card page is another origin. Only just after the start, so that Back
+ * from the card page stays on the wait screen.
+ */
+export function cardPageRefresh(session: PageSession, attempt: PaymentAttemptRow, now: Date): Html | null {
+  const url = attempt.redirectUrl;
+  const fresh = now.getTime() - attempt.createdAt.getTime() < ONWARD_MS;
+  if (session.uiMode === 'embedded' || !url || !fresh) return null;
+  return html`<meta http-equiv="refresh" content="0; url=${url}" />`;
+}
+
 /** The cancel question's words while the card page may be open. */
 export function cardCancelWarning(attempt: PaymentAttemptRow, event: string): Html {
   const m = msg().status.card;

@@ -13,7 +13,7 @@ import { locale, msg } from '../messages/current.ts';
 import { paidOnPage } from '../event-methods.ts';
 import { offerFills, offerOf } from '../offer-words.ts';
 import { errorNote, errorSummary, GUESS_NOTE, methodTile, onlyMethod, textField } from './fields.ts';
-import { cardCancelWarning, cardWaitingBody } from './card-wait.ts';
+import { cardCancelWarning, cardPageRefresh, cardWaitingBody } from './card-wait.ts';
 import { outcomeOf } from './outcomes.ts';
 import { layout } from './layout.ts';
 import {
@@ -49,6 +49,8 @@ export interface WaitView {
   resendAt?: Date | null;
   /** the open prompt was sent again at the buyer's request: the screen says when */
   resent?: boolean;
+  /** the card payment just started: the page goes on to the card page (card-wait.ts) */
+  toCardPage?: boolean;
   /** a refusal shown on the waiting screen itself (a resend over the number's prompt limit) */
   notice?: string | null;
   errors?: FieldError[];
@@ -102,6 +104,9 @@ function retryForm(view: WaitView, heading: string): Html {
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
   const offer = offerOf(view.found);
+  // With card among them the choice is of a way to pay, not of a network, and no prompt may go out.
+  const card = offer.methods.some((pm) => paidOnPage(offer, pm.key));
+  const legend = card ? msg().form.payWith : m.network;
   const detail = (pm: PaymentMethod) => formatMoney(totals[pm] ?? order.total, order.currency);
   const tile = (pm: PaymentMethod, first: boolean) =>
     methodTile({ boxId, method: pm, first, checked: method === pm, error: methodError, detail: detail(pm) });
@@ -115,7 +120,7 @@ function retryForm(view: WaitView, heading: string): Html {
           error: methodError,
         })
       : html`<fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
-          <legend>${m.network}</legend>
+          <legend>${legend}</legend>
           ${errorNote(boxId, methodError)} ${offer.methods.map((pm, i) => tile(pm.key, i === 0))}
           ${GUESS_NOTE}
         </fieldset>`;
@@ -135,7 +140,9 @@ function retryForm(view: WaitView, heading: string): Html {
       data-pay-phone`,
     })}
     <div class="actions">
-      <button type="submit" class="primary" data-prompt data-busy="${m.sending}">${m.sendPrompt}</button>
+      <button type="submit" class="primary" data-prompt data-busy="${m.sending}">
+        ${card ? m.card.pay : m.sendPrompt}
+      </button>
     </div>
   </form>`;
 }
@@ -336,7 +343,9 @@ export function renderWaitPage(view: WaitView): string {
     </section>
     ${waiting ? askCancel(view, attempt) : cancelForm(session)}`;
   // Without the script the waiting page refreshes itself; with it, the script polls instead.
-  const head = waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined;
+  const onward = waiting && card && view.toCardPage ? cardPageRefresh(session, attempt, now) : null;
+  const head =
+    onward ?? (waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined);
   return layout({
     title: `${errors ? msg().common.errorPrefix : ''}${title} – ${found.event.name}`,
     main,
