@@ -6,8 +6,10 @@ import { CHECKOUT_CSS } from './client/checkout.css.ts';
 import { makeAsset, type Asset } from '../platform/index.ts';
 
 /** A script and its map; only developer tools fetch the map, whose URL is in the script's last line. */
-async function scriptAssets(name: PageScript): Promise<[Asset, Asset]> {
-  const bundle = await loadCheckoutPageBundle(undefined, name);
+async function scriptAssets(built: PageScript): Promise<[Asset, Asset]> {
+  const bundle = await loadCheckoutPageBundle(undefined, built);
+  // Both served as checkout.*.js ("checkout.pages.<hash>.js"): one pattern names the page scripts.
+  const name = built.replace('-', '.');
   const map = makeAsset({
     name,
     extension: 'js.map',

@@ -319,7 +319,7 @@ describe('assets', () => {
       PAGES_SCRIPT_MAP,
       CHECKOUT_STYLES,
     ]) {
-      assert.match(asset.path, /^\/assets\/checkout(-pages)?\.[A-Za-z0-9_-]{12}\.(js|js\.map|css)$/);
+      assert.match(asset.path, /^\/assets\/checkout(\.pages)?\.[A-Za-z0-9_-]{12}\.(js|js\.map|css)$/);
       const plain = await getPage(h, asset.path);
       assert.equal(plain.statusCode, 200);
       assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable');

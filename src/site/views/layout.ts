@@ -33,7 +33,7 @@ export interface LayoutOptions {
    * stylesheet's request too, and a buyer new to the checkout has none cached)
    */
   inlineStyles?: boolean;
-  /** the form's script; the other pages get the smaller one of the pages after it */
+  /** the form's script (the form, the 503 page); the other pages get the one of the pages after it */
   form?: boolean;
 }
 
