@@ -17,7 +17,10 @@ export interface OfferedMethod {
   readonly hostedPage?: boolean;
 }
 
-export interface EventMethods<M extends OfferedMethod = PaymentMethodInfo<PaymentMethod>> {
+/** A method as the server's views know it: the catalogue's entry. */
+export type MethodInfo = PaymentMethodInfo<PaymentMethod>;
+
+export interface EventMethods<M extends OfferedMethod = MethodInfo> {
   currency: string;
   /** whose numbers buyers pay from: KES events are Kenya's, others Uganda's */
   country: PhoneCountry;

@@ -1,6 +1,6 @@
 // Each payment method's name in English (the organizer app's and the e-mails' language), from the
 // catalogue. Server only: the page script names methods from the page's data (views/layout.ts).
-import { catalogueEntry, isPaymentMethod, PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
+import { catalogueEntry, isPaymentMethod, PAYMENT_METHOD_CATALOGUE } from '../payments/index.ts';
 import { locale } from './messages/current.ts';
 
 export const METHOD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(

@@ -12,14 +12,11 @@ import {
   PAYMENT_METHOD_CATALOGUE,
   type PaymentMethod,
 } from '../payments/index.ts';
-import type { PaymentMethodInfo } from '../payments/methods/payment-method.ts';
 import { methodsForCurrency } from '../platform/index.ts';
-import { eventMethods, phoneMethods, type EventMethods } from './event-methods.ts';
+import { eventMethods, phoneMethods, type EventMethods, type MethodInfo } from './event-methods.ts';
 import { locale, msg } from './messages/current.ts';
 import { localMethodName } from './method-names.ts';
 import { phoneWordsOf, type PhoneWords } from './payment-phone.ts';
-
-type MethodInfo = PaymentMethodInfo<PaymentMethod>;
 
 /** The service's methods for the request being answered (site routes/page-scope.ts). */
 const serviceMethods = new AsyncLocalStorage<readonly PricedMethod[]>();
@@ -58,13 +55,13 @@ export function noEventOffer(): EventMethods {
 }
 
 /** The offered mobile money networks as a sentence names them: "MTN or Airtel", "Safaricom". */
-export function offeredNetworks(offer: EventMethods, language = locale()): string {
+function offeredNetworks(offer: EventMethods, language = locale()): string {
   const names = phoneMethods(offer).map((m) => m.labels[language].network);
   return new Intl.ListFormat(language, { type: 'disjunction' }).format(names);
 }
 
 /** Where buyers of the offered networks find prompts waiting: "MTN *165#, Airtel *185#". */
-export function offeredMenus(offer: EventMethods, language = locale()): string {
+function offeredMenus(offer: EventMethods, language = locale()): string {
   return phoneMethods(offer)
     .map((m) => m.labels[language].menu)
     .join(', ');
