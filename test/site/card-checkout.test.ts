@@ -171,6 +171,8 @@ describe('paying by card', () => {
     // Without ?card=1 (a reload, Back from the card page) the wait screen stays, with its link.
     const waiting = await getPage(h, `/checkout/${id}/pay`);
     assert.doesNotMatch(waiting.body, /content="0; url=/);
+    // the script of the pages after the form, not the form's
+    assert.match(waiting.body, /<script src="\/assets\/checkout\.pages\.[\w-]{12}\.js" defer>/);
     assert.match(waiting.body, /<h2 id="h-wait"[^>]*>Pay on the card page<\/h2>/);
     assert.match(waiting.body, new RegExp(`to pay<strong>UGX${NBSP}31,140</strong>\\. Your bank may ask`));
     assert.match(
@@ -211,6 +213,10 @@ describe('paying by card', () => {
     assert.match(sw.body, /Endelea kwenye kichupo kipya/);
     assert.match(sw.body, /Lipa kwenye ukurasa wa kadi/);
 
+    // Back in its own tab before the payment is confirmed: the card page opens in that same tab.
+    const early = await getPage(h, `/checkout/${id}/pay?tab=1`);
+    assert.match(early.body, /data-card-page>Continue to the card page<\/a>/);
+    assert.doesNotMatch(early.body, /target="_blank"/);
     const back = await payOnPage(link[1]!.replace(/&amp;/g, '&'), '4242424242424242');
     const landed = await getPage(h, back.pathname + back.search);
     assert.equal(landed.headers.location, `/checkout/${id}/pay?tab=1`);

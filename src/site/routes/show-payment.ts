@@ -26,7 +26,7 @@ export function showPayment(ctx: AppContext): PageHandler {
     const resent = (request.query as { resent?: unknown }).resent === '1';
     // ?card=1: a card payment just started (card-page.ts): on to the card page
     const toCardPage = (request.query as { card?: unknown }).card === '1';
-    const view = await waitView(ctx, { loaded, order, startError, resent, toCardPage });
+    const view = await waitView(ctx, { loaded, order, startError, resent, toCardPage, tab });
     return sendPage(reply, 200, renderWaitPage(view));
   };
 }

@@ -14,10 +14,10 @@ export function cardOutcome(kind: string): { title: string; text: string } | nul
   return Object.hasOwn(words, kind) ? words[kind]! : null;
 }
 
-/** The way to the card page: in the same tab, or (embedded) a new one. */
-function cardPageLink(session: PageSession, url: string): Html {
+/** The way to the card page: in the same tab, or (in checkout.js's frame) a new one. */
+function cardPageLink(newTab: boolean, url: string): Html {
   const m = msg().status.card;
-  if (session.uiMode !== 'embedded') {
+  if (!newTab) {
     return html`<p><a class="button primary" href="${url}" data-card-page>${m.goToPage}</a></p>`;
   }
   return html`<p>
@@ -26,8 +26,16 @@ function cardPageLink(session: PageSession, url: string): Html {
     <p class="muted">${m.newTabText}</p>`;
 }
 
-/** The waiting body of an open card attempt; `hold` is the hold's line. */
-export function cardWaitingBody(session: PageSession, attempt: PaymentAttemptRow, hold: Html): Html {
+/**
+ * The waiting body of an open card attempt; `hold` is the hold's line; `tab`: the embedded
+ * checkout's own tab, back from the card page, where the card page opens in the same tab.
+ */
+export function cardWaitingBody(
+  session: PageSession,
+  attempt: PaymentAttemptRow,
+  hold: Html,
+  tab = false,
+): Html {
   const m = msg().status;
   return html`<div class="spinner" aria-hidden="true"></div>
     <div role="status">
@@ -37,7 +45,7 @@ export function cardWaitingBody(session: PageSession, attempt: PaymentAttemptRow
         })}
       </p>
     </div>
-    ${attempt.redirectUrl ? cardPageLink(session, attempt.redirectUrl) : ''}
+    ${attempt.redirectUrl ? cardPageLink(session.uiMode === 'embedded' && !tab, attempt.redirectUrl) : ''}
     <div class="actions">
       <form method="post" action="${checkoutPath(session.id, '/switch')}" data-once>
         <button type="submit">${m.card.payAnotherWay}</button>

@@ -51,6 +51,8 @@ export interface WaitView {
   resent?: boolean;
   /** the card payment just started: the page goes on to the card page (card-wait.ts) */
   toCardPage?: boolean;
+  /** an embedded checkout's own tab, back from the card page (?tab=1) */
+  tab?: boolean;
   /** a refusal shown on the waiting screen itself (a resend over the number's prompt limit) */
   notice?: string | null;
   errors?: FieldError[];
@@ -193,7 +195,7 @@ function confirmCancelForm(view: WaitView): Html {
 
 function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
   const { session, order, now } = view;
-  if (byCard(view, attempt)) return cardWaitingBody(session, attempt, holdLine(order, now, true));
+  if (byCard(view, attempt)) return cardWaitingBody(session, attempt, holdLine(order, now, true), view.tab);
   const m = msg().status;
   const sid = session.id;
   const resendAt = view.resendAt ?? null;
