@@ -262,6 +262,29 @@ describe('paying by card', () => {
     assert.deepEqual([order.status, order.payment_method], ['paid', 'momo']);
   });
 
+  test('"Pay another way" leaves the card page for mobile money, and back to card', async () => {
+    const id = await createSession(h, cards);
+    await payByCard(id, cardForm(cards));
+    const switched = await postForm(h, `/checkout/${id}/switch`, {});
+    assert.equal(switched.statusCode, 303, switched.body);
+    const stopped = await getPage(h, `/checkout/${id}/pay`);
+    assert.match(stopped.body, /action="\/checkout\/[^"]+\/retry"/);
+    assert.doesNotMatch(stopped.body, /may still be on that phone/);
+    const momo = await postForm(h, `/checkout/${id}/retry`, {
+      payment_method: 'momo',
+      payment_phone: '0770000009',
+    });
+    assert.equal(momo.headers.location, `/checkout/${id}/pay`);
+    const waiting = await getPage(h, `/checkout/${id}/pay`);
+    assert.match(waiting.body, /Approve the payment on your phone/);
+    await postForm(h, `/checkout/${id}/switch`, {});
+    const page = await payByCard(id, { payment_method: 'card', payment_phone: '' }, `/checkout/${id}/retry`);
+    await payOnPage(page, '4242424242424242');
+    await waitForStatus(h, id, (s) => s.order_status === 'paid');
+    const order = await readOrder(h, cards, (await readSession(h, cards, id)).order!.id);
+    assert.deepEqual([order.status, order.payment_method], ['paid', 'card']);
+  });
+
   test('retrying by card from the failure screen goes to a new card page', async () => {
     const id = await createSession(h, cards);
     const first = await payByCard(id, cardForm(cards));
