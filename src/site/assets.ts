@@ -1,27 +1,35 @@
-// The checkout pages' static assets, made once at start: the script (web/checkout-page, bundled
-// by build-checkout-page.ts: from dist/ when built, else in memory), its source map and the
-// stylesheet, and the icon. Each is served under a content hash, cached for a year, gzip or brotli encoded.
-import { loadCheckoutPageBundle } from './build-checkout-page.ts';
+// The checkout pages' static assets, made once at start: the scripts (web/checkout-page, bundled
+// by build-checkout-page.ts: from dist/ when built, else in memory: the form's, and the pages'
+// after it), their source maps and the stylesheet, and the icon. Each is served under a content hash, cached for a year, gzip or brotli encoded.
+import { loadCheckoutPageBundle, type PageScript } from './build-checkout-page.ts';
 import { CHECKOUT_CSS } from './client/checkout.css.ts';
 import { makeAsset, type Asset } from '../platform/index.ts';
 
-const bundle = await loadCheckoutPageBundle();
+/** A script and its map; only developer tools fetch the map, whose URL is in the script's last line. */
+async function scriptAssets(built: PageScript): Promise<[Asset, Asset]> {
+  const bundle = await loadCheckoutPageBundle(undefined, built);
+  // Both served as checkout.*.js ("checkout.pages.<hash>.js"): one pattern names the page scripts.
+  const name = built.replace('-', '.');
+  const map = makeAsset({
+    name,
+    extension: 'js.map',
+    contentType: 'application/json; charset=utf-8',
+    text: bundle.map,
+    brotliQuality: 5,
+  });
+  const script = makeAsset({
+    name,
+    extension: 'js',
+    contentType: 'text/javascript; charset=utf-8',
+    text: `${bundle.code}//# sourceMappingURL=${map.path.slice('/assets/'.length)}\n`,
+  });
+  return [script, map];
+}
 
-/** Only developer tools fetch it; its URL is in the script's last line. */
-export const CHECKOUT_SCRIPT_MAP: Asset = makeAsset({
-  name: 'checkout',
-  extension: 'js.map',
-  contentType: 'application/json; charset=utf-8',
-  text: bundle.map,
-  brotliQuality: 5,
-});
-
-export const CHECKOUT_SCRIPT: Asset = makeAsset({
-  name: 'checkout',
-  extension: 'js',
-  contentType: 'text/javascript; charset=utf-8',
-  text: `${bundle.code}//# sourceMappingURL=${CHECKOUT_SCRIPT_MAP.path.slice('/assets/'.length)}\n`,
-});
+/** The form's script. */
+export const [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP] = await scriptAssets('checkout');
+/** The script of the pages after the form: the wait screen, its outcomes, the confirmation. */
+export const [PAGES_SCRIPT, PAGES_SCRIPT_MAP] = await scriptAssets('checkout-pages');
 
 export const CHECKOUT_STYLES: Asset = makeAsset({
   name: 'checkout',
@@ -42,5 +50,7 @@ export const SITE_ICON: Asset = makeAsset({
 });
 
 export const ASSETS: ReadonlyMap<string, Asset> = new Map(
-  [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON].map((a) => [a.path, a]),
+  [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, PAGES_SCRIPT, PAGES_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON].map(
+    (a) => [a.path, a],
+  ),
 );

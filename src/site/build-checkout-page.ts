@@ -1,6 +1,8 @@
-// Builds the hosted checkout page's script (web/checkout-page) with esbuild: one minified IIFE and
-// its source map. `npm run build:checkout-page` writes both to dist/checkout-page/, with the list
-// of source files they were made from; the SITE host loads them at start when none of those files
+// Builds the hosted checkout page's scripts (web/checkout-page) with esbuild, each one minified
+// IIFE and its source map: the form's (main.ts) and the pages' after it (pages.ts: the wait screen,
+// the confirmation), so that the form's first load carries none of the latter.
+// `npm run build:checkout-page` writes them to dist/checkout-page/, with the lists of source files
+// they were made from; the SITE host loads them at start when none of those files
 // is newer, else builds in memory, so tests and `npm run dev` need no build step.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -16,21 +18,29 @@ export interface CheckoutPageBundle {
   inputs: string[];
 }
 
-export function checkoutPagePaths(root = projectRoot()) {
+/** The scripts: the form's (checkout.js) and the other pages' (checkout-pages.js). */
+export type PageScript = 'checkout' | 'checkout-pages';
+
+const ENTRIES: Record<PageScript, string> = { checkout: 'main.ts', 'checkout-pages': 'pages.ts' };
+
+export function checkoutPagePaths(root = projectRoot(), script: PageScript = 'checkout') {
   const outDir = join(root, 'dist', 'checkout-page');
   return {
-    entry: join(root, 'web', 'checkout-page', 'main.ts'),
-    code: join(outDir, 'checkout.js'),
-    map: join(outDir, 'checkout.js.map'),
-    inputs: join(outDir, 'checkout.inputs.json'),
+    entry: join(root, 'web', 'checkout-page', ENTRIES[script]),
+    code: join(outDir, `${script}.js`),
+    map: join(outDir, `${script}.js.map`),
+    inputs: join(outDir, `${script}.inputs.json`),
   };
 }
 
 /** Bundles and minifies the script with its source map. */
-export async function bundleCheckoutPage(root = projectRoot()): Promise<CheckoutPageBundle> {
+export async function bundleCheckoutPage(
+  root = projectRoot(),
+  script: PageScript = 'checkout',
+): Promise<CheckoutPageBundle> {
   // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
   const esbuild = await import('esbuild');
-  const paths = checkoutPagePaths(root);
+  const paths = checkoutPagePaths(root, script);
   const result = await esbuild.build({
     entryPoints: [paths.entry],
     absWorkingDir: root,
@@ -63,8 +73,9 @@ export type BundleOrigin = 'built' | 'memory';
  */
 export async function loadCheckoutPageBundle(
   root = projectRoot(),
+  script: PageScript = 'checkout',
 ): Promise<CheckoutPageBundle & { from: BundleOrigin }> {
-  const paths = checkoutPagePaths(root);
+  const paths = checkoutPagePaths(root, script);
   const hasSources = existsSync(paths.entry);
   if ([paths.code, paths.map, paths.inputs].every((file) => existsSync(file))) {
     const inputs = JSON.parse(readFileSync(paths.inputs, 'utf8')) as string[];
@@ -80,13 +91,16 @@ export async function loadCheckoutPageBundle(
   if (!hasSources) {
     throw new Error(`checkout page script: neither ${paths.code} nor its sources in web/checkout-page`);
   }
-  return { ...(await bundleCheckoutPage(root)), from: 'memory' };
+  return { ...(await bundleCheckoutPage(root, script)), from: 'memory' };
 }
 
 /** `npm run build:checkout-page` */
-export async function writeCheckoutPage(root = projectRoot()): Promise<{ path: string; bytes: number }> {
-  const bundle = await bundleCheckoutPage(root);
-  const paths = checkoutPagePaths(root);
+export async function writeCheckoutPage(
+  root = projectRoot(),
+  script: PageScript = 'checkout',
+): Promise<{ path: string; bytes: number }> {
+  const bundle = await bundleCheckoutPage(root, script);
+  const paths = checkoutPagePaths(root, script);
   writeBuilt(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
   writeBuilt(paths.map, bundle.map);
   writeBuilt(paths.code, bundle.code);
@@ -94,6 +108,8 @@ export async function writeCheckoutPage(root = projectRoot()): Promise<{ path: s
 }
 
 if (import.meta.main) {
-  const { path, bytes } = await writeCheckoutPage();
-  process.stdout.write(`checkout page script: ${path} (${bytes} bytes) and its source map\n`);
+  for (const script of Object.keys(ENTRIES) as PageScript[]) {
+    const { path, bytes } = await writeCheckoutPage(projectRoot(), script);
+    process.stdout.write(`checkout page script: ${path} (${bytes} bytes) and its source map\n`);
+  }
 }

@@ -15,7 +15,7 @@ import {
 import { MAX_TICKETS_PER_ORDER, normalizePhone, type CreateOrderInput } from '../orders/index.ts';
 import { isPaymentMethod, type PaymentMethod } from '../payments/index.ts';
 import { currencyExponent, type FieldError } from '../platform/index.ts';
-import { offeredNetworkOf, offersMethod, type EventMethods } from './event-methods.ts';
+import { offeredNetworkOf, offersMethod, paidOnPage, type EventMethods } from './event-methods.ts';
 import { msg } from './messages/current.ts';
 import { offerOf, offerPhoneWords } from './offer-words.ts';
 import { wrongNetworkMessage } from './payment-phone.ts';
@@ -237,7 +237,8 @@ export interface PaymentChoice {
  * no method (an event with one method needs no choice), a number that is not one of the event's
  * country, one that takes no mobile money (a landline, a network the event does not offer), or a
  * number on another offered network. An empty payment number means the buyer's own; when that
- * one takes no mobile money, the payment number is asked for.
+ * one takes no mobile money, the payment number is asked for. A method paid on the
+ * provider's page (card) takes no number.
  */
 export function checkPayment(
   offer: EventMethods,
@@ -251,6 +252,8 @@ export function checkPayment(
   const phone = phoneValue.trim() !== '' ? phoneValue : fallbackPhone;
   const msisdn = normalizePhone(phone, offer.country);
   const method = formMethod(offer, methodValue);
+  // Card is typed on the provider's page: no number to check, whatever the field holds.
+  if (method !== null && paidOnPage(offer, method)) return { choice: { method, phone: '' }, errors };
   if (method === null) {
     errors.push({ field: 'payment_method', message: msg().form.chooseHowToPay });
   }

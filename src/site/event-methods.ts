@@ -1,35 +1,42 @@
 // The payment methods an event's checkout offers, and what follows from them: the country its
-// buyers' numbers are read as, the networks and menus the pages name, the smallest payable amount.
-// The server's views and the page script (web/checkout-page) share it, so it imports only plain
-// data and pure functions: the browser learns the currency and method keys from the page's body.
-import { phoneCountryOf, type PhoneCountry } from '../orders/contact.ts';
-import { networkOf, PAYMENT_METHOD_CATALOGUE, type PaymentMethod } from '../payments/methods/catalogue.ts';
-import type { CheckoutLanguage, PaymentMethodInfo } from '../payments/methods/payment-method.ts';
-import { methodsForCurrency, payableUnit } from '../platform/currency.ts';
+// buyers' numbers are read as, the network a number is on, the smallest payable amount. The
+// server's views (offer-words.ts builds the offer) and the page script (web/checkout-page) share it,
+// so it imports only pure functions: the browser reads the event's methods from the page's data.
+import { dialCodeOf, phoneCountryOf, type PhoneCountry } from '../orders/contact.ts';
+import type { PaymentMethod } from '../payments/methods/catalogue.ts';
+import type { PaymentMethodInfo } from '../payments/methods/payment-method.ts';
+import { payableUnit } from '../platform/currency.ts';
 
-type MethodInfo = PaymentMethodInfo<PaymentMethod>;
+/** What the offer needs of a method; the page script's copy carries only these and a name. */
+export interface OfferedMethod {
+  readonly key: string;
+  /** whose numbers its wallets are; null for a method paid on the provider's page (cards) */
+  readonly country: PhoneCountry | null;
+  readonly prefixes: readonly string[];
+  /** paid on the provider's own page: no phone number is asked */
+  readonly hostedPage?: boolean;
+}
 
-export interface EventMethods {
+/** A method as the server's views know it: the catalogue's entry. */
+export type MethodInfo = PaymentMethodInfo<PaymentMethod>;
+
+export interface EventMethods<M extends OfferedMethod = MethodInfo> {
   currency: string;
   /** whose numbers buyers pay from: KES events are Kenya's, others Uganda's */
   country: PhoneCountry;
-  /** the methods offered, in catalogue order; never empty */
-  methods: readonly MethodInfo[];
+  /** the methods offered, in the service's order; never empty */
+  methods: readonly M[];
   /** the first of them: priced and shown before the buyer picks one */
-  first: PaymentMethod;
+  first: M['key'];
   /** the smallest amount a buyer pays in, in minor units (100 for KES) */
   unit: number;
 }
 
-const CATALOGUE = PAYMENT_METHOD_CATALOGUE as readonly MethodInfo[];
-
-/**
- * The methods of an event in `currency`. A currency no method takes keeps the whole catalogue, as
- * before methods had currencies, so that such a page still renders (its order is refused later).
- */
-export function eventMethods(currency: string, keys?: readonly string[]): EventMethods {
-  const offered = methodsForCurrency(currency, CATALOGUE).filter((m) => !keys || keys.includes(m.key));
-  const methods = offered.length > 0 ? offered : CATALOGUE;
+/** The offer of an event in `currency` of `methods` (the caller's choice; at least one). */
+export function eventMethods<M extends OfferedMethod>(
+  currency: string,
+  methods: readonly M[],
+): EventMethods<M> {
   return {
     currency,
     country: phoneCountryOf(currency),
@@ -40,22 +47,33 @@ export function eventMethods(currency: string, keys?: readonly string[]): EventM
 }
 
 /** True when `value` is the key of a method the event offers. */
-export function offersMethod(offer: EventMethods, value: unknown): value is PaymentMethod {
+export function offersMethod<M extends OfferedMethod>(
+  offer: EventMethods<M>,
+  value: unknown,
+): value is M['key'] {
   return offer.methods.some((m) => m.key === value);
 }
 
-/** The offered method a normalised number is on; null when none takes it. */
-export function offeredNetworkOf(offer: EventMethods, msisdn: string): PaymentMethod | null {
-  return networkOf(msisdn, offer.methods);
+/** True when `key` is an offered method paid on the provider's page (no number asked). */
+export function paidOnPage(offer: EventMethods<OfferedMethod>, key: string | null | undefined): boolean {
+  return offer.methods.some((m) => m.key === key && m.hostedPage === true);
 }
 
-/** The offered networks as a sentence names them: "MTN or Airtel", "Safaricom". */
-export function offeredNetworks(offer: EventMethods, language: CheckoutLanguage): string {
-  const names = offer.methods.map((m) => m.labels[language].network);
-  return new Intl.ListFormat(language, { type: 'disjunction' }).format(names);
+/** The offered methods that take a phone number (mobile money): those the number's checks name. */
+export function phoneMethods<M extends OfferedMethod>(offer: EventMethods<M>): M[] {
+  return offer.methods.filter((m) => m.country !== null);
 }
 
-/** Where buyers of the offered methods find prompts waiting: "MTN *165#, Airtel *185#". */
-export function offeredMenus(offer: EventMethods, language: CheckoutLanguage): string {
-  return offer.methods.map((m) => m.labels[language].menu).join(', ');
+/** The offered method a normalised number is on, by calling code and prefix; null when none takes it. */
+export function offeredNetworkOf<M extends OfferedMethod>(
+  offer: EventMethods<M>,
+  msisdn: string,
+): M['key'] | null {
+  const takes = (m: M) => {
+    if (m.country === null) return false;
+    const dialCode = dialCodeOf(m.country);
+    const national = msisdn.slice(dialCode.length);
+    return msisdn.startsWith(dialCode) && m.prefixes.some((p) => national.startsWith(p));
+  };
+  return offer.methods.find(takes)?.key ?? null;
 }

@@ -1,7 +1,6 @@
 // Display formatting for the checkout pages: money in minor units, dates in the event's zone,
-// phone numbers and payment method names. Pure functions that import only plain data (the payment
-// methods' catalogue) and the currency exponent: the page script (web/checkout-page) bundles them too.
-import { PAYMENT_METHOD_CATALOGUE } from '../payments/methods/catalogue.ts';
+// and phone numbers. Pure functions that import only the currency exponent: the page script
+// (web/checkout-page) bundles them too.
 import { currencyExponent } from '../platform/currency.ts';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
@@ -114,15 +113,6 @@ export function maskPhone(msisdn: string): string {
 /** 256772123456 -> 0772123456 (and Kenya's 254…), for a form field the buyer edits. */
 export function nationalPhone(msisdn: string): string {
   return /^25[64]\d{9}$/.test(msisdn) ? `0${msisdn.slice(3)}` : msisdn;
-}
-
-/** Each payment method's name (English: the organizer app's and the e-mails' language). */
-export const METHOD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  PAYMENT_METHOD_CATALOGUE.map((m) => [m.key, m.labels.en.name]),
-);
-
-export function methodName(method: string | null | undefined): string {
-  return (method && METHOD_NAMES[method]) || 'mobile money';
 }
 
 /** Whole minutes and seconds: 754 -> "12:34". */

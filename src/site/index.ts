@@ -17,12 +17,11 @@ export {
   formatDateTime,
   formatMoney,
   maskPhone,
-  METHOD_NAMES,
-  methodName,
   nationalPhone,
   zoneLabel,
   zoneName,
 } from './format.ts';
+export { METHOD_NAMES, methodName } from './method-names.ts';
 export { catalogOf, LOCALE_NAMES } from './messages/catalog.ts';
 export type { Locale } from './messages/catalog.ts';
 export { msg, pickLocale, runInLocale } from './messages/current.ts';

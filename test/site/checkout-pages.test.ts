@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES, SITE_ICON } from '../../src/site/assets.ts';
+import {
+  CHECKOUT_SCRIPT,
+  CHECKOUT_SCRIPT_MAP,
+  CHECKOUT_STYLES,
+  PAGES_SCRIPT,
+  PAGES_SCRIPT_MAP,
+  SITE_ICON,
+} from '../../src/site/assets.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import {
   createSession,
@@ -304,9 +311,15 @@ describe('GET /checkout/<session_id>/embed.js', () => {
 });
 
 describe('assets', () => {
-  test('the script, its source map and the stylesheet are served by content hash, cached for a year, compressed on request', async () => {
-    for (const asset of [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP, CHECKOUT_STYLES]) {
-      assert.match(asset.path, /^\/assets\/checkout\.[A-Za-z0-9_-]{12}\.(js|js\.map|css)$/);
+  test('the scripts, their source maps and the stylesheet are served by content hash, cached for a year, compressed on request', async () => {
+    for (const asset of [
+      CHECKOUT_SCRIPT,
+      CHECKOUT_SCRIPT_MAP,
+      PAGES_SCRIPT,
+      PAGES_SCRIPT_MAP,
+      CHECKOUT_STYLES,
+    ]) {
+      assert.match(asset.path, /^\/assets\/checkout(\.pages)?\.[A-Za-z0-9_-]{12}\.(js|js\.map|css)$/);
       const plain = await getPage(h, asset.path);
       assert.equal(plain.statusCode, 200);
       assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable');

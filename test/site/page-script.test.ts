@@ -17,13 +17,10 @@ import {
 
 const ROOT = projectRoot();
 /** Server modules the browser may share: pure rules with no imports of server code. */
-// No catalog: the script's words come with the page (its JSON block), only fill() is bundled.
+// No catalog: the script's words come with the page (its JSON block), only fill() is bundled; no
+// payment method catalogue either: the event's own methods come with the page too.
 const SHARED = [
   'src/orders/contact.ts',
-  'src/payments/methods/catalogue.ts',
-  'src/payments/methods/momo/momo-method.ts',
-  'src/payments/methods/airtel/airtel-method.ts',
-  'src/payments/methods/mpesa/mpesa-method.ts',
   'src/platform/currency.ts',
   'src/site/event-methods.ts',
   'src/site/format.ts',
@@ -39,6 +36,20 @@ describe('page script bundle', () => {
     );
     assert.deepEqual(outside, []);
     for (const shared of SHARED) assert.ok(inputs.includes(shared), `${shared} is bundled`);
+  });
+
+  test("the form's script holds none of the pages after it; theirs holds none of the form", async () => {
+    const form = (await bundleCheckoutPage()).inputs;
+    const pages = (await bundleCheckoutPage(undefined, 'checkout-pages')).inputs;
+    for (const file of ['payment-wait.ts', 'confirmation.ts']) {
+      assert.ok(!form.includes(`web/checkout-page/${file}`), file);
+      assert.ok(pages.includes(`web/checkout-page/${file}`), file);
+    }
+    for (const file of ['form-steps.ts', 'step-checks.ts', 'summary.ts']) {
+      assert.ok(form.includes(`web/checkout-page/${file}`), file);
+      assert.ok(!pages.includes(`web/checkout-page/${file}`), file);
+    }
+    assert.ok(!pages.some((input) => input.startsWith('src/payments/')), pages.join(' '));
   });
 
   test('is one strict IIFE that ends with the URL of its source map', () => {
@@ -66,9 +77,7 @@ describe('page script bundle', () => {
       ['serviceFee', 'web/checkout-page/summary.ts'],
       ['checkout-messages', 'web/checkout-page/messages.ts'],
       ['guessedNetwork', 'web/checkout-page/payment-step.ts'],
-      ['[data-countdown]', 'web/checkout-page/payment-wait.ts'],
-      ['service:success', 'web/checkout-page/confirmation.ts'],
-      ['Airtel Money', 'src/payments/methods/airtel/airtel-method.ts'],
+      ['checkout-offer', 'web/checkout-page/page-methods.ts'],
       ['/^7\\d{8}$/', 'src/orders/contact.ts'],
     ];
     for (const [needle, file] of needles) {

@@ -10,17 +10,22 @@ import { attr, escapeHtml, html, raw } from '../../src/platform/html.ts';
 import { en } from '../../src/site/messages/en.ts';
 import { paymentNumberProblem, phoneWordsOf, wrongNetworkMessage } from '../../src/site/payment-phone.ts';
 import { paymentPhoneProblem } from '../../web/checkout-page/phone-field.ts';
-import { eventMethods } from '../../src/site/event-methods.ts';
+import { METHOD_NAMES } from '../../src/site/method-names.ts';
+import { offerOf } from '../../src/site/offer-words.ts';
 import { contentSecurityPolicy, framePolicyFor } from '../../src/site/security-headers.ts';
 
 // The networks the payment methods' catalogue takes, as the English pages name them.
-const UG = eventMethods('UGX');
-const words = phoneWordsOf(en.phone, {
-  networks: 'MTN or Airtel',
-  a: 'an',
-  mobile: 'a Ugandan mobile number',
-  example: '0772 123456',
-});
+const UG = offerOf({ event: { currency: 'UGX' }, organization: { optedInMethods: [] } });
+const words = phoneWordsOf(
+  en.phone,
+  {
+    networks: 'MTN or Airtel',
+    a: 'an',
+    mobile: 'a Ugandan mobile number',
+    example: '0772 123456',
+  },
+  (key) => METHOD_NAMES[key]!,
+);
 const NOT_MOBILE_MONEY_MESSAGE = words.notMobileMoney;
 const OWN_NUMBER_NOT_MOBILE_MONEY_MESSAGE = words.ownNotMobileMoney;
 const PHONE_MESSAGE = words.invalid;

@@ -6,10 +6,11 @@
 // shows "Resend prompt" when the server said it may; asks before cancelling, in a panel. On every
 // load the result heading takes focus, so a screen reader starts there. The retry form guesses
 // the network as the checkout form does.
-import { formatCountdown, METHOD_NAMES } from '../../src/site/format.ts';
+import { formatCountdown } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { t } from './messages.ts';
-import { guessNetwork } from './phone-field.ts';
+import { methodNameOf } from './page-methods.ts';
+import { guessNetwork, hideNumberForCard } from './phone-field.ts';
 import { showPage } from './show-page.ts';
 import { every, later, replaced } from './timers.ts';
 
@@ -132,9 +133,10 @@ export function enhanceWaitScreen(wait: HTMLElement): void {
   const guessNote = one<HTMLElement>('[data-guess]');
   const say = (text: string) => guessNote && (guessNote.textContent = text);
   if (phone) {
+    hideNumberForCard(phone.form || document, phone, radios);
     guessNetwork(phone, radios, {
       chosen: false,
-      onGuess: (network) => say(t('guessedNetwork', { network: METHOD_NAMES[network]! })),
+      onGuess: (network) => say(t('guessedNetwork', { network: methodNameOf(network) })),
       onChoose: () => say(''),
     });
   }

@@ -1,13 +1,11 @@
 // The mobile money number and its network, by the server's own rules (orders/contact.ts, the
-// payment methods' catalogue,
-// site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
+// event's methods as the page states them, site/payment-phone.ts): the check before the buyer moves on, and the network guessed from the
 // prefix until the buyer picks one.
 import { normalizePhone } from '../../src/orders/contact.ts';
-import type { PaymentMethod } from '../../src/payments/methods/catalogue.ts';
-import { offeredNetworkOf, type EventMethods } from '../../src/site/event-methods.ts';
+import { offeredNetworkOf, type EventMethods, type OfferedMethod } from '../../src/site/event-methods.ts';
 import { paymentNumberProblem, type PhoneWords } from '../../src/site/payment-phone.ts';
 import { t } from './messages.ts';
-import { pageMethods } from './page-methods.ts';
+import { chosenMethodOf, methodNameOf, onPage, pageMethods } from './page-methods.ts';
 
 /** The number's messages in the page's language. */
 export function phoneWords(): PhoneWords {
@@ -16,11 +14,12 @@ export function phoneWords(): PhoneWords {
     notMobileMoney: t('phoneNotMobileMoney'),
     ownNotMobileMoney: t('phoneOwnNotMobileMoney'),
     wrongNetwork: (name) => t('phoneWrongNetwork', { name }),
+    nameOf: methodNameOf,
   };
 }
 
 /** The network of a typed number; null unless it is a mobile money number of a method offered. */
-function networkOfInput(value: string): PaymentMethod | null {
+function networkOfInput(value: string): string | null {
   const offer = pageMethods();
   const msisdn = normalizePhone(value, offer.country);
   return msisdn ? offeredNetworkOf(offer, msisdn) : null;
@@ -37,7 +36,7 @@ export function paymentPhoneProblem(
   method: string | null,
   ownPhone?: string,
   words: PhoneWords = phoneWords(),
-  offer: EventMethods = pageMethods(),
+  offer: EventMethods<OfferedMethod> = pageMethods(),
 ): string | null {
   if (value.trim() === '' && ownPhone !== undefined) {
     const own = normalizePhone(ownPhone, offer.country);
@@ -54,7 +53,7 @@ export interface NetworkGuess {
   /** a radio is already checked by the buyer's earlier choice */
   chosen: boolean;
   /** after the radios were set from the number */
-  onGuess?: (network: PaymentMethod) => void;
+  onGuess?: (network: string) => void;
   /** after the buyer picked a radio */
   onChoose?: () => void;
 }
@@ -83,6 +82,22 @@ export function guessNetwork(
   };
   phone.addEventListener('input', guess);
   return guess;
+}
+
+/**
+ * Card asks for no number: the number's field is hidden while card is chosen in `form`, and shows
+ * again with a mobile money method. Runs now and on each choice; `changed` after each.
+ */
+export function hideNumberForCard(
+  form: ParentNode,
+  phone: HTMLInputElement,
+  radios: HTMLInputElement[],
+): void {
+  const box = phone.closest<HTMLElement>('[data-field]');
+  if (!box) return;
+  const follow = () => (box.hidden = onPage(chosenMethodOf(form)));
+  radios.forEach((r) => r.addEventListener('change', follow));
+  follow();
 }
 
 /**

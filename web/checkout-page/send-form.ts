@@ -5,6 +5,7 @@
 // answer leads to the partner's site, which fetch could not show.
 import { all, append, one } from './dom.ts';
 import { t } from './messages.ts';
+import { chosenMethodOf, onPage } from './page-methods.ts';
 import { showPage } from './show-page.ts';
 import { allowAgain } from './submit-once.ts';
 import { replaced } from './timers.ts';
@@ -90,13 +91,25 @@ function send(form: HTMLFormElement, submitter: HTMLButtonElement | null): void 
     });
 }
 
+/**
+ * A payment by card on a top-level page: its answer leads to the provider's card page, which fetch
+ * could not show, so the browser sends it and follows. In checkout.js's frame the answer is the wait
+ * screen (the card page opens in a new tab), sent in place as any other.
+ */
+function toCardPage(form: HTMLFormElement, submitter: Element | null): boolean {
+  const paying =
+    (submitter as HTMLButtonElement | null)?.value === 'pay' ||
+    /\/retry$/.test(form.getAttribute('action') || '');
+  return paying && document.body.dataset.mode !== 'embedded' && onPage(chosenMethodOf(form));
+}
+
 /** Every form that posts to the checkout, once the page's other submit handlers have had their say. */
 export function sendFormsInPlace(): void {
   all<HTMLFormElement>('form[method="post"]:not([data-cancel])').forEach((form) =>
     form.addEventListener('submit', (event) => {
       const submitter = (event as SubmitEvent).submitter;
       // A browser that cannot say which button sent the form sends it itself, as without the script.
-      if (event.defaultPrevented || submitter === undefined) return;
+      if (event.defaultPrevented || submitter === undefined || toCardPage(form, submitter)) return;
       event.preventDefault();
       send(form, submitter as HTMLButtonElement | null);
     }),

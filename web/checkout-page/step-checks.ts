@@ -5,7 +5,7 @@ import { all, one } from './dom.ts';
 import { setError, type Control } from './field-errors.ts';
 import { orderTotals, type FormParts } from './form-parts.ts';
 import { t } from './messages.ts';
-import { chosenMethodOf, pageMethods } from './page-methods.ts';
+import { chosenMethodOf, onPage, pageMethods } from './page-methods.ts';
 import { paymentPhoneProblem, phoneWords } from './phone-field.ts';
 
 type StepCheck = (parts: FormParts, step: HTMLElement) => HTMLElement[];
@@ -94,7 +94,9 @@ function checkPayment(parts: FormParts): HTMLElement[] {
   const chosen = chosenMethodOf(parts.form);
   const first = methodRadios[0];
   if (first && mark(first, chosen ? null : t('chooseHowToPay'))) bad.push(first);
-  if (mark(payPhone, paymentPhoneProblem(payPhone.value, chosen))) bad.push(payPhone);
+  // Card asks for no number: whatever the hidden field holds is not checked.
+  const problem = onPage(chosen) ? null : paymentPhoneProblem(payPhone.value, chosen);
+  if (mark(payPhone, problem)) bad.push(payPhone);
   return bad;
 }
 
@@ -130,7 +132,7 @@ export function emptyRequired(parts: FormParts, step: HTMLElement): HTMLElement[
   if (name === 'payment' && parts.payPhone) {
     const first = parts.methodRadios[0];
     if (first && !parts.methodRadios.some((r) => r.checked)) empty.push(first);
-    if (parts.payPhone.value.trim() === '') empty.push(parts.payPhone);
+    if (parts.payPhone.value.trim() === '' && !onPage(chosenMethodOf(parts.form))) empty.push(parts.payPhone);
   }
   return empty;
 }

@@ -1,10 +1,10 @@
 // The payment step's folded summary, kept to what the buyer has chosen: each ticket, the fee for
 // the chosen network, the donation and the total; who runs and who buys. Built with text nodes
 // only: every value here was typed by the buyer.
-import { METHOD_NAMES } from '../../src/site/format.ts';
 import { all, one } from './dom.ts';
 import { chosenMethod, money, orderTotals, type FormParts } from './form-parts.ts';
 import { t as say } from './messages.ts';
+import { methodNameOf } from './page-methods.ts';
 
 function line(table: HTMLTableElement, label: string, amount: string, cls?: string): void {
   const row = table.insertRow();
@@ -41,7 +41,7 @@ export function renderSummary(parts: FormParts): void {
       line(table, s.dataset.name || '', money(parts, Number(s.dataset.price)));
   });
   if (t.fee)
-    line(table, say('serviceFee', { method: METHOD_NAMES[chosenMethod(parts)]! }), money(parts, t.fee));
+    line(table, say('serviceFee', { method: methodNameOf(chosenMethod(parts)) }), money(parts, t.fee));
   if (t.donation) line(table, say('donation'), money(parts, t.donation));
   line(table, say('total'), money(parts, t.total), 'total');
   if (count) count.textContent = say(t.count === 1 ? 'ticketOne' : 'ticketMany', { n: t.count });

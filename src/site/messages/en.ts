@@ -88,6 +88,9 @@ export const en = {
     payWith: 'Pay with',
     mobileMoneyNumber: 'Mobile money number',
     promptGoesTo: 'The payment prompt goes to this phone.',
+    /** the tile's line under a method paid on the provider's page */
+    cardPage: 'On the secure card page',
+    notForCard: 'Not needed when you pay by card.',
     ticketsChanged: 'Your tickets changed: fill in the participants below.',
     released: 'Your tickets were released. We kept what you entered: check it and pay again.',
     promptWaiting: 'A payment prompt is waiting on your phone.',

@@ -156,4 +156,43 @@ export const statusEn = {
   },
   answersKept: 'What you entered is kept.',
   backToCheckout: 'Back to the checkout',
+  /** a payment by card: typed on the card provider's page, confirmed with the bank */
+  card: {
+    waitTitle: 'Pay on the card page',
+    /** {amount} is markup */
+    waitText:
+      'Enter your card on the secure card page to pay {amount}. Your bank may ask you to confirm with a code. This page updates by itself.',
+    goToPage: 'Continue to the card page',
+    /** in checkout.js's frame, where the card page cannot open */
+    newTab: 'Continue in a new tab',
+    newTabText: 'The card page opens in a new tab. When you have paid there, this window shows your order.',
+    target: 'the card page',
+    payAnotherWay: 'Pay another way',
+    /** the retry form's button where card is offered (by card no prompt goes out) */
+    pay: 'Pay',
+    cancelTitle: 'Cancel while the card page is open?',
+    cancelWarning:
+      'The card page for {amount} may still be open. If you pay there, you will still be charged and registered for {event}.',
+    cancelHowTo: 'To leave without paying, close the card page without paying, then cancel.',
+    /** the new tab's confirmation, for a checkout that was opened on the partner's page */
+    closeTab: 'You may close this tab: the checkout you came from shows your order too.',
+    outcomes: {
+      payment_declined: {
+        title: 'The card was declined',
+        text: 'Your bank did not approve the payment. You can try again, use another card, or pay by mobile money.',
+      },
+      insufficient_funds: {
+        title: 'Not enough money on the card',
+        text: 'The card balance is too low for this payment. Try another card, or pay by mobile money.',
+      },
+      payment_timeout: {
+        title: 'The card payment was not finished',
+        text: 'The card page was not completed in time. You can try again, or pay by mobile money.',
+      },
+      provider_error: {
+        title: 'The card service had a problem',
+        text: 'The card payment could not be taken just now. Try again in a moment, or pay by mobile money.',
+      },
+    } as Record<string, { title: string; text: string }>,
+  },
 };

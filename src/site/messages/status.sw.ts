@@ -130,4 +130,39 @@ export const statusSw: typeof statusEn = {
   },
   answersKept: 'Ulichoandika kimehifadhiwa.',
   backToCheckout: 'Rudi kwenye malipo',
+  card: {
+    waitTitle: 'Lipa kwenye ukurasa wa kadi',
+    waitText:
+      'Andika kadi yako kwenye ukurasa salama wa kadi ili ulipe {amount}. Benki yako inaweza kukuomba uthibitishe kwa msimbo. Ukurasa huu unajisasisha wenyewe.',
+    goToPage: 'Endelea kwenye ukurasa wa kadi',
+    newTab: 'Endelea kwenye kichupo kipya',
+    newTabText:
+      'Ukurasa wa kadi unafunguka kwenye kichupo kipya. Ukishalipa huko, dirisha hili litaonyesha oda yako.',
+    target: 'ukurasa wa kadi',
+    payAnotherWay: 'Lipa kwa njia nyingine',
+    pay: 'Lipa',
+    cancelTitle: 'Ghairi wakati ukurasa wa kadi uko wazi?',
+    cancelWarning:
+      'Ukurasa wa kadi wa {amount} unaweza kuwa bado uko wazi. Ukilipa huko, utatozwa na kusajiliwa kwa {event}.',
+    cancelHowTo: 'Ili kuondoka bila kulipa, funga ukurasa wa kadi bila kulipa, kisha ughairi.',
+    closeTab: 'Unaweza kufunga kichupo hiki: malipo uliyotoka yanaonyesha oda yako pia.',
+    outcomes: {
+      payment_declined: {
+        title: 'Kadi imekataliwa',
+        text: 'Benki yako haikukubali malipo. Unaweza kujaribu tena, kutumia kadi nyingine, au kulipa kwa pesa kwa simu.',
+      },
+      insufficient_funds: {
+        title: 'Hakuna pesa za kutosha kwenye kadi',
+        text: 'Salio la kadi ni dogo kwa malipo haya. Jaribu kadi nyingine, au lipa kwa pesa kwa simu.',
+      },
+      payment_timeout: {
+        title: 'Malipo ya kadi hayakukamilika',
+        text: 'Ukurasa wa kadi haukukamilishwa kwa wakati. Unaweza kujaribu tena, au kulipa kwa pesa kwa simu.',
+      },
+      provider_error: {
+        title: 'Huduma ya kadi ilikuwa na tatizo',
+        text: 'Malipo ya kadi hayakuweza kupokelewa sasa hivi. Jaribu tena baada ya muda mfupi, au lipa kwa pesa kwa simu.',
+      },
+    },
+  },
 };

@@ -86,6 +86,8 @@ export const sw: typeof en = {
     payWith: 'Lipa kwa',
     mobileMoneyNumber: 'Namba ya pesa kwa simu',
     promptGoesTo: 'Ombi la malipo litatumwa kwa simu hii.',
+    cardPage: 'Kwenye ukurasa salama wa kadi',
+    notForCard: 'Haihitajiki ukilipa kwa kadi.',
     ticketsChanged: 'Tiketi zako zimebadilika: jaza taarifa za washiriki hapa chini.',
     released: 'Tiketi zako zimeachiliwa. Tumehifadhi ulichoandika: kiangalie kisha ulipe tena.',
     promptWaiting: 'Ombi la malipo linasubiri kwenye simu yako.',

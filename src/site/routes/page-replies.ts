@@ -128,9 +128,9 @@ export async function sendFormPage(
 export async function sendConfirmation(
   ctx: AppContext,
   reply: FastifyReply,
-  confirmed: { loaded: Loaded; order: OrderRow; justPaid: boolean },
+  confirmed: { loaded: Loaded; order: OrderRow; justPaid: boolean; tab?: boolean },
 ) {
-  const { loaded, order, justPaid } = confirmed;
+  const { loaded, order, justPaid, tab = false } = confirmed;
   const db = ctx.database.db;
   // Issued here too, so that an order paid before tickets existed gets them when it is shown.
   const [out, issued] = await Promise.all([
@@ -143,6 +143,13 @@ export async function sendConfirmation(
   return sendPage(
     reply,
     200,
-    renderConfirmationPage({ session: loaded.session, found: loaded.found, order: out, justPaid, tickets }),
+    renderConfirmationPage({
+      session: loaded.session,
+      found: loaded.found,
+      order: out,
+      justPaid,
+      tickets,
+      tab,
+    }),
   );
 }

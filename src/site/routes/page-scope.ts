@@ -13,6 +13,7 @@ import {
   type Host,
 } from '../../platform/index.ts';
 import { pickLocale, runInLocale } from '../messages/current.ts';
+import { runWithMethods } from '../offer-words.ts';
 import { NO_FRAMING, setPageHeaders, type InlineParts } from '../security-headers.ts';
 import { renderErrorPage } from '../views/end-pages.ts';
 import { sendPage } from './page-replies.ts';
@@ -35,6 +36,8 @@ export function pageScope(
   scope.addHook('onRequest', (request, _reply, done) =>
     runInLocale(pickLocale(request.query, request.headers['accept-language']), done),
   );
+  // The service's payment methods, for the offer every view reads (offer-words.ts).
+  scope.addHook('onRequest', (_request, _reply, done) => runWithMethods(ctx.paymentMethods, done));
   scope.addHook('onRequest', (request, reply) =>
     enforceRateLimit(ctx.limiter, reply, {
       name: 'site',

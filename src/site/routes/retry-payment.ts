@@ -1,5 +1,5 @@
 // POST /checkout/<session_id>/retry: pay the pending order again, from the same number or another,
-// on either network. Problems come back as the wait page with the retry form's fields in error.
+// on either network, or by card (then on to the card page: card-page.ts). Problems come back as the wait page with the retry form's fields in error.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { normalizePhone, phoneCountryOf, type OrderRow } from '../../orders/index.ts';
@@ -8,6 +8,7 @@ import { toApiError, type FieldError } from '../../platform/index.ts';
 import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
 import { nationalPhone } from '../format.ts';
+import { paidOnPage } from '../event-methods.ts';
 import { offerOf } from '../offer-words.ts';
 import { isOpenAttempt, loadSessionPayment } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';
@@ -15,6 +16,7 @@ import { checkoutPath } from '../views/page-parts.ts';
 import { renderWaitPage } from '../views/status-pages.ts';
 import { renderExpiredPage } from '../views/end-pages.ts';
 import { seeOther, sendPage, sessionStep, type Loaded, type PageHandler } from './page-replies.ts';
+import { sendToCardPage } from './card-page.ts';
 import { sendPromptRefused, waitView } from './wait-replies.ts';
 
 interface Retry {
@@ -36,7 +38,9 @@ async function startRetry(
 ): Promise<FastifyReply | FieldError[]> {
   const { loaded, order, choice } = retry;
   const sessionId = loaded.session.id;
-  if (!retry.promptOut) {
+  // Card sends no prompt to a number: the per-number limit is not its.
+  const card = paidOnPage(offerOf(loaded.found), choice.method);
+  if (!retry.promptOut && !card) {
     const country = phoneCountryOf(loaded.found.event.currency);
     const slot = await claimPromptSlot(ctx, normalizePhone(choice.phone, country)!);
     if (!slot.allowed)
@@ -46,7 +50,7 @@ async function startRetry(
     await startPromptFor(request, () =>
       startPayment(ctx, { organizationId: order.organizationId, orderId: order.id, ...choice }),
     );
-    return seeOther(reply, checkoutPath(sessionId, '/pay'));
+    return card ? sendToCardPage(reply, loaded) : seeOther(reply, checkoutPath(sessionId, '/pay'));
   } catch (error) {
     const apiError = toApiError(error);
     if (apiError.code !== 'validation_failed') {

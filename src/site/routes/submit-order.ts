@@ -17,6 +17,8 @@ import {
   type PaymentChoice,
   type Stage,
 } from '../checkout-form.ts';
+import { paidOnPage } from '../event-methods.ts';
+import { offerOf } from '../offer-words.ts';
 import { placeOrder, type PlaceOutcome } from '../place-order.ts';
 import { startPromptFor } from '../prompt-state.ts';
 import { msg } from '../messages/current.ts';
@@ -32,6 +34,7 @@ import {
   type Loaded,
   type PageHandler,
 } from './page-replies.ts';
+import { sendToCardPage } from './card-page.ts';
 import { refuse, sendPromptRefused } from './wait-replies.ts';
 
 interface Placed {
@@ -98,11 +101,16 @@ async function sendPrompt(
   const { loaded, order, payment } = created;
   const sessionId = loaded.session.id;
   if (order.status === 'paid' || !payment) return seeOther(reply, checkoutPath(sessionId, '/pay'));
-  // The order stays held: the wait page lets the buyer send the prompt to another number.
-  const country = phoneCountryOf(loaded.found.event.currency);
-  const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone, country)!);
-  if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
+  // Card sends no prompt to a number: the per-number limit is not its.
+  const card = paidOnPage(offerOf(loaded.found), payment.method);
+  if (!card) {
+    // The order stays held: the wait page lets the buyer send the prompt to another number.
+    const country = phoneCountryOf(loaded.found.event.currency);
+    const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone, country)!);
+    if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
+  }
   const code = await tryStartPayment(ctx, request, order, payment);
+  if (!code && card) return sendToCardPage(reply, loaded);
   return seeOther(reply, checkoutPath(sessionId, code ? `/pay?error=${code}` : '/pay'));
 }
 

@@ -18,6 +18,8 @@ export interface ConfirmationView {
   justPaid: boolean;
   /** the runners' valid tickets, each with its page's path */
   tickets: ListedTicket[];
+  /** an embedded checkout's own tab, back from the card page: the buyer may close it */
+  tab?: boolean;
 }
 
 export function renderConfirmationPage(view: ConfirmationView): string {
@@ -42,6 +44,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     <h2 id="h-done" tabindex="-1" ${autofocus(session)}>${m.registered}</h2>
     <div role="status">
       <p class="notice good">${order.total > 0 ? received : m.registrationConfirmed}</p>
+      ${view.tab ? html`<p class="notice" data-close-tab>${m.card.closeTab}</p>` : ''}
     </div>
     <p>${m.yourOrderCode}</p>
     <p class="code">${order.order_code}</p>
@@ -65,7 +68,7 @@ export function renderConfirmationPage(view: ConfirmationView): string {
     </ul>
     <div class="actions">
       ${successUrl && host ? html`<a class="button primary" href="${successUrl}">${m.continueTo(host)}</a>` : ''}
-      ${embedded ? html`<button type="button" class="primary" data-close hidden>${m.done}</button>` : ''}
+      ${embedded && !view.tab ? html`<button type="button" class="primary" data-close hidden>${m.done}</button>` : ''}
     </div>
   </section>`;
   return layout({ title: m.registeredTitle(found.event.name), main, session, found, compact: true }).value;

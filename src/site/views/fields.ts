@@ -2,7 +2,7 @@
 // aria-describedby and aria-invalid, in the order a screen reader should meet them.
 import { catalogueEntry, type PaymentMethod } from '../../payments/index.ts';
 import { attr, html, type Html } from '../../platform/index.ts';
-import { METHOD_NAMES } from '../format.ts';
+import { localMethodName } from '../method-names.ts';
 import { locale, msg } from '../messages/current.ts';
 
 function errorId(id: string): string {
@@ -134,7 +134,7 @@ export function methodTile(options: {
     label: html`<span class="brand brand-${method}" aria-hidden="true"
         >${catalogueEntry(method).labels[locale()].badge}</span
       >
-      <span>${METHOD_NAMES[method]}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>`,
+      <span>${localMethodName(method)}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>`,
   });
 }
 
@@ -159,7 +159,7 @@ export function onlyMethod(options: {
       <span class="brand brand-${method}" aria-hidden="true"
         >${catalogueEntry(method).labels[locale()].badge}</span
       >
-      <span>${METHOD_NAMES[method]}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>
+      <span>${localMethodName(method)}${detail ? html` <span class="detail">${detail}</span>` : ''}</span>
     </div>
   </div>`;
 }

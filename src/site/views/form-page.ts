@@ -239,7 +239,15 @@ export function renderFormPage(view: FormView): string {
     { method: 'post', action: checkoutPath(session.id, '/order') },
   );
   const main = html`${form} ${cancelForm(session)}`;
-  return layout({ title, main, session, found, compact: stage !== 'tickets', languageForm: FORM_ID }).value;
+  return layout({
+    title,
+    main,
+    session,
+    found,
+    compact: stage !== 'tickets',
+    languageForm: FORM_ID,
+    form: true,
+  }).value;
 }
 
 /**
@@ -257,5 +265,6 @@ export function renderFormPreview(
     found: view.found,
     banner: view.banner,
     compact: view.stage !== 'tickets',
+    form: true,
   }).value;
 }

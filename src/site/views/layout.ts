@@ -1,16 +1,16 @@
 // The page shell every checkout page shares: head with our one stylesheet and one deferred
-// script, the language switch, the event header, the main region and the footer. The page
+// script (the form's, or the pages' after it), the language switch, the event header, the main region and the footer. The page
 // script's words come with the page, as a JSON data block in the buyer's language.
 import type { CheckoutSessionRow } from '../../checkout/index.ts';
 import type { EventWithTickets } from '../../events/index.ts';
-import { CHECKOUT_SCRIPT, CHECKOUT_STYLES, SITE_ICON } from '../assets.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLES, PAGES_SCRIPT, SITE_ICON } from '../assets.ts';
 import { CHECKOUT_CSS } from '../client/checkout.css.ts';
 import { formatDateTime, zoneLabel } from '../format.ts';
 import { INTL_LOCALES, LOCALE_NAMES, type Locale } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
-import { eventMethods, type EventMethods } from '../event-methods.ts';
-import { offerFills, offerOf } from '../offer-words.ts';
+import type { EventMethods } from '../event-methods.ts';
+import { noEventOffer, offerFills, offerOf, pageOffer } from '../offer-words.ts';
 import { attr, html, raw, type Html } from '../../platform/index.ts';
 
 export interface LayoutOptions {
@@ -33,6 +33,8 @@ export interface LayoutOptions {
    * stylesheet's request too, and a buyer new to the checkout has none cached)
    */
   inlineStyles?: boolean;
+  /** the form's script (the form, the 503 page); the other pages get the one of the pages after it */
+  form?: boolean;
 }
 
 /** The stylesheet as the page carries it inline (its CSP allows exactly this text). */
@@ -99,9 +101,17 @@ function footer(found: EventWithTickets | null | undefined): Html {
   </footer>`;
 }
 
+/** A JSON data block: it runs nothing, so the CSP allows it. */
+function dataBlock(id: string, data: object): Html {
+  const json = JSON.stringify(data).replace(/</g, '\\u003c');
+  return html`<script type="application/json" id="${id}">
+    ${raw(json)}
+  </script>`;
+}
+
 /**
  * The page script's words, as data (a JSON block runs nothing, so the CSP allows it), with the
- * event's networks and country filled in ({networks}, {example}...), so the script need not list them.
+ * event's networks and country filled in ({networks}, {example}...), so the script need not list them; and the event's methods (names, networks' prefixes).
  */
 function scriptMessages(offer: EventMethods): Html {
   const fills = offerFills(offer);
@@ -111,10 +121,7 @@ function scriptMessages(offer: EventMethods): Html {
       typeof text === 'string' ? fill(text, fills) : text,
     ]),
   );
-  const json = JSON.stringify(words).replace(/</g, '\\u003c');
-  return html`<script type="application/json" id="checkout-messages">
-    ${raw(json)}
-  </script>`;
+  return html`${dataBlock('checkout-messages', words)} ${dataBlock('checkout-offer', pageOffer(offer))}`;
 }
 
 /**
@@ -137,7 +144,7 @@ export function layout(options: LayoutOptions): Html {
   const session = options.session ?? null;
   const embedded = session?.uiMode === 'embedded';
   // A page of no event (an unknown session) offers nothing: Uganda's words stand in.
-  const offer = options.found ? offerOf(options.found) : eventMethods('UGX');
+  const offer = options.found ? offerOf(options.found) : noEventOffer();
   return html`<!doctype html>
     <html lang="${locale()}">
       <head>
@@ -152,7 +159,7 @@ export function layout(options: LayoutOptions): Html {
               raw(`<style>${INLINE_STYLES}</style>`)
             : html`<link rel="stylesheet" href="${CHECKOUT_STYLES.path}" />`
         }
-        <script src="${CHECKOUT_SCRIPT.path}" defer></script>
+        <script src="${(options.form ? CHECKOUT_SCRIPT : PAGES_SCRIPT).path}" defer></script>
         ${scriptMessages(offer)} ${options.head ?? ''}
       </head>
       <body

@@ -5,19 +5,16 @@ import type { PaymentAttemptRow, PaymentMethod } from '../../payments/index.ts';
 import type { OrderRow } from '../../orders/index.ts';
 import { html, type FieldError, type Html } from '../../platform/index.ts';
 import { fieldId } from '../checkout-form.ts';
-import {
-  formatCountdown,
-  formatMoney,
-  formatTime,
-  maskPhone,
-  METHOD_NAMES,
-  nationalPhone,
-} from '../format.ts';
+import { formatCountdown, formatMoney, formatTime, maskPhone, nationalPhone } from '../format.ts';
+import { localMethodName } from '../method-names.ts';
 import { INTL_LOCALES } from '../messages/catalog.ts';
 import { fill } from '../messages/fill.ts';
 import { locale, msg } from '../messages/current.ts';
+import { paidOnPage } from '../event-methods.ts';
 import { offerFills, offerOf } from '../offer-words.ts';
 import { errorNote, errorSummary, GUESS_NOTE, methodTile, onlyMethod, textField } from './fields.ts';
+import { cardCancelWarning, cardPageRefresh, cardWaitingBody } from './card-wait.ts';
+import { outcomeOf } from './outcomes.ts';
 import { layout } from './layout.ts';
 import {
   cancelForm,
@@ -28,35 +25,9 @@ import {
   type PageSession,
 } from './page-parts.ts';
 
-interface Outcome {
-  title: string;
-  text: string;
-  retry: boolean;
-}
-
-type OutcomeKind = keyof ReturnType<typeof msg>['status']['outcomes'];
-
-/** Whether paying again can help, per failure_kind; the words are the catalog's (status.outcomes). */
-const RETRY: Record<OutcomeKind, boolean> = {
-  payment_declined: true,
-  payment_timeout: true,
-  insufficient_funds: true,
-  invalid_phone_number: true,
-  provider_error: true,
-  hold_expired: false,
-};
-
-/** What a failure_kind means to the buyer, in the request's language, and whether to offer a retry. */
-function outcomeOf(kind: string): Outcome | null {
-  if (!Object.hasOwn(RETRY, kind)) return null;
-  const words = msg().status.outcomes[kind as OutcomeKind];
-  return { ...words, retry: RETRY[kind as OutcomeKind] };
-}
-
-export function startErrorText(code: string | undefined): string | null {
-  if (!code) return null;
-  const texts = msg().status.startErrors;
-  return Object.hasOwn(texts, code) ? texts[code as keyof typeof texts] : texts.internal_error;
+/** True when the attempt is a card's (paid on the provider's page). */
+function byCard(view: WaitView, attempt: PaymentAttemptRow | null): boolean {
+  return attempt !== null && paidOnPage(offerOf(view.found), attempt.method);
 }
 
 /**
@@ -78,6 +49,10 @@ export interface WaitView {
   resendAt?: Date | null;
   /** the open prompt was sent again at the buyer's request: the screen says when */
   resent?: boolean;
+  /** the card payment just started: the page goes on to the card page (card-wait.ts) */
+  toCardPage?: boolean;
+  /** an embedded checkout's own tab, back from the card page (?tab=1) */
+  tab?: boolean;
   /** a refusal shown on the waiting screen itself (a resend over the number's prompt limit) */
   notice?: string | null;
   errors?: FieldError[];
@@ -131,6 +106,9 @@ function retryForm(view: WaitView, heading: string): Html {
   const boxId = fieldId('payment_method');
   const methodError = byField.get('payment_method');
   const offer = offerOf(view.found);
+  // With card among them the choice is of a way to pay, not of a network, and no prompt may go out.
+  const card = offer.methods.some((pm) => paidOnPage(offer, pm.key));
+  const legend = card ? msg().form.payWith : m.network;
   const detail = (pm: PaymentMethod) => formatMoney(totals[pm] ?? order.total, order.currency);
   const tile = (pm: PaymentMethod, first: boolean) =>
     methodTile({ boxId, method: pm, first, checked: method === pm, error: methodError, detail: detail(pm) });
@@ -144,7 +122,7 @@ function retryForm(view: WaitView, heading: string): Html {
           error: methodError,
         })
       : html`<fieldset class="field tiles${methodError ? ' invalid' : ''}" data-field="${boxId}">
-          <legend>${m.network}</legend>
+          <legend>${legend}</legend>
           ${errorNote(boxId, methodError)} ${offer.methods.map((pm, i) => tile(pm.key, i === 0))}
           ${GUESS_NOTE}
         </fieldset>`;
@@ -164,7 +142,9 @@ function retryForm(view: WaitView, heading: string): Html {
       data-pay-phone`,
     })}
     <div class="actions">
-      <button type="submit" class="primary" data-prompt data-busy="${m.sending}">${m.sendPrompt}</button>
+      <button type="submit" class="primary" data-prompt data-busy="${m.sending}">
+        ${card ? m.card.pay : m.sendPrompt}
+      </button>
     </div>
   </form>`;
 }
@@ -179,14 +159,16 @@ function holdLine(order: OrderRow, now: Date, muted = false): Html {
 /** Where the prompt went, as the buyer recognises it: "MTN Mobile Money number 0770 ••• 002". */
 function promptTarget(attempt: PaymentAttemptRow): Html {
   const m = msg().status;
+  if (!attempt.msisdn) return html`${m.card.target}`;
   return sentence(m.promptTarget, {
-    network: METHOD_NAMES[attempt.method] ?? m.mobileMoney,
+    network: localMethodName(attempt.method),
     number: html`<strong>${maskPhone(attempt.msisdn)}</strong>`,
   });
 }
 
 /** The words of the cancel confirmation, on the wait screen's panel and on its own page. */
 function cancelWarning(view: WaitView, attempt: PaymentAttemptRow): Html {
+  if (byCard(view, attempt)) return cardCancelWarning(attempt, view.found.event.name);
   const m = msg().status;
   const money = formatMoney(attempt.amount, attempt.currency);
   return html`<p>
@@ -213,6 +195,7 @@ function confirmCancelForm(view: WaitView): Html {
 
 function waitingBody(view: WaitView, attempt: PaymentAttemptRow): Html {
   const { session, order, now } = view;
+  if (byCard(view, attempt)) return cardWaitingBody(session, attempt, holdLine(order, now, true), view.tab);
   const m = msg().status;
   const sid = session.id;
   const resendAt = view.resendAt ?? null;
@@ -280,7 +263,9 @@ function askCancel(view: WaitView, attempt: PaymentAttemptRow): Html {
       >
     </p>
     <section id="cancel-panel" class="cancel-panel" aria-labelledby="h-cancel" data-cancel-panel hidden>
-      <h2 id="h-cancel" tabindex="-1">${m.status.cancelWhilePrompt}</h2>
+      <h2 id="h-cancel" tabindex="-1">
+        ${byCard(view, attempt) ? m.status.card.cancelTitle : m.status.cancelWhilePrompt}
+      </h2>
       ${cancelWarning(view, attempt)}
       <div class="actions">
         <button type="button" class="primary" data-cancel-keep>${m.status.keepWaiting}</button>
@@ -305,16 +290,17 @@ export function renderWaitPage(view: WaitView): string {
   const startError = view.startError ?? null;
   let body: Html;
   let title: string;
+  const card = byCard(view, attempt);
   if (state === 'waiting' && attempt) {
-    title = m.approveTitle;
+    title = card ? m.card.waitTitle : m.approveTitle;
     body = waitingBody(view, attempt);
   } else if (state === 'failed' || state === 'not_started' || state === 'stopped') {
-    const outcome = outcomeOf(attempt?.failureKind ?? order.failureKind ?? '');
+    const outcome = outcomeOf(attempt?.failureKind ?? order.failureKind ?? '', card);
     const anotherWay =
       offerOf(view.found).methods.length === 1 ? m.payAnotherNumberTitle : m.payAnotherWayTitle;
     title = state === 'failed' && outcome ? outcome.title : state === 'stopped' ? anotherWay : m.payTitle;
     const stoppedText =
-      state === 'stopped' && attempt
+      state === 'stopped' && attempt && !card
         ? html`<p class="notice">${sentence(m.promptMayStillBeOn, { target: promptTarget(attempt) })}</p>`
         : '';
     body = html`<div role="status">
@@ -359,7 +345,9 @@ export function renderWaitPage(view: WaitView): string {
     </section>
     ${waiting ? askCancel(view, attempt) : cancelForm(session)}`;
   // Without the script the waiting page refreshes itself; with it, the script polls instead.
-  const head = waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined;
+  const onward = waiting && card && view.toCardPage ? cardPageRefresh(session, attempt, now) : null;
+  const head =
+    onward ?? (waiting ? html`<noscript><meta http-equiv="refresh" content="5" /></noscript>` : undefined);
   return layout({
     title: `${errors ? msg().common.errorPrefix : ''}${title} – ${found.event.name}`,
     main,
@@ -376,7 +364,9 @@ export function renderCancelConfirmPage(view: WaitView, attempt: PaymentAttemptR
   const { session, found } = view;
   const m = msg().status;
   const main = html`<section aria-labelledby="h-cancel">
-    <h2 id="h-cancel" tabindex="-1" ${autofocus(session)}>${m.cancelWhilePrompt}</h2>
+    <h2 id="h-cancel" tabindex="-1" ${autofocus(session)}>
+      ${byCard(view, attempt) ? m.card.cancelTitle : m.cancelWhilePrompt}
+    </h2>
     ${cancelWarning(view, attempt)}
     <div class="actions">
       <a class="button primary" href="${checkoutPath(session.id, '/pay')}">${m.keepWaiting}</a>

@@ -114,5 +114,6 @@ export function renderUnavailablePage(view: UnavailableView): string {
       : '';
   // A plain string: the CSP allows exactly this text, and no formatter may touch it.
   const head = html`${raw(`<script>${FRAMED_READY}</script>`)}${refresh}`;
-  return layout({ title: m.unavailableTitle, main, head, inlineStyles: true }).value;
+  // The form's script: the one a buyer's browser most likely has cached while the service sheds.
+  return layout({ title: m.unavailableTitle, main, head, inlineStyles: true, form: true }).value;
 }

@@ -1,13 +1,15 @@
 // The payment step: the order's summary (folded), a tile for each method the event offers (its
-// currency's: MTN and Airtel for UGX, M-Pesa alone for KES, shown as chosen when alone), and the
-// number the prompt goes to, which starts as the buyer's own. The network starts as the one the
-// number belongs to; the page script keeps it following the number.
+// currency's: MTN and Airtel for UGX, M-Pesa alone for KES, shown as chosen when alone; and card
+// where the organization offers it), and the number the prompt goes to, which starts as the
+// buyer's own. The network starts as the one the number belongs to; the page script keeps it
+// following the number, and hides the number while card is chosen (card asks for none).
 import { feeFor, methodFee, type EventWithTickets } from '../../../events/index.ts';
 import { normalizePhone } from '../../../orders/index.ts';
 import type { PaymentMethod } from '../../../payments/index.ts';
 import { fieldId, formMethod, parseDonation, participantName, type FormValues } from '../../checkout-form.ts';
-import { offeredNetworkOf, type EventMethods } from '../../event-methods.ts';
-import { formatMoney, METHOD_NAMES } from '../../format.ts';
+import { offeredNetworkOf, paidOnPage, type EventMethods } from '../../event-methods.ts';
+import { formatMoney } from '../../format.ts';
+import { localMethodName } from '../../method-names.ts';
 import { html, type Html } from '../../../platform/index.ts';
 import { errorNote, GUESS_NOTE, methodTile, onlyMethod, textField } from '../fields.ts';
 import { msg } from '../../messages/current.ts';
@@ -68,7 +70,7 @@ function orderSummary(values: FormValues, found: EventWithTickets, method: Payme
     <summary>${m.orderSummary} (<span data-summary-count>${m.ticketCount(t.count)}</span>)</summary>
     <table class="summary" data-summary-table>
       ${values.items.map((item) => line(byId.get(item.ticket_type_id)?.name ?? '', byId.get(item.ticket_type_id)?.priceMinor ?? 0))}
-      ${t.fee ? line(m.serviceFee(METHOD_NAMES[method]!), t.fee) : ''}
+      ${t.fee ? line(m.serviceFee(localMethodName(method)), t.fee) : ''}
       ${t.donation ? line(m.donation, t.donation) : ''}
       <tr class="total">
         <th scope="row">${m.total}</th>
@@ -96,7 +98,15 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
   const chosen = paymentMethod(values, offer);
   const m = msg().form;
   const tile = (method: PaymentMethod, first: boolean) =>
-    methodTile({ boxId, method, first, checked: chosen === method, error: methodError });
+    methodTile({
+      boxId,
+      method,
+      first,
+      checked: chosen === method,
+      error: methodError,
+      ...(paidOnPage(offer, method) && { detail: m.cardPage }),
+    });
+  const card = offer.methods.some((pm) => paidOnPage(offer, pm.key));
   const methods =
     offer.methods.length === 1
       ? onlyMethod({ boxId, method: offer.first, legend: m.payWith, error: methodError })
@@ -114,7 +124,7 @@ export function paymentStep(values: FormValues, found: EventWithTickets, errors:
     type: 'tel',
     value: paymentPhone(values),
     error: errors.get('payment_phone'),
-    hint: m.promptGoesTo,
+    hint: card ? `${m.promptGoesTo} ${m.notForCard}` : m.promptGoesTo,
     extra: html` autocomplete="tel" inputmode="tel" placeholder="${offerFills(offer).example}" data-pay-phone`,
   })}`;
 }
