@@ -165,6 +165,15 @@ document.getElementById('open').addEventListener('click', function () {
     assert.equal(await link.getAttribute('rel'), 'noopener');
     assert.equal(await frame.getByText(/Resend prompt|PIN/).count(), 0);
     await shoot(page, 'card-modal-wait');
+    // Esc while the card payment is open: the confirm speaks of the card page, not of a phone.
+    await frame.getByRole('heading', { name: 'Pay on the card page' }).click();
+    await page.keyboard.press('Escape');
+    const confirm = frame.getByRole('dialog', { name: 'Close while your payment is waiting?' });
+    await confirm.waitFor();
+    assert.match(await confirm.innerText(), /Your card payment is not finished/);
+    assert.doesNotMatch(await confirm.innerText(), /phone/);
+    await confirm.getByRole('button', { name: 'Keep waiting' }).click();
+    await confirm.waitFor({ state: 'hidden' });
 
     const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
     await tab.setViewportSize(PHONE);

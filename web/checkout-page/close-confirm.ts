@@ -85,7 +85,11 @@ export function confirmClose(close: () => void): void {
   if (d.open) return;
   confirm.forPrompt = forPrompt;
   one('#close-ask-title', d)!.textContent = t(forPrompt ? 'closeAskTitle' : 'closeTypedTitle');
-  one('#close-ask-text', d)!.textContent = t(forPrompt ? 'closeAskText' : 'closeTypedText');
+  // A card payment is finished on the card page, not approved on a phone.
+  const byCard = !!one('[data-wait][data-card="1"]');
+  one('#close-ask-text', d)!.textContent = t(
+    forPrompt ? (byCard ? 'closeCardText' : 'closeAskText') : 'closeTypedText',
+  );
   const keep = one<HTMLElement>('[data-keep]', d)!;
   keep.textContent = t(forPrompt ? 'keepWaiting' : 'keepGoing');
   d.showModal();

@@ -197,6 +197,8 @@ export const en = {
     closeAskTitle: 'Close while your payment is waiting?',
     closeAskText:
       'A payment prompt is on your phone. If you approve it, you will still be charged, and this window will open again with your order code.',
+    closeCardText:
+      'Your card payment is not finished. If you complete it on the card page, you will still be charged, and this window will open again with your order code.',
     keepWaiting: 'Keep waiting',
     closeAnyway: 'Close',
     /** the same confirm when the buyer has typed something and no prompt is out */

@@ -190,6 +190,8 @@ export const sw: typeof en = {
     closeAskTitle: 'Ufunge wakati malipo yako yanasubiri?',
     closeAskText:
       'Ombi la malipo liko kwenye simu yako. Ukiliidhinisha, bado utatozwa, na dirisha hili litafunguka tena likiwa na namba ya oda yako.',
+    closeCardText:
+      'Malipo yako ya kadi hayajakamilika. Ukiyakamilisha kwenye ukurasa wa kadi, bado utatozwa, na dirisha hili litafunguka tena likiwa na namba ya oda yako.',
     keepWaiting: 'Endelea kusubiri',
     closeAnyway: 'Funga',
     closeTypedTitle: 'Ufunge malipo?',

@@ -339,6 +339,7 @@ export function renderWaitPage(view: WaitView): string {
       data-seconds-left="${secondsLeft(order, now)}"
       data-prompt-seconds-left="${promptSecondsLeft(attempt, now)}"
       data-poll="${waiting ? '1' : '0'}"
+      data-card="${card ? '1' : '0'}"
     >
       <h2 id="h-wait" tabindex="-1" ${autofocus(session)}>${title}</h2>
       ${body}
