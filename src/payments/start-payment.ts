@@ -76,7 +76,7 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
   if (!started.attempt) return started.order;
   // A method paid on the provider's page needs its address before the buyer can go on; a prompt
   // goes out in the background so the caller gets its 202 at once.
-  if (method.hostedPage) await submitNow(ctx, started.attempt.reference);
+  if (method.hostedPage) await submitOrLeaveToJob(ctx, started.attempt.reference);
   else submitInBackground(ctx, gateway, started.attempt.reference);
   return started.order;
 }
@@ -236,28 +236,9 @@ function checkAmount(
   }
 }
 
-/**
- * The prompt goes out in the background so the caller gets its 202 at once even when a provider
- * is slow; the attempt's job submits it anyway if this process dies first.
- */
-function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference: string): void {
-  const submission = submitAttempt(ctx, reference)
-    .catch((error: unknown) =>
-      warnUnlessUnreachable(
-        ctx.outage,
-        ctx.log,
-        error,
-        { reference },
-        'payment submission failed; the job will retry',
-      ),
-    )
-    .finally(() => gateway.inflight.delete(submission));
-  gateway.inflight.add(submission);
-}
-
-/** Submits at once; a failure to reach the provider leaves it to the attempt's job, as in the background. */
-async function submitNow(ctx: AppContext, reference: string): Promise<void> {
-  await submitAttempt(ctx, reference).catch((error: unknown) =>
+/** Submits the attempt; a failure to reach the provider is left to the attempt's job, which retries. */
+function submitOrLeaveToJob(ctx: AppContext, reference: string): Promise<void> {
+  return submitAttempt(ctx, reference).catch((error: unknown) =>
     warnUnlessUnreachable(
       ctx.outage,
       ctx.log,
@@ -266,6 +247,15 @@ async function submitNow(ctx: AppContext, reference: string): Promise<void> {
       'payment submission failed; the job will retry',
     ),
   );
+}
+
+/**
+ * The prompt goes out in the background so the caller gets its 202 at once even when a provider
+ * is slow; the attempt's job submits it anyway if this process dies first.
+ */
+function submitInBackground(ctx: AppContext, gateway: PaymentGateway, reference: string): void {
+  const submission = submitOrLeaveToJob(ctx, reference).finally(() => gateway.inflight.delete(submission));
+  gateway.inflight.add(submission);
 }
 
 /** The buyer as a provider's hosted page names them, and where it sends them back. */

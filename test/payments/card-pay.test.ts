@@ -17,6 +17,7 @@ import {
 import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
 import { startWebhookHarness } from '../webhooks/webhook-helpers.ts';
+import { untilSettled } from './payments-helpers.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -70,16 +71,7 @@ after(async () => {
 const db = () => h.service.ctx.database.db;
 const settleBackground = () => Promise.allSettled([...h.service.ctx.gateway.inflight]);
 
-/** Waits for background work until `done` holds (or fails after 10 s). */
-async function until(what: string, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    await settleBackground();
-    if (await done()) return;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (what: string, done: () => Promise<boolean>) => untilSettled(h.service.ctx.gateway, what, done);
 
 const attemptOf = async (orderId: string) =>
   (await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId)))[0]!;

@@ -1,5 +1,6 @@
 // Helpers for the provider tests: a callback receiver on a free loopback port, a status poller,
-// and request builders.
+// a wait for a service's background payment work, and request builders.
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,24 @@ import type { PaymentProvider, PaymentRequest, StatusResult } from '../../src/pa
 import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits for a service's background payment work (submissions, callback queries, refund results)
+ * until `done` holds, or fails after 10 s naming `what`.
+ */
+export async function untilSettled(
+  gateway: { inflight: Set<Promise<unknown>> },
+  what: string,
+  done: () => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await Promise.allSettled([...gateway.inflight]);
+    if (await done()) return;
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
 
 export interface ReceivedCallback {
   method: string;

@@ -11,6 +11,7 @@ import { testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
+import { untilSettled } from '../payments/payments-helpers.ts';
 import { startReceiver, startWebhookHarness, type Receiver } from '../webhooks/webhook-helpers.ts';
 
 export interface MpesaShop {
@@ -71,16 +72,8 @@ export function useMpesaShop() {
   const db = () => m.h.service.ctx.database.db;
   const settleBackground = () => Promise.allSettled([...m.h.service.ctx.gateway.inflight]);
 
-  /** Waits for background work until `done` holds (or fails after 10 s). */
-  async function until(what: string, done: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      await settleBackground();
-      if (await done()) return;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const until = (what: string, done: () => Promise<boolean>) =>
+    untilSettled(m.h.service.ctx.gateway, what, done);
 
   const attemptOf = async (orderId: string) =>
     (await db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId)))[0]!;
