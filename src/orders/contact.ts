@@ -50,6 +50,12 @@ export function dialCodeOf(country: PhoneCountry): string {
   return PHONE_PLANS[country].dialCode;
 }
 
+/** Whether a normalised number (256…, 254…) is of `country` and, after its calling code, begins with a prefix. */
+export function isOnNetwork(msisdn: string, country: PhoneCountry, prefixes: readonly string[]): boolean {
+  const dialCode = dialCodeOf(country);
+  return msisdn.startsWith(dialCode) && prefixes.some((p) => msisdn.slice(dialCode.length).startsWith(p));
+}
+
 /** What a phone field asks for, for a field's error: "a Ugandan mobile number such as 0772 123456". */
 export function phoneWords(country: PhoneCountry): string {
   return PHONE_PLANS[country].words;

@@ -2,7 +2,7 @@
 // buyers' numbers are read as, the network a number is on, the smallest payable amount. The
 // server's views (offer-words.ts builds the offer) and the page script (web/checkout-page) share it,
 // so it imports only pure functions: the browser reads the event's methods from the page's data.
-import { dialCodeOf, phoneCountryOf, type PhoneCountry } from '../orders/contact.ts';
+import { isOnNetwork, phoneCountryOf, type PhoneCountry } from '../orders/contact.ts';
 import type { PaymentMethod } from '../payments/methods/catalogue.ts';
 import type { PaymentMethodInfo } from '../payments/methods/payment-method.ts';
 import { payableUnit } from '../platform/currency.ts';
@@ -69,11 +69,6 @@ export function offeredNetworkOf<M extends OfferedMethod>(
   offer: EventMethods<M>,
   msisdn: string,
 ): M['key'] | null {
-  const takes = (m: M) => {
-    if (m.country === null) return false;
-    const dialCode = dialCodeOf(m.country);
-    const national = msisdn.slice(dialCode.length);
-    return msisdn.startsWith(dialCode) && m.prefixes.some((p) => national.startsWith(p));
-  };
+  const takes = (m: M) => m.country !== null && isOnNetwork(msisdn, m.country, m.prefixes);
   return offer.methods.find(takes)?.key ?? null;
 }

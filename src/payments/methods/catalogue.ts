@@ -6,7 +6,7 @@ import { airtelMethod } from './airtel/airtel-method.ts';
 import { cardMethod } from './card/card-method.ts';
 import { momoMethod } from './momo/momo-method.ts';
 import { mpesaMethod } from './mpesa/mpesa-method.ts';
-import { dialCodeOf } from '../../orders/contact.ts';
+import { isOnNetwork } from '../../orders/contact.ts';
 import type { PaymentMethodInfo } from './payment-method.ts';
 
 export const PAYMENT_METHOD_CATALOGUE = [momoMethod, airtelMethod, mpesaMethod, cardMethod] as const;
@@ -25,12 +25,8 @@ export function networkOf<K extends string = PaymentMethod>(
   normalized: string,
   methods: readonly PaymentMethodInfo<K>[] = PAYMENT_METHOD_CATALOGUE as unknown as PaymentMethodInfo<K>[],
 ): K | null {
-  const takes = (m: PaymentMethodInfo<K>) => {
-    if (m.country === null) return false;
-    const dialCode = dialCodeOf(m.country);
-    const national = normalized.slice(dialCode.length);
-    return normalized.startsWith(dialCode) && m.prefixes.some((p) => national.startsWith(p));
-  };
+  const takes = (m: PaymentMethodInfo<K>) =>
+    m.country !== null && isOnNetwork(normalized, m.country, m.prefixes);
   return methods.find(takes)?.key ?? null;
 }
 
