@@ -16,6 +16,7 @@ import type { RunnerRow } from '../views/order-runners.ts';
 import { memberOf, PageError } from '../app-access.ts';
 import { sendPage, viewerOf, type Handler } from '../replies.ts';
 import { renderOrder } from '../views/order-pages.ts';
+import { confirmerOf } from '../views/payer-words.ts';
 import { orderMailsOf } from './order-mails.ts';
 import { loadOrderActivity } from './order-activity.ts';
 import { OrderParams, paramsOf, queryOf } from '../app-input.ts';
@@ -102,7 +103,9 @@ export async function orderPage(
       activity,
       mayRefund: can(role, 'refunds'),
       mayErase: can(role, 'buyer_erasure'),
-      notice: requested ? 'The refund was sent to the network. Its status shows below.' : runnerNotice,
+      notice: requested
+        ? `The refund was sent to ${confirmerOf(order.paymentMethod ?? '')}. Its status shows below.`
+        : runnerNotice,
       problem: options.problem,
     }),
   );
