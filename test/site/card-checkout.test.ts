@@ -224,6 +224,11 @@ describe('paying by card', () => {
     const tab = await getPage(h, `/checkout/${id}/pay?tab=1`);
     assert.match(tab.body, /<p class="notice" data-close-tab>You may close this tab/);
     assert.doesNotMatch(tab.body, /data-close hidden>Done/);
+    // Its language switch keeps the tab's note.
+    const switchTo = /<a href="([^"]+)" hreflang="sw"/.exec(tab.body);
+    assert.equal(switchTo?.[1]?.replace(/&amp;/g, '&'), `/checkout/${id}/pay?tab=1&lang=sw`);
+    const inSwahili = await getPage(h, switchTo![1]!.replace(/&amp;/g, '&'));
+    assert.match(inSwahili.body, /data-close-tab>Unaweza kufunga kichupo hiki/);
     // the frame's own page (no ?tab=1) is the confirmation that tells checkout.js
     const frame = await getPage(h, `/checkout/${id}/pay`);
     assert.match(frame.body, /data-success/);

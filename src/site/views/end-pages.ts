@@ -71,7 +71,16 @@ export function renderConfirmationPage(view: ConfirmationView): string {
       ${embedded && !view.tab ? html`<button type="button" class="primary" data-close hidden>${m.done}</button>` : ''}
     </div>
   </section>`;
-  return layout({ title: m.registeredTitle(found.event.name), main, session, found, compact: true }).value;
+  // The card page's own tab keeps its note in the other language too.
+  const page = view.tab ? '/pay?tab=1' : undefined;
+  return layout({
+    title: m.registeredTitle(found.event.name),
+    main,
+    session,
+    found,
+    compact: true,
+    ...(page && { page }),
+  }).value;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,7 +84,10 @@ function languageSwitch(sessionId: string, page: string, form: string | undefine
         >
           ${LOCALE_NAMES[l]}
         </button>`
-      : html`<a href="/checkout/${sessionId}${page}?lang=${l}" hreflang="${l}" lang="${l}"
+      : html`<a
+          href="/checkout/${sessionId}${page}${page.includes('?') ? '&' : '?'}lang=${l}"
+          hreflang="${l}"
+          lang="${l}"
           >${LOCALE_NAMES[l]}</a
         >`;
   return html`<nav class="topbar" aria-label="${msg().common.language}">${others.map(choice)}</nav>`;
