@@ -83,14 +83,18 @@ export async function startPayment(ctx: AppContext, input: StartPaymentInput): P
 
 /**
  * Refuses a method the order's currency does not take (an M-Pesa prompt for a UGX order), or one the
- * organization has not turned on (cards).
+ * organization has not turned on (cards). The organization is read only when its choices matter:
+ * for a method that needs turning on, or to name what it offers in a refusal.
  */
-function checkMethodTakes(
+async function checkMethodTakes(
+  tx: Tx,
   gateway: PaymentGateway,
   method: PaymentMethodDefinition,
-  order: { currency: string; optedIn: readonly string[] },
-): void {
-  const keys = methodsForCurrency(order.currency, gateway.methods, order.optedIn).map((m) => m.key);
+  order: Pick<OrderRow, 'currency' | 'organizationId'>,
+): Promise<void> {
+  if (method.currencies.includes(order.currency) && !method.optIn) return;
+  const optedIn = (await findOrganization(tx, order.organizationId))?.optedInMethods ?? [];
+  const keys = methodsForCurrency(order.currency, gateway.methods, optedIn).map((m) => m.key);
   if (keys.includes(method.key)) return;
   const offered = keys.length ? `one of ${keys.join(', ')}` : `none: no method takes ${order.currency} here`;
   const why = method.currencies.includes(order.currency)
@@ -169,8 +173,7 @@ async function openPaymentAttempt(
     throw new ApiError('order_not_payable', `This order is ${order.status} and cannot be paid.`);
   }
   // The locked order's currency, and its organization's choices, say which methods may pay it.
-  const optedIn = (await findOrganization(tx, order.organizationId))?.optedInMethods ?? [];
-  checkMethodTakes(gateway, method, { currency: order.currency, optedIn });
+  await checkMethodTakes(tx, gateway, method, order);
   const repriced = await repriceOrder(tx, order, method, now);
   checkAmount(gateway, method, repriced);
   const promptExpiresAt = new Date(now.getTime() + PROMPT_WINDOW_MS * gateway.timeScale);
