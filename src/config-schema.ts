@@ -1,16 +1,17 @@
 // Every environment variable the service reads, as one TypeBox schema: type, bounds, default and
-// meaning. config.ts parses the environment through it and builds the Config the code uses; the
-// README's configuration table is checked against it.
+// meaning; the service's own here, each payment method's from its folder (payments/methods/settings.ts).
+// config.ts parses the environment through it and builds the Config the code uses; the README's
+// configuration table is checked against it.
 import { isIP } from 'node:net';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TProperties } from 'typebox';
 import { flag, httpUrl, origin, positive, rateLimit, type RateLimitSetting } from './config-schema-parts.ts';
+import { PAYMENT_METHOD_SETTINGS } from './payments/methods/settings.ts';
 
-/** An M-Pesa shortcode, paybill or till: five to seven digits. */
-const shortcode = (description: string) =>
-  Type.Optional(Type.String({ pattern: '^[0-9]{5,7}$', description }));
-
-/** Every environment variable the service reads. An empty value counts as unset. */
-export const EnvSchema = Type.Object({
+/**
+ * The variables of the service itself: every one but the payment methods' own, which each method
+ * declares in its folder (payments/methods/<key>/<key>-settings.ts). An empty value counts as unset.
+ */
+export const ServiceEnvSchema = Type.Object({
   NODE_ENV: Type.Enum(['development', 'production', 'test'], {
     default: 'development',
     description: 'production asks for https webhooks and a fixed admin key; test logs nothing',
@@ -178,8 +179,7 @@ export const EnvSchema = Type.Object({
   }),
   PAYMENT_PROVIDER: Type.Optional(
     Type.Enum(['simulator', 'live'], {
-      description:
-        'the provider simulator or the real MTN MoMo and Airtel Money APIs; default live in production',
+      description: "the provider simulator or the payment methods' real APIs; default live in production",
     }),
   ),
   PAYMENT_TIME_SCALE: Type.Optional(
@@ -193,121 +193,10 @@ export const EnvSchema = Type.Object({
     Type.Number({ exclusiveMinimum: 0, description: "the simulator's time scale; 1 is real time" }),
   ),
   PAYMENT_HTTP_TIMEOUT_MS: positive(15_000, 'time-out of each call to a payment provider'),
-  // Both networks cap one Ugandan merchant payment at UGX 5,000,000
-  // (docs/decisions/maximum-per-provider.md).
-  MOMO_MAX_AMOUNT: Type.Integer({
-    minimum: 1,
-    default: 5_000_000,
-    description: 'largest total one payment may ask of MTN MoMo, in UGX',
-  }),
-  AIRTEL_MAX_AMOUNT: Type.Integer({
-    minimum: 1,
-    default: 5_000_000,
-    description: 'largest total one payment may ask of Airtel Money, in UGX',
-  }),
   SIMULATOR_PORT: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 65535, description: 'port of the simulator; 0 is any free port' }),
   ),
   SIMULATOR_URL: Type.Optional(httpUrl('a simulator running there, instead of one started in-process')),
-  MOMO_BASE_URL: Type.Optional(httpUrl('MTN MoMo Collection API')),
-  MOMO_SUBSCRIPTION_KEY: Type.Optional(
-    Type.String({ writeOnly: true, description: 'MTN MoMo subscription key' }),
-  ),
-  MOMO_API_USER: Type.Optional(Type.String({ description: 'MTN MoMo API user' })),
-  MOMO_API_KEY: Type.Optional(Type.String({ writeOnly: true, description: 'MTN MoMo API key' })),
-  MOMO_TARGET_ENVIRONMENT: Type.String({ default: 'mtnuganda', description: 'MTN MoMo target environment' }),
-  // MTN issues a subscription key per product: refunds go through Disbursement, not Collection.
-  MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: Type.Optional(
-    Type.String({
-      writeOnly: true,
-      description:
-        'MTN MoMo Disbursement subscription key, for refunds; without it refunds use the Collection key',
-    }),
-  ),
-  MOMO_DISBURSEMENT_API_USER: Type.Optional(
-    Type.String({ description: 'MTN MoMo Disbursement API user; without it refunds use MOMO_API_USER' }),
-  ),
-  MOMO_DISBURSEMENT_API_KEY: Type.Optional(
-    Type.String({ writeOnly: true, description: 'MTN MoMo Disbursement API key, set with its API user' }),
-  ),
-  AIRTEL_BASE_URL: Type.Optional(httpUrl('Airtel Money Open API')),
-  AIRTEL_CLIENT_ID: Type.Optional(Type.String({ description: 'Airtel Money client id' })),
-  AIRTEL_CLIENT_SECRET: Type.Optional(
-    Type.String({ writeOnly: true, description: 'Airtel Money client secret' }),
-  ),
-  // A part of an Airtel payment goes back as a disbursement, which Airtel authorizes by the PIN.
-  AIRTEL_DISBURSEMENT_PIN: Type.Optional(
-    Type.String({
-      writeOnly: true,
-      pattern: '^[0-9]{4}$',
-      description:
-        'Airtel Money disbursement PIN (4 digits), for partial refunds; set with AIRTEL_PUBLIC_KEY',
-    }),
-  ),
-  AIRTEL_PUBLIC_KEY: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: "Airtel's RSA public key (PEM, or base64 DER) that encrypts the disbursement PIN",
-    }),
-  ),
-  // M-Pesa (Safaricom Daraja) for KES events; live, all of the first five or none (then no M-Pesa).
-  MPESA_BASE_URL: Type.Optional(
-    httpUrl('Daraja API: https://api.safaricom.co.ke, or https://sandbox.safaricom.co.ke'),
-  ),
-  MPESA_CONSUMER_KEY: Type.Optional(Type.String({ description: "Daraja app's consumer key" })),
-  MPESA_CONSUMER_SECRET: Type.Optional(
-    Type.String({ writeOnly: true, description: "Daraja app's consumer secret" }),
-  ),
-  MPESA_SHORTCODE: shortcode('the paybill (or store) number payments go to'),
-  MPESA_PASSKEY: Type.Optional(
-    Type.String({ writeOnly: true, description: 'the Lipa na M-Pesa Online passkey of the shortcode' }),
-  ),
-  MPESA_TRANSACTION_TYPE: Type.Enum(['CustomerPayBillOnline', 'CustomerBuyGoodsOnline'], {
-    default: 'CustomerPayBillOnline',
-    description: 'CustomerPayBillOnline for a paybill, CustomerBuyGoodsOnline for a till',
-  }),
-  MPESA_TILL_NUMBER: shortcode('the till (PartyB) of a Buy Goods shortcode'),
-  MPESA_INITIATOR: Type.Optional(
-    Type.String({ description: 'the Daraja API operator that refunds (reversals, B2C payments)' }),
-  ),
-  MPESA_SECURITY_CREDENTIAL: Type.Optional(
-    Type.String({
-      writeOnly: true,
-      description:
-        "the initiator's password encrypted with Safaricom's certificate; set with MPESA_INITIATOR",
-    }),
-  ),
-  MPESA_B2C_SHORTCODE: shortcode(
-    'the B2C shortcode that pays parts of refunds back; default MPESA_SHORTCODE',
-  ),
-  // Safaricom caps one M-Pesa payment at KES 250,000 (docs/decisions/mpesa-daraja.md).
-  MPESA_MAX_AMOUNT: Type.Integer({
-    minimum: 1,
-    default: 250_000,
-    description: 'largest total one payment may ask of M-Pesa, in whole KES',
-  }),
-  // Cards through Flutterwave's hosted page; live, all three or none (then no card payments).
-  FLUTTERWAVE_BASE_URL: Type.Optional(httpUrl('Flutterwave API: https://api.flutterwave.com')),
-  FLUTTERWAVE_SECRET_KEY: Type.Optional(
-    Type.String({ writeOnly: true, description: "Flutterwave's secret key (FLWSECK-...)" }),
-  ),
-  FLUTTERWAVE_SECRET_HASH: Type.Optional(
-    Type.String({
-      writeOnly: true,
-      minLength: 16,
-      description: "the secret hash set in Flutterwave's dashboard, which its webhooks carry as verif-hash",
-    }),
-  ),
-  CARD_MAX_AMOUNT_UGX: Type.Integer({
-    minimum: 1,
-    default: 20_000_000,
-    description: 'largest total one card payment may ask in UGX',
-  }),
-  CARD_MAX_AMOUNT_KES: Type.Integer({
-    minimum: 1,
-    default: 750_000,
-    description: 'largest total one card payment may ask in KES, in whole shillings',
-  }),
   WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(
     Type.Boolean({
       description:
@@ -391,8 +280,23 @@ export const EnvSchema = Type.Object({
   ),
 });
 
-/** The environment as the schema reads it, defaults applied. */
-export type Env = Static<typeof EnvSchema>;
-export type EnvName = keyof typeof EnvSchema.properties;
+/** The service's variables with each payment method's, each named once. */
+function composeSchema() {
+  const properties: TProperties = { ...ServiceEnvSchema.properties };
+  for (const method of PAYMENT_METHOD_SETTINGS) {
+    for (const [name, schema] of Object.entries(method.env)) {
+      if (name in properties) throw new Error(`environment variable ${name} is declared twice`);
+      properties[name] = schema;
+    }
+  }
+  return Type.Object(properties);
+}
+
+/** Every environment variable the service reads (the README's configuration table lists them). */
+export const EnvSchema = composeSchema();
+
+/** The service's own variables as the schema reads them, defaults applied. */
+export type Env = Static<typeof ServiceEnvSchema>;
+export type EnvName = keyof typeof ServiceEnvSchema.properties;
 
 export type { RateLimitSetting };

@@ -16,7 +16,15 @@ import type { DatabaseConnections } from './platform/db.ts';
 import type { HttpLimits } from './platform/client-errors.ts';
 import type { OverloadSettings } from './platform/overload.ts';
 import type { TracingSettings } from './platform/tracing.ts';
-import { EnvSchema, type Env, type EnvName, type RateLimitSetting } from './config-schema.ts';
+import {
+  EnvSchema,
+  ServiceEnvSchema,
+  type Env,
+  type EnvName,
+  type RateLimitSetting,
+} from './config-schema.ts';
+import type { MethodSettings } from './payments/methods/method-settings.ts';
+import { PAYMENT_METHOD_SETTINGS } from './payments/methods/settings.ts';
 
 import { ConfigError } from './config-error.ts';
 import { paymentsConfig, type PaymentsConfig } from './config-payments.ts';
@@ -194,7 +202,7 @@ export function readVariable<Name extends EnvName>(
   name: Name,
   env: NodeJS.ProcessEnv = process.env,
 ): Env[Name] {
-  const values = parseVariables(Type.Object({ [name]: EnvSchema.properties[name] }), env);
+  const values = parseVariables(Type.Object({ [name]: ServiceEnvSchema.properties[name] }), env);
   return (values as Record<string, unknown>)[name] as Env[Name];
 }
 
@@ -218,8 +226,23 @@ function limit(rate: number, burst: number): RateLimitSetting {
   return { rate, burst };
 }
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const env = parseVariables(EnvSchema, source);
+export interface LoadConfigOptions {
+  /**
+   * the settings of payment methods beyond those of payments/methods/settings.ts, for a service
+   * given other methods (createService's paymentMethods); each read like theirs
+   */
+  paymentMethods?: readonly MethodSettings[];
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
+  const env = parseVariables(ServiceEnvSchema, source);
+  const extra = (options.paymentMethods ?? []).filter((m) => !PAYMENT_METHOD_SETTINGS.some((s) => s === m));
+  const methods: readonly MethodSettings[] = [...PAYMENT_METHOD_SETTINGS, ...extra];
+  for (const method of extra) {
+    for (const name of Object.keys(method.env)) {
+      if (name in EnvSchema.properties) throw new ConfigError(`${name} is read by two payment methods`);
+    }
+  }
   const production = env.NODE_ENV === 'production';
   // Rules between variables, which the schema of each cannot state.
   if (production && !env.ADMIN_API_KEY) {
@@ -274,7 +297,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       signInAccount: limit(env.RATE_LIMIT_SIGN_IN_ACCOUNT_RATE, env.RATE_LIMIT_SIGN_IN_ACCOUNT_BURST),
       signInIp: limit(env.RATE_LIMIT_SIGN_IN_IP_RATE, env.RATE_LIMIT_SIGN_IN_IP_BURST),
     },
-    payments: paymentsConfig(env),
+    payments: paymentsConfig(env, methods, (properties) => parseVariables(Type.Object(properties), source)),
     webhooks: {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS ?? env.NODE_ENV === 'development',
       timeScale: env.WEBHOOK_TIME_SCALE,

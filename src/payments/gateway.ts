@@ -25,6 +25,10 @@ export async function createPaymentGateway(
   methods: readonly PaymentMethodDefinition[] = PAYMENT_METHOD_REGISTRY,
 ): Promise<{ gateway: PaymentGateway; close: () => Promise<void> }> {
   const payments = config.payments;
+  for (const { key } of methods) {
+    // Its settings are read with the configuration: loadConfig's paymentMethods option.
+    if (!payments.methods[key]) throw new Error(`payment method ${key}: its settings were not loaded`);
+  }
   const adapterLog = log.child({ component: 'payments' });
   const setting = { config, timeoutMs: payments.httpTimeoutMs, options: { log: adapterLog } };
   // Keyed by every method taken: a live method without its settings is left out.

@@ -76,24 +76,27 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const base = process.env.TEST_DATABASE_URL;
   const pg = base ? await freshPostgresDatabase(base, { migrated: true }) : null;
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ADMIN_API_KEY: TEST_ADMIN_KEY,
-    DATA_DIR: 'memory://',
-    SEED_DEMO: 'false',
-    PAYMENT_PROVIDER: 'simulator',
-    // Prompt window, polling and simulator delays a hundred times faster.
-    PAYMENT_TIME_SCALE: '0.01',
-    // The in-process simulator answers in milliseconds, but on a busy machine (two test files and
-    // their browsers on two CPUs) a call can take seconds; no test waits for this to run out.
-    PAYMENT_HTTP_TIMEOUT_MS: '5000',
-    ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
-    ...(process.env.TEST_REDIS_URL
-      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisKeyPrefix() }
-      : {}),
-    ...options.env,
-  });
+  const config = loadConfig(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      DATA_DIR: 'memory://',
+      SEED_DEMO: 'false',
+      PAYMENT_PROVIDER: 'simulator',
+      // Prompt window, polling and simulator delays a hundred times faster.
+      PAYMENT_TIME_SCALE: '0.01',
+      // The in-process simulator answers in milliseconds, but on a busy machine (two test files and
+      // their browsers on two CPUs) a call can take seconds; no test waits for this to run out.
+      PAYMENT_HTTP_TIMEOUT_MS: '5000',
+      ...(pg ? { DATABASE_URL: pg.url, ...TEST_DATABASE_CONNECTIONS } : {}),
+      ...(process.env.TEST_REDIS_URL
+        ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: testRedisKeyPrefix() }
+        : {}),
+      ...options.env,
+    },
+    { paymentMethods: options.service?.paymentMethods?.map((m) => m.settings) ?? [] },
+  );
   // A production service on PostgreSQL only checks its migrations: apply them first, as a release does.
   if (pg && config.env === 'production') await migrateDatabase(pg.url);
   const clock = new OffsetClock();

@@ -215,7 +215,7 @@ describe('the Airtel disbursement settings', () => {
     assert.equal(without.gateway.providers.airtel.partialRefundsRefused, AIRTEL_PARTIAL_REFUSED);
     await without.close();
     const config = loadConfig({ ...live, AIRTEL_DISBURSEMENT_PIN: '4921', AIRTEL_PUBLIC_KEY: der });
-    assert.deepEqual(config.payments.airtel?.disbursement, { pin: '4921', publicKey: der });
+    assert.deepEqual(config.payments.methods.airtel.live?.disbursement, { pin: '4921', publicKey: der });
     const withThem = await createPaymentGateway(config, createLogger('silent'));
     assert.equal(withThem.gateway.providers.airtel.partialRefundsRefused, undefined);
     await withThem.close();

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { createPaymentGateway } from '../../src/payments/gateway.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -15,10 +15,12 @@ const BASE_ENV = { NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', PAYMENT_TIME
 describe('payment settings', () => {
   test('MOMO_MAX_AMOUNT and AIRTEL_MAX_AMOUNT default to UGX 5,000,000 and must be whole numbers', () => {
     // M-Pesa's is KES 250,000, kept in cents; cards have one per currency.
-    assert.deepEqual(loadConfig(BASE_ENV).payments.maxAmount, {
-      momo: 5_000_000,
-      airtel: 5_000_000,
-      mpesa: 25_000_000,
+    const maxAmounts = (config: Config) =>
+      Object.fromEntries(Object.entries(config.payments.methods).map(([key, m]) => [key, m?.maxAmount]));
+    assert.deepEqual(maxAmounts(loadConfig(BASE_ENV)), {
+      momo: { UGX: 5_000_000 },
+      airtel: { UGX: 5_000_000 },
+      mpesa: { KES: 25_000_000 },
       card: { UGX: 20_000_000, KES: 75_000_000 },
     });
     const set = loadConfig({
@@ -29,10 +31,10 @@ describe('payment settings', () => {
       CARD_MAX_AMOUNT_UGX: '10000000',
       CARD_MAX_AMOUNT_KES: '300000',
     });
-    assert.deepEqual(set.payments.maxAmount, {
-      momo: 2_000_000,
-      airtel: 4_000_000,
-      mpesa: 15_000_000,
+    assert.deepEqual(maxAmounts(set), {
+      momo: { UGX: 2_000_000 },
+      airtel: { UGX: 4_000_000 },
+      mpesa: { KES: 15_000_000 },
       card: { UGX: 10_000_000, KES: 30_000_000 },
     });
     for (const bad of ['0', '-1', '1.5', 'lots']) {
@@ -61,7 +63,7 @@ describe('live M-Pesa settings', () => {
 
   test('none: the live service takes MTN and Airtel only, and no event offers M-Pesa', async () => {
     const config = loadConfig(LIVE);
-    assert.equal(config.payments.mpesa, undefined);
+    assert.equal(config.payments.methods.mpesa.live, undefined);
     const { gateway } = await createPaymentGateway(config, createLogger('silent'));
     assert.deepEqual(
       gateway.methods.map((m) => m.key),
@@ -72,7 +74,7 @@ describe('live M-Pesa settings', () => {
 
   test('all five: M-Pesa is taken, as a paybill unless a till is named', async () => {
     const config = loadConfig({ ...LIVE, ...MPESA });
-    assert.deepEqual(config.payments.mpesa, {
+    assert.deepEqual(config.payments.methods.mpesa.live, {
       baseUrl: 'https://sandbox.safaricom.co.ke',
       consumerKey: 'consumer-key',
       consumerSecret: 'consumer-secret',
@@ -93,7 +95,7 @@ describe('live M-Pesa settings', () => {
       MPESA_INITIATOR: 'api-operator',
       MPESA_SECURITY_CREDENTIAL: 'encrypted',
       MPESA_B2C_SHORTCODE: '600000',
-    }).payments.mpesa;
+    }).payments.methods.mpesa.live;
     assert.equal(till?.partyB, '5566778');
     assert.deepEqual(till?.reversal, { initiator: 'api-operator', securityCredential: 'encrypted' });
     assert.equal(till?.b2cShortcode, '600000');
@@ -130,7 +132,7 @@ describe('live card settings', () => {
 
   test('none: the live service takes no card, and no event offers it', async () => {
     const config = loadConfig(LIVE);
-    assert.equal(config.payments.card, undefined);
+    assert.equal(config.payments.methods.card.live, undefined);
     const { gateway } = await createPaymentGateway(config, createLogger('silent'));
     assert.ok(!gateway.methods.some((m) => m.key === 'card'));
     assert.equal(gateway.providers.card, undefined);
@@ -138,7 +140,7 @@ describe('live card settings', () => {
 
   test('all three: card is taken, after the mobile money methods', async () => {
     const config = loadConfig({ ...LIVE, ...FLUTTERWAVE });
-    assert.deepEqual(config.payments.card, {
+    assert.deepEqual(config.payments.methods.card.live, {
       baseUrl: 'https://api.flutterwave.example',
       secretKey: 'FLWSECK-secret',
       secretHash: 'a-hash-of-sixteen-or-more',

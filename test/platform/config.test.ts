@@ -106,11 +106,11 @@ describe('configuration defaults', () => {
         simulatorPort: 0,
         httpTimeoutMs: 15_000,
         // cards: UGX 20,000,000 and KES 750,000 (in cents)
-        maxAmount: {
-          momo: 5_000_000,
-          airtel: 5_000_000,
-          mpesa: 25_000_000,
-          card: { UGX: 20_000_000, KES: 75_000_000 },
+        methods: {
+          momo: { maxAmount: { UGX: 5_000_000 } },
+          airtel: { maxAmount: { UGX: 5_000_000 } },
+          mpesa: { maxAmount: { KES: 25_000_000 } },
+          card: { maxAmount: { UGX: 20_000_000, KES: 75_000_000 } },
         },
       },
     ],
@@ -165,7 +165,7 @@ describe('configuration defaults', () => {
       PAYMENT_PROVIDER: '',
     });
     assert.equal(production.payments.provider, 'live');
-    assert.equal(production.payments.mtn?.targetEnvironment, 'mtnuganda');
+    assert.equal(production.payments.methods.momo.live?.targetEnvironment, 'mtnuganda');
   });
 
   test('every variable says what it is for', () => {
@@ -271,7 +271,7 @@ describe('MTN Disbursement credentials (refunds)', () => {
   };
 
   test('absent by default: refunds use the Collection credentials', () => {
-    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV }).payments.mtn?.disbursement, undefined);
+    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV }).payments.methods.momo.live?.disbursement, undefined);
   });
 
   test('the subscription key alone, or with its own API user and key, reach the MTN settings', () => {
@@ -280,14 +280,14 @@ describe('MTN Disbursement credentials (refunds)', () => {
       ...LIVE_PAYMENT_ENV,
       MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-key',
     });
-    assert.deepEqual(keyOnly.payments.mtn?.disbursement, { subscriptionKey: 'disbursement-key' });
+    assert.deepEqual(keyOnly.payments.methods.momo.live?.disbursement, { subscriptionKey: 'disbursement-key' });
     const all = loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV, ...DISBURSEMENT });
-    assert.deepEqual(all.payments.mtn?.disbursement, {
+    assert.deepEqual(all.payments.methods.momo.live?.disbursement, {
       subscriptionKey: 'disbursement-key',
       apiUser: 'disbursement-user',
       apiKey: 'disbursement-secret',
     });
-    assert.equal(all.payments.mtn?.subscriptionKey, 'subscription-key', 'Collection keeps its own key');
+    assert.equal(all.payments.methods.momo.live?.subscriptionKey, 'subscription-key', 'Collection keeps its own key');
   });
 
   test('the key and API key are secrets; a half-set API user and key is refused, naming both', () => {
@@ -314,7 +314,7 @@ describe('MTN Disbursement credentials (refunds)', () => {
 
   test('with the simulator they are not used', () => {
     const config = loadConfig({ NODE_ENV: 'test', PAYMENT_PROVIDER: 'simulator', ...DISBURSEMENT });
-    assert.equal(config.payments.mtn, undefined);
+    assert.equal(config.payments.methods.momo.live, undefined);
   });
 });
 

@@ -11,6 +11,7 @@ import { cardProvider } from './card/card-provider.ts';
 import type { PaymentMethod } from './catalogue.ts';
 import { momoProvider } from './momo/momo-provider.ts';
 import { mpesaProvider } from './mpesa/mpesa-provider.ts';
+import type { MethodSettings } from './method-settings.ts';
 import type { PaymentMethodInfo } from './payment-method.ts';
 
 export interface CallbackHint {
@@ -41,6 +42,11 @@ interface ProviderSetting {
 export type SimulatedProviders = Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'daraja' | 'flutterwave'>;
 
 export interface PaymentMethodDefinition<K extends string = string> extends PaymentMethodInfo<K> {
+  /**
+   * its live settings (<key>-settings.ts): the variables it reads and its config from them, which
+   * createLiveProvider and maxAmount read under config.payments.methods[key]
+   */
+  settings: MethodSettings<K>;
   /**
    * the adapter against the provider's live API (PAYMENT_PROVIDER=live); null when the live
    * settings leave the method out (config.ts refuses half of them), so that no event offers it

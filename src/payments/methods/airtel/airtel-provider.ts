@@ -3,6 +3,7 @@ import { isPaymentReference } from '../../provider.ts';
 import { callbackObject } from '../callback-body.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { airtelMethod } from './airtel-method.ts';
+import { airtelSettings } from './airtel-settings.ts';
 import { createAirtelProvider } from './airtel.ts';
 
 /** Airtel POSTs {transaction: {id, message, status_code, airtel_money_id}}; id is our reference. */
@@ -14,11 +15,16 @@ export function parseAirtelCallback(body: unknown): CallbackHint {
 
 export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
   ...airtelMethod,
-  createLiveProvider: ({ config, timeoutMs, options }) =>
-    createAirtelProvider({ ...config.payments.airtel!, country: 'UG', currency: 'UGX', timeoutMs }, options),
+  settings: airtelSettings,
+  createLiveProvider: ({ config, timeoutMs, options }) => {
+    const live = config.payments.methods.airtel.live;
+    return live
+      ? createAirtelProvider({ ...live, country: 'UG', currency: 'UGX', timeoutMs }, options)
+      : null;
+  },
   createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
     createAirtelProvider({ ...simulator.airtel, timeoutMs }, options),
-  maxAmount: (config) => config.payments.maxAmount.airtel,
+  maxAmount: (config, currency) => config.payments.methods.airtel.maxAmount[currency] ?? 0,
   parseCallback: parseAirtelCallback,
   supportsRefunds: true,
   // Airtel's refund names the payment (airtel_money_id) and no amount, so a part is paid back as a

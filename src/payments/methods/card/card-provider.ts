@@ -6,6 +6,7 @@ import type { PaymentProvider } from '../../provider.ts';
 import type { AdapterOptions } from '../../provider-http.ts';
 import type { PaymentMethodDefinition } from '../registry.ts';
 import { cardMethod } from './card-method.ts';
+import { cardSettings } from './card-settings.ts';
 import { createFlutterwaveClient, type FlutterwaveConfig } from './flutterwave.ts';
 import { readFlutterwaveWebhook } from './flutterwave-status.ts';
 
@@ -52,11 +53,14 @@ function createCardProvider(config: FlutterwaveConfig, options: AdapterOptions =
 
 export const cardProvider: PaymentMethodDefinition<'card'> = {
   ...cardMethod,
-  createLiveProvider: ({ config, timeoutMs, options }) =>
-    config.payments.card ? createCardProvider({ ...config.payments.card, timeoutMs }, options) : null,
+  settings: cardSettings,
+  createLiveProvider: ({ config, timeoutMs, options }) => {
+    const live = config.payments.methods.card.live;
+    return live ? createCardProvider({ ...live, timeoutMs }, options) : null;
+  },
   createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
     createCardProvider({ ...simulator.flutterwave, timeoutMs }, options),
-  maxAmount: (config, currency) => config.payments.maxAmount.card[currency] ?? 0,
+  maxAmount: (config, currency) => config.payments.methods.card.maxAmount[currency] ?? 0,
   // Flutterwave's webhook names no reference in its path: readWebhook reads it, with its hash.
   parseCallback: () => ({}),
   supportsRefunds: true,

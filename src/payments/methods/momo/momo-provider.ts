@@ -3,6 +3,7 @@ import { isPaymentReference } from '../../provider.ts';
 import { callbackObject } from '../callback-body.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { momoMethod } from './momo-method.ts';
+import { momoSettings } from './momo-settings.ts';
 import { createMtnMomoProvider } from './mtn-momo.ts';
 
 /**
@@ -17,11 +18,14 @@ export function parseMtnCallback(body: unknown): CallbackHint {
 
 export const momoProvider: PaymentMethodDefinition<'momo'> = {
   ...momoMethod,
-  createLiveProvider: ({ config, timeoutMs, options }) =>
-    createMtnMomoProvider({ ...config.payments.mtn!, timeoutMs }, options),
+  settings: momoSettings,
+  createLiveProvider: ({ config, timeoutMs, options }) => {
+    const live = config.payments.methods.momo.live;
+    return live ? createMtnMomoProvider({ ...live, timeoutMs }, options) : null;
+  },
   createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
     createMtnMomoProvider({ ...simulator.mtn, timeoutMs }, options),
-  maxAmount: (config) => config.payments.maxAmount.momo,
+  maxAmount: (config, currency) => config.payments.methods.momo.maxAmount[currency] ?? 0,
   parseCallback: parseMtnCallback,
   supportsRefunds: true,
   // Disbursement's refund names its amount (referenceIdToRefund with amount).

@@ -13,6 +13,7 @@ import { B2C_MIN_SHILLINGS } from './daraja-b2c.ts';
 import { createDarajaClient } from './daraja.ts';
 import type { DarajaConfig } from './daraja-config.ts';
 import { mpesaMethod } from './mpesa-method.ts';
+import { mpesaSettings } from './mpesa-settings.ts';
 
 /** No receipt: the success callback never came (or did not match), so there is nothing to name. */
 export const MPESA_NO_RECEIPT =
@@ -183,11 +184,14 @@ function parseMpesaCallback(body: unknown): CallbackHint {
 
 export const mpesaProvider: PaymentMethodDefinition<'mpesa'> = {
   ...mpesaMethod,
-  createLiveProvider: ({ config, timeoutMs, options }) =>
-    config.payments.mpesa ? createMpesaProvider({ ...config.payments.mpesa, timeoutMs }, options) : null,
+  settings: mpesaSettings,
+  createLiveProvider: ({ config, timeoutMs, options }) => {
+    const live = config.payments.methods.mpesa.live;
+    return live ? createMpesaProvider({ ...live, timeoutMs }, options) : null;
+  },
   createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
     createMpesaProvider({ ...simulator.daraja, timeoutMs }, options),
-  maxAmount: (config) => config.payments.maxAmount.mpesa,
+  maxAmount: (config, currency) => config.payments.methods.mpesa.maxAmount[currency] ?? 0,
   parseCallback: parseMpesaCallback,
   readRefundResult: readDarajaRefundResult,
   supportsRefunds: true,
