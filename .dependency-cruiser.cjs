@@ -8,8 +8,14 @@
 //
 // There is no baseline: any violation fails. A read that must carry another module's row in the
 // same statement joins it through a function of that module (organizations/join-organization.ts).
-/** Files platform may import: platform itself and, of the root, config.ts (with its config-*.ts files) and context.ts. */
-const PLUMBING = '^src/(platform/|config(-schema|-schema-parts|-payments|-error)?[.]ts$|context[.]ts$)';
+/**
+ * The payment methods' live settings, which the configuration composes: the list
+ * (payments/methods/settings.ts), its type (method-settings.ts) and each method's <key>-settings.ts.
+ * Plain configuration: they count as plumbing and import nothing else, so no adapter loads with it.
+ */
+const METHOD_SETTINGS = 'src/payments/methods/((method-)?settings|[a-z0-9_]+/[a-z0-9_]+-settings)[.]ts$';
+/** Files platform may import: platform itself, the methods' settings and, of the root, config.ts (with its config-*.ts files) and context.ts. */
+const PLUMBING = `^(src/(platform/|config(-schema|-schema-parts|-payments|-error)?[.]ts$|context[.]ts$)|${METHOD_SETTINGS})`;
 
 /**
  * The src/ files esbuild bundles into the browser scripts: those web/ imports, and what they import
@@ -67,13 +73,18 @@ module.exports = {
         'may use; its other files are its own. Root files go through entry files too. Outside the ' +
         "rule: another module's schema files (a schema file may import them for a foreign key or a " +
         'shared limit, any other file may not: no-foreign-schema-imports); config.ts, its ' +
-        "config-*.ts files and context.ts, which count in platform and import platform's files; the " +
+        "config-*.ts files, context.ts and the payment methods' settings, which count in platform " +
+        "and import platform's files; the " +
         'files the browser scripts bundle (browserShared); test/, scripts/ and bench/, which may reach ' +
         "a module's inside.",
       severity: 'error',
       from: {
         path: '^src/([^/]+)',
-        pathNot: ['^src/(config(-schema|-schema-parts|-payments|-error)?|context)[.]ts$', ...browserShared()],
+        pathNot: [
+          '^src/(config(-schema|-schema-parts|-payments|-error)?|context)[.]ts$',
+          `^${METHOD_SETTINGS}`,
+          ...browserShared(),
+        ],
       },
       to: { path: '^src/[^/]+/', pathNot: '^src/$1/|^src/[^/]+/index[.]ts$|[.]schema[.]ts$' },
     },

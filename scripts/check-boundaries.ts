@@ -45,13 +45,17 @@ const CONFIG_FILES = [
   'src/context.ts',
 ];
 
+/** The payment methods' live settings, which the configuration composes (.dependency-cruiser.cjs). */
+const METHOD_SETTINGS = /^src\/payments\/methods\/((method-)?settings|[a-z0-9_]+\/[a-z0-9_]+-settings)[.]ts$/;
+
 /**
  * The module a file counts in for cycles: src/<name> for a file under src/<name>/. Of the root,
  * config.ts (with its config-*.ts files) and context.ts count in platform (the plumbing they belong
- * with, which may import them); any other root file stands alone.
+ * with, which may import them), as do the payment methods' settings files the configuration reads;
+ * any other root file stands alone.
  */
 export function moduleOf(path: string): string {
-  if (CONFIG_FILES.includes(path)) return 'src/platform';
+  if (CONFIG_FILES.includes(path) || METHOD_SETTINGS.test(path)) return 'src/platform';
   const match = /^src\/([^/]+)\//.exec(path);
   return match ? `src/${match[1]}` : path;
 }

@@ -6,7 +6,6 @@ import { ConfigError } from '../../../config-error.ts';
 import { httpUrl } from '../../../config-schema-parts.ts';
 import { currencyExponent } from '../../../platform/currency.ts';
 import { allOrNone, defineSettings } from '../method-settings.ts';
-import type { DarajaConfig } from './daraja-config.ts';
 
 /** An M-Pesa shortcode, paybill or till: five to seven digits. */
 const shortcode = (description: string) =>
@@ -58,8 +57,21 @@ const REQUIRED = [
   'MPESA_PASSKEY',
 ] as const;
 
-/** Daraja's live settings: the adapter's, less the deadline the gateway gives each call. */
-export type MpesaLiveConfig = Omit<DarajaConfig, 'timeoutMs'>;
+/** Daraja's live settings (daraja-config.ts's DarajaConfig, less the deadline of each call). */
+export interface MpesaLiveConfig {
+  baseUrl: string;
+  consumerKey: string;
+  consumerSecret: string;
+  shortcode: string;
+  passkey: string;
+  transactionType: 'CustomerPayBillOnline' | 'CustomerBuyGoodsOnline';
+  /** PartyB: the till of a Buy Goods shortcode */
+  partyB?: string;
+  /** the initiator of reversals and B2C payments; absent: M-Pesa refunds are refused (422) */
+  reversal?: { initiator: string; securityCredential: string };
+  /** PartyA of B2C payments (a part of a payment going back); absent: the shortcode */
+  b2cShortcode?: string;
+}
 
 export const mpesaSettings = defineSettings({
   key: 'mpesa',
