@@ -13,7 +13,7 @@ type LiveOf<S> = S extends MethodSettings<string, TProperties, infer L> ? L : ne
  * Each method's config by key: exact for the methods of settings.ts, and present (unknown live
  * config) under the key of any other method whose settings loadConfig was given.
  */
-export type MethodConfigs = {
+type MethodConfigs = {
   readonly [S in (typeof PAYMENT_METHOD_SETTINGS)[number] as S['key']]: MethodConfig<LiveOf<S>>;
 } & Readonly<Record<string, MethodConfig | undefined>>;
 

@@ -22,7 +22,7 @@ import type * as ClientsModule from '../../src/auth/clients.ts';
 import type * as EventsModule from '../../src/events/events.ts';
 import type * as OrganizationsModule from '../../src/organizations/organizations.ts';
 import type * as MtnModule from '../../src/payments/methods/momo/mtn-momo.ts';
-import type * as SimulatorModule from '../../src/payments/simulator/simulator.ts';
+import type * as MomoSimulatorModule from '../../src/payments/methods/momo/momo-simulator.ts';
 import type * as DbModule from '../../src/platform/db.ts';
 import type * as MigrateModule from '../../src/platform/migrate.ts';
 import { createBenchDatabase } from '../lib/database.ts';
@@ -278,14 +278,10 @@ async function reconcile(options: {
 }): Promise<Reconciliation> {
   const { sql, simulator, eventId } = options;
   const { createMtnMomoProvider } = await importDist<typeof MtnModule>('payments/methods/momo/mtn-momo.js');
-  const { SIMULATOR_CREDENTIALS } = await importDist<typeof SimulatorModule>(
-    'payments/simulator/simulator.js',
+  const { momoSimulator } = await importDist<typeof MomoSimulatorModule>(
+    'payments/methods/momo/momo-simulator.js',
   );
-  const mtn = createMtnMomoProvider({
-    ...SIMULATOR_CREDENTIALS.mtn,
-    baseUrl: `${simulator.url}/mtn`,
-    timeoutMs: 10_000,
-  });
+  const mtn = createMtnMomoProvider({ ...momoSimulator.settings(simulator.url), timeoutMs: 10_000 });
   const attempts = await sql<{ reference: string; order_id: string; status: string; method: string }[]>`
     SELECT pa.reference, pa.order_id, pa.status, pa.method
     FROM payment_attempts pa JOIN orders o ON o.id = pa.order_id

@@ -3,20 +3,10 @@
 // already running at SIMULATOR_URL.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import {
-  PAYMENT_METHOD_REGISTRY,
-  type PaymentMethodDefinition,
-  type SimulatedProviders,
-} from './methods/registry.ts';
+import { PAYMENT_METHOD_REGISTRY, type PaymentMethodDefinition } from './methods/registry.ts';
 import type { PaymentGateway } from './payment-gateway.ts';
 import type { PaymentProvider } from './provider.ts';
-import {
-  SIMULATOR_CREDENTIALS,
-  simulatedDaraja,
-  simulatedFlutterwave,
-  startSimulator,
-  type Simulator,
-} from './simulator/simulator.ts';
+import { startSimulator, type Simulator } from './simulator/simulator.ts';
 
 /** The gateway over `methods` (the registry's by default), each with its adapter. */
 export async function createPaymentGateway(
@@ -61,45 +51,47 @@ export async function createPaymentGateway(
     return { gateway: gatewayOver((m) => m.createLiveProvider(setting)), close: async () => {} };
   }
   // SIMULATOR_URL: a simulator running elsewhere (it outlives this process), with the fixed test
-  // credentials; it sends Airtel callbacks where its own SIMULATOR_AIRTEL_CALLBACK_URL says.
+  // credentials; it sends registered callbacks where its own variables say (each part's).
   const simulator = payments.simulatorUrl
-    ? externalSimulator(payments.simulatorUrl)
-    : await startLocalSimulator(config, adapterLog);
+    ? { url: payments.simulatorUrl, close: async () => {} }
+    : await startLocalSimulator(config, adapterLog, methods);
   adapterLog.info(
     { url: simulator.url },
     payments.simulatorUrl ? 'using the payment simulator at SIMULATOR_URL' : 'payment simulator started',
   );
   return {
-    gateway: gatewayOver((m) => m.createSimulatedProvider(setting, simulator)),
+    gateway: gatewayOver((m) => m.createSimulatedProvider(setting, simulator.url)),
     close: () => simulator.close(),
   };
 }
 
-/** The simulator as configured, on this machine (SIMULATOR_PORT, or any free port). */
-export function startLocalSimulator(config: Config, log: Logger): Promise<Simulator> {
+/**
+ * The simulator as configured, on this machine (SIMULATOR_PORT, or any free port), playing
+ * `methods`; a provider's registered callbacks go to the method's callback route.
+ */
+export function startLocalSimulator(
+  config: Config,
+  log: Logger,
+  methods: readonly PaymentMethodDefinition[] = PAYMENT_METHOD_REGISTRY,
+): Promise<Simulator<readonly PaymentMethodDefinition[]>> {
   const payments = config.payments;
+  const callbackUrls = Object.fromEntries(
+    methods.flatMap(({ key, simulator }) =>
+      simulator.registeredCallback
+        ? [[key, `${callbackBaseOf(config)}/${key}${simulator.registeredCallback.path}`]]
+        : [],
+    ),
+  );
   return startSimulator({
+    methods,
     port: payments.simulatorPort,
     host: '127.0.0.1',
     timeScale: payments.timeScale,
-    airtelCallbackUrl: `${callbackBaseOf(config)}/airtel/{reference}`,
-    flutterwaveWebhookUrl: `${callbackBaseOf(config)}/card`,
+    callbackUrls,
     log,
   });
 }
 
 function callbackBaseOf(config: Config): string {
   return `${config.apiUrl.origin}/v1/payment-callbacks`;
-}
-
-function externalSimulator(url: string): SimulatedProviders & Pick<Simulator, 'close'> {
-  const { mtn, airtel } = SIMULATOR_CREDENTIALS;
-  return {
-    url,
-    mtn: { ...mtn, baseUrl: `${url}/mtn`, timeoutMs: 15_000 },
-    airtel: { ...airtel, baseUrl: `${url}/airtel`, timeoutMs: 15_000 },
-    daraja: simulatedDaraja(url),
-    flutterwave: simulatedFlutterwave(url),
-    close: async () => {},
-  };
 }

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SIMULATOR_CREDENTIALS } from '../../src/payments/simulator/simulator.ts';
 import {
   DEFAULT_REFUND_SCENARIO,
   REFUND_SCENARIOS,
@@ -13,6 +12,7 @@ import {
   refundScenarioFor,
   scenarioFor,
 } from '../../src/payments/simulator/scenarios.ts';
+import { MPESA_SIM_CREDENTIALS } from '../../src/payments/methods/mpesa/sim-credentials.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/payments/simulator/main.ts', import.meta.url));
 
@@ -42,7 +42,7 @@ async function listing(): Promise<string> {
 
 test('npm run simulator lists M-Pesa: its Daraja settings and a test number per scenario', async () => {
   const out = await listing();
-  const { mpesa } = SIMULATOR_CREDENTIALS;
+  const mpesa = MPESA_SIM_CREDENTIALS;
   assert.match(out, /M-Pesa \(Daraja\) +baseUrl http:\/\/127\.0\.0\.1:\d+\/mpesa\n/);
   assert.ok(out.includes(`${mpesa.consumerKey} / ${mpesa.consumerSecret}`), out);
   assert.ok(out.includes(`${mpesa.shortcode} / ${mpesa.passkey}`), out);

@@ -21,13 +21,10 @@ import {
 } from '../../src/payments/methods/airtel/airtel.ts';
 import { createPaymentGateway } from '../../src/payments/gateway.ts';
 import type { PaymentProvider, RefundRequest } from '../../src/payments/provider.ts';
-import {
-  SIMULATOR_CREDENTIALS,
-  startSimulator,
-  type Simulator,
-} from '../../src/payments/simulator/simulator.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { msisdnFor, paymentRequest, pollUntilFinal, sleep } from './payments-helpers.ts';
+import { AIRTEL_SIM_CREDENTIALS } from '../../src/payments/methods/airtel/sim-credentials.ts';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -258,7 +255,7 @@ describe('disbursements through the simulator', () => {
   before(async () => {
     // 0.01: a pending refund (scenarios 22 and 23) settles after 300 ms.
     sim = await startSimulator({ timeScale: 0.01 });
-    airtel = createAirtelProvider(sim.airtel);
+    airtel = createAirtelProvider(sim.part('airtel').settings);
   });
   after(() => sim.close());
 
@@ -345,8 +342,8 @@ describe('disbursements through the simulator', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        client_id: SIMULATOR_CREDENTIALS.airtel.clientId,
-        client_secret: SIMULATOR_CREDENTIALS.airtel.clientSecret,
+        client_id: AIRTEL_SIM_CREDENTIALS.clientId,
+        client_secret: AIRTEL_SIM_CREDENTIALS.clientSecret,
         grant_type: 'client_credentials',
       }),
     }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);

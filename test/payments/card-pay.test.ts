@@ -9,15 +9,12 @@ import { ticketTypes } from '../../src/events/events.schema.ts';
 import { organizations } from '../../src/organizations/organizations.schema.ts';
 import { paymentAttempts, refunds } from '../../src/payments/payments.schema.ts';
 import { startPayment } from '../../src/payments/start-payment.ts';
-import {
-  SIMULATOR_CREDENTIALS,
-  startSimulator,
-  type Simulator,
-} from '../../src/payments/simulator/simulator.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { bearer, getToken, makeEvent, makePartner, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
 import { startWebhookHarness } from '../webhooks/webhook-helpers.ts';
 import { untilSettled } from './payments-helpers.ts';
+import { FLUTTERWAVE_SIM_CREDENTIALS } from '../../src/payments/methods/card/sim-credentials.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -34,7 +31,7 @@ before(async () => {
   // Flutterwave's webhook and the buyer's return come to this listener, as to the public hosts.
   sim = await startSimulator({
     timeScale: 0.01,
-    flutterwaveWebhookUrl: `http://127.0.0.1:${port}/v1/payment-callbacks/card`,
+    callbackUrls: { card: `http://127.0.0.1:${port}/v1/payment-callbacks/card` },
   });
   h = await startWebhookHarness({
     SIMULATOR_URL: sim.url,
@@ -199,7 +196,10 @@ describe('paying by card on the provider page', () => {
     const settled = await attemptOf(order.id);
     assert.equal(settled.status, 'successful');
     assert.match(settled.providerTransactionId ?? '', /^\d+$/);
-    const hooks = sim.flutterwaveWebhooks().filter((w) => w.reference === attempt.reference);
+    const hooks = sim
+      .part('card')
+      .webhooks()
+      .filter((w) => w.reference === attempt.reference);
     assert.deepEqual(
       hooks.map((w) => w.status),
       [200],
@@ -229,7 +229,7 @@ describe('paying by card on the provider page', () => {
       method: 'POST',
       headers: {
         'Content-Type': 'application/json',
-        'verif-hash': SIMULATOR_CREDENTIALS.flutterwave.secretHash,
+        'verif-hash': FLUTTERWAVE_SIM_CREDENTIALS.secretHash,
       },
       body: JSON.stringify(charge),
     });

@@ -25,12 +25,9 @@ import {
   type ReturnHint,
 } from '../../src/payments/methods/card/flutterwave-status.ts';
 import { PaymentProviderError, type RefundRequest, type StatusResult } from '../../src/payments/provider.ts';
-import {
-  SIMULATOR_CREDENTIALS,
-  startSimulator,
-  type Simulator,
-} from '../../src/payments/simulator/simulator.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { sleep } from './payments-helpers.ts';
+import { FLUTTERWAVE_SIM_CREDENTIALS } from '../../src/payments/methods/card/sim-credentials.ts';
 
 const CARDS = {
   success: '4242424242424242',
@@ -41,7 +38,7 @@ const CARDS = {
 };
 // Never fetched: the tests read the redirect's Location and stop there.
 const RETURN_URL = 'http://127.0.0.1:9/checkout/return?order=ord_1';
-const HASH = SIMULATOR_CREDENTIALS.flutterwave.secretHash;
+const HASH = FLUTTERWAVE_SIM_CREDENTIALS.secretHash;
 
 let sim: Simulator;
 let fastSim: Simulator;
@@ -73,10 +70,10 @@ before(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/flutterwave`;
   // 0.1: a refund stays pending 200 ms; fastSim (0.001) times a silent card out after 300 ms.
-  sim = await startSimulator({ timeScale: 0.1, flutterwaveWebhookUrl: webhookUrl });
-  fastSim = await startSimulator({ timeScale: 0.001, flutterwaveWebhookUrl: webhookUrl });
-  client = createFlutterwaveClient(sim.flutterwave);
-  fastClient = createFlutterwaveClient(fastSim.flutterwave);
+  sim = await startSimulator({ timeScale: 0.1, callbackUrls: { card: webhookUrl } });
+  fastSim = await startSimulator({ timeScale: 0.001, callbackUrls: { card: webhookUrl } });
+  client = createFlutterwaveClient(sim.part('card').settings);
+  fastClient = createFlutterwaveClient(fastSim.part('card').settings);
 });
 after(async () => {
   await sim.close();
@@ -187,9 +184,12 @@ describe('the hosted payment page', () => {
   });
 
   test('the page shows what the merchant sent as text, never as markup', async () => {
-    const answer = await fetch(`${sim.flutterwave.baseUrl}/v3/payments`, {
+    const answer = await fetch(`${sim.part('card').settings.baseUrl}/v3/payments`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${sim.flutterwave.secretKey}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${sim.part('card').settings.secretKey}`,
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({
         tx_ref: randomUUID(),
         amount: 1000,
@@ -258,7 +258,11 @@ describe('each test card, verified', () => {
       reference: req.reference,
     });
     // The simulator records the delivery once our answer to it is read.
-    const delivered = () => sim.flutterwaveWebhooks().filter((w) => w.reference === req.reference);
+    const delivered = () =>
+      sim
+        .part('card')
+        .webhooks()
+        .filter((w) => w.reference === req.reference);
     for (let i = 0; i < 100 && delivered().length === 0; i++) await sleep(10);
     assert.deepEqual(delivered(), [{ reference: req.reference, url: webhookUrl, status: 200 }]);
   });
@@ -480,7 +484,7 @@ describe('a provider that refuses, is unreachable or is silent', () => {
     error instanceof PaymentProviderError && error.kind === kind && error.method === 'card';
 
   test('a wrong secret key: creation rejected, verify fails auth_failed', async () => {
-    const wrong = createFlutterwaveClient({ ...sim.flutterwave, secretKey: 'FLWSECK_TEST-wrong' });
+    const wrong = createFlutterwaveClient({ ...sim.part('card').settings, secretKey: 'FLWSECK_TEST-wrong' });
     const req = hosted();
     const result = await wrong.createPayment(req);
     assert.equal(result.kind, 'rejected');
@@ -490,7 +494,7 @@ describe('a provider that refuses, is unreachable or is silent', () => {
   });
 
   test('nobody listening: creation and refund unknown (ask), queries fail unreachable', async () => {
-    const c = createFlutterwaveClient({ ...sim.flutterwave, baseUrl: closedPort });
+    const c = createFlutterwaveClient({ ...sim.part('card').settings, baseUrl: closedPort });
     const req = hosted();
     assert.equal((await c.createPayment(req)).kind, 'unknown');
     await assert.rejects(c.verify(expected(req)), failsWith('unreachable'));
@@ -499,7 +503,7 @@ describe('a provider that refuses, is unreachable or is silent', () => {
   });
 
   test('no answer in time: creation unknown, verify fails timeout', async () => {
-    const c = createFlutterwaveClient({ ...sim.flutterwave, baseUrl: silentUrl, timeoutMs: 200 });
+    const c = createFlutterwaveClient({ ...sim.part('card').settings, baseUrl: silentUrl, timeoutMs: 200 });
     const req = hosted();
     const result = await c.createPayment(req);
     assert.equal(result.kind, 'unknown');

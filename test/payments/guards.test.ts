@@ -11,7 +11,8 @@ import { MIN_AMOUNT, PaymentProviderError, type PaymentProvider } from '../../sr
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { freePort } from '../helpers/process.ts';
 import { msisdnFor, paymentRequest } from './payments-helpers.ts';
-import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
+/** The two networks whose adapters these tests run against the simulator. */
+type SimNetwork = 'momo' | 'airtel';
 
 let sim: Simulator;
 before(async () => {
@@ -21,8 +22,8 @@ after(() => sim.close());
 
 function adapter(method: SimNetwork, overrides: Partial<MtnConfig & AirtelConfig> = {}): PaymentProvider {
   return method === 'momo'
-    ? createMtnMomoProvider({ ...sim.mtn, ...overrides })
-    : createAirtelProvider({ ...sim.airtel, ...overrides });
+    ? createMtnMomoProvider({ ...sim.part('momo').settings, ...overrides })
+    : createAirtelProvider({ ...sim.part('airtel').settings, ...overrides });
 }
 
 /** Runs `fn` and asserts the simulator received no request at all meanwhile. */
@@ -159,7 +160,7 @@ describe('a provider that accepts the connection and never answers', () => {
   });
 
   test('the token request times out: submit rejected, status query fails with timeout', async () => {
-    const provider = createMtnMomoProvider({ ...sim.mtn, baseUrl: base, timeoutMs: 200 });
+    const provider = createMtnMomoProvider({ ...sim.part('momo').settings, baseUrl: base, timeoutMs: 200 });
     const result = await provider.requestPayment(paymentRequest({ msisdn: msisdnFor('momo', '01') }));
     assert.equal(result.kind, 'rejected');
     if (result.kind === 'rejected') assert.match(result.message, /no answer within 200 ms/);

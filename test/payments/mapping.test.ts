@@ -23,6 +23,8 @@ import {
   type ProviderFailureKind,
 } from '../../src/payments/provider.ts';
 import { SCENARIOS, scenarioFor, testPhoneNumber } from '../../src/payments/simulator/scenarios.ts';
+import { AIRTEL_DECLINES } from '../../src/payments/methods/airtel/sim-airtel.ts';
+import { MTN_DECLINES } from '../../src/payments/methods/momo/sim-mtn-momo.ts';
 import { FAILURE_KINDS } from '../../src/orders/order-state.ts';
 import { normalizePhone } from '../../src/orders/contact.ts';
 import { networkOf } from '../../src/payments/methods/catalogue.ts';
@@ -332,11 +334,12 @@ describe('simulator outcomes map to the failure kinds the sandbox numbers docume
   };
   for (const [code, [kind, message]] of Object.entries(EXPECTED)) {
     test(`${code}: ${kind} on both networks`, () => {
-      const decline = SCENARIOS[code]!.decline!;
-      const mtn = mapMtnStatus({ status: 'FAILED', reason: decline.mtnReason });
+      assert.equal(SCENARIOS[code]!.declined, true);
+      const decline = AIRTEL_DECLINES[code]!;
+      const mtn = mapMtnStatus({ status: 'FAILED', reason: MTN_DECLINES[code] });
       const airtel = mapAirtelEnquiry({
-        data: { transaction: { id: REF, status: decline.airtelStatus } },
-        status: { response_code: decline.airtelCode, success: true },
+        data: { transaction: { id: REF, status: decline.status } },
+        status: { response_code: decline.code, success: true },
       });
       for (const result of [mtn, airtel]) {
         assert.equal(result?.status, 'failed');

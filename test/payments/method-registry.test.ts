@@ -1,7 +1,8 @@
 // The payment method registry's proof: a third method defined in one folder of its own
 // (fixtures/test-method/) and handed to the service alone is offered on events, priced by the
-// organization's fee schedule (or its own default), paid through the simulator over real HTTP and
-// refunded. And every method's words exist in every language the checkout speaks.
+// organization's fee schedule (or its own default), limited by its own setting (TESTPAY_MAX_AMOUNT),
+// paid through its own part of the simulator over real HTTP and refunded there. And every method's
+// words exist in every language the checkout speaks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
@@ -33,7 +34,10 @@ describe('a method registered with the service alone', () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness({ service: { paymentMethods: [...PAYMENT_METHOD_REGISTRY, testMethod] } });
+    h = await startHarness({
+      env: { TESTPAY_MAX_AMOUNT: '40000' },
+      service: { paymentMethods: [...PAYMENT_METHOD_REGISTRY, testMethod] },
+    });
   });
   after(() => h.close());
 
@@ -50,14 +54,17 @@ describe('a method registered with the service alone', () => {
     return { partner, eventId: event.id, ticketTypeId: ticket!.id, token: await getToken(h, partner) };
   }
 
-  async function order(s: Awaited<ReturnType<typeof shop>>) {
+  async function order(s: Awaited<ReturnType<typeof shop>>, places = 1) {
     const res = await h.service.api.inject({
       method: 'POST',
       url: '/v1/orders',
       headers: bearer(s.token),
       payload: {
         event_id: s.eventId,
-        items: [{ ticket_type_id: s.ticketTypeId, participant_name: 'Ann' }],
+        items: Array.from({ length: places }, () => ({
+          ticket_type_id: s.ticketTypeId,
+          participant_name: 'Ann',
+        })),
         buyer,
       },
     });
@@ -120,6 +127,8 @@ describe('a method registered with the service alone', () => {
     const attempt = await settle(placed.id);
     assert.equal(attempt?.status, 'successful', `${attempt?.failureKind}: ${attempt?.failureMessage}`);
     assert.equal(attempt?.method, TEST_METHOD_KEY);
+    // The id its own simulator part gives a payment.
+    assert.match(attempt?.providerTransactionId ?? '', /^TP\d+$/);
     const paid = await readOrder(s, placed.id);
     assert.equal(paid.status, 'paid');
     assert.equal(paid.total, 31500);
@@ -133,6 +142,8 @@ describe('a method registered with the service alone', () => {
     assert.equal(refund.status, 'succeeded');
     assert.equal(refund.method, TEST_METHOD_KEY);
     assert.equal(refund.amount, 31500);
+    // The id its own simulator part gives a refund.
+    assert.match(refund.providerReference ?? '', /^TPR\d+$/);
     assert.equal((await readOrder(s, placed.id)).status, 'refunded');
   });
 
@@ -143,6 +154,17 @@ describe('a method registered with the service alone', () => {
     assert.equal(res.statusCode, 202, res.body);
     // 2 % of 30 000 plus 100, the method's own default.
     assert.equal(res.json().data.laces_fee, 700);
+  });
+
+  test('takes no more than its own setting allows (TESTPAY_MAX_AMOUNT)', async () => {
+    assert.deepEqual(h.config.payments.methods[TEST_METHOD_KEY], { maxAmount: { UGX: 40_000 } });
+    assert.deepEqual(h.service.ctx.gateway.maxAmount[TEST_METHOD_KEY], { UGX: 40_000 });
+    const s = await shop();
+    // Two places: 61 300 with the method's fee, above its 40 000.
+    const placed = await order(s, 2);
+    const res = await pay(s, placed.id, TEST_METHOD_KEY, testMethod.testNumber!('01'));
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().error_code, 'amount_too_large');
   });
 
   test("refuses another method's prompt to a number of the method's network, naming it", async () => {

@@ -22,7 +22,7 @@ before(async () => {
   // 0.01: a pending B2C payment (22, 23) settles after 300 ms.
   sim = await startSimulator({ timeScale: 0.01 });
   receiver = await startCallbackReceiver();
-  client = createDarajaClient(sim.daraja);
+  client = createDarajaClient(sim.part('mpesa').settings);
 });
 after(async () => {
   await sim.close();
@@ -58,7 +58,10 @@ describe('B2C payments', () => {
     assert.equal(submitted.kind, 'submitted', JSON.stringify(submitted));
     if (submitted.kind !== 'submitted') return;
     assert.equal(submitted.originatorConversationId, req.reference);
-    const [taken] = sim.mpesa.b2cPayments().filter((p) => p.originatorConversationId === req.reference);
+    const [taken] = sim
+      .part('mpesa')
+      .b2cPayments()
+      .filter((p) => p.originatorConversationId === req.reference);
     assert.deepEqual([taken!.msisdn, taken!.amount], ['254711000001', 500]);
     assert.equal(taken!.conversationId, submitted.conversationId);
 
@@ -93,13 +96,16 @@ describe('B2C payments', () => {
     assert.equal((await client.requestB2cPayment(req)).kind, 'submitted');
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(receiver.about('/b2c/scenario-24').length, 0);
-    const [pending] = sim.mpesa.b2cPayments().filter((p) => p.originatorConversationId === req.reference);
+    const [pending] = sim
+      .part('mpesa')
+      .b2cPayments()
+      .filter((p) => p.originatorConversationId === req.reference);
     assert.equal(pending!.state, 'pending');
   });
 
   test('a wrong security credential is learnt from the result (2001)', async () => {
     const own = createDarajaClient({
-      ...sim.daraja,
+      ...sim.part('mpesa').settings,
       reversal: { initiator: 'sim-mpesa-initiator', securityCredential: 'wrong' },
     });
     assert.equal((await own.requestB2cPayment(payment('01', 'credential'))).kind, 'submitted');
@@ -123,14 +129,14 @@ describe('B2C payments', () => {
     assert.match(await refused(payment('01', 'airtel', { msisdn: '0733000001' })), /Safaricom number only/);
     assert.match(await refused(payment('01', 'nonsense', { msisdn: 'erased' })), /Safaricom number only/);
     assert.match(await refused(payment('01', 'url', { resultUrl: 'ftp://x' })), /ResultURL/);
-    const unset = createDarajaClient({ ...sim.daraja, reversal: undefined });
+    const unset = createDarajaClient({ ...sim.part('mpesa').settings, reversal: undefined });
     assert.match(await refused(payment('01', 'unset'), unset), /initiator name and security credential/);
     assert.equal(sim.requestCount(), before, 'nothing sent');
     await assert.rejects(client.requestB2cPayment(payment('01', 'ref', { reference: 'order-1' })), TypeError);
   });
 
   test('another B2C shortcode is sent as PartyA (the simulator knows only its own: 400)', async () => {
-    const own = createDarajaClient({ ...sim.daraja, b2cShortcode: '600000' });
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, b2cShortcode: '600000' });
     const result = await own.requestB2cPayment(payment('01', 'shortcode'));
     assert.equal(result.kind, 'rejected');
     if (result.kind === 'rejected') {
@@ -142,10 +148,15 @@ describe('B2C payments', () => {
 
 describe("the simulator's B2C route", () => {
   async function token(): Promise<string> {
-    const basic = Buffer.from(`${sim.daraja.consumerKey}:${sim.daraja.consumerSecret}`).toString('base64');
-    const res = await fetch(`${sim.daraja.baseUrl}/oauth/v1/generate?grant_type=client_credentials`, {
-      headers: { Authorization: `Basic ${basic}` },
-    });
+    const basic = Buffer.from(
+      `${sim.part('mpesa').settings.consumerKey}:${sim.part('mpesa').settings.consumerSecret}`,
+    ).toString('base64');
+    const res = await fetch(
+      `${sim.part('mpesa').settings.baseUrl}/oauth/v1/generate?grant_type=client_credentials`,
+      {
+        headers: { Authorization: `Basic ${basic}` },
+      },
+    );
     return ((await res.json()) as { access_token: string }).access_token;
   }
   const valid = (tag: string) => ({
@@ -154,7 +165,7 @@ describe("the simulator's B2C route", () => {
     SecurityCredential: 'sim-mpesa-security-credential-0001',
     CommandID: 'BusinessPayment',
     Amount: 500,
-    PartyA: sim.daraja.shortcode,
+    PartyA: sim.part('mpesa').settings.shortcode,
     PartyB: '254711000001',
     Remarks: 'Refund',
     QueueTimeOutURL: `${receiver.url}/b2c-timeout/${tag}`,
@@ -162,7 +173,7 @@ describe("the simulator's B2C route", () => {
     Occasion: 'Refund',
   });
   const post = async (body: object, bearer?: string) => {
-    const res = await fetch(`${sim.daraja.baseUrl}/mpesa/b2c/v3/paymentrequest`, {
+    const res = await fetch(`${sim.part('mpesa').settings.baseUrl}/mpesa/b2c/v3/paymentrequest`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bearer ?? (await token())}` },
       body: JSON.stringify(body),
@@ -184,13 +195,13 @@ describe("the simulator's B2C route", () => {
       ['OriginatorConversationID', undefined],
       ['InitiatorName', ''],
     ];
-    const before = sim.mpesa.b2cPayments().length;
+    const before = sim.part('mpesa').b2cPayments().length;
     for (const [field, value] of cases) {
       const answer = await post({ ...valid('shape'), [field]: value });
       assert.equal(answer.status, 400, `${field}=${String(value)}`);
       assert.equal(answer.body.errorMessage, `Bad Request - Invalid ${field}`);
     }
-    assert.equal(sim.mpesa.b2cPayments().length, before, 'nothing taken');
+    assert.equal(sim.part('mpesa').b2cPayments().length, before, 'nothing taken');
   });
 
   test('a Kenyan number that is not M-Pesa’s is taken, then fails in the result (2040)', async () => {
@@ -220,7 +231,7 @@ describe('a Daraja that gives tokens and then never answers', () => {
 
   test('a B2C payment is unknown: it may have been taken, so it is never sent again', async () => {
     const base = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
-    const own = createDarajaClient({ ...sim.daraja, baseUrl: base, timeoutMs: 200 });
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, baseUrl: base, timeoutMs: 200 });
     const result = await own.requestB2cPayment(payment('01', 'hung'));
     assert.equal(result.kind, 'unknown');
     if (result.kind === 'unknown') assert.match(result.message, /B2C payment: .*200 ms/);

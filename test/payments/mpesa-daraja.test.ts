@@ -42,7 +42,7 @@ before(async () => {
   // 0.01: a payment settles after 20-30 ms (02: 250 ms, 04: 3 s); a pending reversal after 300 ms.
   sim = await startSimulator({ timeScale: 0.01 });
   receiver = await startCallbackReceiver();
-  client = createDarajaClient(sim.daraja);
+  client = createDarajaClient(sim.part('mpesa').settings);
 });
 after(async () => {
   await sim.close();
@@ -86,33 +86,33 @@ async function queryUntilFinal(checkoutRequestId: string, timeoutMs = 5_000) {
 
 describe('token', () => {
   test('one token serves many calls; after revokeTokens the 401 brings exactly one new token', async () => {
-    const own = createDarajaClient(sim.daraja);
-    const before = sim.mpesa.tokenRequests();
+    const own = createDarajaClient(sim.part('mpesa').settings);
+    const before = sim.part('mpesa').tokenRequests();
     const id = await pushed(push('09'), own);
     await own.queryStkPush(id);
     await own.queryStkPush(id);
-    assert.equal(sim.mpesa.tokenRequests() - before, 1);
+    assert.equal(sim.part('mpesa').tokenRequests() - before, 1);
     sim.revokeTokens();
     assert.deepEqual(await own.queryStkPush(id), { status: 'pending' });
-    assert.equal(sim.mpesa.tokenRequests() - before, 2);
+    assert.equal(sim.part('mpesa').tokenRequests() - before, 2);
   });
 
   test('the token is refreshed before it expires (expires_in is a string of seconds)', async () => {
     let now = Date.now();
-    const own = createDarajaClient(sim.daraja, { clock: { now: () => new Date(now) } });
-    const before = sim.mpesa.tokenRequests();
+    const own = createDarajaClient(sim.part('mpesa').settings, { clock: { now: () => new Date(now) } });
+    const before = sim.part('mpesa').tokenRequests();
     const id = await pushed(push('09'), own);
     now += 2_000_000; // 56 % of the 3600 s lifetime: still good
     await own.queryStkPush(id);
-    assert.equal(sim.mpesa.tokenRequests() - before, 1);
+    assert.equal(sim.part('mpesa').tokenRequests() - before, 1);
     now += 1_000_000; // 83 %: refreshed ahead of expiry
     await own.queryStkPush(id);
-    assert.equal(sim.mpesa.tokenRequests() - before, 2);
+    assert.equal(sim.part('mpesa').tokenRequests() - before, 2);
   });
 
   test('a wrong consumer secret: the push is refused unsent, the query fails auth_failed', async () => {
-    const own = createDarajaClient({ ...sim.daraja, consumerSecret: 'wrong' });
-    const before = sim.mpesa.payments().length;
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, consumerSecret: 'wrong' });
+    const before = sim.part('mpesa').payments().length;
     const result = await own.stkPush(push('01'));
     assert.equal(result.kind, 'rejected');
     if (result.kind === 'rejected') {
@@ -124,7 +124,7 @@ describe('token', () => {
       own.queryStkPush('ws_CO_unknown'),
       (error: unknown) => error instanceof PaymentProviderError && error.kind === 'auth_failed',
     );
-    assert.equal(sim.mpesa.payments().length, before);
+    assert.equal(sim.part('mpesa').payments().length, before);
   });
 });
 
@@ -132,7 +132,10 @@ describe('STK push', () => {
   test('the password and fields as Daraja wants them: accepted, and the prompt carries them', async () => {
     const req = push('09');
     const id = await pushed(req);
-    const payment = sim.mpesa.payments().find((p) => p.checkoutRequestId === id)!;
+    const payment = sim
+      .part('mpesa')
+      .payments()
+      .find((p) => p.checkoutRequestId === id)!;
     assert.equal(payment.msisdn, '254711000009');
     assert.equal(payment.amount, 1_500);
     assert.equal(payment.accountReference, 'RACE-2026-OR');
@@ -150,7 +153,7 @@ describe('STK push', () => {
 
   test('a wrong passkey: the push is refused, and the query says nothing about the payment', async () => {
     const id = await pushed(push('09'));
-    const own = createDarajaClient({ ...sim.daraja, passkey: 'not-the-passkey' });
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, passkey: 'not-the-passkey' });
     const result = await own.stkPush(push('01'));
     assert.equal(result.kind, 'rejected');
     if (result.kind === 'rejected') {
@@ -223,18 +226,18 @@ describe('STK push', () => {
   });
 
   test('0711000012 (outage): rejected provider_error, nothing created', async () => {
-    const before = sim.mpesa.payments().length;
+    const before = sim.part('mpesa').payments().length;
     const result = await client.stkPush(push('12'));
     assert.equal(result.kind === 'rejected' && result.failureKind, 'provider_error');
-    assert.equal(sim.mpesa.payments().length, before);
+    assert.equal(sim.part('mpesa').payments().length, before);
   });
 
   test('0711000011 (answer lost): unknown, though the prompt went out', async () => {
-    const own = createDarajaClient({ ...sim.daraja, timeoutMs: 300 });
-    const before = sim.mpesa.payments().length;
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, timeoutMs: 300 });
+    const before = sim.part('mpesa').payments().length;
     const result = await own.stkPush(push('11'));
     assert.equal(result.kind, 'unknown');
-    assert.equal(sim.mpesa.payments().length, before + 1);
+    assert.equal(sim.part('mpesa').payments().length, before + 1);
   });
 
   test('the success callback names the CheckoutRequestID and carries the receipt; 03 calls back twice', async () => {
@@ -246,7 +249,13 @@ describe('STK push', () => {
     assert.equal(receipt?.checkoutRequestId, id);
     assert.equal(receipt?.amount, 1_500);
     assert.equal(receipt?.phone, '254711000001');
-    assert.equal(receipt?.receipt, sim.mpesa.payments().find((p) => p.checkoutRequestId === id)!.receipt);
+    assert.equal(
+      receipt?.receipt,
+      sim
+        .part('mpesa')
+        .payments()
+        .find((p) => p.checkoutRequestId === id)!.receipt,
+    );
     const declined = push('03');
     await pushed(declined);
     const twice = await receiver.waitFor(declined.reference, 2);
@@ -301,7 +310,7 @@ describe('forged callbacks never pay', () => {
   test('a success callback for a failed payment: the query still says failed', async () => {
     const { status } = await queryUntilFinal(await pushed(push('05')));
     assert.equal(status.status, 'failed');
-    const hint = parseStkCallback(forged(sim.mpesa.payments().at(-1)!.checkoutRequestId));
+    const hint = parseStkCallback(forged(sim.part('mpesa').payments().at(-1)!.checkoutRequestId));
     const again = await client.queryStkPush(hint!.checkoutRequestId);
     assert.equal(again.status === 'failed' && again.failureKind, 'insufficient_funds');
   });
@@ -339,10 +348,13 @@ describe('reversals', () => {
   async function paid(code: string): Promise<string> {
     const req = push(code);
     const id = await pushed(req);
-    assert.ok(sim.mpesa.approve(id));
+    assert.ok(sim.part('mpesa').approve(id));
     assert.equal((await queryUntilFinal(id)).status.status, 'successful');
     // approve() sends no callback: the receipt is the simulator's, as the callback would carry it.
-    return sim.mpesa.payments().find((p) => p.checkoutRequestId === id)!.receipt;
+    return sim
+      .part('mpesa')
+      .payments()
+      .find((p) => p.checkoutRequestId === id)!.receipt;
   }
 
   const reversal = (transactionId: string, tag: string, amount = KES(1_500)): ReversalRequest => ({
@@ -391,7 +403,7 @@ describe('reversals', () => {
 
   test('a wrong security credential is learnt from the result (2001)', async () => {
     const own = createDarajaClient({
-      ...sim.daraja,
+      ...sim.part('mpesa').settings,
       reversal: { initiator: 'sim-mpesa-initiator', securityCredential: 'x' },
     });
     assert.equal((await own.requestReversal(reversal(await paid('01'), 'credential'))).kind, 'submitted');
@@ -412,7 +424,7 @@ describe('reversals', () => {
   });
 
   test('without the initiator settings nothing is sent', async () => {
-    const own = createDarajaClient({ ...sim.daraja, reversal: undefined });
+    const own = createDarajaClient({ ...sim.part('mpesa').settings, reversal: undefined });
     const before = sim.requestCount();
     const result = await own.requestReversal(reversal('SIMABC1234', 'unset'));
     assert.equal(result.kind, 'rejected');
@@ -442,7 +454,10 @@ describe('reversals', () => {
 
 describe('a provider down or silent', () => {
   test('nobody listening: the push is refused (no token, nothing sent); the query fails unreachable', async () => {
-    const own = createDarajaClient({ ...sim.daraja, baseUrl: `http://127.0.0.1:${await freePort()}/mpesa` });
+    const own = createDarajaClient({
+      ...sim.part('mpesa').settings,
+      baseUrl: `http://127.0.0.1:${await freePort()}/mpesa`,
+    });
     const result = await own.stkPush(push('01'));
     assert.equal(result.kind === 'rejected' && result.failureKind, 'provider_error');
     await assert.rejects(
@@ -485,7 +500,7 @@ describe('a provider down or silent', () => {
     });
 
     test('the push is unknown (it may be out), the query fails with timeout, a reversal is unknown', async () => {
-      const own = createDarajaClient({ ...sim.daraja, baseUrl: base, timeoutMs: 200 });
+      const own = createDarajaClient({ ...sim.part('mpesa').settings, baseUrl: base, timeoutMs: 200 });
       const result = await own.stkPush(push('01'));
       assert.equal(result.kind, 'unknown');
       if (result.kind === 'unknown') assert.match(result.message, /no answer within 200 ms/);

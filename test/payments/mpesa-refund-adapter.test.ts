@@ -99,35 +99,38 @@ describe('M-Pesa refunds at the port', () => {
 
   test('a part goes by B2C payment to the payer, even without the receipt a reversal names', async () => {
     assert.equal(mpesaProvider.supportsPartialRefunds, true);
-    const configured = createMpesaProvider(sim.daraja);
+    const configured = createMpesaProvider(sim.part('mpesa').settings);
     assert.equal(configured.partialRefundsRefused, undefined);
-    const reversals = sim.mpesa.reversals().length;
+    const reversals = sim.part('mpesa').reversals().length;
     const part = request({ amount: 50_000, providerTransactionId: null });
     const sent = await configured.requestRefund(part);
     assert.equal(sent.kind, 'submitted', JSON.stringify(sent));
-    const [b2c] = sim.mpesa.b2cPayments().filter((p) => p.originatorConversationId === part.reference);
+    const [b2c] = sim
+      .part('mpesa')
+      .b2cPayments()
+      .filter((p) => p.originatorConversationId === part.reference);
     assert.deepEqual([b2c?.msisdn, b2c?.amount], ['254711000001', 500]);
     assert.deepEqual(sent.kind === 'submitted' && sent.providerIds, {
       conversation_id: b2c!.conversationId,
       originator_conversation_id: part.reference,
     });
-    assert.equal(sim.mpesa.reversals().length, reversals, 'no reversal for a part');
+    assert.equal(sim.part('mpesa').reversals().length, reversals, 'no reversal for a part');
   });
 
   test('without the initiator a part is refused with what to do instead', async () => {
-    const unset = createMpesaProvider({ ...sim.daraja, reversal: undefined });
+    const unset = createMpesaProvider({ ...sim.part('mpesa').settings, reversal: undefined });
     assert.equal(unset.partialRefundsRefused, MPESA_NO_INITIATOR_PART);
     assert.match(MPESA_NO_INITIATOR_PART, /MPESA_INITIATOR.*from the M-Pesa org portal/);
-    const before = sim.mpesa.b2cPayments().length;
+    const before = sim.part('mpesa').b2cPayments().length;
     assert.deepEqual(await unset.requestRefund(request({ amount: 50_000 })), {
       kind: 'rejected',
       message: MPESA_NO_INITIATOR_PART,
     });
-    assert.equal(sim.mpesa.b2cPayments().length, before);
+    assert.equal(sim.part('mpesa').b2cPayments().length, before);
   });
 
   test('no receipt, or no initiator, is refused before anything is sent', async () => {
-    const configured = createMpesaProvider(sim.daraja);
+    const configured = createMpesaProvider(sim.part('mpesa').settings);
     const whole = 150_000;
     const paid = (receipt: string | null) => ({ providerTransactionId: receipt, amount: whole });
     assert.equal(configured.refundRefused!(paid('SIMABC1234'), whole), null);
@@ -136,16 +139,16 @@ describe('M-Pesa refunds at the port', () => {
     assert.equal(configured.refundRefused!(paid(null), 50_000), null);
     assert.match(configured.refundRefused!(paid('SIMABC1234'), 900) ?? '', /at least KES 10/);
     assert.match(MPESA_NO_RECEIPT, /reverse it in the M-Pesa org portal/);
-    const unset = createMpesaProvider({ ...sim.daraja, reversal: undefined });
+    const unset = createMpesaProvider({ ...sim.part('mpesa').settings, reversal: undefined });
     assert.equal(unset.refundRefused!(paid('SIMABC1234'), whole), MPESA_NO_INITIATOR);
     assert.match(MPESA_NO_INITIATOR, /MPESA_INITIATOR/);
-    const before = sim.mpesa.reversals().length;
+    const before = sim.part('mpesa').reversals().length;
     assert.deepEqual(await unset.requestRefund(request()), { kind: 'rejected', message: MPESA_NO_INITIATOR });
     assert.deepEqual(await configured.requestRefund(request({ providerTransactionId: null })), {
       kind: 'rejected',
       message: MPESA_NO_RECEIPT,
     });
-    assert.equal(sim.mpesa.reversals().length, before);
+    assert.equal(sim.part('mpesa').reversals().length, before);
     // A refund never sent (its answer lost) stays pending: sent again it would fail as reversed.
     assert.deepEqual(await configured.getRefundStatus(request()), { status: 'pending' });
   });

@@ -21,7 +21,8 @@ import type { PaymentProvider, RefundRequest } from '../../src/payments/provider
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { msisdnFor, paymentRequest, pollUntilFinal, sleep } from './payments-helpers.ts';
-import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
+/** The two networks whose adapters these tests run against the simulator. */
+type SimNetwork = 'momo' | 'airtel';
 
 let sim: Simulator;
 let providers: Record<SimNetwork, PaymentProvider>;
@@ -29,7 +30,10 @@ let providers: Record<SimNetwork, PaymentProvider>;
 before(async () => {
   // 0.01: a pending refund (scenarios 22 and 23) settles after 300 ms; a payment after 30 ms.
   sim = await startSimulator({ timeScale: 0.01 });
-  providers = { momo: createMtnMomoProvider(sim.mtn), airtel: createAirtelProvider(sim.airtel) };
+  providers = {
+    momo: createMtnMomoProvider(sim.part('momo').settings),
+    airtel: createAirtelProvider(sim.part('airtel').settings),
+  };
 });
 after(() => sim.close());
 
@@ -184,7 +188,7 @@ for (const method of ['momo', 'airtel'] as const) {
 }
 
 test('MTN refunds need the Disbursement subscription key, not the Collection one', async () => {
-  const { disbursement: _unused, ...collectionOnly } = sim.mtn;
+  const { disbursement: _unused, ...collectionOnly } = sim.part('momo').settings;
   const provider = createMtnMomoProvider(collectionOnly);
   const paid = await paidPayment('momo', '01');
   const sent = await provider.requestRefund({ ...paid, reference: randomUUID() });

@@ -19,7 +19,8 @@ import {
   statusesOver,
   type CallbackReceiver,
 } from './payments-helpers.ts';
-import type { SimNetwork } from '../../src/payments/simulator/sim-state.ts';
+/** The two networks whose adapters these tests run against the simulator. */
+type SimNetwork = 'momo' | 'airtel';
 
 const TIME_SCALE = 0.01;
 /** the prompt window (5 min) at this scale, plus a margin */
@@ -38,15 +39,15 @@ before(async () => {
   receiver = await startCallbackReceiver();
   sim = await startSimulator({
     timeScale: TIME_SCALE,
-    airtelCallbackUrl: `${receiver.url}/v1/payment-callbacks/airtel/{reference}`,
+    callbackUrls: { airtel: `${receiver.url}/v1/payment-callbacks/airtel/{reference}` },
   });
   providers = {
-    momo: createMtnMomoProvider({ ...sim.mtn, timeoutMs: 10_000 }),
-    airtel: createAirtelProvider({ ...sim.airtel, timeoutMs: 10_000 }),
+    momo: createMtnMomoProvider({ ...sim.part('momo').settings, timeoutMs: 10_000 }),
+    airtel: createAirtelProvider({ ...sim.part('airtel').settings, timeoutMs: 10_000 }),
   };
   impatient = {
-    momo: createMtnMomoProvider({ ...sim.mtn, timeoutMs: 300 }),
-    airtel: createAirtelProvider({ ...sim.airtel, timeoutMs: 300 }),
+    momo: createMtnMomoProvider({ ...sim.part('momo').settings, timeoutMs: 300 }),
+    airtel: createAirtelProvider({ ...sim.part('airtel').settings, timeoutMs: 300 }),
   };
   // Their token first, so that on a busy machine only the lost response can hit the 300 ms deadline.
   for (const provider of Object.values(impatient)) {

@@ -5,18 +5,16 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import {
-  SIMULATOR_CREDENTIALS,
-  startSimulator,
-  timeScaleFrom,
-  type Simulator,
-} from '../../src/payments/simulator/simulator.ts';
+import { startSimulator, timeScaleFrom, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { createAirtelProvider } from '../../src/payments/methods/airtel/airtel.ts';
 import { createMtnMomoProvider } from '../../src/payments/methods/momo/mtn-momo.ts';
 import { msisdnFor, paymentRequest, sleep } from './payments-helpers.ts';
+import { AIRTEL_SIM_CREDENTIALS } from '../../src/payments/methods/airtel/sim-credentials.ts';
+import { MTN_SIM_CREDENTIALS } from '../../src/payments/methods/momo/sim-credentials.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/payments/simulator/main.ts', import.meta.url));
-const { mtn, airtel } = SIMULATOR_CREDENTIALS;
+const mtn = MTN_SIM_CREDENTIALS;
+const airtel = AIRTEL_SIM_CREDENTIALS;
 
 let sim: Simulator;
 before(async () => {
@@ -248,8 +246,8 @@ describe('Airtel contract', () => {
 describe('test controls', () => {
   test('approve settles a pending payment as successful at once, on both networks; statusQueries counts queries', async () => {
     const providers = {
-      momo: createMtnMomoProvider({ ...sim.mtn, timeoutMs: 5_000 }),
-      airtel: createAirtelProvider({ ...sim.airtel, timeoutMs: 5_000 }),
+      momo: createMtnMomoProvider({ ...sim.part('momo').settings, timeoutMs: 5_000 }),
+      airtel: createAirtelProvider({ ...sim.part('airtel').settings, timeoutMs: 5_000 }),
     };
     for (const method of ['momo', 'airtel'] as const) {
       const reference = randomUUID();

@@ -271,7 +271,10 @@ describe('MTN Disbursement credentials (refunds)', () => {
   };
 
   test('absent by default: refunds use the Collection credentials', () => {
-    assert.equal(loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV }).payments.methods.momo.live?.disbursement, undefined);
+    assert.equal(
+      loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV }).payments.methods.momo.live?.disbursement,
+      undefined,
+    );
   });
 
   test('the subscription key alone, or with its own API user and key, reach the MTN settings', () => {
@@ -280,14 +283,20 @@ describe('MTN Disbursement credentials (refunds)', () => {
       ...LIVE_PAYMENT_ENV,
       MOMO_DISBURSEMENT_SUBSCRIPTION_KEY: 'disbursement-key',
     });
-    assert.deepEqual(keyOnly.payments.methods.momo.live?.disbursement, { subscriptionKey: 'disbursement-key' });
+    assert.deepEqual(keyOnly.payments.methods.momo.live?.disbursement, {
+      subscriptionKey: 'disbursement-key',
+    });
     const all = loadConfig({ NODE_ENV: 'test', ...LIVE_PAYMENT_ENV, ...DISBURSEMENT });
     assert.deepEqual(all.payments.methods.momo.live?.disbursement, {
       subscriptionKey: 'disbursement-key',
       apiUser: 'disbursement-user',
       apiKey: 'disbursement-secret',
     });
-    assert.equal(all.payments.methods.momo.live?.subscriptionKey, 'subscription-key', 'Collection keeps its own key');
+    assert.equal(
+      all.payments.methods.momo.live?.subscriptionKey,
+      'subscription-key',
+      'Collection keeps its own key',
+    );
   });
 
   test('the key and API key are secrets; a half-set API user and key is refused, naming both', () => {

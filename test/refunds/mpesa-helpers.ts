@@ -117,7 +117,7 @@ export function useMpesaShop() {
     await settleBackground();
     const attempt = await attemptOf(orderId);
     if (!callback) {
-      assert.ok(m.sim.mpesa.approve(attempt.providerReference!));
+      assert.ok(m.sim.part('mpesa').approve(attempt.providerReference!));
       assert.equal(await reconcileAttempt(m.h.service.ctx, attempt.reference), null);
     } else {
       await until('the receipt', async () => (await attemptOf(orderId)).providerTransactionId !== null);

@@ -21,12 +21,15 @@ async function refunded(orderId: string, body: Record<string, unknown> = {}): Pr
 }
 
 const b2cOf = (reference: string) =>
-  m.sim.mpesa.b2cPayments().find((p) => p.originatorConversationId === reference);
+  m.sim
+    .part('mpesa')
+    .b2cPayments()
+    .find((p) => p.originatorConversationId === reference);
 
 describe('a part of an M-Pesa payment goes back by B2C payment', () => {
   test('a part, then the rest: paid with its refunded_total, then refunded', async () => {
     const { orderId, attempt } = await paidOrder('01');
-    const reversals = m.sim.mpesa.reversals().length;
+    const reversals = m.sim.part('mpesa').reversals().length;
 
     const partId = await refunded(orderId, { amount_minor: 50_000, reason: 'Shorter course' });
     await until('the B2C result', async () => (await refundOf(partId)).status !== 'pending');
@@ -41,9 +44,12 @@ describe('a part of an M-Pesa payment goes back by B2C payment', () => {
     });
     // The payment out's own M-Pesa receipt, from its result.
     assert.equal(part.providerReference, b2c.receipt);
-    assert.equal(m.sim.mpesa.reversals().length, reversals, 'no reversal for a part');
+    assert.equal(m.sim.part('mpesa').reversals().length, reversals, 'no reversal for a part');
     const deliveryOf = () =>
-      m.sim.mpesa.deliveries().find((d) => d.kind === 'b2c' && d.url.includes(part.reference));
+      m.sim
+        .part('mpesa')
+        .deliveries()
+        .find((d) => d.kind === 'b2c' && d.url.includes(part.reference));
     // The simulator notes a delivery once our answer to it has come back.
     await until('the delivery noted', async () => deliveryOf() !== undefined);
     assert.equal(deliveryOf()!.status, 200);
@@ -63,7 +69,7 @@ describe('a part of an M-Pesa payment goes back by B2C payment', () => {
     assert.equal(b2cOf(rest.reference)?.amount, (attempt.amount - 50_000) / 100);
     order = await readOrder(orderId);
     assert.deepEqual([order.status, order.refunded_total], ['refunded', attempt.amount]);
-    assert.equal(m.sim.mpesa.reversals().length, reversals);
+    assert.equal(m.sim.part('mpesa').reversals().length, reversals);
   });
 
   for (const code of ['21', '23']) {
@@ -117,12 +123,12 @@ describe('a part of an M-Pesa payment goes back by B2C payment', () => {
 
   test('a part under KES 10 is refused (M-Pesa pays out no less), and nothing is sent', async () => {
     const { orderId } = await paidOrder('01');
-    const before = m.sim.mpesa.b2cPayments().length;
+    const before = m.sim.part('mpesa').b2cPayments().length;
     const res = await askRefund(orderId, { amount_minor: 500 });
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().error_code, 'refund_not_possible');
     assert.match(res.json().message, /at least KES 10/);
-    assert.equal(m.sim.mpesa.b2cPayments().length, before, 'nothing sent');
+    assert.equal(m.sim.part('mpesa').b2cPayments().length, before, 'nothing sent');
     assert.equal((await readOrder(orderId)).refunded_total, 0);
   });
 

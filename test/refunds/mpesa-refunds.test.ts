@@ -23,9 +23,15 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
   test('the success callback brings the receipt, and a whole refund refunds the order', async () => {
     const endpoint = await createEndpoint(m.h, m.shop.organizationId, m.receiver.url, ['order.refunded']);
     const { orderId, attempt } = await paidOrder('01');
-    const payment = m.sim.mpesa.payments().find((p) => p.checkoutRequestId === attempt.providerReference)!;
+    const payment = m.sim
+      .part('mpesa')
+      .payments()
+      .find((p) => p.checkoutRequestId === attempt.providerReference)!;
     assert.equal(attempt.providerTransactionId, payment.receipt);
-    const stk = m.sim.mpesa.deliveries().filter((d) => d.kind === 'stk' && d.url.endsWith(attempt.reference));
+    const stk = m.sim
+      .part('mpesa')
+      .deliveries()
+      .filter((d) => d.kind === 'stk' && d.url.endsWith(attempt.reference));
     assert.deepEqual(
       stk.map((d) => d.status),
       [200],
@@ -38,7 +44,10 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
     await until('the reversal result', async () => (await refundOf(id)).status !== 'pending');
     const refund = await refundOf(id);
     assert.equal(refund.status, 'succeeded', refund.failureReason ?? '');
-    const [reversal] = m.sim.mpesa.reversals().filter((r) => r.transactionId === payment.receipt);
+    const [reversal] = m.sim
+      .part('mpesa')
+      .reversals()
+      .filter((r) => r.transactionId === payment.receipt);
     assert.equal(reversal!.amount, attempt.amount / 100);
     assert.deepEqual(refund.providerIds, {
       conversation_id: reversal!.conversationId,
@@ -46,7 +55,10 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
     });
     // Daraja's id of the reversal itself, from its result.
     const resultOf = () =>
-      m.sim.mpesa.deliveries().find((d) => d.kind === 'reversal' && d.url.includes(refund.reference));
+      m.sim
+        .part('mpesa')
+        .deliveries()
+        .find((d) => d.kind === 'reversal' && d.url.includes(refund.reference));
     // The simulator notes a delivery once our answer to it has come back.
     await until('the delivery noted', async () => resultOf() !== undefined);
     const delivered = resultOf();
@@ -183,7 +195,7 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
 
   test('without the receipt the refund is refused, saying to reverse it in the M-Pesa portal', async () => {
     const { orderId, attempt } = await paidOrder('01', { callback: false });
-    const before = m.sim.mpesa.reversals().length;
+    const before = m.sim.part('mpesa').reversals().length;
     const res = await askRefund(orderId);
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().error_code, 'refund_not_possible');
@@ -191,7 +203,7 @@ describe('refunding an M-Pesa order through Daraja reversal', () => {
       res.json().message,
       /receipt .* never reached the service.*reverse it in the M-Pesa org portal/,
     );
-    assert.equal(m.sim.mpesa.reversals().length, before);
+    assert.equal(m.sim.part('mpesa').reversals().length, before);
     assert.equal((await db().select().from(refunds).where(eq(refunds.attemptId, attempt.id))).length, 0);
   });
 });
@@ -211,12 +223,21 @@ describe('an M-Pesa push whose answer was lost', () => {
     await until('the submission to give up', async () => (await attemptOf(orderId)).status !== 'submitting');
     const attempt = await attemptOf(orderId);
     assert.equal(attempt.status, 'pending');
-    const pushed = m.sim.mpesa.payments().find((p) => p.checkoutRequestId === attempt.providerReference);
+    const pushed = m.sim
+      .part('mpesa')
+      .payments()
+      .find((p) => p.checkoutRequestId === attempt.providerReference);
     assert.ok(pushed, `the callback's CheckoutRequestID is kept: ${attempt.providerReference}`);
     assert.equal(pushed.state, 'successful');
     assert.equal(await reconcileAttempt(m.h.service.ctx, attempt.reference), null);
     assert.equal((await readOrder(orderId)).status, 'paid');
     // One push only: nothing was sent again under a new id.
-    assert.equal(m.sim.mpesa.payments().filter((p) => p.msisdn === pushed.msisdn).length, 1);
+    assert.equal(
+      m.sim
+        .part('mpesa')
+        .payments()
+        .filter((p) => p.msisdn === pushed.msisdn).length,
+      1,
+    );
   });
 });

@@ -15,11 +15,7 @@ import { registrations } from '../../src/orders/orders.schema.ts';
 import { redactPayerNumbers } from '../../src/payments/erase-payer-data.ts';
 import { refunds } from '../../src/payments/payments.schema.ts';
 import type { PaymentMethod } from '../../src/payments/provider.ts';
-import {
-  SIMULATOR_CREDENTIALS,
-  startSimulator,
-  type Simulator,
-} from '../../src/payments/simulator/simulator.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { findValidTicket, issueTickets } from '../../src/tickets/issue-tickets.ts';
 import { outboxEvents } from '../../src/webhooks/webhooks.schema.ts';
 import { admin, dataOf } from '../admin/admin-helpers.ts';
@@ -36,6 +32,8 @@ import {
   type Receiver,
   type Shop,
 } from '../webhooks/webhook-helpers.ts';
+import { AIRTEL_SIM_CREDENTIALS } from '../../src/payments/methods/airtel/sim-credentials.ts';
+import { MTN_SIM_CREDENTIALS } from '../../src/payments/methods/momo/sim-credentials.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -283,7 +281,8 @@ describe('live Airtel Money without the disbursement settings', () => {
   let live: Harness;
   before(async () => {
     // The live adapters, pointed at the simulator with its credentials, but no AIRTEL_DISBURSEMENT_*.
-    const { mtn, airtel } = SIMULATOR_CREDENTIALS;
+    const mtn = MTN_SIM_CREDENTIALS;
+    const airtel = AIRTEL_SIM_CREDENTIALS;
     live = await startWebhookHarness({
       PAYMENT_PROVIDER: 'live',
       RUN_JOBS: 'false',

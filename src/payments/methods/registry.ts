@@ -5,7 +5,7 @@
 import type { Config } from '../../config.ts';
 import type { AdapterOptions } from '../provider-http.ts';
 import type { PaymentProvider } from '../provider.ts';
-import type { Simulator } from '../simulator/simulator.ts';
+import type { SimulatorPart } from '../simulator/sim-part.ts';
 import { airtelProvider } from './airtel/airtel-provider.ts';
 import { cardProvider } from './card/card-provider.ts';
 import type { PaymentMethod } from './catalogue.ts';
@@ -18,7 +18,7 @@ export interface CallbackHint {
   /** our payment reference, when the body names one that looks like ours (a UUID v4) */
   reference?: string;
   /**
-   * the provider's own id of the payment (Daraja's CheckoutRequestID), for an attempt whose
+   * the provider's own id of the payment (a checkout request id), for an attempt whose
    * submission's answer was lost (note-callback.ts keeps it only for an attempt that has none)
    */
   providerReference?: string;
@@ -38,10 +38,10 @@ interface ProviderSetting {
   options: AdapterOptions;
 }
 
-/** The simulator's adapter settings, one per provider it plays. */
-export type SimulatedProviders = Pick<Simulator, 'url' | 'mtn' | 'airtel' | 'daraja' | 'flutterwave'>;
-
-export interface PaymentMethodDefinition<K extends string = string> extends PaymentMethodInfo<K> {
+export interface PaymentMethodDefinition<
+  K extends string = string,
+  P extends SimulatorPart = SimulatorPart,
+> extends PaymentMethodInfo<K> {
   /**
    * its live settings (<key>-settings.ts): the variables it reads and its config from them, which
    * createLiveProvider and maxAmount read under config.payments.methods[key]
@@ -52,8 +52,13 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
    * settings leave the method out (config.ts refuses half of them), so that no event offers it
    */
   createLiveProvider(setting: ProviderSetting): PaymentProvider | null;
-  /** the adapter against the payment simulator, with its test credentials */
-  createSimulatedProvider(setting: ProviderSetting, simulator: SimulatedProviders): PaymentProvider;
+  /** the adapter against the payment simulator at `simulatorUrl`, with its part's test credentials */
+  createSimulatedProvider(setting: ProviderSetting, simulatorUrl: string): PaymentProvider;
+  /**
+   * its part of the payment simulator (payments/simulator/sim-part.ts): the provider contract under
+   * its prefix, its adapter settings there, its listing and what tests reach (sim.part(key))
+   */
+  simulator: P;
   /** the largest total one payment may ask, in minor units */
   maxAmount(config: Config, currency: string): number;
   /**
@@ -63,9 +68,10 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
   parseCallback(body: unknown): CallbackHint;
   /**
    * A refund's result the provider POSTs to our route (/v1/payment-callbacks/<key>/refunds/<our
-   * refund reference>/<kind>: Daraja's reversal and B2C results), for a provider that cannot be
-   * asked: the ids it names, which must be those its submission answered with (refunds.provider_ids),
-   * and what to keep for getRefundStatus. Null when the body is not one; absent when never POSTed.
+   * refund reference>/<kind>: the results of reversals and B2C payments), for a provider that
+   * cannot be asked: the ids it names, which must be those its submission answered with
+   * (refunds.provider_ids), and what to keep for getRefundStatus. Null when the body is not one;
+   * absent when never POSTed.
    */
   readRefundResult?(kind: string, body: unknown): { ids: Record<string, string>; recorded: unknown } | null;
   /** whether a payment can be returned through this method (actions/refund-order.ts) */
@@ -82,12 +88,12 @@ export interface PaymentMethodDefinition<K extends string = string> extends Paym
   testNumber: ((code: string) => string) | null;
 }
 
-export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethodDefinition<PaymentMethod>[] = [
+export const PAYMENT_METHOD_REGISTRY = [
   momoProvider,
   airtelProvider,
   mpesaProvider,
   cardProvider,
-];
+] as const satisfies readonly PaymentMethodDefinition<PaymentMethod>[];
 
 /** A service's list of methods: at least one, each key once and shaped as a path segment. */
 export function checkPaymentMethods(

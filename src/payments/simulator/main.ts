@@ -1,26 +1,30 @@
-// `npm run simulator`: the provider simulator on its own (MTN, Airtel, M-Pesa, Flutterwave's cards).
-// SIMULATOR_PORT (default 4010), SIMULATOR_TIME_SCALE (default 1), SIMULATOR_AIRTEL_CALLBACK_URL and
-// SIMULATOR_FLUTTERWAVE_WEBHOOK_URL (optional; the first may contain {reference}).
+// `npm run simulator`: the provider simulator on its own, every method's part of it.
+// SIMULATOR_PORT (default 4010), SIMULATOR_TIME_SCALE (default 1), and each part's variable for the
+// callbacks its provider keeps registered (optional; e.g. SIMULATOR_AIRTEL_CALLBACK_URL, which may
+// contain {reference}).
 import { readVariable } from '../../config.ts';
 import { createLogger } from '../../platform/index.ts';
-import {
-  DEFAULT_REFUND_SCENARIO,
-  DEFAULT_SCENARIO,
-  REFUND_SCENARIOS,
-  SCENARIOS,
-  testPhoneNumber,
-} from './scenarios.ts';
-import { TEST_CARDS, TEST_OTP } from './flutterwave-page.ts';
+import { PAYMENT_METHOD_REGISTRY, type PaymentMethodDefinition } from '../methods/registry.ts';
+import { DEFAULT_REFUND_SCENARIO, DEFAULT_SCENARIO, REFUND_SCENARIOS, SCENARIOS } from './scenarios.ts';
 import { startSimulator } from './simulator.ts';
+
+const methods: readonly PaymentMethodDefinition[] = PAYMENT_METHOD_REGISTRY;
 
 async function main(): Promise<void> {
   let options;
   try {
+    const callbackUrls = Object.fromEntries(
+      methods.flatMap(({ key, simulator }) => {
+        const variable = simulator.registeredCallback?.variable;
+        const value = variable ? process.env[variable] : undefined;
+        return value ? [[key, value]] : [];
+      }),
+    );
     options = {
+      methods,
       port: readVariable('SIMULATOR_PORT') ?? 4010,
       timeScale: readVariable('SIMULATOR_TIME_SCALE') ?? 1,
-      airtelCallbackUrl: process.env.SIMULATOR_AIRTEL_CALLBACK_URL || undefined,
-      flutterwaveWebhookUrl: process.env.SIMULATOR_FLUTTERWAVE_WEBHOOK_URL || undefined,
+      callbackUrls,
       log: createLogger(readVariable('LOG_LEVEL') ?? 'info'),
     };
   } catch (error) {
@@ -28,53 +32,37 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const sim = await startSimulator(options);
+  const numbered = methods.flatMap((m) => (m.testNumber ? [{ ...m, testNumber: m.testNumber }] : []));
+  const numbersOf = (code: string) =>
+    numbered.map((m) => `${m.simulator.label} ${m.testNumber(code)}`).join('  ');
   // Object.values would put "10".."13" first (integer-like keys), hence the sort.
   const numbers = Object.values(SCENARIOS)
     .sort((a, b) => a.code.localeCompare(b.code))
-    .map(
-      (s) =>
-        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  M-Pesa ${testPhoneNumber('mpesa', s.code)}  ${s.summary}`,
-    )
+    .map((s) => `  ${s.code}  ${numbersOf(s.code)}  ${s.summary}`)
     .concat(`  ${DEFAULT_SCENARIO.summary}`)
     .join('\n');
   const refundNumbers = Object.values(REFUND_SCENARIOS)
-    .map(
-      (s) =>
-        `  ${s.code}  MTN ${testPhoneNumber('momo', s.code)}  Airtel ${testPhoneNumber('airtel', s.code)}  M-Pesa ${testPhoneNumber('mpesa', s.code)}  ${s.summary}`,
-    )
+    .map((s) => `  ${s.code}  ${numbersOf(s.code)}  ${s.summary}`)
     .concat(`  ${DEFAULT_REFUND_SCENARIO.summary}`)
     .join('\n');
-  const cards = TEST_CARDS.map((c) => `  ${c.number}  ${c.summary}`).join('\n');
+  const currencies = numbered.map((m) => `${m.simulator.label} in ${m.currencies.join(', ')}`).join('; ');
+  const refundNotes = methods.flatMap((m) => (m.simulator.refundNote ? [m.simulator.refundNote] : []));
+  const notes = methods.flatMap((m) => (m.simulator.notes ? ['', ...m.simulator.notes] : []));
   // Fixed, public test credentials: printing them is the point.
   process.stdout.write(
     [
-      `Mobile money simulator listening on ${sim.url} (time scale ${options.timeScale})`,
+      `Payment simulator listening on ${sim.url} (time scale ${options.timeScale})`,
       '',
-      `MTN MoMo Collection   baseUrl ${sim.mtn.baseUrl}`,
-      `  subscription key    ${sim.mtn.subscriptionKey}`,
-      `  API user / key      ${sim.mtn.apiUser} / ${sim.mtn.apiKey}`,
-      `  target environment  ${sim.mtn.targetEnvironment}`,
-      `  Disbursement key    ${sim.mtn.disbursement?.subscriptionKey ?? sim.mtn.subscriptionKey} (refunds)`,
-      `Airtel Money Open API baseUrl ${sim.airtel.baseUrl}`,
-      `  client id / secret  ${sim.airtel.clientId} / ${sim.airtel.clientSecret}`,
-      `  country / currency  ${sim.airtel.country} / ${sim.airtel.currency}`,
-      `  callbacks to        ${options.airtelCallbackUrl ?? '(none: set SIMULATOR_AIRTEL_CALLBACK_URL)'}`,
-      `M-Pesa (Daraja)       baseUrl ${sim.daraja.baseUrl}`,
-      `  consumer key/secret ${sim.daraja.consumerKey} / ${sim.daraja.consumerSecret}`,
-      `  shortcode / passkey ${sim.daraja.shortcode} / ${sim.daraja.passkey}`,
-      `  transaction type    ${sim.daraja.transactionType} (KES, whole shillings)`,
-      `Flutterwave (cards)   baseUrl ${sim.flutterwave.baseUrl}`,
-      `  secret key / hash   ${sim.flutterwave.secretKey} / ${sim.flutterwave.secretHash}`,
-      `  webhooks to         ${options.flutterwaveWebhookUrl ?? '(none: set SIMULATOR_FLUTTERWAVE_WEBHOOK_URL)'}`,
+      ...methods.flatMap(({ key, simulator }) =>
+        simulator.listing(simulator.settings(sim.url), options.callbackUrls[key]),
+      ),
       '',
-      'Test numbers (last two digits choose the outcome; MTN and Airtel in UGX, M-Pesa in KES):',
+      `Test numbers (last two digits choose the outcome; ${currencies}):`,
       numbers,
       '',
-      'Refunds of a payment from these numbers (M-Pesa reverses the whole, pays a part back by B2C):',
+      `Refunds of a payment from these numbers${refundNotes.length ? ` (${refundNotes.join('; ')})` : ''}:`,
       refundNumbers,
-      '',
-      `Test cards, typed on the simulator's card page (any future expiry, any CVV; the OTP is ${TEST_OTP}):`,
-      cards,
+      ...notes,
       '',
     ].join('\n'),
   );

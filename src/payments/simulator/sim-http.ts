@@ -2,7 +2,7 @@
 // answer with a given status and body (the server turns it into the response).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** One request as a route sees it: `path` is relative to the network's prefix (/mtn, /airtel). */
+/** One request as a route sees it: `path` is relative to its part's prefix. */
 export interface SimCall {
   req: IncomingMessage;
   res: ServerResponse;

@@ -1,10 +1,10 @@
-// A simulated refund's life, the same on both networks: it names a successful payment, is taken
-// or refused as the payment's refund scenario says (the payer number's last two digits), and
-// settles after the scenario's delay. A payment may be refunded in parts (MTN's refund names an
-// amount; Airtel pays a part back as a disbursement); what its refunds not failed add up to never
-// exceeds what it paid. Each network's routes (mtn-momo.ts, airtel.ts) speak their own wire
-// format around it.
-import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
+// A simulated refund's life, the same on every network that keeps its payments in the shared state:
+// it names a successful payment, is taken or refused as the payment's refund scenario says (the
+// payer number's last two digits), and settles after the scenario's delay. A payment may be
+// refunded in parts (a refund naming an amount, or a disbursement of a part); what its refunds not
+// failed add up to never exceeds what it paid. Each network's routes (methods/<key>/sim-*.ts) speak
+// their own wire format around it.
+import { refundScenarioFor, type RefundScenario } from './sim-scenarios.ts';
 import { later, scaled, type SimNetwork, type SimulatorState, type Transaction } from './sim-state.ts';
 
 export interface SimRefund {
@@ -15,7 +15,7 @@ export interface SimRefund {
   amount: string | number;
   currency: string;
   scenario: RefundScenario;
-  /** how it was asked: the network's refund, or (Airtel, a part) a disbursement to the payer */
+  /** how it was asked: the network's refund, or (a part) a disbursement to the payer */
   via: 'refund' | 'disbursement';
   state: 'pending' | 'successful' | 'failed';
   providerId: string;
@@ -72,7 +72,7 @@ export function createRefund(
   return refund;
 }
 
-/** The successful payment a refund names: by our reference (MTN) or by the provider's id (Airtel). */
+/** The successful payment a refund names: by our reference, or by the provider's own id. */
 export function refundablePayment(
   state: SimulatorState,
   network: SimNetwork,

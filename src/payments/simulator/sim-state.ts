@@ -1,20 +1,21 @@
 // What one running simulator remembers: issued tokens, transactions, what tests can inspect, and
-// the timers that die with the server. Both networks' routes read and write it.
+// the timers that die with the server. The parts that play a network (methods/<key>/) read and
+// write it; each also keeps what is its own.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProviderLog } from '../provider-http.ts';
-import type { Scenario } from './scenarios.ts';
+import type { Scenario } from './sim-scenarios.ts';
 import type { SimRefund } from './sim-refunds.ts';
 import { header } from './sim-http.ts';
 
-/** The networks this state plays (M-Pesa and Flutterwave keep state of their own). */
-export type SimNetwork = 'momo' | 'airtel';
+/** The network a transaction, token or refund is of: its method's key. */
+export type SimNetwork = string;
 
 export interface Submission {
   network: SimNetwork;
   reference: string;
   msisdn: string;
-  /** as sent: MTN a decimal string, Airtel a number */
+  /** as sent: a decimal string or a number, as the network's contract has it */
   amount: string | number;
   currency: string;
   callbackUrl: string | null;
@@ -51,7 +52,8 @@ export interface SimulatorState {
   readonly log: ProviderLog;
   readonly timeScale: number;
   readonly tokenTtlSeconds: number;
-  readonly airtelCallbackUrl: string | undefined;
+  /** where a network sends the callbacks its merchant registered (not named per request) */
+  readonly registeredCallbacks: ReadonlyMap<SimNetwork, string>;
   /** keyed `network:reference` */
   readonly transactions: Map<string, Transaction>;
   /** refunds, keyed `network:refund reference` */
@@ -63,7 +65,8 @@ export interface SimulatorState {
   /** responses deliberately never answered (scenario 11), destroyed at close */
   readonly held: Set<ServerResponse>;
   readonly callbackAborter: AbortController;
-  readonly tokenCounts: { mtn: number; airtel: number };
+  /** tokens issued, by network */
+  readonly tokenCounts: Map<SimNetwork, number>;
   readonly queries: Map<string, number>;
   requests: number;
   closed: boolean;
@@ -73,7 +76,7 @@ export function createSimulatorState(options: {
   log: ProviderLog;
   timeScale: number;
   tokenTtlSeconds: number;
-  airtelCallbackUrl: string | undefined;
+  registeredCallbacks: ReadonlyMap<SimNetwork, string>;
 }): SimulatorState {
   return {
     ...options,
@@ -85,7 +88,7 @@ export function createSimulatorState(options: {
     timers: new Set(),
     held: new Set(),
     callbackAborter: new AbortController(),
-    tokenCounts: { mtn: 0, airtel: 0 },
+    tokenCounts: new Map(),
     queries: new Map(),
     requests: 0,
     closed: false,
@@ -109,6 +112,7 @@ export function countQuery(state: SimulatorState, reference: string): void {
 }
 
 export function issueToken(state: SimulatorState, network: SimNetwork): string {
+  state.tokenCounts.set(network, (state.tokenCounts.get(network) ?? 0) + 1);
   const now = Date.now();
   for (const [old, entry] of state.tokens) if (entry.expiresAt <= now) state.tokens.delete(old); // a long run stays small
   const token = `sim_${network}_${randomBytes(24).toString('base64url')}`;

@@ -1,6 +1,7 @@
-// A simulated payment's life, the same on both networks: created by a submit (or refused as a
-// duplicate or an outage, as its scenario says), settled when its scenario's delay runs out, and
-// announced by zero, one or two callbacks. What differs per network comes in as NetworkRules.
+// A simulated payment's life, the same on every network that keeps its payments in the shared
+// state: created by a submit (or refused as a duplicate or an outage, as its scenario says), settled
+// when its scenario's delay runs out, and announced by zero, one or two callbacks. What differs per network comes in as
+// NetworkRules.
 import type { ServerResponse } from 'node:http';
 import { sendToReceiver, type HttpError } from './sim-http.ts';
 import {
@@ -66,9 +67,9 @@ export function createTransaction(
   accept();
 }
 
-export function settleTransaction(state: SimulatorState, rules: NetworkRules, txn: Transaction): void {
+function settleTransaction(state: SimulatorState, rules: NetworkRules, txn: Transaction): void {
   if (txn.state !== 'pending') return; // approved early by a test: the scenario's own end is moot
-  txn.state = txn.scenario.decline ? 'failed' : 'successful';
+  txn.state = txn.scenario.declined ? 'failed' : 'successful';
   state.log.info(
     { network: txn.network, reference: txn.reference, state: txn.state },
     'simulated payment final',
@@ -96,4 +97,21 @@ async function deliverCallback(state: SimulatorState, rules: NetworkRules, txn: 
     state.log.warn({ ...delivery }, 'callback delivery failed (not retried)');
   }
   state.deliveries.push(delivery);
+}
+
+/**
+ * Test control: the payer approves a pending payment of `network` now, whatever its number chose,
+ * with no callback. False when there is no such pending payment.
+ */
+export function approveTransaction(
+  state: SimulatorState,
+  rules: NetworkRules,
+  network: string,
+  reference: string,
+): boolean {
+  const txn = state.transactions.get(`${network}:${reference}`);
+  if (!txn || txn.state !== 'pending') return false;
+  txn.scenario = { ...txn.scenario, declined: false, statusShowsFinal: true, callbacks: 0 };
+  settleTransaction(state, rules, txn);
+  return true;
 }

@@ -4,6 +4,7 @@ import { callbackObject } from '../callback-body.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { airtelMethod } from './airtel-method.ts';
 import { airtelSettings } from './airtel-settings.ts';
+import { airtelSimulator } from './airtel-simulator.ts';
 import { createAirtelProvider } from './airtel.ts';
 
 /** Airtel POSTs {transaction: {id, message, status_code, airtel_money_id}}; id is our reference. */
@@ -13,7 +14,7 @@ export function parseAirtelCallback(body: unknown): CallbackHint {
   return isPaymentReference(reference) ? { reference } : {};
 }
 
-export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
+export const airtelProvider: PaymentMethodDefinition<'airtel', typeof airtelSimulator> = {
   ...airtelMethod,
   settings: airtelSettings,
   createLiveProvider: ({ config, timeoutMs, options }) => {
@@ -22,8 +23,9 @@ export const airtelProvider: PaymentMethodDefinition<'airtel'> = {
       ? createAirtelProvider({ ...live, country: 'UG', currency: 'UGX', timeoutMs }, options)
       : null;
   },
-  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
-    createAirtelProvider({ ...simulator.airtel, timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, url) =>
+    createAirtelProvider({ ...airtelSimulator.settings(url), timeoutMs }, options),
+  simulator: airtelSimulator,
   maxAmount: (config, currency) => config.payments.methods.airtel.maxAmount[currency] ?? 0,
   parseCallback: parseAirtelCallback,
   supportsRefunds: true,

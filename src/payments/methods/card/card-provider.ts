@@ -7,6 +7,7 @@ import type { AdapterOptions } from '../../provider-http.ts';
 import type { PaymentMethodDefinition } from '../registry.ts';
 import { cardMethod } from './card-method.ts';
 import { cardSettings } from './card-settings.ts';
+import { cardSimulator } from './card-simulator.ts';
 import { createFlutterwaveClient, type FlutterwaveConfig } from './flutterwave.ts';
 import { readFlutterwaveWebhook } from './flutterwave-status.ts';
 
@@ -51,15 +52,16 @@ function createCardProvider(config: FlutterwaveConfig, options: AdapterOptions =
   };
 }
 
-export const cardProvider: PaymentMethodDefinition<'card'> = {
+export const cardProvider: PaymentMethodDefinition<'card', typeof cardSimulator> = {
   ...cardMethod,
   settings: cardSettings,
   createLiveProvider: ({ config, timeoutMs, options }) => {
     const live = config.payments.methods.card.live;
     return live ? createCardProvider({ ...live, timeoutMs }, options) : null;
   },
-  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
-    createCardProvider({ ...simulator.flutterwave, timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, url) =>
+    createCardProvider({ ...cardSimulator.settings(url), timeoutMs }, options),
+  simulator: cardSimulator,
   maxAmount: (config, currency) => config.payments.methods.card.maxAmount[currency] ?? 0,
   // Flutterwave's webhook names no reference in its path: readWebhook reads it, with its hash.
   parseCallback: () => ({}),

@@ -4,6 +4,7 @@ import { callbackObject } from '../callback-body.ts';
 import type { CallbackHint, PaymentMethodDefinition } from '../registry.ts';
 import { momoMethod } from './momo-method.ts';
 import { momoSettings } from './momo-settings.ts';
+import { momoSimulator } from './momo-simulator.ts';
 import { createMtnMomoProvider } from './mtn-momo.ts';
 
 /**
@@ -16,15 +17,16 @@ export function parseMtnCallback(body: unknown): CallbackHint {
   return isPaymentReference(reference) ? { reference } : {};
 }
 
-export const momoProvider: PaymentMethodDefinition<'momo'> = {
+export const momoProvider: PaymentMethodDefinition<'momo', typeof momoSimulator> = {
   ...momoMethod,
   settings: momoSettings,
   createLiveProvider: ({ config, timeoutMs, options }) => {
     const live = config.payments.methods.momo.live;
     return live ? createMtnMomoProvider({ ...live, timeoutMs }, options) : null;
   },
-  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
-    createMtnMomoProvider({ ...simulator.mtn, timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, url) =>
+    createMtnMomoProvider({ ...momoSimulator.settings(url), timeoutMs }, options),
+  simulator: momoSimulator,
   maxAmount: (config, currency) => config.payments.methods.momo.maxAmount[currency] ?? 0,
   parseCallback: parseMtnCallback,
   supportsRefunds: true,

@@ -14,6 +14,7 @@ import { createDarajaClient } from './daraja.ts';
 import type { DarajaConfig } from './daraja-config.ts';
 import { mpesaMethod } from './mpesa-method.ts';
 import { mpesaSettings } from './mpesa-settings.ts';
+import { mpesaSimulator } from './mpesa-simulator.ts';
 
 /** No receipt: the success callback never came (or did not match), so there is nothing to name. */
 export const MPESA_NO_RECEIPT =
@@ -182,15 +183,16 @@ function parseMpesaCallback(body: unknown): CallbackHint {
   return { providerReference: checkoutRequestId, receipt: receiptOf };
 }
 
-export const mpesaProvider: PaymentMethodDefinition<'mpesa'> = {
+export const mpesaProvider: PaymentMethodDefinition<'mpesa', typeof mpesaSimulator> = {
   ...mpesaMethod,
   settings: mpesaSettings,
   createLiveProvider: ({ config, timeoutMs, options }) => {
     const live = config.payments.methods.mpesa.live;
     return live ? createMpesaProvider({ ...live, timeoutMs }, options) : null;
   },
-  createSimulatedProvider: ({ timeoutMs, options }, simulator) =>
-    createMpesaProvider({ ...simulator.daraja, timeoutMs }, options),
+  createSimulatedProvider: ({ timeoutMs, options }, url) =>
+    createMpesaProvider({ ...mpesaSimulator.settings(url), timeoutMs }, options),
+  simulator: mpesaSimulator,
   maxAmount: (config, currency) => config.payments.methods.mpesa.maxAmount[currency] ?? 0,
   parseCallback: parseMpesaCallback,
   readRefundResult: readDarajaRefundResult,

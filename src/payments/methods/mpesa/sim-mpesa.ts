@@ -2,13 +2,20 @@
 // (GET, Basic consumer key and secret), M-Pesa Express (STK push) and its query, each checked for
 // the bearer token, the shortcode and the Password (base64 of shortcode + passkey + timestamp) and
 // the fields' shapes and lengths as Daraja checks them; the STK callback POSTed to CallBackURL;
-// reversals and B2C payments (mpesa-b2c.ts), whose results are POSTed to ResultURL. Test numbers 07110000NN choose outcomes as on the
-// other networks (scenarios.ts). Daraja assigns the ids (CheckoutRequestID, ConversationID).
+// reversals and B2C payments (sim-mpesa-b2c.ts), whose results are POSTed to ResultURL. Test
+// numbers 07110000NN choose outcomes as on the other networks (simulator/scenarios.ts), each
+// declining scenario in Daraja's words (DARAJA_DECLINES). Daraja assigns the ids
+// (CheckoutRequestID, ConversationID).
 import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SIMULATOR_CREDENTIALS } from './credentials.ts';
-import { createMpesaB2c, type MpesaB2cPayment } from './mpesa-b2c.ts';
-import { refundScenarioFor, scenarioFor, type RefundScenario, type Scenario } from './scenarios.ts';
+import { MPESA_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { createMpesaB2c, type MpesaB2cPayment } from './sim-mpesa-b2c.ts';
+import {
+  refundScenarioFor,
+  scenarioFor,
+  type RefundScenario,
+  type Scenario,
+} from '../../simulator/sim-scenarios.ts';
 import {
   header,
   HttpError,
@@ -17,12 +24,28 @@ import {
   sendJson,
   sendToReceiver,
   type SimCall,
-} from './sim-http.ts';
-import { countQuery, later, scaled, type SimulatorState } from './sim-state.ts';
+} from '../../simulator/sim-http.ts';
+import { countQuery, later, scaled, type SimulatorState } from '../../simulator/sim-state.ts';
 
-const creds = SIMULATOR_CREDENTIALS.mpesa;
+/**
+ * Daraja's STK ResultCode and ResultDesc for each declining scenario (M-Pesa documents no code for
+ * 07 and 08: see each).
+ */
+const DARAJA_DECLINES: Readonly<Record<string, { resultCode: number; resultDesc: string }>> = {
+  '03': { resultCode: 1032, resultDesc: 'Request cancelled by user' },
+  '04': { resultCode: 1037, resultDesc: 'DS timeout user cannot be reached' },
+  '05': { resultCode: 1, resultDesc: 'The balance is insufficient for the transaction' },
+  '06': { resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
+  // M-Pesa refuses the debit at authorisation, as for a wrong PIN.
+  '07': { resultCode: 2001, resultDesc: 'The initiator information is invalid.' },
+  // A number without M-Pesa never shows the prompt: Daraja says it could not reach it.
+  '08': { resultCode: 1037, resultDesc: 'DS timeout user cannot be reached' },
+};
 
-export interface MpesaPayment {
+const declineOf = (scenario: Scenario) =>
+  scenario.declined ? (DARAJA_DECLINES[scenario.code] ?? null) : null;
+
+interface MpesaPayment {
   checkoutRequestId: string;
   merchantRequestId: string;
   scenario: Scenario;
@@ -37,7 +60,7 @@ export interface MpesaPayment {
   receipt: string;
 }
 
-export interface MpesaReversal {
+interface MpesaReversal {
   conversationId: string;
   originatorConversationId: string;
   /** the reversed payment's receipt */
@@ -48,7 +71,7 @@ export interface MpesaReversal {
   resultCode: string | null;
 }
 
-export interface MpesaDelivery {
+interface MpesaDelivery {
   kind: 'stk' | 'reversal' | 'b2c';
   url: string;
   /** HTTP status, or null when the delivery failed outright */
@@ -151,12 +174,12 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
   });
 
   function stkCallbackBody(payment: MpesaPayment) {
-    const decline = payment.scenario.decline;
+    const decline = declineOf(payment.scenario);
     const stkCallback = {
       MerchantRequestID: payment.merchantRequestId,
       CheckoutRequestID: payment.checkoutRequestId,
-      ResultCode: decline ? decline.daraja.resultCode : 0,
-      ResultDesc: decline ? decline.daraja.resultDesc : 'The service request is processed successfully.',
+      ResultCode: decline ? decline.resultCode : 0,
+      ResultDesc: decline ? decline.resultDesc : 'The service request is processed successfully.',
     };
     if (decline) return { Body: { stkCallback } };
     const nairobi = new Date(Date.now() + 3 * 3600_000).toISOString().replace(/\D/g, '').slice(0, 14);
@@ -173,7 +196,7 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
 
   function settle(payment: MpesaPayment, callbacks: number): void {
     if (payment.state !== 'pending') return;
-    payment.state = payment.scenario.decline ? 'failed' : 'successful';
+    payment.state = payment.scenario.declined ? 'failed' : 'successful';
     for (let i = 0; i < callbacks; i++) {
       const send = () => void deliver('stk', payment.callbackUrl, stkCallbackBody(payment));
       if (i === 0) send();
@@ -241,14 +264,14 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
     const payment = typeof id === 'string' ? payments.get(id) : undefined;
     if (!payment) throw badRequest('CheckoutRequestID');
     if (payment.state === 'pending' || !payment.scenario.statusShowsFinal) throw stillProcessing();
-    const decline = payment.state === 'failed' ? payment.scenario.decline : null;
+    const decline = payment.state === 'failed' ? declineOf(payment.scenario) : null;
     sendJson(res, 200, {
       ResponseCode: '0',
       ResponseDescription: 'The service request has been accepted successsfully',
       MerchantRequestID: payment.merchantRequestId,
       CheckoutRequestID: payment.checkoutRequestId,
-      ResultCode: decline ? String(decline.daraja.resultCode) : '0',
-      ResultDesc: decline ? decline.daraja.resultDesc : 'The service request is processed successfully.',
+      ResultCode: decline ? String(decline.resultCode) : '0',
+      ResultDesc: decline ? decline.resultDesc : 'The service request is processed successfully.',
     });
   }
 
@@ -357,7 +380,7 @@ export function createMpesaSimulator(state: SimulatorState): MpesaSimulator & {
     approve(checkoutRequestId) {
       const payment = payments.get(checkoutRequestId);
       if (!payment || payment.state !== 'pending') return false;
-      payment.scenario = { ...payment.scenario, decline: null, statusShowsFinal: true };
+      payment.scenario = { ...payment.scenario, declined: false, statusShowsFinal: true };
       settle(payment, 0);
       return true;
     },

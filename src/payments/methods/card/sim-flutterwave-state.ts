@@ -1,8 +1,8 @@
 // The simulator's Flutterwave state: its payments (by hosted link, tx_ref and transaction id),
 // refunds and webhook deliveries, and a payment as verify and the webhook show it. Shared by the
-// API (flutterwave.ts) and the hosted page (flutterwave-hosted.ts).
+// API (sim-flutterwave.ts) and the hosted page (sim-flutterwave-hosted.ts).
 import { randomInt } from 'node:crypto';
-import type { TestCard } from './flutterwave-page.ts';
+import type { TestCard } from './sim-flutterwave-page.ts';
 
 export interface FlwPayment {
   linkId: string;

@@ -4,13 +4,37 @@
 // live under /disbursement with their own subscription key and token.
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isPaymentReference } from '../provider.ts';
-import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
-import { scenarioFor } from './scenarios.ts';
-import { header, HttpError, isHttpUrl, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
-import { createRefund, refundablePayment, type SimRefund } from './sim-refunds.ts';
-import { bearerValid, countQuery, issueToken, type SimulatorState, type Transaction } from './sim-state.ts';
-import { createTransaction, type NetworkRules } from './sim-transactions.ts';
+import { isPaymentReference } from '../../provider.ts';
+import { MTN_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { scenarioFor } from '../../simulator/sim-scenarios.ts';
+import {
+  header,
+  HttpError,
+  isHttpUrl,
+  obj,
+  readJson,
+  sendJson,
+  type SimCall,
+} from '../../simulator/sim-http.ts';
+import { createRefund, refundablePayment, type SimRefund } from '../../simulator/sim-refunds.ts';
+import {
+  bearerValid,
+  countQuery,
+  issueToken,
+  type SimulatorState,
+  type Transaction,
+} from '../../simulator/sim-state.ts';
+import { createTransaction, type NetworkRules } from '../../simulator/sim-transactions.ts';
+
+/** MTN's request-to-pay reason for each declining scenario (NOT_ALLOWED: a wrong PIN). */
+export const MTN_DECLINES: Readonly<Record<string, string>> = {
+  '03': 'APPROVAL_REJECTED',
+  '04': 'EXPIRED',
+  '05': 'NOT_ENOUGH_FUNDS',
+  '06': 'NOT_ALLOWED',
+  '07': 'PAYER_LIMIT_REACHED',
+  '08': 'PAYER_NOT_FOUND',
+};
 
 /** The MTN status body; `final` shows the real state even when the status query would not. */
 function mtnView(txn: Transaction, final: boolean): Record<string, unknown> {
@@ -24,7 +48,7 @@ function mtnView(txn: Transaction, final: boolean): Record<string, unknown> {
     payerMessage: txn.payerMessage,
     payeeNote: txn.payeeNote,
     status: state === 'successful' ? 'SUCCESSFUL' : state === 'failed' ? 'FAILED' : 'PENDING',
-    ...(state === 'failed' ? { reason: txn.scenario.decline!.mtnReason } : {}),
+    ...(state === 'failed' ? { reason: MTN_DECLINES[txn.scenario.code] } : {}),
   };
 }
 
@@ -46,7 +70,7 @@ const mtnBad = (message: string) => new HttpError(400, { code: 'BAD_REQUEST', me
 type Product = 'collection' | 'disbursement';
 
 const subscriptionKeyOf = (product: Product) =>
-  product === 'disbursement' ? creds.mtn.disbursement.subscriptionKey : creds.mtn.subscriptionKey;
+  product === 'disbursement' ? creds.disbursement.subscriptionKey : creds.subscriptionKey;
 
 function checkSubscription(req: IncomingMessage, product: Product = 'collection'): void {
   if (header(req, 'ocp-apim-subscription-key') !== subscriptionKeyOf(product)) {
@@ -66,7 +90,7 @@ function checkApiCall(state: SimulatorState, req: IncomingMessage, product: Prod
       message: 'Access token is missing, invalid or expired.',
     });
   }
-  if (header(req, 'x-target-environment') !== creds.mtn.targetEnvironment) {
+  if (header(req, 'x-target-environment') !== creds.targetEnvironment) {
     throw new HttpError(403, {
       code: 'NOT_ALLOWED_TARGET_ENVIRONMENT',
       message: 'Access to target environment is forbidden.',
@@ -78,10 +102,9 @@ function issueMtnToken(state: SimulatorState, { req, res }: SimCall, product: Pr
   checkSubscription(req, product);
   const basic = /^Basic\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
   const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : '';
-  if (decoded !== `${creds.mtn.apiUser}:${creds.mtn.apiKey}`) {
+  if (decoded !== `${creds.apiUser}:${creds.apiKey}`) {
     throw new HttpError(401, { error: 'login_failed' });
   }
-  state.tokenCounts.mtn++;
   sendJson(res, 200, {
     access_token: issueToken(state, 'momo'),
     token_type: 'access_token',

@@ -1,22 +1,20 @@
 // The simulator's hosted Flutterwave card page, at /flutterwave/pay/<id>: the buyer types a test
-// card (flutterwave-page.ts), which is charged as its number chooses (with an OTP step for the
+// card (sim-flutterwave-page.ts), which is charged as its number chooses (with an OTP step for the
 // 3-D Secure card); the buyer is sent back to the redirect_url and a charge.completed webhook
 // carrying the secret hash is posted. Card numbers are typed here only, never on our pages.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { SIMULATOR_CREDENTIALS } from './credentials.ts';
-import { cardPage, endPage, otpPage, TEST_CARDS, TEST_OTP, type TestCard } from './flutterwave-page.ts';
+import { FLUTTERWAVE_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { cardPage, endPage, otpPage, TEST_CARDS, TEST_OTP, type TestCard } from './sim-flutterwave-page.ts';
 import {
   newId,
   transactionView,
   type FlutterwaveSim,
   type FlutterwaveWebhook,
   type FlwPayment,
-} from './flutterwave-state.ts';
-import { HttpError, readBody, sendToReceiver, type SimCall } from './sim-http.ts';
-import { later, scaled, type SimulatorState } from './sim-state.ts';
-
-const creds = SIMULATOR_CREDENTIALS.flutterwave;
+} from './sim-flutterwave-state.ts';
+import { HttpError, readBody, sendToReceiver, type SimCall } from '../../simulator/sim-http.ts';
+import { later, scaled, type SimulatorState } from '../../simulator/sim-state.ts';
 
 /** A card that never completes fails after this (unscaled), as a bank that never answers. */
 const CARD_TIMEOUT_MS = 5 * 60_000;

@@ -6,23 +6,40 @@
 // its reference "Refund <payment reference>" names the payment, and any PIN present is taken.
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isPaymentReference } from '../provider.ts';
-import { SIMULATOR_CREDENTIALS as creds } from './credentials.ts';
-import { scenarioFor } from './scenarios.ts';
-import { header, HttpError, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
-import { createRefund, refundablePayment, type SimRefund } from './sim-refunds.ts';
-import { bearerValid, countQuery, issueToken, type SimulatorState, type Transaction } from './sim-state.ts';
-import { createTransaction, type NetworkRules } from './sim-transactions.ts';
+import { isPaymentReference } from '../../provider.ts';
+import { AIRTEL_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { scenarioFor } from '../../simulator/sim-scenarios.ts';
+import { header, HttpError, obj, readJson, sendJson, type SimCall } from '../../simulator/sim-http.ts';
+import { createRefund, refundablePayment, type SimRefund } from '../../simulator/sim-refunds.ts';
+import {
+  bearerValid,
+  countQuery,
+  issueToken,
+  type SimulatorState,
+  type Transaction,
+} from '../../simulator/sim-state.ts';
+import { createTransaction, type NetworkRules } from '../../simulator/sim-transactions.ts';
+
+/** Airtel's transaction status, response code and message for each declining scenario. */
+export const AIRTEL_DECLINES: Readonly<
+  Record<string, { status: 'TF' | 'TE'; code: string; message: string }>
+> = {
+  '03': { status: 'TF', code: 'DP00800001008', message: 'Transaction refused by the payer' },
+  '04': { status: 'TF', code: 'DP00800001024', message: 'Transaction timed out' },
+  '05': { status: 'TF', code: 'DP00800001007', message: 'Not enough balance' },
+  '06': { status: 'TF', code: 'DP00800001002', message: 'Incorrect PIN entered' },
+  '07': { status: 'TF', code: 'DP00800001003', message: 'Exceeds the payer limit' },
+  '08': { status: 'TF', code: 'DP00800001010', message: 'Payer is not registered' },
+};
 
 /** Airtel's status and code for a transaction; `final` shows the real state even when the enquiry would not. */
 function airtelView(txn: Transaction, final: boolean) {
   const state = final || txn.scenario.statusShowsFinal ? txn.state : 'pending';
-  const decline = txn.scenario.decline;
+  const decline = AIRTEL_DECLINES[txn.scenario.code];
   if (state === 'successful') {
     return { status: 'TS', code: 'DP00800001001', message: 'Transaction is successful' };
   }
-  if (state === 'failed' && decline)
-    return { status: decline.airtelStatus, code: decline.airtelCode, message: decline.message };
+  if (state === 'failed' && decline) return decline;
   return { status: 'TIP', code: 'DP00800001006', message: 'Transaction in progress' };
 }
 
@@ -50,7 +67,10 @@ export const airtelRules: NetworkRules = {
   callbackFor: (state, txn) => {
     const view = airtelView(txn, true);
     return {
-      url: state.airtelCallbackUrl?.replaceAll('{reference}', encodeURIComponent(txn.reference)) ?? null,
+      url:
+        state.registeredCallbacks
+          .get('airtel')
+          ?.replaceAll('{reference}', encodeURIComponent(txn.reference)) ?? null,
       method: 'POST',
       body: {
         transaction: {
@@ -71,11 +91,8 @@ function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
       airtelEnvelope('401', 'Access token is missing, invalid or expired', 'ESB000001'),
     );
   }
-  if (
-    header(req, 'x-country') !== creds.airtel.country ||
-    header(req, 'x-currency') !== creds.airtel.currency
-  ) {
-    throw airtelBad(`X-Country must be ${creds.airtel.country} and X-Currency ${creds.airtel.currency}`);
+  if (header(req, 'x-country') !== creds.country || header(req, 'x-currency') !== creds.currency) {
+    throw airtelBad(`X-Country must be ${creds.country} and X-Currency ${creds.currency}`);
   }
 }
 
@@ -90,13 +107,12 @@ async function issueAirtelToken(state: SimulatorState, { req, res }: SimCall): P
       error_description: 'Use client_credentials.',
     });
   }
-  if (body.client_id !== creds.airtel.clientId || body.client_secret !== creds.airtel.clientSecret) {
+  if (body.client_id !== creds.clientId || body.client_secret !== creds.clientSecret) {
     throw new HttpError(401, {
       error: 'invalid_client',
       error_description: 'Client authentication failed.',
     });
   }
-  state.tokenCounts.airtel++;
   // Airtel sends expires_in as a string.
   sendJson(res, 200, {
     access_token: issueToken(state, 'airtel'),
@@ -121,7 +137,7 @@ async function collectAirtelPayment(state: SimulatorState, { req, res }: SimCall
     throw airtelBad('transaction.amount must be a positive number');
   }
   if (typeof id !== 'string' || id === '' || id.length > 64) throw airtelBad('transaction.id is required');
-  if (currency !== creds.airtel.currency || country !== creds.airtel.country) {
+  if (currency !== creds.currency || country !== creds.country) {
     throw airtelBad('transaction currency and country must match the headers', 'ESB000035');
   }
   createTransaction(state, {

@@ -1,24 +1,30 @@
 // The simulator's Flutterwave, served under /flutterwave: the Standard (hosted payment) API with a
 // fixed secret key (create, verify by reference, refunds), and the hosted card page at /pay/<id>
-// (flutterwave-hosted.ts). Before the card is submitted (or after a cancel) verify finds nothing,
+// (sim-flutterwave-hosted.ts). Before the card is submitted (or after a cancel) verify finds nothing,
 // as at Flutterwave.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SIMULATOR_CREDENTIALS } from './credentials.ts';
-import { hostedPage, PAGE_PATH } from './flutterwave-hosted.ts';
+import { FLUTTERWAVE_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { hostedPage, PAGE_PATH } from './sim-flutterwave-hosted.ts';
 import {
   newId,
   transactionView,
   type FlutterwaveSim,
   type FlwPayment,
   type FlwRefund,
-} from './flutterwave-state.ts';
-import { header, HttpError, isHttpUrl, obj, readJson, sendJson, type SimCall } from './sim-http.ts';
-import { countQuery, later, scaled, type SimulatorState } from './sim-state.ts';
+} from './sim-flutterwave-state.ts';
+import {
+  header,
+  HttpError,
+  isHttpUrl,
+  obj,
+  readJson,
+  sendJson,
+  type SimCall,
+} from '../../simulator/sim-http.ts';
+import { countQuery, later, scaled, type SimulatorState } from '../../simulator/sim-state.ts';
 
-export { createFlutterwaveSim, type FlutterwaveWebhook } from './flutterwave-state.ts';
-
-const creds = SIMULATOR_CREDENTIALS.flutterwave;
+export { createFlutterwaveSim, type FlutterwaveWebhook } from './sim-flutterwave-state.ts';
 
 /** A refund is pending this long (unscaled), then completed. */
 const REFUND_SETTLE_MS = 2_000;

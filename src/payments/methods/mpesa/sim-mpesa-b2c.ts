@@ -5,13 +5,12 @@
 // number chooses the outcome by its last two digits, like a reversal's payer (scenarios.ts 21-24).
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isSafaricomNumber } from '../methods/mpesa/kenyan-numbers.ts';
-import { SIMULATOR_CREDENTIALS } from './credentials.ts';
-import { refundScenarioFor, type RefundScenario } from './scenarios.ts';
-import { isHttpUrl, sendJson, type HttpError, type SimCall } from './sim-http.ts';
-import { later, scaled, type SimulatorState } from './sim-state.ts';
+import { isSafaricomNumber } from './kenyan-numbers.ts';
+import { MPESA_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
+import { refundScenarioFor, type RefundScenario } from '../../simulator/sim-scenarios.ts';
+import { isHttpUrl, sendJson, type HttpError, type SimCall } from '../../simulator/sim-http.ts';
+import { later, scaled, type SimulatorState } from '../../simulator/sim-state.ts';
 
-const creds = SIMULATOR_CREDENTIALS.mpesa;
 const COMMANDS = new Set(['BusinessPayment', 'SalaryPayment', 'PromotionPayment']);
 /** Safaricom pays out no less than KES 10 by B2C. */
 const MIN_SHILLINGS = 10;
@@ -35,7 +34,7 @@ export interface MpesaB2cPayment {
   receipt: string;
 }
 
-/** What the B2C route borrows from the rest of the simulator's Daraja (mpesa.ts). */
+/** What the B2C route borrows from the rest of the simulator's Daraja (sim-mpesa.ts). */
 export interface B2cDeps {
   state: SimulatorState;
   checkBearer(req: IncomingMessage): void;
