@@ -45,7 +45,15 @@ async function main(): Promise<void> {
     .map((s) => `  ${s.code}  ${numbersOf(s.code)}  ${s.summary}`)
     .concat(`  ${DEFAULT_REFUND_SCENARIO.summary}`)
     .join('\n');
-  const currencies = numbered.map((m) => `${m.simulator.label} in ${m.currencies.join(', ')}`).join('; ');
+  // "MTN and Airtel in UGX, M-Pesa in KES": the methods of each currency together.
+  const byCurrency = new Map<string, string[]>();
+  for (const m of numbered) {
+    const currency = m.currencies.join(', ');
+    byCurrency.set(currency, [...(byCurrency.get(currency) ?? []), m.simulator.label]);
+  }
+  const currencies = [...byCurrency]
+    .map(([currency, labels]) => `${labels.join(' and ')} in ${currency}`)
+    .join(', ');
   const refundNotes = methods.flatMap((m) => (m.simulator.refundNote ? [m.simulator.refundNote] : []));
   const notes = methods.flatMap((m) => (m.simulator.notes ? ['', ...m.simulator.notes] : []));
   // Fixed, public test credentials: printing them is the point.

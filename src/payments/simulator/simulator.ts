@@ -17,7 +17,6 @@ import {
   type Submission,
 } from './sim-state.ts';
 
-
 export interface SimulatorOptions<M extends readonly PaymentMethodDefinition[]> {
   /** the methods whose parts it plays; default the registry's */
   methods?: M;
@@ -121,7 +120,7 @@ export async function startSimulator<
     if (req.method === 'GET' && path === '/') {
       return sendJson(res, 200, {
         simulator: `payments (${parts.map((p) => p.definition.contract).join(', ')})`,
-        // Each part's address under its prefix's name (/mtn: mtn), as a provider is known.
+        // Each part's address under its prefix's name (/pay: pay), as its provider is known.
         ...Object.fromEntries(
           parts.map((p) => [p.definition.prefix.slice(1), `${url}${p.definition.prefix}`]),
         ),
@@ -185,7 +184,7 @@ export async function startSimulator<
     },
     submissions: () => state.submissions.map((s) => ({ ...s })),
     callbacks: () => state.deliveries.map((d) => ({ ...d })),
-    tokenRequests: () => Object.fromEntries(parts.map((p) => [p.key, state.tokenCounts.get(p.key) ?? 0])),
+    tokenRequests: () => Object.fromEntries(state.tokenCounts),
     requestCount: () => state.requests,
     revokeTokens: () => {
       state.tokens.clear();
