@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { freePort } from '../helpers/process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
@@ -207,4 +208,26 @@ export function watchProblems(page: Page): string[] {
     }
   });
   return problems;
+}
+
+/**
+ * Moves the page's clock (installed before the page loaded) half a second at a time until `done`:
+ * the page's timers fire once due, while its requests take the time they take.
+ */
+export async function runPageClockUntil(
+  page: Page,
+  what: string,
+  done: () => Promise<boolean>,
+  ms = 30_000,
+): Promise<void> {
+  await waitFor(
+    () => `${what} within ${ms / 1000} s (at ${page.url()})`,
+    async () => {
+      if (await done()) return true;
+      await page.clock.runFor(500);
+      return false;
+    },
+    ms,
+    20,
+  );
 }

@@ -1,7 +1,8 @@
 // The hosted checkout in a real browser (Chromium, 360x740, JavaScript on): a redirect session
 // created through the partner API, the buyer going through every step, paying with simulator
 // numbers, and landing on the partner's on_success_url; then the partner API confirms it.
-// Every step is screenshotted and checked with axe-core.
+// Every step is screenshotted and checked with axe-core. The pages run on Playwright's clock, which
+// the test moves past the wait screen's polls.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
@@ -12,6 +13,7 @@ import {
   apiCall,
   expectAccessible,
   launchBrowser,
+  runPageClockUntil,
   screenshot,
   startListeningHarness,
   startPartnerSite,
@@ -102,6 +104,8 @@ async function newSession(overrides: Record<string, unknown> = {}) {
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
   const page = await context.newPage();
+  // The page's own clock, running with real time until the test moves it.
+  await page.clock.install();
   return { page, problems: watchProblems(page) };
 }
 
@@ -170,8 +174,6 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
   test('a buyer pays with MTN (0770000001) and lands on on_success_url; the API shows it paid', async () => {
     const session = await newSession();
     const { page, problems } = await openPage();
-    // The page's own clock, running with real time until the confirmation is held below.
-    await page.clock.install();
     await page.goto(session.url);
     // Readable at 320 px: nothing wider than the screen.
     await page.setViewportSize({ width: 320, height: 640 });
@@ -203,7 +205,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await expectAccessible(page, 'payment');
 
     await page.getByRole('button', { name: 'Pay UGX 31,050' }).click();
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible());
     assert.ok(await page.getByText(/Payment of UGX\u00a031,050 received/).isVisible());
     assert.ok(await page.getByText('Okello Brian').isVisible());
     await screenshot(page, 'paid-08-confirmation');
@@ -251,7 +254,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
     await page.getByLabel('Mobile money number').fill('0770000003');
     await page.getByRole('button', { name: /^Pay UGX/ }).click();
 
-    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 30_000 });
+    const declined = page.getByRole('heading', { name: 'The payment was declined' });
+    await runPageClockUntil(page, 'declined', () => declined.isVisible());
     assert.ok(await page.getByText(/Your tickets are held for/).isVisible());
     await screenshot(page, 'declined-01-outcome');
     await expectAccessible(page, 'declined outcome');
@@ -270,7 +274,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
 
     await page.getByLabel(/Airtel Money/).check();
     await page.getByRole('button', { name: 'Send the payment prompt' }).click();
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible());
     await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${partnerSite.origin}/thanks?session_id=${session.id}`, { timeout: 30_000 });
 
@@ -310,7 +315,8 @@ describe('hosted checkout in a browser (redirect session)', { timeout: SUITE_TIM
 
     // The window ends by the service's clock: moved past it, rather than waited out.
     h.clock.advance(PROMPT_WINDOW_MS * h.config.payments.timeScale);
-    await page.getByRole('heading', { name: 'The payment prompt timed out' }).waitFor({ timeout: 40_000 });
+    const timedOut = page.getByRole('heading', { name: 'The payment prompt timed out' });
+    await runPageClockUntil(page, 'timed out', () => timedOut.isVisible(), 40_000);
     assert.ok(await page.getByRole('button', { name: 'Send the payment prompt' }).isVisible());
     await screenshot(page, 'timeout-02-outcome');
     assert.equal(await ordersCount(session.id), 1, 'one order for the session');

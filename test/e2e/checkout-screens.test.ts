@@ -2,7 +2,8 @@
 // (test-results/screenshots/screens-<lang>-*.png, to be looked at; the details step at desktop
 // width too) and axe-core with no violation
 // of any impact. The path: tickets, details, payment, the wait screen, another number, declined
-// with the retry tiles, the confirmation; then a cancelled checkout's way back.
+// with the retry tiles, the confirmation; then a cancelled checkout's way back. The wait screen's
+// polls run on the page's clock, moved by the test (runPageClockUntil).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -12,6 +13,7 @@ import {
   newRedirectSession,
   expectAccessible,
   launchBrowser,
+  runPageClockUntil,
   screenshot,
   startListeningHarness,
   startPartnerSite,
@@ -80,6 +82,8 @@ describe('every screen at 360 px, in both languages', { timeout: SUITE_TIMEOUT_M
     test(`${lang}: from the tickets to the confirmation, declined once on the way`, async () => {
       const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
       const page = await context.newPage();
+      // Running with real time until the test moves it.
+      await page.clock.install();
       const problems = watchProblems(page);
       await page.goto(`${await newSession()}?lang=${lang}`);
       await page.locator('html[data-ready]').waitFor();
@@ -110,11 +114,13 @@ describe('every screen at 360 px, in both languages', { timeout: SUITE_TIMEOUT_M
       // the simulator's declining number
       await page.locator('[data-pay-phone]').fill('0770000003');
       await page.locator('form[action*="/retry"] button[type=submit]').click();
-      await page.locator('[data-wait][data-poll="0"] .notice.bad').waitFor({ timeout: 30_000 });
+      const declined = page.locator('[data-wait][data-poll="0"] .notice.bad');
+      await runPageClockUntil(page, 'declined', () => declined.isVisible());
       await look(page, lang, '07-declined');
       await page.locator('[data-pay-phone]').fill('0770000001');
       await page.locator('form[action*="/retry"] button[type=submit]').click();
-      await page.locator('[data-success]').waitFor({ timeout: 30_000 });
+      const success = page.locator('[data-success]');
+      await runPageClockUntil(page, 'the confirmation', () => success.isVisible());
       await look(page, lang, '08-confirmation');
       assert.deepEqual(problems, []);
       await context.close();

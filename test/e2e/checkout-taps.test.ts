@@ -3,7 +3,8 @@
 // and 3 typed fields, with and without the page script); the partner's line items and prefill
 // (nothing typed); several ticket types; a free registration (no phone); declined, then paid.
 // Then the fields a choice reveals, the main button's not-ready look, and the language switch at
-// the top, which keeps the step and all that was typed.
+// the top, which keeps the step and all that was typed. The wait screen's polls run on the page's
+// clock, moved by the test (runPageClockUntil).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
@@ -15,6 +16,7 @@ import {
   newRedirectSession,
   TapCounter,
   launchBrowser,
+  runPageClockUntil,
   startListeningHarness,
   startPartnerSite,
   watchProblems,
@@ -88,6 +90,8 @@ async function openPage(script = true): Promise<{ page: Page; context: BrowserCo
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
   if (!script) await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
   const page = await context.newPage();
+  // Running with real time until the test moves it.
+  await page.clock.install();
   return { page, context, problems: script ? watchProblems(page) : [] };
 }
 
@@ -114,7 +118,7 @@ class Buyer extends TapCounter {
 
   async done(script: boolean): Promise<void> {
     const registered = this.page.getByRole('heading', { name: 'You are registered' });
-    if (script) await registered.waitFor({ timeout: 30_000 });
+    if (script) await runPageClockUntil(this.page, 'registered', () => registered.isVisible());
     else {
       const deadline = Date.now() + 30_000;
       while (!(await registered.isVisible())) {
@@ -256,7 +260,8 @@ describe('taps to the confirmation at 360x740', { timeout: SUITE_TIMEOUT_MS }, (
     await payOnly(buyer, '0770000003', /MTN Mobile Money/, 'UGX\u00a031,050');
     await page.waitForURL(/\/pay(\?|$)/);
     buyer.screens.push('wait');
-    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 30_000 });
+    const declined = page.getByRole('heading', { name: 'The payment was declined' });
+    await runPageClockUntil(page, 'declined', () => declined.isVisible());
     buyer.screens.push('declined');
     await buyer.type(page.getByLabel('Mobile money number'), '0770000001');
     await buyer.tap(page.getByRole('button', { name: 'Send the payment prompt' }));

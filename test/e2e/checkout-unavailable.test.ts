@@ -6,6 +6,8 @@
 // Faults: the service shedding under a real overload (test/helpers/overload-fault.ts), and
 // requests intercepted in the browser (page.route) for lost answers and failed status checks.
 // Screenshots of the 503 page and of the message in place go to test-results/screenshots/.
+// Every page runs on Playwright's clock: the wait screen's polls and back-offs fire when the test
+// moves it, not seconds later.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,6 +18,7 @@ import {
   apiCall,
   expectAccessible,
   launchBrowser,
+  runPageClockUntil,
   screenshot,
   startListeningHarness,
   watchProblems,
@@ -99,6 +102,8 @@ async function open(options: {
     locale: options.language === 'sw' ? 'sw' : 'en-GB',
   });
   const page = await context.newPage();
+  // Running with real time; moved on where the wait screen's timers decide (runPageClockUntil).
+  await page.clock.install();
   // Without the script: blocked, as on a connection that drops it (axe still runs). Through the
   // DevTools protocol rather than route(), which would turn the HTTP cache off: a buyer's browser
   // has the stylesheet cached, and would not ask a shedding service for it again.
@@ -148,11 +153,12 @@ async function expectInReach(page: Page, button: ReturnType<Page['locator']>, wh
 
 async function waitForRegistered(page: Page, language: Language, reload = false): Promise<void> {
   const registered = page.getByRole('heading', { name: WORDS[language].registered });
+  if (!reload) return runPageClockUntil(page, 'registered', () => registered.isVisible());
   const deadline = Date.now() + 30_000;
   while (!(await registered.isVisible())) {
     assert.ok(Date.now() < deadline, `registered within 30 s (at ${page.url()})`);
     await page.waitForTimeout(300);
-    if (reload) await page.reload();
+    await page.reload();
   }
 }
 
@@ -347,7 +353,12 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
     await shown(page).locator('[data-primary]').click();
     await page.getByRole('heading', { name: WORDS.en.approve }).waitFor();
     armed = true;
-    await page.getByText(WORDS.en.stillChecking).waitFor({ timeout: 20_000 });
+    await runPageClockUntil(
+      page,
+      'the still-checking note',
+      () => page.getByText(WORDS.en.stillChecking).isVisible(),
+      20_000,
+    );
     await screenshot(page, 'unavailable-wait-still-checking-en-360');
     await waitForRegistered(page, 'en');
     assert.ok(checks > faults.length, `${checks} checks`);

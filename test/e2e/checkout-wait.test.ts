@@ -3,11 +3,16 @@
 // network", the cancel confirmation (a panel with the script, a page without), focus on the
 // result heading after every load, axe-core on each screen, and the keyboard alone. The order
 // form is posted directly (its steps are tested elsewhere). Payments run ten times faster
-// (PAYMENT_TIME_SCALE 0.1): a 30 s prompt window, "Resend prompt" after 3 s.
+// (PAYMENT_TIME_SCALE 0.1): a 30 s prompt window, "Resend prompt" after 3 s. The pages run on
+// Playwright's clock and the test moves it where the wait screen's timers decide (its polls, when
+// "Resend prompt" shows), the service's clock where the service decides, and the payer approves
+// when the test says (the simulator's test control).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { nextPollDelayMs } from '../../src/payments/payment-schedule.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import {
   getToken,
   makeEvent,
@@ -21,6 +26,7 @@ import {
   apiCall,
   expectAccessible,
   launchBrowser,
+  runPageClockUntil,
   screenshot,
   startPartnerSite,
   watchProblems,
@@ -31,7 +37,11 @@ const SMALL = { width: 320, height: 640 };
 const LARGE = { width: 360, height: 740 };
 /** A stuck browser fails the suite instead of stalling the run. */
 const SUITE_TIMEOUT_MS = 240_000;
+const TIME_SCALE = 0.1;
+/** The longest wait between two of the job's questions while the prompt is out, scaled. */
+const LONGEST_JOB_POLL_MS = Math.max(...[0, 1, 2, 3, 4].map(nextPollDelayMs)) * TIME_SCALE;
 
+let sim: Simulator;
 let h: Harness;
 let api: string;
 let browser: Browser;
@@ -45,12 +55,15 @@ before(
   async () => {
     const [apiPort, sitePort, appPort] = [await freePort(), await freePort(), await freePort()];
     api = `http://127.0.0.1:${apiPort}`;
+    // The simulator the service would start, but the test's own: its approve() is the payer.
+    sim = await startSimulator({ timeScale: TIME_SCALE });
     h = await startHarness({
       env: {
         API_URL: api,
         SITE_URL: `http://127.0.0.1:${sitePort}`,
         APP_URL: `http://127.0.0.1:${appPort}`,
-        PAYMENT_TIME_SCALE: '0.1',
+        PAYMENT_TIME_SCALE: String(TIME_SCALE),
+        SIMULATOR_URL: sim.url,
       },
     });
     await h.service.listen();
@@ -76,6 +89,7 @@ after(async () => {
   await browser?.close();
   await partnerSite?.close();
   await h?.close();
+  await sim?.close();
 });
 
 async function newSession(embedded = false) {
@@ -101,6 +115,8 @@ async function openPage(viewport = LARGE, script = true): Promise<{ page: Page; 
   const context: BrowserContext = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   if (!script) await context.route(/\/assets\/checkout\.[^/]+\.js$/, (route) => route.abort());
   const page = await context.newPage();
+  // Running with real time until the test moves it.
+  await page.clock.install();
   return { page, problems: watchProblems(page) };
 }
 
@@ -150,6 +166,17 @@ async function attemptsOf(sessionId: string) {
   );
 }
 
+/** The payer approves the session's pending prompt now; the service's job asks at its next question. */
+async function approveNow(sessionId: string): Promise<void> {
+  const [attempt] = await h.service.ctx.database.rows<{ reference: string }>(
+    sql`SELECT a.reference FROM payment_attempts a JOIN orders o ON o.id = a.order_id
+        WHERE o.checkout_session_id = ${sessionId} AND a.status = 'pending'`,
+  );
+  assert.ok(attempt && sim.approve(attempt.reference), 'a prompt was out');
+  h.clock.advance(LONGEST_JOB_POLL_MS);
+  await h.service.jobs.runDue();
+}
+
 async function orderStatus(sessionId: string) {
   const [row] = await h.service.ctx.database.rows<{ status: string }>(
     sql`SELECT status FROM orders WHERE checkout_session_id = ${sessionId}`,
@@ -170,10 +197,16 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('counts the prompt down, polls every 2 s, and offers "Resend prompt" after half a minute', async () => {
     const session = await newSession();
     const { page, problems } = await openPage(SMALL);
-    const polls: number[] = [];
-    page.on('request', (r) => {
-      if (r.url().endsWith('/status.json')) polls.push(Date.now());
+    // Each status check at the page's clock, which the test moves (the test's own time would not tell).
+    await page.addInitScript(() => {
+      const polls: number[] = ((window as unknown as { __polls: number[] }).__polls = []);
+      const send = window.fetch.bind(window);
+      window.fetch = (input, init) => {
+        if (String(input).endsWith('/status.json')) polls.push(Date.now());
+        return send(input, init);
+      };
     });
+    const polls = () => page.evaluate(() => (window as unknown as { __polls: number[] }).__polls);
     await payFrom(page, session, '0770000009');
     await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
     assert.equal(await focusedId(page), 'h-wait', 'focus on the result heading');
@@ -190,13 +223,15 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
     await expectAccessible(page, 'wait screen 320');
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), 'no sideways scroll');
 
-    // Due 3 s (scaled) after the prompt; a loaded machine may take longer to show it.
-    await page.getByRole('button', { name: 'Resend prompt' }).waitFor({ timeout: 30_000 });
+    // The half minute (3 s scaled) passes on the service's clock, and on the page's while it polls:
+    // "Resend prompt" shows by the page's timer, and the server takes it.
+    h.clock.advance(3_000);
+    await runPageClockUntil(page, 'five status checks', async () => (await polls()).length >= 5);
+    assert.ok(await page.getByRole('button', { name: 'Resend prompt' }).isVisible(), 'after the half minute');
     assert.ok((await shownSeconds(page, '[data-prompt-countdown]')) < first, 'counting down');
     // Steady polling while the prompt is out: no gap grows past about 2 s (a backoff would, by 10 s).
-    await page.waitForTimeout(Math.max(0, polls[0]! + 9_000 - Date.now()));
-    const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
-    assert.ok(gaps.length >= 4, `polled ${polls.length} times`);
+    const times = await polls();
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
     assert.ok(Math.max(...gaps) < 3000, `gaps ${gaps.join(', ')}`);
     await page.setViewportSize(LARGE);
     await screenshot(page, 'wait-02-resend-360px');
@@ -249,20 +284,26 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
     await page.keyboard.type('0700000001');
     assert.ok(await page.getByLabel(/Airtel Money/).isChecked(), 'the network follows the number');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 15_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible(), 15_000);
     assert.equal(await focusedId(page), 'h-done', 'focus on the result heading');
     assert.equal(await orderStatus(session.id), 'paid');
     assert.deepEqual(problems, []);
     await page.context().close();
   });
 
-  test('a slow approval (0770000002) shows "You are registered" within a few seconds', async () => {
+  test('a payment approved after the first checks shows "You are registered" at the next one', async () => {
     const session = await newSession();
     const { page, problems } = await openPage(LARGE);
-    await payFrom(page, session, '0770000002');
+    let checks = 0;
+    page.on('request', (r) => void (r.url().endsWith('/status.json') && checks++));
+    await payFrom(page, session, '0770000009');
     await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
-    // Approved about 2.5 s after the prompt (scaled); polling every 2 s shows it soon after.
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 10_000 });
+    await runPageClockUntil(page, 'a first check', async () => checks > 0);
+    assert.ok(await page.getByRole('heading', { name: 'Approve the payment on your phone' }).isVisible());
+    await approveNow(session.id);
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible(), 10_000);
     assert.deepEqual(problems, []);
     await page.context().close();
   });
@@ -303,7 +344,8 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
     const session = await newSession();
     const { page, problems } = await openPage(SMALL);
     await payFrom(page, session, '0700000003', 'airtel');
-    await page.getByRole('heading', { name: 'The payment was declined' }).waitFor({ timeout: 15_000 });
+    const declined = page.getByRole('heading', { name: 'The payment was declined' });
+    await runPageClockUntil(page, 'declined', () => declined.isVisible(), 15_000);
     assert.equal(await focusedId(page), 'h-wait');
     assert.match(
       (await page.locator('[data-wait] [role=status]').textContent())!,

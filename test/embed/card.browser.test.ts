@@ -4,12 +4,14 @@
 // close this tab" while the modal, still watching, shows the confirmation and onSuccess fires; a
 // declined card shows the failure and the buyer pays by MTN instead. Screenshots of the payment
 // step, the modal's card wait screen and the new tab's confirmation go to SHOTS_DIR when it is set.
+// The pages run on Playwright's clock, which the test moves past the wait screens' polls.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Frame, Page } from 'playwright-core';
 import { organizations } from '../../src/organizations/organizations.schema.ts';
+import { runPageClockUntil } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner, type TestPartner } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -121,13 +123,16 @@ describe('cards on the hosted checkout in a browser', { skip: NO_BROWSER ?? fals
       on_cancel_url: `${w.stranger.url}/race`,
     });
     const { page, context } = await w.newPage({ viewport: PHONE });
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(session.url);
     await chooseCard(page, page.mainFrame(), 'card-payment-step');
     await page.getByRole('button', { name: `Pay ${CARD_TOTAL}` }).click();
     // A top-level navigation to the provider's page.
     await page.waitForURL(/\/flutterwave\/pay\//);
     await payOnCardPage(page, '5531886652142950', true);
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible());
     assert.ok(await page.getByText(`Payment of ${CARD_TOTAL} received`).isVisible());
     assert.equal(await page.locator('[data-close-tab]').count(), 0);
     const order = await readOrder(session.id);
@@ -152,6 +157,8 @@ document.getElementById('open').addEventListener('click', function () {
 </script></body></html>`,
     });
     const { page, context } = await w.newPage({ viewport: PHONE });
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(`${w.stranger.url}/race`);
     await page.getByRole('button', { name: 'Register' }).click();
     await waitForReady(page);
@@ -179,12 +186,14 @@ document.getElementById('open').addEventListener('click', function () {
     await tab.setViewportSize(PHONE);
     await tab.waitForURL(/\/flutterwave\/pay\//);
     await payOnCardPage(tab, '5531886652142950', true);
-    await tab.getByText('You may close this tab').waitFor({ timeout: 30_000 });
+    const closeTab = tab.getByText('You may close this tab');
+    await runPageClockUntil(tab, 'the tab done', () => closeTab.isVisible());
     assert.ok(await tab.getByRole('heading', { name: 'You are registered' }).isVisible());
     await shoot(tab, 'card-new-tab-done');
 
     // The modal kept watching: its confirmation, and onSuccess with the order.
-    await frame.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = frame.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'the modal registered', () => registered.isVisible());
     const [first] = await waitForEvents(page, 1, 20_000);
     assert.equal(first![0], 'success');
     const result = first![1] as { session_id: string; order_id: string };
@@ -201,12 +210,15 @@ document.getElementById('open').addEventListener('click', function () {
       on_cancel_url: `${w.stranger.url}/race`,
     });
     const { page, context } = await w.newPage({ viewport: PHONE });
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(session.url);
     await chooseCard(page, page.mainFrame());
     await page.getByRole('button', { name: `Pay ${CARD_TOTAL}` }).click();
     await page.waitForURL(/\/flutterwave\/pay\//);
     await payOnCardPage(page, '4000000000000002', false);
-    await page.getByRole('heading', { name: 'The card was declined' }).waitFor({ timeout: 30_000 });
+    const declined = page.getByRole('heading', { name: 'The card was declined' });
+    await runPageClockUntil(page, 'declined', () => declined.isVisible());
     assert.ok(await page.getByText('Your bank did not approve the payment.', { exact: false }).isVisible());
     await shoot(page, 'card-declined');
     // The retry form: MTN, and its number shows again.
@@ -215,7 +227,8 @@ document.getElementById('open').addEventListener('click', function () {
     await number.waitFor();
     await number.fill('0770000001');
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible());
     assert.ok(await page.getByText(`Payment of ${MTN_TOTAL} received`).isVisible());
     const order = await readOrder(session.id);
     assert.deepEqual([order.status, order.payment_method, order.total], ['paid', 'momo', 31_050]);

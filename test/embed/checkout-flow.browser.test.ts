@@ -2,10 +2,12 @@
 // checkout.js by publishable key and by a session its server created, the buyer pays in the
 // framed hosted page with the simulator's number 01, onSuccess fires once, and the partner's
 // server confirms the payment by reading the session. Also: Cancel and Done, a host page with a
-// strict Content-Security-Policy, and the redirect integration of the same partner site.
+// strict Content-Security-Policy, and the redirect integration of the same partner site. The pages
+// that pay run on Playwright's clock, which the test moves past the wait screen's polls.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { runPageClockUntil } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -15,7 +17,6 @@ import {
   openCheckout,
   payInFrame,
   startWorld,
-  waitForEvents,
   waitForReady,
   type World,
 } from './browser-world.ts';
@@ -56,10 +57,9 @@ async function payAndConfirm(page: Page): Promise<{ code: string; sessionId: str
   const sessionId = frame.url().split('/checkout/')[1]!.split(/[/?#]/)[0]!;
   await payInFrame(frame);
   // Generous: on a machine busy with other test files the first payment of a browser is slow.
-  await page
-    .locator('#log li', { hasText: /^success / })
-    .waitFor({ timeout: 45_000 })
-    .catch(async (error: Error) => {
+  const success = page.locator('#log li', { hasText: /^success / });
+  await runPageClockUntil(page, 'onSuccess', () => success.isVisible(), 45_000).catch(
+    async (error: Error) => {
       const shown = await frame
         .locator('body')
         .innerText()
@@ -69,7 +69,8 @@ async function payAndConfirm(page: Page): Promise<{ code: string; sessionId: str
         `${error.message}\nthe checkout shows: ${shown}\nthe page's log: ${await pageLog(page)}` +
           `\nthe session reads: ${JSON.stringify(session)}`,
       );
-    });
+    },
+  );
   const code = (await pageLog(page)).find((line) => line.startsWith('success '))!.slice('success '.length);
   await page.locator('#fulfilment', { hasText: 'Confirmed by our server' }).waitFor({ timeout: 20_000 });
   assert.equal(
@@ -90,6 +91,8 @@ describe('embedded checkout, end to end', { skip: NO_BROWSER ?? false }, () => {
 
   test('publishable-key flow: pays with number 01, onSuccess once, confirmed by the server, Done closes', async () => {
     const { page, context } = await w.newPage();
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     const violations = await watchViolations(page);
     const mainFrameNavigations: string[] = [];
     page.on(
@@ -157,6 +160,8 @@ describe('embedded checkout, end to end', { skip: NO_BROWSER ?? false }, () => {
 
   test('sessionId flow: a session made by the partner server, paid, confirmed by the server', async () => {
     const { page, context } = await w.newPage();
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(w.partnerSite.url);
     await page.getByRole('button', { name: /session our server created/ }).click();
     const { code, sessionId } = await payAndConfirm(page);
@@ -217,6 +222,8 @@ document.getElementById('open').addEventListener('click', function () {
 </script></body></html>`,
     });
     const { page, context } = await w.newPage();
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     const violations = await watchViolations(page);
     await page.goto(`${origin}/strict`);
     await page.getByRole('button', { name: 'Register' }).click();
@@ -230,7 +237,8 @@ document.getElementById('open').addEventListener('click', function () {
       'fixed',
     );
     await payInFrame(await checkoutFrame(page, w.site));
-    const [first] = await waitForEvents(page, 1, 20_000);
+    await runPageClockUntil(page, 'onSuccess', async () => (await events(page)).length >= 1, 20_000);
+    const [first] = await events(page);
     assert.equal(first![0], 'success');
     assert.equal((first![1] as { session_id: string }).session_id, sessionId);
     assert.deepEqual(await violations(), []);
@@ -239,11 +247,14 @@ document.getElementById('open').addEventListener('click', function () {
 
   test('redirect integration of the same partner: hosted page, back to /thanks, confirmed by the server', async () => {
     const { page, context } = await w.newPage();
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(w.partnerSite.url);
     await page.getByRole('button', { name: /hosted checkout page/ }).click();
     await page.waitForURL(`${w.site}/checkout/**`);
     await payInFrame(page.mainFrame());
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 30_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible());
     await page.getByRole('link', { name: /^Continue to / }).click();
     await page.waitForURL(`${w.partnerSite.url}/thanks?session_id=**`, { timeout: 30_000 });
     assert.match(await page.locator('#confirmation').innerText(), /^Order [A-Z0-9]{8} is paid/);

@@ -4,14 +4,19 @@
 // on the confirmation, whose Done fires onClose again. Also: no prompt, no question; the partner's
 // close() never asks; open() while a closed checkout is still watched; Back inside the frame.
 //
-// The payment clock runs at half speed here (PAYMENT_TIME_SCALE 0.5, the harness uses 0.01), so
-// the simulator's slow number 02 approves about 12 s after the prompt: time for the buyer to
-// close the modal first.
+// The payer approves when the test says (a simulator of the test's own, its number 09 pending
+// until then, and a prompt window at full length); the service then learns of it at its job's
+// next question, its clock moved there, and the checkout page at its next status poll, its clock
+// moved too: the real polling, without its waits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { eq } from 'drizzle-orm';
 import type { Frame, Page } from 'playwright-core';
+import { nextPollDelayMs } from '../../src/payments/payment-schedule.ts';
+import { paymentAttempts } from '../../src/payments/payments.schema.ts';
+import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
 import { screenshot } from '../e2e/browser-helpers.ts';
 import { bearer, getToken } from '../helpers/harness.ts';
 import {
@@ -25,20 +30,24 @@ import {
 } from './browser-world.ts';
 
 let w: World;
+let sim: Simulator;
 
 const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
-const SLOW_APPROVAL = '0770000002';
+/** Pending for ever unless approved (the simulator's test control). */
+const APPROVED_BY_THE_TEST = '0770000009';
 const CONFIRM = 'Close while your payment is waiting?';
 const QUIET_MS = 500;
-/** Approval at ~12 s, then up to 8 s until the wait screen's next status poll. */
-const PAID_WITHIN_MS = 45_000;
+/** The wait screen's status poll (payment-wait.ts POLL_MS). */
+const PAGE_POLL_MS = 2000;
+/** The longest wait between two of the job's questions while the prompt is out. */
+const LONGEST_JOB_POLL_MS = Math.max(...[0, 1, 2, 3, 4].map(nextPollDelayMs));
 
 /**
  * From the checkout's first step to the wait screen (a prompt out on the slow number). The only
  * place that knows the form: another change reshapes it, the `data-poll="1"` marker stays.
  */
 async function reachWaitScreen(frame: Frame): Promise<void> {
-  await payInFrame(frame, { phone: SLOW_APPROVAL });
+  await payInFrame(frame, { phone: APPROVED_BY_THE_TEST });
   await frame.locator('[data-poll="1"]').waitFor({ timeout: 20_000 });
 }
 
@@ -49,6 +58,8 @@ async function pageLog(page: Page): Promise<string[]> {
 
 async function openByKey(): Promise<{ page: Page; frame: Frame; sessionId: string }> {
   const { page } = await w.newPage({ viewport: { width: 360, height: 740 } });
+  // The pages' own clock, running with real time until a test moves it (the checkout page's poll).
+  await page.clock.install();
   await page.goto(w.partnerSite.url);
   await page.getByRole('button', { name: /publishable key/ }).click();
   await waitForReady(page);
@@ -67,6 +78,22 @@ async function readSession(sessionId: string) {
   });
   assert.equal(res.statusCode, 200);
   return res.json().data;
+}
+
+/**
+ * The payer approves the session's prompt now; the service's job asks at its next question (its
+ * clock moved there) and the checkout page polls next (its clock moved by one poll).
+ */
+async function approveAndPoll(page: Page, sessionId: string): Promise<void> {
+  const orderId = (await readSession(sessionId)).order.id;
+  const [attempt] = await w.h.service.ctx.database.db
+    .select()
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.orderId, orderId));
+  assert.ok(sim.approve(attempt!.reference), 'the prompt was still out');
+  w.h.clock.advance(LONGEST_JOB_POLL_MS);
+  await w.h.service.jobs.runDue();
+  await page.clock.runFor(PAGE_POLL_MS);
 }
 
 /** The overlay on screen (a closed checkout still watching stays in the DOM, hidden). */
@@ -98,10 +125,12 @@ async function focusedInFrame(frame: Frame): Promise<string> {
 
 describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, () => {
   before(async () => {
-    w = await startWorld({ env: { PAYMENT_TIME_SCALE: '0.5' } });
+    sim = await startSimulator({ timeScale: 1 });
+    w = await startWorld({ env: { SIMULATOR_URL: sim.url, PAYMENT_TIME_SCALE: '1' } });
   });
   after(async () => {
     await w?.close();
+    await sim?.close();
   });
 
   test('asks before closing while a prompt is out; closed anyway, it still shows the paid order and fires onSuccess once', async () => {
@@ -155,8 +184,9 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'buy-with-key');
     assert.deepEqual(await pageLog(page), ['close']);
 
-    // The approval comes in: onSuccess once, and the modal is back on the confirmation.
-    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: PAID_WITHIN_MS });
+    // The approval comes in after the close: onSuccess once, and the modal is back on the confirmation.
+    await approveAndPoll(page, sessionId);
+    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: 20_000 });
     const code = (await pageLog(page))[1]!.slice('success '.length);
     assert.ok(await modalShown(page), 'the modal shows again');
     await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
@@ -215,7 +245,7 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
   });
 
   test("the partner's close() mid-payment does not ask; a new checkout opens meanwhile; the paid one shows after it", async () => {
-    const { page, frame } = await openByKey();
+    const { page, frame, sessionId } = await openByKey();
     await reachWaitScreen(frame);
     await page.evaluate(() => window.ServiceCheckout!.close());
     await page.locator('#log li', { hasText: /^close$/ }).waitFor();
@@ -232,7 +262,8 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
 
     // The first order is paid while the second checkout is open: onSuccess at once, and the
     // confirmation waits until the buyer closes the second one (no prompt there: at once).
-    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: PAID_WITHIN_MS });
+    await approveAndPoll(page, sessionId);
+    await page.locator('#log li', { hasText: /^success / }).waitFor({ timeout: 20_000 });
     await page.waitForTimeout(QUIET_MS);
     assert.equal(await page.locator('[role="dialog"]:visible').count(), 1);
     assert.ok(

@@ -2,11 +2,13 @@
 // number asked as a Safaricom one), prices in shillings, a Ugandan number refused in the browser
 // in Kenya's words, and a payment from the simulator's 0711000001 reaching the paid confirmation,
 // in redirect mode and in checkout.js's modal, at 360 px. Screenshots of the payment step at
-// 360 and 1280 px go to SHOTS_DIR when it is set.
+// 360 and 1280 px go to SHOTS_DIR when it is set. The pages run on Playwright's clock, which the
+// test moves past the wait screen's polls.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
+import { runPageClockUntil } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner, type TestPartner } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -129,10 +131,13 @@ describe('a KES event paid with M-Pesa in a browser', { skip: NO_BROWSER ?? fals
       on_cancel_url: `${w.stranger.url}/race`,
     });
     const { page, context } = await w.newPage({ viewport: PHONE });
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(session.url);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scroll');
     await payWithMpesa(page, page.mainFrame(), 'kes-redirect');
-    await page.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 45_000 });
+    const registered = page.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible(), 45_000);
     assert.ok(await page.getByText(`Payment of ${TOTAL} received`).isVisible());
     const order = await readOrder(session.id);
     assert.deepEqual([order.status, order.payment_method, order.total], ['paid', 'mpesa', 155_300]);
@@ -156,12 +161,15 @@ document.getElementById('open').addEventListener('click', function () {
 </script></body></html>`,
     });
     const { page, context } = await w.newPage({ viewport: PHONE });
+    // Running with real time until the test moves it past the wait screen's polls.
+    await page.clock.install();
     await page.goto(`${w.stranger.url}/race`);
     await page.getByRole('button', { name: 'Register' }).click();
     await waitForReady(page);
     const frame = await checkoutFrame(page, w.site);
     await payWithMpesa(page, frame, 'kes-modal');
-    await frame.getByRole('heading', { name: 'You are registered' }).waitFor({ timeout: 45_000 });
+    const registered = frame.getByRole('heading', { name: 'You are registered' });
+    await runPageClockUntil(page, 'registered', () => registered.isVisible(), 45_000);
     assert.ok(await frame.getByText(`Payment of ${TOTAL} received`).isVisible());
     const [first] = await waitForEvents(page, 1, 20_000);
     assert.equal(first![0], 'success');
