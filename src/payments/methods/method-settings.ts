@@ -49,3 +49,17 @@ export function allOrNone(env: object, names: readonly string[], what: string): 
   }
   return true;
 }
+
+/**
+ * A setting a live service cannot start without; `what` says why (the README's "Going live" lists
+ * them all).
+ */
+export function requiredWhenLive(value: string | undefined, name: string, what: string): string {
+  if (!value) {
+    throw new ConfigError(
+      `${name} is required when PAYMENT_PROVIDER=live: ${what} (README, "Going live"); ` +
+        'PAYMENT_PROVIDER=simulator runs without them',
+    );
+  }
+  return value;
+}

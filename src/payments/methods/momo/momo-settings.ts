@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { ConfigError } from '../../../config-error.ts';
 import { httpUrl } from '../../../config-schema-parts.ts';
-import { defineSettings } from '../method-settings.ts';
+import { defineSettings, requiredWhenLive } from '../method-settings.ts';
 
 const env = {
   // Both networks cap one Ugandan merchant payment at UGX 5,000,000
@@ -46,15 +46,9 @@ export interface MomoLiveConfig {
   disbursement?: { subscriptionKey: string; apiUser?: string; apiKey?: string };
 }
 
-/** A live service takes MTN MoMo always: each credential is required (the same words as Airtel's). */
-function required(value: string | undefined, name: string): string {
-  if (!value)
-    throw new ConfigError(
-      `${name} is required when PAYMENT_PROVIDER=live: a live start needs every MTN MoMo and Airtel ` +
-        'Money credential (README, "Going live"); PAYMENT_PROVIDER=simulator runs without them',
-    );
-  return value;
-}
+// A live service in Uganda always takes MTN MoMo (and Airtel Money): each credential is required.
+const required = (value: string | undefined, name: string) =>
+  requiredWhenLive(value, name, 'a live start needs every MTN MoMo and Airtel Money credential');
 
 export const momoSettings = defineSettings({
   key: 'momo',
