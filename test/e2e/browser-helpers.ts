@@ -231,3 +231,12 @@ export async function runPageClockUntil(
     20,
   );
 }
+
+/**
+ * Clicks a control whose click removes its own frame (the modal's × or Done): input sent to a frame
+ * going away can wait until its time-out, so the click is not awaited, and the caller's waits on the
+ * page (which time out) decide.
+ */
+export function clickRemovingFrame(target: Locator): void {
+  void target.click().catch(() => {});
+}

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { PROMPT_WINDOW_MS } from '../../src/payments/payment-schedule.ts';
 import { getToken, makeEvent, makePartner, type Harness, type TestPartner } from '../helpers/harness.ts';
 import {
+  clickRemovingFrame,
   apiCall,
   expectAccessible,
   launchBrowser,
@@ -594,7 +595,7 @@ describe('hosted checkout in a frame (embedded session)', { timeout: SUITE_TIMEO
     // Never a redirect of the host page.
     assert.equal(page.url(), `${partnerSite.origin}/embed?src=${encodeURIComponent(session.url)}`);
     await screenshot(page, 'embedded-01-confirmation');
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     await page.waitForFunction(() =>
       (window as unknown as { received: { data: { type: string } }[] }).received.some(
         (m) => m.data.type === 'service:close',

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { runPageClockUntil } from '../e2e/browser-helpers.ts';
+import { clickRemovingFrame, runPageClockUntil } from '../e2e/browser-helpers.ts';
 import { bearer, getToken, makeEvent, makePartner } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -143,7 +143,7 @@ describe('embedded checkout, end to end', { skip: NO_BROWSER ?? false }, () => {
     // The modal stays on the confirmation; Done closes it.
     assert.equal(await dialogCount(page), 1);
     await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     await page.locator('#log li', { hasText: /^close$/ }).waitFor();
     assert.deepEqual(await pageLog(page), [`success ${code}`, 'close']);
     assert.equal(await dialogCount(page), 0);
@@ -168,7 +168,7 @@ describe('embedded checkout, end to end', { skip: NO_BROWSER ?? false }, () => {
     const session = await readSession(sessionId);
     assert.deepEqual([session.status, session.order.status, session.order.code], ['complete', 'paid', code]);
     const frame = await checkoutFrame(page, w.site);
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     await page.locator('#log li', { hasText: /^close$/ }).waitFor();
     assert.deepEqual(await pageLog(page), [`success ${code}`, 'close']);
     await context.close();

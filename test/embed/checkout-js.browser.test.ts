@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CheckoutError } from '../../web/checkout-js/checkout.ts';
+import { clickRemovingFrame } from '../e2e/browser-helpers.ts';
 import { makeEvent, makePartner } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -499,7 +500,7 @@ describe('checkout.js in Chromium', { skip: NO_BROWSER ?? false }, () => {
       await openCheckout(page, { sessionId });
       await waitForReady(page);
       assert.equal(await page.getByRole('button', { name: 'Close checkout' }).count(), 0, 'no bar');
-      await (await checkoutFrame(page, w.site)).getByRole('button', { name: 'Close checkout' }).click();
+      clickRemovingFrame((await checkoutFrame(page, w.site)).getByRole('button', { name: 'Close checkout' }));
       assert.deepEqual(await waitForEvents(page, 3), [['close'], ['close'], ['close']]);
       assert.equal(await dialogCount(page), 0);
     });

@@ -17,7 +17,7 @@ import type { Frame, Page } from 'playwright-core';
 import { nextPollDelayMs } from '../../src/payments/payment-schedule.ts';
 import { paymentAttempts } from '../../src/payments/payments.schema.ts';
 import { startSimulator, type Simulator } from '../../src/payments/simulator/simulator.ts';
-import { screenshot } from '../e2e/browser-helpers.ts';
+import { clickRemovingFrame, screenshot } from '../e2e/browser-helpers.ts';
 import { bearer, getToken } from '../helpers/harness.ts';
 import {
   checkoutFrame,
@@ -210,7 +210,7 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
     );
 
     // Done is one more dismissal: onClose again, and the overlay is gone for good.
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     await page
       .locator('#log li', { hasText: /^close$/ })
       .nth(1)
@@ -236,7 +236,10 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
       await waitForReady(page);
       // Esc in the checkout page, which has focus.
       if (how === 'Escape') escape('down');
-      else await (await checkoutFrame(page, w.site)).getByRole('button', { name: 'Close checkout' }).click();
+      else
+        clickRemovingFrame(
+          (await checkoutFrame(page, w.site)).getByRole('button', { name: 'Close checkout' }),
+        );
       await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
       if (how === 'Escape') escape('up');
     }
@@ -272,11 +275,11 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
         .first()
         .isVisible(),
     );
-    await second.getByRole('button', { name: 'Close checkout' }).click();
+    clickRemovingFrame(second.getByRole('button', { name: 'Close checkout' }));
     await frame.getByRole('heading', { name: 'You are registered' }).waitFor();
     assert.ok(await frame.getByRole('button', { name: 'Done' }).isVisible(), 'the first one is back');
     const code = (await pageLog(page))[1]!.slice('success '.length);
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
     assert.deepEqual(await pageLog(page), ['close', `success ${code}`, 'close', 'close']);
     await page.context().close();

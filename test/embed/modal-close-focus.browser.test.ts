@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Frame, Page } from 'playwright-core';
 import { embedSw } from '../../src/site/messages/embed.sw.ts';
 import { statusEn } from '../../src/site/messages/status.en.ts';
-import { screenshot } from '../e2e/browser-helpers.ts';
+import { clickRemovingFrame, screenshot } from '../e2e/browser-helpers.ts';
 import {
   checkoutFrame,
   createEmbeddedSession,
@@ -120,7 +120,7 @@ describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? 
       .first()
       .waitFor();
     await screenshot(page, 'embedded-sw-tickets-360', { fullPage: false });
-    await frame.getByRole('button', { name: embedSw.closeCheckout }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: embedSw.closeCheckout }));
     assert.deepEqual(await waitForEvents(page, 1), [['close']]);
 
     // A session made by the partner's server: the option goes to the page as ?lang=sw.
@@ -232,7 +232,7 @@ describe('the modal at phone size: locale, close, focus', { skip: NO_BROWSER ?? 
     const status = frame.locator('[data-success] [role="status"]');
     await status.getByText(/^Payment of .+ received\.$/).waitFor();
     assert.equal(await frame.locator('[autofocus]').count(), 0, 'no autofocus in the frame');
-    await frame.getByRole('button', { name: 'Done' }).click();
+    clickRemovingFrame(frame.getByRole('button', { name: 'Done' }));
     assert.deepEqual((await waitForEvents(page, 2))[1], ['close']);
     assert.deepEqual(said, []);
     await page.context().close();
