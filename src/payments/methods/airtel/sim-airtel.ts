@@ -2,23 +2,16 @@
 // the collection payment and its enquiry, each call checked for the bearer token and the
 // country and currency headers. Airtel's callback URL is registered, not sent per request. A refund
 // names the payment's airtel_money_id and is enquired like a payment, under its own id. A part of a
-// payment goes back as a disbursement (B2C) to the payer, enquired under /standard/v1/disbursements;
-// its reference "Refund <payment reference>" names the payment, and any PIN present is taken.
+// payment goes back as a disbursement (sim-airtel-disbursements.ts).
 import { randomInt } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { isPaymentReference } from '../../provider.ts';
 import { AIRTEL_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
 import { scenarioFor } from '../../simulator/sim-scenarios.ts';
-import { header, HttpError, obj, readJson, sendJson, type SimCall } from '../../simulator/sim-http.ts';
+import { HttpError, obj, readJson, sendJson, type SimCall } from '../../simulator/sim-http.ts';
 import { createRefund, refundablePayment, type SimRefund } from '../../simulator/sim-refunds.ts';
-import {
-  bearerValid,
-  countQuery,
-  issueToken,
-  type SimulatorState,
-  type Transaction,
-} from '../../simulator/sim-state.ts';
+import { countQuery, issueToken, type SimulatorState, type Transaction } from '../../simulator/sim-state.ts';
 import { createTransaction, type NetworkRules } from '../../simulator/sim-transactions.ts';
+import { airtelBad, airtelEnvelope, checkApiCall } from './sim-airtel-wire.ts';
+import { DISBURSEMENT_PATH, disburseAirtel, enquireAirtelDisbursement } from './sim-airtel-disbursements.ts';
 
 /** Airtel's transaction status, response code and message for each declining scenario. */
 export const AIRTEL_DECLINES: Readonly<
@@ -42,13 +35,6 @@ function airtelView(txn: Transaction, final: boolean) {
   if (state === 'failed' && decline) return decline;
   return { status: 'TIP', code: 'DP00800001006', message: 'Transaction in progress' };
 }
-
-const airtelEnvelope = (code: string, message: string, resultCode: string, extra: object = {}) => ({
-  data: {},
-  status: { code, message, result_code: resultCode, success: false, ...extra },
-});
-const airtelBad = (message: string, resultCode = 'ESB000008') =>
-  new HttpError(400, airtelEnvelope('400', message, resultCode));
 
 export const airtelRules: NetworkRules = {
   newTransactionId: () => `SIM${randomInt(1e9, 1e10 - 1)}`,
@@ -83,18 +69,6 @@ export const airtelRules: NetworkRules = {
     };
   },
 };
-
-function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
-  if (!bearerValid(state, req, 'airtel')) {
-    throw new HttpError(
-      401,
-      airtelEnvelope('401', 'Access token is missing, invalid or expired', 'ESB000001'),
-    );
-  }
-  if (header(req, 'x-country') !== creds.country || header(req, 'x-currency') !== creds.currency) {
-    throw airtelBad(`X-Country must be ${creds.country} and X-Currency ${creds.currency}`);
-  }
-}
 
 async function issueAirtelToken(state: SimulatorState, { req, res }: SimCall): Promise<void> {
   const body = await readJson(
@@ -294,111 +268,6 @@ function enquireAirtelPayment(state: SimulatorState, { req, res, path }: SimCall
       message: 'SUCCESS',
       result_code: 'ESB000010',
       response_code: view.code,
-      success: true,
-    },
-  });
-}
-
-const notFound = () =>
-  airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00900001025' });
-
-/** A disbursement's transaction, as its answer and its enquiry show it. */
-function disbursementView(refund: SimRefund) {
-  const status = refund.state === 'successful' ? 'TS' : refund.state === 'failed' ? 'TF' : 'TIP';
-  return {
-    reference_id: refund.paymentReference,
-    airtel_money_id: status === 'TIP' ? null : refund.providerId,
-    id: refund.reference,
-    status,
-    message:
-      status === 'TS' ? 'Transaction is successful' : status === 'TF' ? 'Transaction failed' : 'In progress',
-  };
-}
-
-/** The simulator's link from a disbursement to the payment it returns: "Refund <payment reference>". */
-const REFUND_OF = /^Refund ([0-9a-f-]{36})$/i;
-
-async function disburseAirtel(state: SimulatorState, { req, res }: SimCall): Promise<void> {
-  checkApiCall(state, req);
-  const body = await readJson(req, (message) => airtelBad(message));
-  const payee = obj(body.payee);
-  const transaction = obj(body.transaction);
-  const { amount, id, type } = transaction;
-  if (typeof payee.msisdn !== 'string' || !/^[1-9]\d{8}$/.test(payee.msisdn)) {
-    throw airtelBad('Invalid MSISDN: send the national number without the country code', 'ESB000033');
-  }
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-    throw airtelBad('transaction.amount must be a positive number');
-  }
-  if (typeof id !== 'string' || id === '' || id.length > 64) throw airtelBad('transaction.id is required');
-  if (type !== 'B2C') throw airtelBad('transaction.type must be B2C');
-  // Airtel checks the encrypted PIN; the simulator takes any one present.
-  if (typeof body.pin !== 'string' || body.pin === '') throw airtelBad('pin is required', 'ESB000039');
-  const named = typeof body.reference === 'string' ? REFUND_OF.exec(body.reference)?.[1] : undefined;
-  if (!named || !isPaymentReference(named)) {
-    throw airtelBad(
-      'the simulator needs reference "Refund <payment reference>" to know the payment returned',
-    );
-  }
-  const payment = refundablePayment(state, 'airtel', { reference: named });
-  if (!payment || payment.msisdn !== payee.msisdn) return sendJson(res, 200, notFound());
-  const refund = createRefund(state, {
-    network: 'airtel',
-    reference: id,
-    payment,
-    amount,
-    providerId: `DSIM${randomInt(1e9, 1e10 - 1)}`,
-    via: 'disbursement',
-  });
-  if (refund === 'duplicate') {
-    return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
-  }
-  if (refund === 'already_refunded' || refund === 'above_left') {
-    return sendJson(
-      res,
-      200,
-      airtelEnvelope('200', 'Amount above what is left of the payment', 'ESB000014', {
-        response_code: 'DP00900001004',
-      }),
-    );
-  }
-  const success = refund.state !== 'failed';
-  sendJson(res, 200, {
-    data: { transaction: disbursementView(refund) },
-    status: {
-      code: '200',
-      message: success ? 'SUCCESS' : 'Disbursement refused',
-      result_code: 'ESB000010',
-      response_code: !success
-        ? 'DP00900001004'
-        : refund.state === 'successful'
-          ? 'DP00900001001'
-          : 'DP00900001006',
-      success,
-    },
-  });
-}
-
-const DISBURSEMENT_PATH = /^\/standard\/v1\/disbursements\/([^/]+)$/;
-
-function enquireAirtelDisbursement(state: SimulatorState, { req, res, path }: SimCall): void {
-  checkApiCall(state, req);
-  const reference = decodeURIComponent(DISBURSEMENT_PATH.exec(path)![1]!);
-  countQuery(state, reference);
-  const refund = state.refunds.get(`airtel:${reference}`);
-  if (refund?.via !== 'disbursement') return sendJson(res, 200, notFound());
-  sendJson(res, 200, {
-    data: { transaction: disbursementView(refund) },
-    status: {
-      code: '200',
-      message: 'SUCCESS',
-      result_code: 'ESB000010',
-      response_code:
-        refund.state === 'successful'
-          ? 'DP00900001001'
-          : refund.state === 'failed'
-            ? 'DP00900001004'
-            : 'DP00900001006',
       success: true,
     },
   });
