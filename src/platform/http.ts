@@ -12,6 +12,8 @@ import Fastify, {
   type preParsingHookHandler,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.ts';
@@ -228,13 +230,32 @@ function refuseUnstorableInput(app: Host): void {
 }
 
 /**
- * While shutting down, in-flight requests finish and their connections are not kept alive,
- * so the listener can close as soon as the last response is written.
+ * While shutting down, in-flight requests finish and their connections are not kept alive, and a
+ * connection with no request in flight (a proxy's spare, a client that never sent one) closes at
+ * once: Node's own close ends only connections that have finished a request, so these would hold
+ * the listener open for the whole keep-alive timeout.
  */
 function closeConnectionsOnShutdown(app: Host): void {
   let closing = false;
+  const open = new Set<Socket>();
+  const busy = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) return void socket.destroy();
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    busy.add(socket);
+    response.once('close', () => {
+      busy.delete(socket);
+      // A response that began before the close (a stream) carries no Connection: close.
+      if (closing) socket.end();
+    });
+  });
   app.addHook('preClose', async () => {
     closing = true;
+    for (const socket of open) if (!busy.has(socket)) socket.destroy();
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('Connection', 'close');

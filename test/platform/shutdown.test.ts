@@ -1,9 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { Agent, get, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { createHost } from '../../src/platform/http.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startHarness } from '../helpers/harness.ts';
 import { startMain } from '../helpers/process.ts';
 
 test('first start seeds the demo organization; SIGTERM finishes in-flight requests, then exits 0', async () => {
@@ -71,3 +77,51 @@ test('bad configuration fails at start with one line naming the variable', async
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^configuration error: API_URL must be an absolute http\(s\) URL/m);
 });
+
+// Before, the close waited for the client (or the keep-alive timeout): the time-out only ends a
+// test that hangs.
+test(
+  'a close ends connections with no request at once, and waits only for responses in flight',
+  { timeout: 30_000 },
+  async () => {
+    const h = await startHarness();
+    const host = createHost(h.service.ctx, { name: 'api', logger: createLogger('silent') });
+    const body = new PassThrough();
+    host.get('/stream', async (_request, reply) => reply.type('text/plain').send(body));
+    const url = await host.listen({ host: '127.0.0.1', port: 0 });
+    const agents = [new Agent({ keepAlive: true }), new Agent({ keepAlive: true })];
+    const get200 = (path: string, agent: Agent) =>
+      new Promise<IncomingMessage>((resolve) => get(`${url}${path}`, { agent }, resolve));
+    // A connection that never sends a request (a proxy's spare), one kept alive after a request,
+    // and a response in flight whose headers and first part went out before the close.
+    const spare = connect(Number(new URL(url).port), '127.0.0.1');
+    try {
+      await once(spare, 'connect');
+      const kept = await get200('/healthz', agents[0]!);
+      const keptSocket = kept.socket;
+      kept.resume();
+      await once(kept, 'end');
+      // Node writes the headers with the first part.
+      const response = get200('/stream', agents[1]!);
+      body.write('first\n');
+      const streamed = await response;
+      streamed.setEncoding('utf8');
+      let text = String((await once(streamed, 'data'))[0]);
+      streamed.on('data', (part: string) => (text += part));
+
+      const idleClosed = Promise.all([once(spare, 'close'), once(keptSocket, 'close')]);
+      const closing = host.close();
+      await idleClosed;
+      body.end('last\n');
+      await once(streamed, 'end');
+      await closing;
+      assert.equal(text, 'first\nlast\n', 'the response in flight was written whole');
+    } finally {
+      spare.destroy();
+      for (const agent of agents) agent.destroy();
+      body.end();
+      await host.close();
+      await h.close();
+    }
+  },
+);
