@@ -84,6 +84,9 @@ class Buyer extends TapCounter {
   async arrive(title: string): Promise<void> {
     const step = this.page.locator('section.step:not([hidden])');
     await step.locator('h2', { hasText: title }).waitFor();
+    // A new page's heading shows before its stylesheet applies: measured unstyled, the total would
+    // sit below the fold.
+    await this.page.waitForLoadState('load');
     this.screens.push(title);
     await this.page.evaluate(() => window.scrollTo(0, 0));
     for (const part of ['[data-total]', '[data-primary]']) {
