@@ -35,6 +35,13 @@ export async function freePort(): Promise<number> {
 const CHILD_NODE_OPTIONS = `--import=${new URL('./resolve-drizzle.ts', import.meta.url).href}`;
 
 /**
+ * What `npm test` gives V8: the embedded database's WebAssembly stays on its baseline compiler
+ * (docs/decisions/tests-on-baseline-wasm.md). Node refuses V8 flags in NODE_OPTIONS, so each Node
+ * program a test starts gets it as an argument.
+ */
+export const CHILD_NODE_FLAGS = ['--liftoff-only'];
+
+/**
  * The environment of a program run as an operator runs it: PATH and HOME only, plus Node's compile
  * cache when the tests have one and the resolve hook (neither changes behaviour; both spare each
  * child seconds of loading the service's modules).
@@ -92,7 +99,7 @@ async function startMainOnce(env: Record<string, string>, timeoutMs: number, arg
     site: `http://127.0.0.1:${site}`,
     app: `http://127.0.0.1:${app}`,
   };
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, ...args], {
     env: {
       ...process.env,
       API_URL: urls.api,

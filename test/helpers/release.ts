@@ -10,7 +10,7 @@ import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
 import { readMigration } from '../../src/platform/migrate.ts';
 import { migratedTemplate } from './db-templates.ts';
 import { freshPostgresDatabase } from './harness.ts';
-import { operatorEnv } from './process.ts';
+import { CHILD_NODE_FLAGS, operatorEnv } from './process.ts';
 
 export const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -72,10 +72,15 @@ export interface Run {
 export function runNode(args: string[], env: Record<string, string>, timeout = 240_000): Promise<Run> {
   const full = { ...operatorEnv(), ...env };
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: full, timeout }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [...CHILD_NODE_FLAGS, ...args],
+      { env: full, timeout },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
