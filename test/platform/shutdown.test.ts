@@ -78,8 +78,8 @@ test('bad configuration fails at start with one line naming the variable', async
   assert.match(result.stderr, /^configuration error: API_URL must be an absolute http\(s\) URL/m);
 });
 
-// Before, the close waited for the client (or the keep-alive timeout): the time-out only ends a
-// test that hangs.
+// Node's own close would wait for these clients (or the keep-alive timeout): the time-out only
+// ends a test that hangs.
 test(
   'a close ends connections with no request at once, and waits only for responses in flight',
   { timeout: 30_000 },
