@@ -6,7 +6,7 @@ import { isPaymentReference } from '../../provider.ts';
 import { obj, readJson, sendJson, type SimCall } from '../../simulator/sim-http.ts';
 import { createRefund, refundablePayment, type SimRefund } from '../../simulator/sim-refunds.ts';
 import { countQuery, type SimulatorState } from '../../simulator/sim-state.ts';
-import { airtelBad, airtelEnvelope, checkApiCall } from './sim-airtel-wire.ts';
+import { airtelBad, airtelEnvelope, checkApiCall, refundRefusal } from './sim-airtel-wire.ts';
 
 const notFound = () =>
   airtelEnvelope('200', 'Transaction not found', 'ESB000045', { response_code: 'DP00900001025' });
@@ -59,17 +59,9 @@ export async function disburseAirtel(state: SimulatorState, { req, res }: SimCal
     providerId: `DSIM${randomInt(1e9, 1e10 - 1)}`,
     via: 'disbursement',
   });
-  if (refund === 'duplicate') {
-    return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
-  }
-  if (refund === 'already_refunded' || refund === 'above_left') {
-    return sendJson(
-      res,
-      200,
-      airtelEnvelope('200', 'Amount above what is left of the payment', 'ESB000014', {
-        response_code: 'DP00900001004',
-      }),
-    );
+  if (typeof refund === 'string') {
+    const refused = { message: 'Amount above what is left of the payment', responseCode: 'DP00900001004' };
+    return sendJson(res, 200, refundRefusal(refund, refused));
   }
   const success = refund.state !== 'failed';
   sendJson(res, 200, {

@@ -1,7 +1,8 @@
 // What every call to the simulator's Airtel Money API shares: Airtel's answer envelope, its 400,
-// and the checks of the bearer token and the country and currency headers.
+// its refusal of a refund, and the checks of the bearer token and the country and currency headers.
 import type { IncomingMessage } from 'node:http';
 import { header, HttpError } from '../../simulator/sim-http.ts';
+import type { createRefund, SimRefund } from '../../simulator/sim-refunds.ts';
 import { bearerValid, type SimulatorState } from '../../simulator/sim-state.ts';
 import { AIRTEL_SIM_CREDENTIALS as creds } from './sim-credentials.ts';
 
@@ -11,6 +12,19 @@ export const airtelEnvelope = (code: string, message: string, resultCode: string
 });
 export const airtelBad = (message: string, resultCode = 'ESB000008') =>
   new HttpError(400, airtelEnvelope('400', message, resultCode));
+
+/**
+ * Airtel's answer to a refund or disbursement it will not create: a reused id is a duplicate;
+ * nothing left to return is refused in the call's own words and response code.
+ */
+export function refundRefusal(
+  why: Exclude<ReturnType<typeof createRefund>, SimRefund>,
+  refused: { message: string; responseCode: string },
+) {
+  return why === 'duplicate'
+    ? airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041')
+    : airtelEnvelope('200', refused.message, 'ESB000014', { response_code: refused.responseCode });
+}
 
 export function checkApiCall(state: SimulatorState, req: IncomingMessage): void {
   if (!bearerValid(state, req, 'airtel')) {

@@ -10,7 +10,7 @@ import { HttpError, obj, readJson, sendJson, type SimCall } from '../../simulato
 import { createRefund, refundablePayment, type SimRefund } from '../../simulator/sim-refunds.ts';
 import { countQuery, issueToken, type SimulatorState, type Transaction } from '../../simulator/sim-state.ts';
 import { createTransaction, type NetworkRules } from '../../simulator/sim-transactions.ts';
-import { airtelBad, airtelEnvelope, checkApiCall } from './sim-airtel-wire.ts';
+import { airtelBad, airtelEnvelope, checkApiCall, refundRefusal } from './sim-airtel-wire.ts';
 import { DISBURSEMENT_PATH, disburseAirtel, enquireAirtelDisbursement } from './sim-airtel-disbursements.ts';
 
 /** Airtel's transaction status, response code and message for each declining scenario. */
@@ -186,15 +186,9 @@ async function refundAirtelPayment(state: SimulatorState, { req, res }: SimCall)
     amount: payment.amount,
     providerId: `RSIM${randomInt(1e9, 1e10 - 1)}`,
   });
-  if (refund === 'duplicate') {
-    return sendJson(res, 200, airtelEnvelope('200', 'Duplicate transaction id', 'ESB000041'));
-  }
-  if (refund === 'already_refunded' || refund === 'above_left') {
-    return sendJson(
-      res,
-      200,
-      airtelEnvelope('200', 'Transaction already refunded', 'ESB000014', { response_code: 'DP00800001005' }),
-    );
+  if (typeof refund === 'string') {
+    const refused = { message: 'Transaction already refunded', responseCode: 'DP00800001005' };
+    return sendJson(res, 200, refundRefusal(refund, refused));
   }
   if (refund.state === 'failed') {
     return sendJson(res, 200, refundEnvelope(refund, false, 'DP00800001004', 'Refund refused'));
