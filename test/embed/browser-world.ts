@@ -102,66 +102,77 @@ export async function startWorld(options: { env?: Record<string, string> } = {})
       ...options.env,
     },
   });
-  await h.service.listen();
-  const partner = await makePartner(h, {
-    allowedDomains: [partnerOrigin],
-    returnUrlDomains: [partnerOrigin],
-  });
-  const event = await makeEvent(h, partner);
-  const endpoint = await h.service.app.inject({
-    method: 'POST',
-    url: `/admin/v1/organizations/${partner.organizationId}/webhook-endpoints`,
-    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
-    payload: { url: `${partnerOrigin}/webhooks` },
-  });
-  if (endpoint.statusCode !== 201)
-    throw new Error(`webhook endpoint: ${endpoint.statusCode} ${endpoint.body}`);
-  const partnerSite = await startPartnerSite({
-    url: partnerOrigin,
-    apiUrl: api,
-    siteUrl: site,
-    clientId: partner.clientId,
-    clientSecret: partner.clientSecret,
-    publishableKey: partner.publishableKey,
-    eventId: event.id,
-    webhookSecret: endpoint.json().data.secret,
-  });
-  const stranger = await startStranger();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      // Browsers are dropping third-party cookies: the framed checkout must not need them.
-      '--test-third-party-cookie-phaseout',
-    ],
-  });
-  return {
-    h,
-    api,
-    site,
-    partner,
-    eventId: event.id,
-    partnerSite,
-    stranger: { url: stranger.url, pages: stranger.pages },
-    browser,
-    async newPage(options = {}) {
-      const context = await browser.newContext({
-        viewport: options.viewport ?? { width: 1280, height: 800 },
-      });
-      const page = await context.newPage();
-      return { page, context };
-    },
-    async close() {
-      await browser.close().catch(() => {});
+  // A step that fails (a port another process took) must not leave the harness or the sites
+  // running: the file's after hook has no world to close, and its process would never end.
+  const started: (() => Promise<unknown>)[] = [() => h.close()];
+  const close = async () => {
+    for (const stop of started.reverse()) await stop().catch(() => {});
+  };
+  try {
+    await h.service.listen();
+    const partner = await makePartner(h, {
+      allowedDomains: [partnerOrigin],
+      returnUrlDomains: [partnerOrigin],
+    });
+    const event = await makeEvent(h, partner);
+    const endpoint = await h.service.app.inject({
+      method: 'POST',
+      url: `/admin/v1/organizations/${partner.organizationId}/webhook-endpoints`,
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+      payload: { url: `${partnerOrigin}/webhooks` },
+    });
+    if (endpoint.statusCode !== 201)
+      throw new Error(`webhook endpoint: ${endpoint.statusCode} ${endpoint.body}`);
+    const partnerSite = await startPartnerSite({
+      url: partnerOrigin,
+      apiUrl: api,
+      siteUrl: site,
+      clientId: partner.clientId,
+      clientSecret: partner.clientSecret,
+      publishableKey: partner.publishableKey,
+      eventId: event.id,
+      webhookSecret: endpoint.json().data.secret,
+    });
+    started.push(() => partnerSite.close());
+    const stranger = await startStranger();
+    started.push(async () => {
       await new Promise((resolve) => stranger.server.close(resolve));
       stranger.server.closeAllConnections();
-      await partnerSite.close();
-      await h.close();
-    },
-  };
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        // Browsers are dropping third-party cookies: the framed checkout must not need them.
+        '--test-third-party-cookie-phaseout',
+      ],
+    });
+    started.push(() => browser.close());
+    return {
+      h,
+      api,
+      site,
+      partner,
+      eventId: event.id,
+      partnerSite,
+      stranger: { url: stranger.url, pages: stranger.pages },
+      browser,
+      async newPage(options = {}) {
+        const context = await browser.newContext({
+          viewport: options.viewport ?? { width: 1280, height: 800 },
+        });
+        const page = await context.newPage();
+        return { page, context };
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 /** Opens a checkout with callbacks that record into window.__events. Options are JSON only. */

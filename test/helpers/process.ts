@@ -1,6 +1,9 @@
 // Running the real service as a child process (start-up, shutdown, crash tests).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -11,6 +14,38 @@ export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const FIRST_PORT = 20_000;
 const PORTS = 12_000;
 
+// Test files run side by side, and a port checked free in one can be picked by another before
+// either binds it: a claim file per port, made exclusively, keeps two test processes from handing
+// out the same port. Claims go with the process that made them (or with its death).
+const CLAIMS = join(tmpdir(), 'partner-ticketing-test-ports');
+const claims: string[] = [];
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function claim(port: number): boolean {
+  const file = join(CLAIMS, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const owner = Number(readFileSync(file, 'utf8'));
+    // An owner killed before its exit handler ran leaves its claims behind.
+    if (!owner || alive(owner)) return false;
+    rmSync(file, { force: true });
+    return claim(port);
+  }
+  if (claims.length === 0) process.once('exit', () => claims.forEach((c) => rmSync(c, { force: true })));
+  claims.push(file);
+  return true;
+}
+
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -19,11 +54,15 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** A port free now, outside the ephemeral range, for a child process to listen on. */
+/**
+ * A port free now, outside the ephemeral range, for a child process to listen on; no other test
+ * process is handed it while this one lives.
+ */
 export async function freePort(): Promise<number> {
+  mkdirSync(CLAIMS, { recursive: true });
   for (let tries = 0; tries < 50; tries++) {
     const port = FIRST_PORT + Math.floor(Math.random() * PORTS);
-    if (await canListen(port)) return port;
+    if (claim(port) && (await canListen(port))) return port;
   }
   throw new Error('no free port found');
 }
