@@ -16,7 +16,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cruise, type ICruiseResult, type IForbiddenRuleType } from 'dependency-cruiser';
+import type { ICruiseResult, IForbiddenRuleType } from 'dependency-cruiser';
 import { contextFieldReads } from './context-field-reads.ts';
 
 export const MODULE_CYCLE_RULE = 'no-module-cycles';
@@ -64,6 +64,9 @@ const isSchema = (path: string) => path.endsWith('.schema.ts');
 
 /** Every violation of the boundaries in `baseDir`/src. */
 export async function checkBoundaries(baseDir: string): Promise<BoundaryViolation[]> {
+  // Imported when used: dependency-cruiser's modules have top-level await, and the test workers
+  // require() this module (docs/decisions/tests-in-worker-processes.md).
+  const { cruise } = await import('dependency-cruiser');
   const { output } = await cruise(['src'], {
     baseDir: resolve(baseDir),
     validate: true,
@@ -291,7 +294,7 @@ export function formatViolation(v: BoundaryViolation): string {
   return v.cycle ? [head, ...v.cycle.map((step) => `  ${step}`)].join('\n') : head;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+async function main(): Promise<void> {
   const violations = await checkBoundaries(process.argv[2] ?? '.');
   for (const v of violations) console.error(formatViolation(v));
   if (violations.length > 0) {
@@ -301,3 +304,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log('module boundaries: no violations');
   }
 }
+
+// Not awaited at the top: a module with top-level await cannot be require()d, and the test
+// workers load each test file, and the modules it imports, with require.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) void main();

@@ -325,11 +325,13 @@ if (import.meta.main) {
     console.error(`--runs takes a whole number of 1 or more, not ${values.runs}`);
     process.exit(2);
   }
-  let code = 2;
-  try {
-    code = await main(runs);
-  } catch (error) {
-    console.error(`could not measure: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  process.exit(code);
+  // Not awaited at the top: a module with top-level await cannot be require()d, and the test
+  // workers load each test file, and the modules it imports, with require.
+  main(runs).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`could not measure: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(2);
+    },
+  );
 }

@@ -9,7 +9,7 @@ import { PageError } from './app-access.ts';
 import { loadAppAssets } from './build-app-assets.ts';
 import { paramsOf } from './app-input.ts';
 
-const bundle = await loadAppAssets();
+const bundle = loadAppAssets();
 
 const AssetParams = Type.Object({ file: Type.String({ maxLength: 200 }) });
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_SCRIPT_BUILD, projectRoot, writeBuilt } from '../embed/index.ts';
+import { BROWSER_SCRIPT_BUILD, buildSync, projectRoot, writeBuilt } from '../embed/index.ts';
 
 export interface AppAssetsBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
@@ -35,19 +35,17 @@ const inputsOf = (metafile: { inputs: Record<string, unknown> }) =>
   Object.keys(metafile.inputs).map((input) => input.split(sep).join('/'));
 
 /** Bundles and minifies the script with its source map, and the stylesheet. */
-export async function bundleAppAssets(root = projectRoot()): Promise<AppAssetsBundle> {
-  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
-  const esbuild = await import('esbuild');
+export function bundleAppAssets(root = projectRoot()): AppAssetsBundle {
   const paths = appAssetsPaths(root);
   const common = { absWorkingDir: root, metafile: true, write: false, logLevel: 'silent' } as const;
-  const script = await esbuild.build({
+  const script = buildSync({
     ...common,
     ...BROWSER_SCRIPT_BUILD,
     entryPoints: [paths.scriptEntry],
     outfile: paths.script,
     sourcemap: 'external',
   });
-  const css = await esbuild.build({
+  const css = buildSync({
     ...common,
     entryPoints: [paths.cssEntry],
     outfile: paths.css,
@@ -76,9 +74,7 @@ function newestInputTime(root: string, inputs: string[]): number {
  * The assets for the APP host: the files in dist/app-assets/ when present and no input is newer
  * (a deployment may ship without web/), else built in memory.
  */
-export async function loadAppAssets(
-  root = projectRoot(),
-): Promise<AppAssetsBundle & { from: 'built' | 'memory' }> {
+export function loadAppAssets(root = projectRoot()): AppAssetsBundle & { from: 'built' | 'memory' } {
   const paths = appAssetsPaths(root);
   const outputs = [paths.script, paths.map, paths.css];
   const hasSources = existsSync(paths.scriptEntry) && existsSync(paths.cssEntry);
@@ -97,12 +93,12 @@ export async function loadAppAssets(
   if (!hasSources) {
     throw new Error(`organizer app assets: neither ${paths.script} nor their sources in web/app`);
   }
-  return { ...(await bundleAppAssets(root)), from: 'memory' };
+  return { ...bundleAppAssets(root), from: 'memory' };
 }
 
 /** `npm run build:app-assets` */
-export async function writeAppAssets(root = projectRoot()): Promise<{ paths: string[]; bytes: number }> {
-  const bundle = await bundleAppAssets(root);
+export function writeAppAssets(root = projectRoot()): { paths: string[]; bytes: number } {
+  const bundle = bundleAppAssets(root);
   const paths = appAssetsPaths(root);
   writeBuilt(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
   writeBuilt(paths.map, bundle.map);
@@ -115,6 +111,6 @@ export async function writeAppAssets(root = projectRoot()): Promise<{ paths: str
 }
 
 if (import.meta.main) {
-  const { paths, bytes } = await writeAppAssets();
+  const { paths, bytes } = writeAppAssets();
   process.stdout.write(`organizer app assets: ${paths.join(', ')} (${bytes} bytes) and a source map\n`);
 }

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyReply } from 'fastify';
-import { BROWSER_SCRIPT_BUILD, projectRoot, writeBuilt } from '../embed/index.ts';
+import { BROWSER_SCRIPT_BUILD, buildSync, projectRoot, writeBuilt } from '../embed/index.ts';
 import { makeAsset, sendAsset, type Asset } from '../platform/index.ts';
 import { PageError } from './app-access.ts';
 
@@ -25,10 +25,8 @@ function paths(root = projectRoot()) {
   };
 }
 
-async function bundle(entry: string): Promise<string> {
-  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
-  const esbuild = await import('esbuild');
-  const result = await esbuild.build({
+function bundle(entry: string): string {
+  const result = buildSync({
     ...BROWSER_SCRIPT_BUILD,
     entryPoints: [entry],
     write: false,
@@ -38,22 +36,22 @@ async function bundle(entry: string): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-async function loadScripts(): Promise<{ main: string; scanner: string }> {
+function loadScripts(): { main: string; scanner: string } {
   const p = paths();
   if (existsSync(p.main) && existsSync(p.scanner)) {
-    return { main: await bundle(p.main), scanner: await bundle(p.scanner) };
+    return { main: bundle(p.main), scanner: bundle(p.scanner) };
   }
   return { main: readFileSync(p.mainOut, 'utf8'), scanner: readFileSync(p.scannerOut, 'utf8') };
 }
 
 /** `npm run build:checkin-assets` (part of `npm run build`) writes them for a deployment without web/. */
-export async function writeCheckInAssets(): Promise<void> {
+export function writeCheckInAssets(): void {
   const p = paths();
-  writeBuilt(p.mainOut, await bundle(p.main));
-  writeBuilt(p.scannerOut, await bundle(p.scanner));
+  writeBuilt(p.mainOut, bundle(p.main));
+  writeBuilt(p.scannerOut, bundle(p.scanner));
 }
 
-const scripts = await loadScripts();
+const scripts = loadScripts();
 const wasmBody = readFileSync(createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm'));
 const wasmHash = createHash('sha256').update(wasmBody).digest('base64url').slice(0, 12);
 
@@ -140,6 +138,6 @@ self.addEventListener('fetch', (event) => {
 `;
 
 if (import.meta.main) {
-  await writeCheckInAssets();
+  writeCheckInAssets();
   process.stdout.write('check-in assets: dist/checkin-assets/checkin.js, checkin-scanner.js\n');
 }

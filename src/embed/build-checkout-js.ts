@@ -12,8 +12,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuildOptions, BuildResult, SameShape } from 'esbuild';
 
 /** The version in the file's first line; each change gets an entry in docs/checkout-js-changelog.md. */
 export const CHECKOUT_JS_VERSION = '1.4.0';
@@ -48,6 +50,18 @@ export function checkoutJsPaths(root = projectRoot()) {
   };
 }
 
+/**
+ * Runs esbuild, a build-time tool (devDependency) loaded only when a build is needed. Builds run
+ * synchronously, so that the modules making assets at load need no top-level await, which would
+ * keep them from being require()d (docs/decisions/tests-in-worker-processes.md).
+ */
+export function buildSync<Options extends BuildOptions>(
+  options: SameShape<BuildOptions, Options>,
+): BuildResult<Options> {
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  return esbuild.buildSync(options);
+}
+
 /** How both browser scripts (checkout.js and the hosted page's) are built: one minified IIFE. */
 export const BROWSER_SCRIPT_BUILD = {
   bundle: true,
@@ -59,10 +73,8 @@ export const BROWSER_SCRIPT_BUILD = {
 } as const;
 
 /** Bundles and minifies the script; the result still holds the two origin placeholders. */
-export async function bundleCheckoutJs(root = projectRoot()): Promise<string> {
-  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
-  const esbuild = await import('esbuild');
-  const result = await esbuild.build({
+export function bundleCheckoutJs(root = projectRoot()): string {
+  const result = buildSync({
     entryPoints: [checkoutJsPaths(root).entry],
     ...BROWSER_SCRIPT_BUILD,
     write: false,
@@ -108,9 +120,7 @@ export type BundleOrigin = 'built' | 'memory';
  * The bundle for the SITE host: dist/checkout-js/checkout.js when present and not older than the
  * sources (a deployment may ship without web/), else built in memory.
  */
-export async function loadCheckoutJsBundle(
-  root = projectRoot(),
-): Promise<{ text: string; from: BundleOrigin }> {
+export function loadCheckoutJsBundle(root = projectRoot()): { text: string; from: BundleOrigin } {
   const paths = checkoutJsPaths(root);
   const hasSources = existsSync(paths.entry);
   if (existsSync(paths.built)) {
@@ -118,7 +128,7 @@ export async function loadCheckoutJsBundle(
     if (fresh) return { text: readFileSync(paths.built, 'utf8'), from: 'built' };
   }
   if (!hasSources) throw new Error(`checkout.js: neither ${paths.built} nor its sources in web/checkout-js`);
-  return { text: await bundleCheckoutJs(root), from: 'memory' };
+  return { text: bundleCheckoutJs(root), from: 'memory' };
 }
 
 /**
@@ -133,14 +143,14 @@ export function writeBuilt(path: string, data: string): void {
 }
 
 /** `npm run build:checkout-js` */
-export async function writeCheckoutJs(root = projectRoot()): Promise<{ path: string; bytes: number }> {
-  const text = await bundleCheckoutJs(root);
+export function writeCheckoutJs(root = projectRoot()): { path: string; bytes: number } {
+  const text = bundleCheckoutJs(root);
   const { built } = checkoutJsPaths(root);
   writeBuilt(built, text);
   return { path: built, bytes: Buffer.byteLength(text) };
 }
 
 if (import.meta.main) {
-  const { path, bytes } = await writeCheckoutJs();
+  const { path, bytes } = writeCheckoutJs();
   process.stdout.write(`checkout.js ${CHECKOUT_JS_VERSION}: ${path} (${bytes} bytes before origins)\n`);
 }

@@ -17,17 +17,13 @@ export const CHECKOUT_JS_PATH = '/v1/checkout.js';
 export const CHECKOUT_JS_MAX_BYTES = 6144;
 const CHECKOUT_JS_CACHE_CONTROL = 'public, max-age=300';
 
-let bundle: Promise<{ text: string; from: string }> | undefined;
+let bundle: { text: string; from: string } | undefined;
 
 /** The served bytes for these origins (the bundle is loaded or built once per process). */
-async function checkoutJsFor(origins: { site: string; api: string }): Promise<Buffer> {
+function checkoutJsFor(origins: { site: string; api: string }): Buffer {
+  // A failed build throws before it is kept: the next host that starts tries again.
   bundle ??= loadCheckoutJsBundle();
-  try {
-    return Buffer.from(fillCheckoutJsOrigins((await bundle).text, origins), 'utf8');
-  } catch (error) {
-    bundle = undefined; // a failed build is retried by the next host that starts
-    throw error;
-  }
+  return Buffer.from(fillCheckoutJsOrigins(bundle.text, origins), 'utf8');
 }
 
 type Encoding = 'br' | 'gzip' | 'identity';
@@ -57,7 +53,7 @@ function matchesEtag(ifNoneMatch: string | undefined, etags: string[]): boolean 
 }
 
 export async function registerCheckoutJs(app: Host, ctx: AppContext): Promise<void> {
-  const body = await checkoutJsFor({ site: ctx.config.siteUrl.origin, api: ctx.config.apiUrl.origin });
+  const body = checkoutJsFor({ site: ctx.config.siteUrl.origin, api: ctx.config.apiUrl.origin });
   if (body.length >= CHECKOUT_JS_MAX_BYTES) {
     app.log.warn({ bytes: body.length }, 'checkout.js is over its 6 KB budget');
   }

@@ -6,8 +6,8 @@ import { CHECKOUT_CSS } from './client/checkout.css.ts';
 import { makeAsset, type Asset } from '../platform/index.ts';
 
 /** A script and its map; only developer tools fetch the map, whose URL is in the script's last line. */
-async function scriptAssets(built: PageScript): Promise<[Asset, Asset]> {
-  const bundle = await loadCheckoutPageBundle(undefined, built);
+function scriptAssets(built: PageScript): [Asset, Asset] {
+  const bundle = loadCheckoutPageBundle(undefined, built);
   // Both served as checkout.*.js ("checkout.pages.<hash>.js"): one pattern names the page scripts.
   const name = built.replace('-', '.');
   const map = makeAsset({
@@ -27,9 +27,9 @@ async function scriptAssets(built: PageScript): Promise<[Asset, Asset]> {
 }
 
 /** The form's script. */
-export const [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP] = await scriptAssets('checkout');
+export const [CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_MAP] = scriptAssets('checkout');
 /** The script of the pages after the form: the wait screen, its outcomes, the confirmation. */
-export const [PAGES_SCRIPT, PAGES_SCRIPT_MAP] = await scriptAssets('checkout-pages');
+export const [PAGES_SCRIPT, PAGES_SCRIPT_MAP] = scriptAssets('checkout-pages');
 
 export const CHECKOUT_STYLES: Asset = makeAsset({
   name: 'checkout',

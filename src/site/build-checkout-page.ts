@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BROWSER_SCRIPT_BUILD, projectRoot, writeBuilt } from '../embed/index.ts';
+import { BROWSER_SCRIPT_BUILD, buildSync, projectRoot, writeBuilt } from '../embed/index.ts';
 
 export interface CheckoutPageBundle {
   /** the minified script, without a sourceMappingURL comment (the server adds it with the map's URL) */
@@ -34,14 +34,12 @@ export function checkoutPagePaths(root = projectRoot(), script: PageScript = 'ch
 }
 
 /** Bundles and minifies the script with its source map. */
-export async function bundleCheckoutPage(
+export function bundleCheckoutPage(
   root = projectRoot(),
   script: PageScript = 'checkout',
-): Promise<CheckoutPageBundle> {
-  // esbuild is a build-time tool (devDependency): loaded only when a build is needed.
-  const esbuild = await import('esbuild');
+): CheckoutPageBundle {
   const paths = checkoutPagePaths(root, script);
-  const result = await esbuild.build({
+  const result = buildSync({
     entryPoints: [paths.entry],
     absWorkingDir: root,
     outfile: paths.code,
@@ -71,10 +69,10 @@ export type BundleOrigin = 'built' | 'memory';
  * The bundle for the SITE host: the files in dist/checkout-page/ when present and no input is
  * newer (a deployment may ship without web/), else built in memory.
  */
-export async function loadCheckoutPageBundle(
+export function loadCheckoutPageBundle(
   root = projectRoot(),
   script: PageScript = 'checkout',
-): Promise<CheckoutPageBundle & { from: BundleOrigin }> {
+): CheckoutPageBundle & { from: BundleOrigin } {
   const paths = checkoutPagePaths(root, script);
   const hasSources = existsSync(paths.entry);
   if ([paths.code, paths.map, paths.inputs].every((file) => existsSync(file))) {
@@ -91,15 +89,15 @@ export async function loadCheckoutPageBundle(
   if (!hasSources) {
     throw new Error(`checkout page script: neither ${paths.code} nor its sources in web/checkout-page`);
   }
-  return { ...(await bundleCheckoutPage(root, script)), from: 'memory' };
+  return { ...bundleCheckoutPage(root, script), from: 'memory' };
 }
 
 /** `npm run build:checkout-page` */
-export async function writeCheckoutPage(
+export function writeCheckoutPage(
   root = projectRoot(),
   script: PageScript = 'checkout',
-): Promise<{ path: string; bytes: number }> {
-  const bundle = await bundleCheckoutPage(root, script);
+): { path: string; bytes: number } {
+  const bundle = bundleCheckoutPage(root, script);
   const paths = checkoutPagePaths(root, script);
   writeBuilt(paths.inputs, JSON.stringify(bundle.inputs, null, 2) + '\n');
   writeBuilt(paths.map, bundle.map);
@@ -109,7 +107,7 @@ export async function writeCheckoutPage(
 
 if (import.meta.main) {
   for (const script of Object.keys(ENTRIES) as PageScript[]) {
-    const { path, bytes } = await writeCheckoutPage(projectRoot(), script);
+    const { path, bytes } = writeCheckoutPage(projectRoot(), script);
     process.stdout.write(`checkout page script: ${path} (${bytes} bytes) and its source map\n`);
   }
 }

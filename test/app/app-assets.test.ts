@@ -15,7 +15,7 @@ const ROOT = projectRoot();
 
 describe('app assets bundle', () => {
   test('is made from web/app and the price breakdown the pages say too', async () => {
-    const { inputs } = await bundleAppAssets();
+    const { inputs } = bundleAppAssets();
     assert.deepEqual([...inputs].sort(), [
       'src/app/views/price-breakdown.ts',
       'src/events/fee-formula.ts',
@@ -82,7 +82,7 @@ describe('loading the app assets', () => {
   test('the built files are used while no source is newer; else they are built in memory', async (t) => {
     const root = mkdtempSync(join(tmpdir(), 'app-assets-'));
     t.after(() => rmSync(root, { recursive: true, force: true }));
-    const built = await bundleAppAssets();
+    const built = bundleAppAssets();
     for (const file of ['package.json', 'tsconfig.json', ...built.inputs]) {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       cpSync(join(ROOT, file), join(root, file));
@@ -99,22 +99,22 @@ describe('loading the app assets', () => {
     };
     for (const file of [paths.script, paths.map, paths.css]) setTime(file, 3600_000);
 
-    const fresh = await loadAppAssets(root);
+    const fresh = loadAppAssets(root);
     assert.equal(fresh.from, 'built');
     assert.equal(fresh.script, '/* prebuilt */');
     assert.equal(fresh.css, '/* prebuilt css */');
 
     // The stylesheet changed after the build: the old one must not be served.
     setTime(join(root, 'web/app/app.css'), 7200_000);
-    const rebuilt = await loadAppAssets(root);
+    const rebuilt = loadAppAssets(root);
     assert.equal(rebuilt.from, 'memory');
     assert.equal(rebuilt.css, built.css);
     assert.equal(rebuilt.script, built.script);
 
     // A deployment without the sources uses what was built, however old.
     rmSync(join(root, 'web'), { recursive: true });
-    assert.equal((await loadAppAssets(root)).from, 'built');
+    assert.equal(loadAppAssets(root).from, 'built');
     rmSync(paths.css);
-    await assert.rejects(loadAppAssets(root), /neither .* nor their sources/);
+    assert.throws(() => loadAppAssets(root), /neither .* nor their sources/);
   });
 });

@@ -30,7 +30,7 @@ const SHARED = [
 
 describe('page script bundle', () => {
   test('holds only the page modules and the pure rules it shares with the server', async () => {
-    const { inputs } = await bundleCheckoutPage();
+    const { inputs } = bundleCheckoutPage();
     const outside = inputs.filter(
       (input) => !input.startsWith('web/checkout-page/') && !SHARED.includes(input),
     );
@@ -39,8 +39,8 @@ describe('page script bundle', () => {
   });
 
   test("the form's script holds none of the pages after it; theirs holds none of the form", async () => {
-    const form = (await bundleCheckoutPage()).inputs;
-    const pages = (await bundleCheckoutPage(undefined, 'checkout-pages')).inputs;
+    const form = bundleCheckoutPage().inputs;
+    const pages = bundleCheckoutPage(undefined, 'checkout-pages').inputs;
     for (const file of ['payment-wait.ts', 'confirmation.ts']) {
       assert.ok(!form.includes(`web/checkout-page/${file}`), file);
       assert.ok(pages.includes(`web/checkout-page/${file}`), file);
@@ -98,7 +98,7 @@ describe('loading the page script', () => {
   test('the built files are used while no source is newer; else the script is built in memory', async (t) => {
     const root = mkdtempSync(join(tmpdir(), 'checkout-page-'));
     t.after(() => rmSync(root, { recursive: true, force: true }));
-    const { inputs } = await bundleCheckoutPage();
+    const { inputs } = bundleCheckoutPage();
     for (const file of ['package.json', 'tsconfig.json', ...inputs]) {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       cpSync(join(ROOT, file), join(root, file));
@@ -114,21 +114,21 @@ describe('loading the page script', () => {
     };
     for (const file of [paths.code, paths.map]) setTime(file, 3600_000);
 
-    const fresh = await loadCheckoutPageBundle(root);
+    const fresh = loadCheckoutPageBundle(root);
     assert.equal(fresh.from, 'built');
     assert.equal(fresh.code, '/* prebuilt */');
     assert.equal(fresh.map, '{"version":3}');
 
     // A shared rule changed after the build: the bundle must not keep the old one.
     setTime(join(root, 'src/orders/contact.ts'), 7200_000);
-    const rebuilt = await loadCheckoutPageBundle(root);
+    const rebuilt = loadCheckoutPageBundle(root);
     assert.equal(rebuilt.from, 'memory');
-    assert.equal(rebuilt.code, (await bundleCheckoutPage()).code);
+    assert.equal(rebuilt.code, bundleCheckoutPage().code);
 
     // A deployment without the sources uses what was built, however old.
     rmSync(join(root, 'web'), { recursive: true });
-    assert.equal((await loadCheckoutPageBundle(root)).from, 'built');
+    assert.equal(loadCheckoutPageBundle(root).from, 'built');
     rmSync(paths.code);
-    await assert.rejects(loadCheckoutPageBundle(root), /neither .* nor its sources/);
+    assert.throws(() => loadCheckoutPageBundle(root), /neither .* nor its sources/);
   });
 });
