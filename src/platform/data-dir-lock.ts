@@ -26,7 +26,8 @@ export class DataDirBusy extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id is running (one we may not signal counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

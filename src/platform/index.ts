@@ -26,7 +26,7 @@ export {
   payableUnit,
 } from './currency.ts';
 export { decodeCursor, encodeCursor } from './cursor.ts';
-export { DataDirBusy, lockDataDir } from './data-dir-lock.ts';
+export { DataDirBusy, isAlive, lockDataDir } from './data-dir-lock.ts';
 export {
   databaseUnavailable,
   OutageWatch,

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isAlive } from '../../src/platform/index.ts';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -20,15 +21,6 @@ const PORTS = 12_000;
 const CLAIMS = join(tmpdir(), 'partner-ticketing-test-ports');
 const claims: string[] = [];
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function claim(port: number): boolean {
   const file = join(CLAIMS, String(port));
   try {
@@ -37,7 +29,7 @@ function claim(port: number): boolean {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const owner = Number(readFileSync(file, 'utf8'));
     // An owner killed before its exit handler ran leaves its claims behind.
-    if (!owner || alive(owner)) return false;
+    if (!owner || isAlive(owner)) return false;
     rmSync(file, { force: true });
     return claim(port);
   }
