@@ -27,7 +27,14 @@ function claim(port: number): boolean {
     writeFileSync(file, String(process.pid), { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const owner = Number(readFileSync(file, 'utf8'));
+    let owner: number;
+    try {
+      owner = Number(readFileSync(file, 'utf8'));
+    } catch (reading) {
+      // Its owner has just exited and taken it away.
+      if ((reading as NodeJS.ErrnoException).code === 'ENOENT') return claim(port);
+      throw reading;
+    }
     // An owner killed before its exit handler ran leaves its claims behind.
     if (!owner || isAlive(owner)) return false;
     rmSync(file, { force: true });
