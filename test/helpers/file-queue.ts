@@ -35,8 +35,10 @@ export async function work(): Promise<void> {
     // The first worker to create a file's claim runs it.
     try {
       writeFileSync(join(dir, String(i)), String(process.pid), { flag: 'wx' });
-    } catch {
-      continue;
+    } catch (error) {
+      // Taken by another worker; anything else (the queue gone) must not pass for an empty queue.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
     }
     const file = files[i]!;
     // Loaded synchronously inside the suite: Node's test runner finds the suite a top-level hook
