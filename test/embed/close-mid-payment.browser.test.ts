@@ -43,12 +43,15 @@ const PAGE_POLL_MS = 2000;
 const LONGEST_JOB_POLL_MS = Math.max(...[0, 1, 2, 3, 4].map(nextPollDelayMs));
 
 /**
- * From the checkout's first step to the wait screen (a prompt out on the slow number). The only
- * place that knows the form: another change reshapes it, the `data-poll="1"` marker stays.
+ * From the checkout's first step to the wait screen (a prompt out on the slow number), until the
+ * host page has heard that a prompt is out: the frame's service:state follows its wait screen, and
+ * a close() before it ends the checkout instead of watching it. The only place that knows the
+ * form: another change reshapes it, the `data-poll="1"` marker stays.
  */
-async function reachWaitScreen(frame: Frame): Promise<void> {
+async function reachWaitScreen(page: Page, frame: Frame): Promise<void> {
   await payInFrame(frame, { phone: APPROVED_BY_THE_TEST });
   await frame.locator('[data-poll="1"]').waitFor({ timeout: 20_000 });
+  await page.waitForFunction(() => (window as { promptOut?: boolean }).promptOut === true);
 }
 
 /** The example page's own log of callbacks (its #log list). */
@@ -60,6 +63,12 @@ async function openByKey(): Promise<{ page: Page; frame: Frame; sessionId: strin
   const { page } = await w.newPage({ viewport: { width: 360, height: 740 } });
   // The pages' own clock, running with real time until a test moves it (the checkout page's poll).
   await page.clock.install();
+  // Heard in the same dispatch as checkout.js's own listener, which was added later.
+  await page.addInitScript(() =>
+    addEventListener('message', ({ data }: MessageEvent) => {
+      if (data?.type === 'service:state') (window as { promptOut?: boolean }).promptOut = data.prompt;
+    }),
+  );
   await page.goto(w.partnerSite.url);
   await page.getByRole('button', { name: /publishable key/ }).click();
   await waitForReady(page);
@@ -136,7 +145,7 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
   test('asks before closing while a prompt is out; closed anyway, it still shows the paid order and fires onSuccess once', async () => {
     const started = new Date().toISOString();
     const { page, frame, sessionId } = await openByKey();
-    await reachWaitScreen(frame);
+    await reachWaitScreen(page, frame);
     const confirm = frame.getByRole('dialog', { name: CONFIRM });
 
     // Esc on the wait screen: the confirm, with Keep waiting focused.
@@ -249,7 +258,7 @@ describe('embedded checkout closed mid-payment', { skip: NO_BROWSER ?? false }, 
 
   test("the partner's close() mid-payment does not ask; a new checkout opens meanwhile; the paid one shows after it", async () => {
     const { page, frame, sessionId } = await openByKey();
-    await reachWaitScreen(frame);
+    await reachWaitScreen(page, frame);
     await page.evaluate(() => window.ServiceCheckout!.close());
     await page.locator('#log li', { hasText: /^close$/ }).waitFor();
     // The frame may already be gone with the modal: then it asked nothing either.
