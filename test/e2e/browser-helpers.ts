@@ -1,4 +1,4 @@
-// Browser tests of the hosted checkout: Debian's Chromium driven by playwright-core (never a
+// Browser tests of the hosted checkout: Chromium from Debian (test/helpers/chromium.ts) driven by playwright-core (never a
 // downloaded browser), the service on real loopback ports, a tiny partner site that records where
 // the buyer lands, axe-core run inside each page, and a screenshot of each step.
 import assert from 'node:assert/strict';
@@ -8,19 +8,17 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startHarness, type Harness } from '../helpers/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { freePort } from '../helpers/process.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
 /** `extraArgs`: Chromium switches a test needs besides these (a fake camera). */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /**

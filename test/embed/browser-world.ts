@@ -1,6 +1,7 @@
 // The world of the browser tests: the whole service listening on real ports (API and SITE on
 // different origins), the example partner site on its own origin, a second "stranger" origin
-// that serves whatever page a test gives it, and Debian's Chromium driven by playwright-core.
+// that serves whatever page a test gives it, and Chromium from Debian (test/helpers/chromium.ts)
+// driven by playwright-core.
 //
 //   API      http://127.0.0.1:<port>
 //   SITE     http://localhost:<port>     (another site than the partner: the frame is cross-site)
@@ -19,13 +20,13 @@ import {
   type Harness,
   type TestPartner,
 } from '../helpers/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { freePort } from '../helpers/process.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** Why the browser tests cannot run here, or null. */
 export const NO_BROWSER = existsSync(CHROMIUM)
   ? null
-  : `Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  : `Chromium not found at ${CHROMIUM} (apt-get install chromium-headless-shell, or set CHROMIUM_PATH)`;
 
 export type Recorded =
   ['success', CheckoutResult] | ['cancel'] | ['close'] | ['error', CheckoutError] | ['error-callback-ran'];
@@ -142,10 +143,7 @@ export async function startWorld(options: { env?: Record<string, string> } = {})
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
+        ...CHROMIUM_ARGS,
         // Browsers are dropping third-party cookies: the framed checkout must not need them.
         '--test-third-party-cookie-phaseout',
       ],
