@@ -1,6 +1,6 @@
-// Browser tests of the hosted checkout: Chromium from Debian (test/helpers/chromium.ts) driven by playwright-core (never a
-// downloaded browser), the service on real loopback ports, a tiny partner site that records where
-// the buyer lands, axe-core run inside each page, and a screenshot of each step.
+// Browser tests of the hosted checkout: Chromium from Debian (test/helpers/chromium.ts) driven by
+// playwright-core, the service on real loopback ports, a tiny partner site that records where the
+// buyer lands, axe-core run inside each page, and a screenshot of each step.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
