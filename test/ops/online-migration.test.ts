@@ -1,9 +1,10 @@
 // An upgrade while the release before it sells: a database at migration 0010 (the release before
 // the start lists) holding 100k orders gets every later migration while four writers create
 // orders as that release does (an order and its registration in one transaction). No creation
-// waits a second: each migration takes its locks briefly, in a transaction of its own with a lock
-// timeout, and the big tables' indexes are built CONCURRENTLY. PostgreSQL only: PGlite serves one
-// connection, so there is no "while" there.
+// waits a second on a lock: each migration takes its locks briefly, in a transaction of its own with
+// a lock timeout, and the big tables' indexes are built CONCURRENTLY. The writers' own lock timeout
+// of a second is the measure, not the clock, which a busy machine would stretch. PostgreSQL only:
+// PGlite serves one connection, so there is no "while" there.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -79,16 +80,18 @@ describe(
       if (olderRelease) rmSync(olderRelease, { recursive: true, force: true });
     });
 
-    test('no creation waits a second, and every later migration is applied', async (t) => {
+    test('no creation waits a second on a lock, and every later migration is applied', async (t) => {
       const writers = postgres(target.url, { max: WRITERS, onnotice: () => {} });
       const waits: number[] = [];
+      const refused: string[] = [];
       let stop = false;
       let next = ORDERS;
       const write = async () => {
         while (!stop) {
           const n = ++next;
           const started = performance.now();
-          await writers.begin(async (tx) => {
+          const created = writers.begin(async (tx) => {
+            await tx`SET LOCAL lock_timeout = '1s'`;
             await tx`INSERT INTO orders (id, organization_id, event_id, order_code, status, currency,
                 subtotal, laces_fee, total, buyer_name, buyer_email, buyer_phone, created_at, updated_at)
               VALUES (${`ord_${n}`}, 'org_m', 'evt_m', ${`C${n}`}, 'pending', 'UGX', 50000, 1750, 51750,
@@ -98,7 +101,13 @@ describe(
               VALUES (${`reg_${n}`}, ${`ord_${n}`}, 'org_m', 'tt_m', 0, '10 km', 10, 50000, 1750,
                 ${`Runner ${n}`}, 'pending', now())`;
           });
-          waits.push(performance.now() - started);
+          // A lock waited on for a second ends the creation (55P03): counted, and the load goes on.
+          const error = await created.then(
+            () => null,
+            (e: unknown) => e as Error,
+          );
+          if (error) refused.push(error.message);
+          else waits.push(performance.now() - started);
         }
       };
       const load = Array.from({ length: WRITERS }, write);
@@ -130,7 +139,7 @@ describe(
           `p99 ${Math.round(sorted[Math.floor(waits.length * 0.99)]!)} ms, longest ${Math.round(longest)} ms`,
       );
       assert.ok(waits.length > 100, `${waits.length} creations during the upgrade`);
-      assert.ok(longest < 1000, `the longest creation took ${Math.round(longest)} ms`);
+      assert.deepEqual(refused, [], 'no creation waited a second on a lock');
       // The indexes built CONCURRENTLY are valid, and every order created meanwhile is there.
       const [check] = await database.rows<{ invalid: number; orders: number }>(
         sql`SELECT (SELECT count(*)::int FROM pg_index WHERE NOT indisvalid) AS invalid,
