@@ -21,6 +21,10 @@ export function confirmCancel(ctx: AppContext): PageHandler {
     if (order?.status !== 'pending' || !attempt || !isOpen(attempt)) {
       return seeOther(reply, checkoutPath(session.id, order ? '/pay' : ''));
     }
-    return sendPage(reply, 200, renderCancelConfirmPage(await waitView(ctx, { loaded, order }), attempt));
+    return sendPage(
+      reply,
+      200,
+      renderCancelConfirmPage(await waitView(ctx, { loaded, order, attempt }), attempt),
+    );
   };
 }

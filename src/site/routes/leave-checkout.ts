@@ -22,7 +22,11 @@ export function leaveCheckout(ctx: AppContext): PageHandler {
       const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
       const promptOut = order?.status === 'pending' && attempt !== null && isOpen(attempt);
       if (promptOut && ((request.body ?? {}) as FormBody).confirm !== 'yes') {
-        return sendPage(reply, 200, renderCancelConfirmPage(await waitView(ctx, { loaded, order }), attempt));
+        return sendPage(
+          reply,
+          200,
+          renderCancelConfirmPage(await waitView(ctx, { loaded, order, attempt }), attempt),
+        );
       }
       // A prompt closed a moment ago may still be approved within its window: keep its order too.
       const approvable =

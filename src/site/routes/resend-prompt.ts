@@ -38,7 +38,11 @@ export function resendPrompt(ctx: AppContext): PageHandler {
         retryAfterSeconds: slot.retryAfterSeconds,
         message,
       });
-      return sendPage(reply, 429, renderWaitPage(await waitView(ctx, { loaded, order, notice: message })));
+      return sendPage(
+        reply,
+        429,
+        renderWaitPage(await waitView(ctx, { loaded, order, attempt, notice: message })),
+      );
     }
     await closePaymentAttempt(ctx, {
       organizationId: order.organizationId,

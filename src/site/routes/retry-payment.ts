@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { normalizePhone, phoneCountryOf, type OrderRow } from '../../orders/index.ts';
-import { startPayment } from '../../payments/index.ts';
+import { startPayment, type PaymentAttemptRow } from '../../payments/index.ts';
 import { toApiError, type FieldError } from '../../platform/index.ts';
 import { claimPromptSlot } from '../buyer-limits.ts';
 import { checkPayment, type FormBody, type PaymentChoice } from '../checkout-form.ts';
@@ -22,6 +22,8 @@ import { sendPromptRefused, waitView } from './wait-replies.ts';
 interface Retry {
   loaded: Loaded;
   order: OrderRow;
+  /** the order's latest attempt, read with it */
+  attempt: PaymentAttemptRow | null;
   choice: PaymentChoice;
   /** a prompt for the order is still out: startPayment sends nothing, so nothing is counted */
   promptOut: boolean;
@@ -36,7 +38,7 @@ async function startRetry(
   reply: FastifyReply,
   retry: Retry,
 ): Promise<FastifyReply | FieldError[]> {
-  const { loaded, order, choice } = retry;
+  const { loaded, order, attempt, choice } = retry;
   const sessionId = loaded.session.id;
   // Card sends no prompt to a number: the per-number limit is not its.
   const card = paidOnPage(offerOf(loaded.found), choice.method);
@@ -44,7 +46,7 @@ async function startRetry(
     const country = phoneCountryOf(loaded.found.event.currency);
     const slot = await claimPromptSlot(ctx, normalizePhone(choice.phone, country)!);
     if (!slot.allowed)
-      return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: retry.typed });
+      return sendPromptRefused(ctx, request, reply, { loaded, order, attempt, slot, retry: retry.typed });
   }
   try {
     await startPromptFor(request, () =>
@@ -83,6 +85,7 @@ export function retryPayment(ctx: AppContext): PageHandler {
       const started = await startRetry(ctx, request, reply, {
         loaded,
         order,
+        attempt,
         choice: checked.choice,
         promptOut,
         typed,
@@ -90,6 +93,10 @@ export function retryPayment(ctx: AppContext): PageHandler {
       if (!Array.isArray(started)) return started;
       errors = started;
     }
-    return sendPage(reply, 400, renderWaitPage(await waitView(ctx, { loaded, order, errors, retry: typed })));
+    return sendPage(
+      reply,
+      400,
+      renderWaitPage(await waitView(ctx, { loaded, order, attempt, errors, retry: typed })),
+    );
   });
 }

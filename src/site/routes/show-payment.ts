@@ -14,7 +14,7 @@ export function showPayment(ctx: AppContext): PageHandler {
     const loaded = await loadSession(ctx, request, reply);
     if (!loaded) return reply;
     const { session, found } = loaded;
-    const { order } = await loadSessionPayment(ctx.database.db, session);
+    const { order, attempt } = await loadSessionPayment(ctx.database.db, session);
     // ?tab=1: the tab an embedded checkout's card page opened, back from it (payment-return.ts)
     const tab = session.uiMode === 'embedded' && (request.query as { tab?: unknown }).tab === '1';
     if (order?.status === 'paid') return sendConfirmation(ctx, reply, { loaded, order, justPaid: true, tab });
@@ -26,7 +26,7 @@ export function showPayment(ctx: AppContext): PageHandler {
     const resent = (request.query as { resent?: unknown }).resent === '1';
     // ?card=1: a card payment just started (card-page.ts): on to the card page
     const toCardPage = (request.query as { card?: unknown }).card === '1';
-    const view = await waitView(ctx, { loaded, order, startError, resent, toCardPage, tab });
+    const view = await waitView(ctx, { loaded, order, attempt, startError, resent, toCardPage, tab });
     return sendPage(reply, 200, renderWaitPage(view));
   };
 }

@@ -107,7 +107,15 @@ async function sendPrompt(
     // The order stays held: the wait page lets the buyer send the prompt to another number.
     const country = phoneCountryOf(loaded.found.event.currency);
     const slot = await claimPromptSlot(ctx, normalizePhone(payment.phone, country)!);
-    if (!slot.allowed) return sendPromptRefused(ctx, request, reply, { loaded, order, slot, retry: payment });
+    if (!slot.allowed)
+      return sendPromptRefused(ctx, request, reply, {
+        loaded,
+        order,
+        // just created: no attempt yet
+        attempt: null,
+        slot,
+        retry: payment,
+      });
   }
   const code = await tryStartPayment(ctx, request, order, payment);
   if (!code && card) return sendToCardPage(reply, loaded);

@@ -8,18 +8,26 @@ import {
   FAILED_PAYMENTS_PER_ORDER,
   failedPaymentsOf,
   resendOpensAt,
+  type PaymentAttemptRow,
   type PaymentMethod,
 } from '../../payments/index.ts';
 import { offerOf } from '../offer-words.ts';
 import { promptLimitMessage, type PromptSlot } from '../buyer-limits.ts';
-import { loadSessionPayment } from '../place-order.ts';
 import { isOpen, renderWaitPage, type WaitView } from '../views/status-pages.ts';
 import { sendPage, type Loaded } from './page-replies.ts';
 
-/** The wait page for the order: what it costs per offered network, and the session's latest attempt. */
+/**
+ * The wait page for the order and its latest attempt, as read together (loadSessionPayment): an
+ * attempt read again here could be settled on a still pending order, and the page would offer to pay.
+ */
 export async function waitView(
   ctx: AppContext,
-  { loaded, order, ...extra }: { loaded: Loaded; order: OrderRow } & Partial<WaitView>,
+  {
+    loaded,
+    order,
+    attempt,
+    ...extra
+  }: { loaded: Loaded; order: OrderRow; attempt: PaymentAttemptRow | null } & Partial<WaitView>,
 ): Promise<WaitView> {
   const db = ctx.database.db;
   const regs = (await registrationsOf(db, [order.id])).get(order.id) ?? [];
@@ -32,7 +40,6 @@ export async function waitView(
       base + regs.reduce((sum, r) => sum + feeFor(r.priceMinor, methodFee(fees, m), offer.unit), 0),
     ]),
   ) as Partial<Record<PaymentMethod, number>>;
-  const { attempt } = await loadSessionPayment(db, loaded.session);
   const failed = order.status === 'cancelled' ? await failedPaymentsOf(db, order.id) : 0;
   return {
     failedPayments: failed >= FAILED_PAYMENTS_PER_ORDER ? failed : null,
@@ -62,6 +69,8 @@ export function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Re
 export interface PromptRefused {
   loaded: Loaded;
   order: OrderRow;
+  /** the order's latest attempt, read with it */
+  attempt: PaymentAttemptRow | null;
   slot: Extract<PromptSlot, { allowed: false }>;
   /** what the buyer asked for, back in the retry form */
   retry: { method: string; phone: string };
@@ -74,7 +83,7 @@ export async function sendPromptRefused(
   reply: FastifyReply,
   refused: PromptRefused,
 ) {
-  const { loaded, order, slot, retry } = refused;
+  const { loaded, order, attempt, slot, retry } = refused;
   const message = promptLimitMessage(slot.retryAfterSeconds);
   refuse(request, reply, {
     code: 'prompt_limit_reached',
@@ -84,6 +93,7 @@ export async function sendPromptRefused(
   const view = await waitView(ctx, {
     loaded,
     order,
+    attempt,
     errors: [{ field: 'payment_phone', message }],
     retry,
     errorCode: 'prompt_limit_reached',
