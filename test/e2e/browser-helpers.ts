@@ -195,6 +195,22 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
 }
 
+/** Waits for `target`; when it does not show, the error says what the page shows instead. */
+export async function waitShown(page: Page, target: Locator, what: string, timeout = 30_000): Promise<void> {
+  try {
+    await target.waitFor({ timeout });
+  } catch (error) {
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch((e: unknown) => `(unreadable: ${(e as Error).message})`);
+    const says = text.replace(/\s+/g, ' ').slice(0, 600);
+    throw new Error(`${what} not shown within ${timeout / 1000} s at ${page.url()}; the page says: ${says}`, {
+      cause: error,
+    });
+  }
+}
+
 /** Collects script errors and CSP violations reported by the page, to assert none happened. */
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];

@@ -21,6 +21,7 @@ import {
   runPageClockUntil,
   screenshot,
   startListeningHarness,
+  waitShown,
   watchProblems,
 } from './browser-helpers.ts';
 
@@ -196,14 +197,10 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
         await shedding.release();
       }
       await page.locator('[data-unavailable-note]').getByRole('button', { name: words.tryAgain }).click();
-      await page
+      const paying = page
         .getByRole('heading', { name: words.approve })
-        .or(page.getByRole('heading', { name: words.registered }))
-        .first()
-        .waitFor()
-        .catch(async (error: Error) => {
-          throw new Error(`${error.message}\nthe page shows: ${await page.locator('main').innerText()}`);
-        });
+        .or(page.getByRole('heading', { name: words.registered }));
+      await waitShown(page, paying.first(), 'the wait screen or the confirmation');
       await waitForRegistered(page, language);
       assert.equal(await attemptsOf(h, session.id), 1);
       assert.deepEqual(problems, []);
@@ -351,7 +348,7 @@ describe('a buyer never meets a dead end', { timeout: SUITE_TIMEOUT_MS }, () => 
     await page.goto(session.url);
     await fillToPay(page);
     await shown(page).locator('[data-primary]').click();
-    await page.getByRole('heading', { name: WORDS.en.approve }).waitFor();
+    await waitShown(page, page.getByRole('heading', { name: WORDS.en.approve }), 'the wait screen');
     armed = true;
     await runPageClockUntil(
       page,
