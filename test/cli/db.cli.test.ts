@@ -84,8 +84,10 @@ test('a failing migration exits 1 naming it, and leaves the database as it was',
       const failing = ALL.findLast((name) => !stepByStep(name) && indexesOf(name).length >= 2)!;
       const undone = ALL.slice(ALL.indexOf(failing));
       const [firstIndex] = indexesOf(failing);
-      for (const name of undone) await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
-      await target.query(`DROP INDEX "${firstIndex}"`);
+      await target.query(
+        ...undone.map((name) => `DELETE FROM schema_migrations WHERE name = '${name}'`),
+        `DROP INDEX "${firstIndex}"`,
+      );
 
       const run = await db(target, 'migrate');
       assert.equal(run.code, 1);
@@ -110,11 +112,13 @@ test('a migration step by step that fails keeps its steps before, and the next r
       // with a table bibs in the way: its step creating bibs fails after the one creating bib_ranges.
       const name = '0011_start_lists_and_order_search.sql';
       assert.equal(stepByStep(name), ' (step by step)');
-      await target.query(`DELETE FROM schema_migrations WHERE name = '${name}'`);
-      await target.query('DROP TABLE bib_ranges CASCADE');
-      await target.query('DROP TABLE bibs CASCADE');
-      await target.query('ALTER TABLE orders DROP COLUMN checkout_mode');
-      await target.query('CREATE TABLE bibs (in_the_way integer)');
+      await target.query(
+        `DELETE FROM schema_migrations WHERE name = '${name}'`,
+        'DROP TABLE bib_ranges CASCADE',
+        'DROP TABLE bibs CASCADE',
+        'ALTER TABLE orders DROP COLUMN checkout_mode',
+        'CREATE TABLE bibs (in_the_way integer)',
+      );
 
       const failed = await db(target, 'migrate');
       assert.equal(failed.code, 1);

@@ -18,8 +18,11 @@ export interface Target {
   kind: 'pglite' | 'postgres';
   /** DATABASE_URL or DATA_DIR, for a child's environment */
   env: Record<string, string>;
-  /** Runs SQL in this process; on PGlite only while no child has the directory open. */
-  query<T = Record<string, unknown>>(text: string): Promise<T[]>;
+  /**
+   * Runs statements in order in this process, on one connection (on PGlite one opening of the
+   * directory, a second or so each, and only while no child has it open); the last one's rows.
+   */
+  query<T = Record<string, unknown>>(...statements: string[]): Promise<T[]>;
   drop(): Promise<void>;
 }
 
@@ -34,7 +37,7 @@ export async function freshTarget({ migrated = false } = {}): Promise<Target> {
     return {
       kind: 'postgres',
       env: { DATABASE_URL: pg.url },
-      query: (text) => once({ url: pg.url }, text),
+      query: (...statements) => once({ url: pg.url }, statements),
       drop: pg.drop,
     };
   }
@@ -47,16 +50,18 @@ export async function freshTarget({ migrated = false } = {}): Promise<Target> {
   return {
     kind: 'pglite',
     env: { DATA_DIR: dataDir },
-    query: (text) => once({ dataDir }, text),
+    query: (...statements) => once({ dataDir }, statements),
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
 
-async function once<T>(where: { url?: string; dataDir?: string }, text: string): Promise<T[]> {
+async function once<T>(where: { url?: string; dataDir?: string }, statements: string[]): Promise<T[]> {
   const database = await openDatabase({ ...where, connections: { reads: 1, transactions: 1 } });
   try {
+    let rows: readonly T[] = [];
+    for (const text of statements) rows = await database.rows<T>(sql.raw(text));
     // A plain array: postgres.js answers with its own Result class.
-    return [...(await database.rows<T>(sql.raw(text)))];
+    return [...rows];
   } finally {
     await database.close();
   }

@@ -67,13 +67,14 @@ test('production start with a migration pending: refused on PostgreSQL, applied 
       const columns = made(/ALTER TABLE "(\w+)" ADD COLUMN (?:IF NOT EXISTS )?"(\w+)"/g);
       const functions = made(/CREATE (?:OR REPLACE )?FUNCTION "(\w+)"/g);
       assert.ok(tables.length + indexes.length + columns.length > 0, `nothing to undo in ${LAST}`);
-      await target.query(`DELETE FROM schema_migrations WHERE name = '${LAST}'`);
-      for (const [name] of tables) await target.query(`DROP TABLE "${name}" CASCADE`);
-      for (const [name] of indexes) await target.query(`DROP INDEX IF EXISTS "${name}"`);
-      for (const [table, column] of columns)
-        await target.query(`ALTER TABLE "${table}" DROP COLUMN "${column}"`);
-      // CASCADE: with the triggers that call them
-      for (const [name] of functions) await target.query(`DROP FUNCTION "${name}" CASCADE`);
+      await target.query(
+        `DELETE FROM schema_migrations WHERE name = '${LAST}'`,
+        ...tables.map(([name]) => `DROP TABLE "${name}" CASCADE`),
+        ...indexes.map(([name]) => `DROP INDEX IF EXISTS "${name}"`),
+        ...columns.map(([table, column]) => `ALTER TABLE "${table}" DROP COLUMN "${column}"`),
+        // CASCADE: with the triggers that call them
+        ...functions.map(([name]) => `DROP FUNCTION "${name}" CASCADE`),
+      );
 
       const env = { ...PRODUCTION, ...target.env };
       if (target.kind === 'pglite') {
