@@ -87,6 +87,12 @@ async function build(): Promise<Buffer<ArrayBuffer>> {
 
 let template: Promise<Blob> | undefined;
 
+/** A PGlite data directory at `dataDir` holding the migrated template, as `db migrate` leaves one. */
+export async function writeMigratedDir(dataDir: string): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  await (await openEmbedded(dataDir, await migratedTemplate())).close();
+}
+
 /** The migrated database's data directory, for CreateServiceOptions.embeddedData. */
 export function migratedTemplate(): Promise<Blob> {
   template ??= (async () => {

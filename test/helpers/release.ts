@@ -1,14 +1,14 @@
 // Release-step tests: a fresh database each (a new PostgreSQL database when TEST_DATABASE_URL is
 // set, else a PGlite directory), and programs run as an operator runs them, as child processes.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
+import { openDatabase } from '../../src/platform/db.ts';
 import { readMigration } from '../../src/platform/migrate.ts';
-import { migratedTemplate } from './db-templates.ts';
+import { writeMigratedDir } from './db-templates.ts';
 import { freshPostgresDatabase } from './harness.ts';
 import { CHILD_NODE_FLAGS, operatorEnv } from './process.ts';
 
@@ -44,8 +44,7 @@ export async function freshTarget({ migrated = false } = {}): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'ticketing-release-'));
   const dataDir = join(dir, 'data');
   if (migrated) {
-    mkdirSync(dataDir);
-    await (await openEmbedded(dataDir, await migratedTemplate())).close();
+    await writeMigratedDir(dataDir);
   }
   return {
     kind: 'pglite',

@@ -7,10 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { openEmbedded } from '../../src/platform/db.ts';
 import { createHost } from '../../src/platform/http.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { migratedTemplate } from '../helpers/db-templates.ts';
+import { writeMigratedDir } from '../helpers/db-templates.ts';
 import { startHarness } from '../helpers/harness.ts';
 import { startMain } from '../helpers/process.ts';
 
@@ -19,7 +18,7 @@ test('first start seeds the demo organization; SIGTERM finishes in-flight reques
   try {
     // Migrated already, as after `db migrate`: a first start migrating is release.test.ts's, and
     // seconds of CPU here. What is seeded comes from the start itself.
-    await (await openEmbedded(dataDir, await migratedTemplate())).close();
+    await writeMigratedDir(dataDir);
     const child = await startMain({ DATA_DIR: dataDir, NODE_ENV: 'development', DATABASE_URL: '' });
     assert.match(child.output(), /client_secret +sk_/);
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
