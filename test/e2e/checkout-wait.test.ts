@@ -8,6 +8,7 @@
 // "Resend prompt" shows), the service's clock where the service decides, and the payer approves
 // when the test says (the simulator's test control).
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
@@ -338,8 +339,18 @@ describe('the wait screen with its script', { timeout: SUITE_TIMEOUT_MS }, () =>
     );
     assert.equal((await attemptsOf(session.id))[0]!.status, 'pending');
 
+    // A slow network holds the cancel over two of the wait screen's checks (2 s apart; the page's
+    // clock runs in real time here, and cannot be moved while the page navigates). None may go
+    // out: its outcome would replace the page and so end the way back to the partner.
+    let checksAfterCancel = 0;
+    await page.route(/\/cancel$/, async (route) => {
+      await delay(2 * 2000 + 500);
+      await route.continue();
+    });
     await page.getByRole('link', { name: /Cancel and return to/ }).click();
+    page.on('request', (r) => void (r.url().endsWith('/status.json') && checksAfterCancel++));
     await page.getByRole('button', { name: /Cancel and return to/ }).click();
+    assert.equal(checksAfterCancel, 0, 'no status check once the cancel is sent');
     await page.waitForURL(`${partnerSite.origin}/race`);
     assert.equal((await attemptsOf(session.id))[0]!.status, 'closed');
     assert.equal(await orderStatus(session.id), 'pending', 'an approval would still pay');

@@ -5,6 +5,7 @@ import { embedMessenger, reportPromptState, wireEmbedControls, type Post } from 
 import { sendFormsInPlace } from './send-form.ts';
 import { reloadOnOtherEntry } from './show-page.ts';
 import { wireOnceForms } from './submit-once.ts';
+import { stopTimers } from './timers.ts';
 import { adoptFramingOrigin } from './unavailable.ts';
 
 export function startPage(enhance: (post: Post) => void): void {
@@ -15,6 +16,9 @@ export function startPage(enhance: (post: Post) => void): void {
   enhance(post);
   // After every other submit handler: it sends what they let through.
   sendFormsInPlace();
+  // A form the browser sends itself (cancel, a card payment) leaves the page: a poll's outcome
+  // shown meanwhile would replace the document and so end that navigation.
+  document.addEventListener('submit', (event) => event.defaultPrevented || stopTimers());
   reloadOnOtherEntry();
   reportPromptState(post);
   // The mark scripts/checkout-budget.ts waits for: the page is enhanced and usable from here on.
