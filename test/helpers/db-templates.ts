@@ -18,8 +18,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { openDatabase, openEmbedded } from '../../src/platform/db.ts';
+import { openDatabase, openEmbedded, type Database } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -124,6 +125,106 @@ export function migratedTemplate(): Promise<Blob> {
     return new Blob([data]);
   })();
   return template;
+}
+
+/**
+ * Everything a test could change beyond the rows of its tables: the schema (tables, columns,
+ * defaults, constraints, indexes, functions, triggers) and the rows the template holds.
+ */
+const FINGERPRINT = sql`
+  SELECT md5(string_agg(item, chr(10) ORDER BY item)) AS print FROM (
+    SELECT c.oid::regclass || ' ' || c.relkind::text || ' ' || coalesce(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+      || ' ' || a.attnotnull || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), ''), '') AS item
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
+    UNION ALL SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+      WHERE connamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+    UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname NOT IN ('pg_catalog', 'information_schema')
+    UNION ALL SELECT p.oid::regprocedure || ' ' || md5(p.prosrc) FROM pg_proc p
+      WHERE p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+    UNION ALL SELECT tgrelid::regclass || ' ' || tgname FROM pg_trigger WHERE NOT tgisinternal
+    UNION ALL SELECT 'migration ' || m::text FROM schema_migrations m
+  ) AS catalog`;
+
+/** An embedded database as the template left it, and what puts it back there. */
+interface Reusable {
+  database: Database;
+  print: string;
+  /** every table the template leaves empty */
+  emptied: string;
+}
+
+const idle: Reusable[] = [];
+/** Those who asked that closed databases be kept (keepDatabasesForReuse) and are not done. */
+let keepers = 0;
+
+async function catalogPrint(database: Database): Promise<string> {
+  return (await database.rows<{ print: string }>(FINGERPRINT))[0]!.print;
+}
+
+/**
+ * An embedded database in the migrated template's state. A new PGlite costs a second of CPU to
+ * open and more in its first queries (its caches start cold); a test worker runs dozens of files
+ * one after another, so while databases are kept (keepDatabasesForReuse) one closed by a file
+ * goes back to the template's state (its tables emptied, its session reset) for the next, unless
+ * the file changed the schema or the template's rows, which only a new one undoes. Not for a
+ * service with metrics or tracing: both wrap the database as it opens.
+ */
+export async function reusedEmbeddedDatabase(): Promise<Database> {
+  let reusable = idle.pop();
+  if (!reusable) {
+    const database = await openDatabase({ dataDir: 'memory://', load: await migratedTemplate() });
+    const tables = await database.rows<{ name: string }>(sql`
+      SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
+      WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND tablename <> 'schema_migrations'
+      ORDER BY 1`);
+    reusable = {
+      database,
+      print: await catalogPrint(database),
+      emptied: tables.map((t) => t.name).join(', '),
+    };
+  }
+  const taken = reusable;
+  let closed = false;
+  return {
+    ...taken.database,
+    async close() {
+      if (closed) return;
+      closed = true;
+      const { database } = taken;
+      try {
+        if (keepers > 0 && idle.length === 0) {
+          // The session first: its settings (the time zone) change how the catalog reads.
+          await database.rows(sql.raw('DISCARD ALL'));
+          if ((await catalogPrint(database)) !== taken.print) throw new Error('schema changed');
+          await database.rows(sql.raw(`TRUNCATE ${taken.emptied} RESTART IDENTITY CASCADE`));
+          idle.push(taken);
+          return;
+        }
+      } catch {
+        // Changed or unusable (a test closed or broke it): a new one replaces it.
+      }
+      await database.close();
+    },
+  };
+}
+
+/**
+ * From now on a closed database is kept for the next harness (a test worker's files, one after
+ * another) until the returned function is called, which closes what was kept. A kept PGlite
+ * holds its process open: a file run alone ends with its last test.
+ */
+export function keepDatabasesForReuse(): () => Promise<void> {
+  keepers++;
+  let done = false;
+  return async () => {
+    if (done) return;
+    done = true;
+    if (--keepers === 0) await Promise.all(idle.splice(0).map((r) => r.database.close()));
+  };
 }
 
 /** Checked once per process and server: the template stays while its migrations do. */

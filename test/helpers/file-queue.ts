@@ -72,6 +72,8 @@ export async function work(): Promise<void> {
   if (!dir) throw new Error(`${QUEUE} is not set: run the workers through npm test`);
   const files: string[] = JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8'));
   const times: Times = {};
+  // Imported here: the global set-up, in the runner's process, has no use for the database code.
+  const closeKept = (await import('./db-templates.ts')).keepDatabasesForReuse();
   for (let i = 0; i < files.length; i++) {
     // The first worker to create a file's claim runs it.
     try {
@@ -99,6 +101,7 @@ export async function work(): Promise<void> {
     times[file] = Math.round(performance.now() - started);
   }
   writeFileSync(join(dir, `times-${process.pid}.json`), JSON.stringify(times));
+  await closeKept();
   // A file that leaves a server, a child process or a timer behind keeps this worker, and so the
   // whole run, from ending: after the last file, that fails the worker instead of waiting forever.
   setTimeout(() => {

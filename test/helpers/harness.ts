@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { OffsetClock } from '../../src/platform/clock.ts';
 import { openDatabase } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
-import { migratedPostgresTemplate, migratedTemplate } from './db-templates.ts';
+import { migratedPostgresTemplate, migratedTemplate, reusedEmbeddedDatabase } from './db-templates.ts';
 import { createService, type CreateServiceOptions, type Service } from '../../src/service.ts';
 import { createOrganization } from '../../src/organizations/organizations.ts';
 import { insertApiClient } from '../../src/auth/clients.ts';
@@ -100,12 +100,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // A production service on PostgreSQL only checks its migrations: apply them first, as a release does.
   if (pg && config.env === 'production') await migrateDatabase(pg.url);
   const clock = new OffsetClock();
-  const embeddedData =
-    !config.databaseUrl && config.dataDir.startsWith('memory://') ? await migratedTemplate() : undefined;
+  const embedded = !config.databaseUrl && config.dataDir.startsWith('memory://');
+  // Metrics and tracing wrap the database as it opens: such a service opens its own.
+  const reused = embedded && !config.metrics && !config.tracing.endpoint && !options.service?.spanExporter;
   const service = await createService(config, {
     ...options.service,
     clock,
-    ...(embeddedData && { embeddedData }),
+    ...(reused
+      ? { database: await reusedEmbeddedDatabase() }
+      : embedded && { embeddedData: await migratedTemplate() }),
   });
   return {
     service,
