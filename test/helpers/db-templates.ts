@@ -194,35 +194,34 @@ export async function reusedEmbeddedDatabase(): Promise<Database> {
     async close() {
       if (closed) return;
       closed = true;
-      const { database } = taken;
-      try {
-        if (keepers > 0 && idle.length === 0) {
-          // The session first: its settings (the time zone) change how the catalog reads.
-          await database.rows(sql.raw('DISCARD ALL'));
-          if ((await catalogPrint(database)) !== taken.print) throw new Error('schema changed');
-          await database.rows(sql.raw(`TRUNCATE ${taken.emptied} RESTART IDENTITY CASCADE`));
-          idle.push(taken);
-          return;
-        }
-      } catch {
-        // Changed or unusable (a test closed or broke it): a new one replaces it.
-      }
-      await database.close();
+      if (keepers > 0 && idle.length === 0 && (await backToTemplate(taken))) idle.push(taken);
+      else await taken.database.close();
     },
   };
 }
 
+/** Puts `reusable` back to the template's state; false when only a new database would do. */
+async function backToTemplate({ database, print, emptied }: Reusable): Promise<boolean> {
+  try {
+    // The session first: its settings (the time zone) change how the catalog reads.
+    await database.rows(sql.raw('DISCARD ALL'));
+    if ((await catalogPrint(database)) !== print) return false;
+    await database.rows(sql.raw(`TRUNCATE ${emptied} RESTART IDENTITY CASCADE`));
+    return true;
+  } catch {
+    // Unusable (a test broke it): a new one replaces it.
+    return false;
+  }
+}
+
 /**
  * From now on a closed database is kept for the next harness (a test worker's files, one after
- * another) until the returned function is called, which closes what was kept. A kept PGlite
+ * another) until the returned function is called (once), which closes what was kept. A kept PGlite
  * holds its process open: a file run alone ends with its last test.
  */
 export function keepDatabasesForReuse(): () => Promise<void> {
   keepers++;
-  let done = false;
   return async () => {
-    if (done) return;
-    done = true;
     if (--keepers === 0) await Promise.all(idle.splice(0).map((r) => r.database.close()));
   };
 }
