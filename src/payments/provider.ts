@@ -57,6 +57,11 @@ export type SubmitResult =
   /** timeout or lost response: the payment may exist, so poll (never send a new reference) */
   | { kind: 'unknown'; message: string };
 
+/** A refusal on our side or the provider's that created nothing and is worth another try. */
+export function providerError(message: string): Extract<SubmitResult, { kind: 'rejected' }> {
+  return { kind: 'rejected', failureKind: 'provider_error', message };
+}
+
 export type StatusResult =
   | { status: 'pending' }
   | {
@@ -239,21 +244,13 @@ export function checkPaymentRequest(
   const minimum = MIN_AMOUNT[req.currency];
   const exponent = CURRENCY_EXPONENT[req.currency];
   if (minimum === undefined || exponent === undefined || !currencies.includes(req.currency)) {
-    return {
-      kind: 'rejected',
-      failureKind: 'provider_error',
-      message: `currency ${req.currency} is not supported`,
-    };
+    return providerError(`currency ${req.currency} is not supported`);
   }
   if (!Number.isSafeInteger(req.amount)) {
-    return {
-      kind: 'rejected',
-      failureKind: 'provider_error',
-      message: 'amount must be a whole number of minor units',
-    };
+    return providerError('amount must be a whole number of minor units');
   }
   if (req.amount < minimum) {
-    return { kind: 'rejected', failureKind: 'provider_error', message: 'amount below the provider minimum' };
+    return providerError('amount below the provider minimum');
   }
   if (!/^256\d{9}$/.test(req.msisdn)) {
     return {

@@ -28,6 +28,7 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
+  providerError,
 } from '../../provider.ts';
 import {
   authorizedSender,
@@ -136,11 +137,7 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
     const refused = checkPaymentRequest(req, airtelMethod.currencies);
     if (refused) return refused;
     if (req.currency !== config.currency) {
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `this Airtel account takes ${config.currency}, not ${req.currency}`,
-      };
+      return providerError(`this Airtel account takes ${config.currency}, not ${req.currency}`);
     }
     const sent = await submit(
       () =>
@@ -165,24 +162,16 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
       { method: 'airtel', name: NAME, action: 'payment request', reference: req.reference, log },
     );
     // No token, so the push was never sent: nothing exists at Airtel.
-    if ('notSent' in sent) return { kind: 'rejected', failureKind: 'provider_error', message: sent.notSent };
+    if ('notSent' in sent) return providerError(sent.notSent);
     if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
     const { status, body } = sent.answer;
     if (status === 401) {
       log.error({ provider: 'airtel', status }, 'Airtel Money refused our token twice');
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused our credentials (401)${describeBody(body)}`,
-      };
+      return providerError(`${NAME} refused our credentials (401)${describeBody(body)}`);
     }
     if (status >= 500) {
       log.warn({ provider: 'airtel', reference: req.reference, status }, 'payment push: provider error');
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} is unavailable (${status}); nothing was created`,
-      };
+      return providerError(`${NAME} is unavailable (${status}); nothing was created`);
     }
     const mapped = mapAirtelSubmit(body);
     if (status >= 200 && status < 300) {
@@ -199,11 +188,7 @@ export function createAirtelProvider(config: AirtelConfig, options: AdapterOptio
         }
         return mapped;
       }
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused the request (${status})${describeBody(body)}`,
-      };
+      return providerError(`${NAME} refused the request (${status})${describeBody(body)}`);
     }
     return { kind: 'unknown', message: `${NAME} answered the payment request with ${status}` };
   }

@@ -18,6 +18,7 @@ import {
   type RefundSubmitResult,
   type StatusResult,
   type SubmitResult,
+  providerError,
 } from '../../provider.ts';
 import {
   authorizedSender,
@@ -121,36 +122,26 @@ export function createMtnMomoProvider(config: MtnConfig, options: AdapterOptions
       { method: 'momo', name: NAME, action: 'request to pay', reference: req.reference, log },
     );
     // No token, so the request to pay was never sent: nothing exists at MTN.
-    if ('notSent' in sent) return { kind: 'rejected', failureKind: 'provider_error', message: sent.notSent };
+    if ('notSent' in sent) return providerError(sent.notSent);
     if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
     const { status, body } = sent.answer;
     if (status >= 200 && status < 300) return { kind: 'submitted' };
     if (status === 409) return { kind: 'already_submitted' };
     if (status === 401) {
       log.error({ provider: 'momo', status }, 'MTN MoMo refused our token twice');
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused our credentials (401)${describeBody(body)}; check the subscription key`,
-      };
+      return providerError(
+        `${NAME} refused our credentials (401)${describeBody(body)}; check the subscription key`,
+      );
     }
     if (status >= 400 && status < 500) {
       const code = (body as { code?: unknown } | undefined)?.code;
       log.warn({ provider: 'momo', reference: req.reference, status, code }, 'request to pay refused');
       if (typeof code === 'string' && MTN_REASONS[code]) return { kind: 'rejected', ...mapMtnReason(code) };
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused the request (${status})${describeBody(body)}`,
-      };
+      return providerError(`${NAME} refused the request (${status})${describeBody(body)}`);
     }
     if (status >= 500) {
       log.warn({ provider: 'momo', reference: req.reference, status }, 'request to pay: provider error');
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} is unavailable (${status}); nothing was created`,
-      };
+      return providerError(`${NAME} is unavailable (${status}); nothing was created`);
     }
     // 1xx/3xx: not an answer MTN gives; the request may have been taken, so learn by polling.
     return { kind: 'unknown', message: `${NAME} answered the request to pay with ${status}` };

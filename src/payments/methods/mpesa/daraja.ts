@@ -8,6 +8,7 @@ import {
   isPaymentReference,
   PaymentProviderError,
   type ProviderFailureKind,
+  providerError,
 } from '../../provider.ts';
 import {
   authorizedSender,
@@ -141,7 +142,7 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
       throw new TypeError(`payment reference must be a UUID v4, got "${String(req.reference).slice(0, 64)}"`);
     }
     const problem = amountProblem(req.amount, req.currency);
-    if (problem) return { kind: 'rejected', failureKind: 'provider_error', message: problem };
+    if (problem) return providerError(problem);
     const msisdn = normalizeKenyanMsisdn(req.msisdn);
     if (msisdn === null || !isSafaricomNumber(msisdn)) {
       return {
@@ -151,11 +152,7 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
       };
     }
     if (!isHttpUrl(req.callbackUrl)) {
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: 'M-Pesa needs an http(s) CallBackURL',
-      };
+      return providerError('M-Pesa needs an http(s) CallBackURL');
     }
     const sent = await submit(
       () =>
@@ -172,7 +169,7 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
         }),
       { method: METHOD, name: NAME, action: 'STK push', reference: req.reference, log },
     );
-    if ('notSent' in sent) return { kind: 'rejected', failureKind: 'provider_error', message: sent.notSent };
+    if ('notSent' in sent) return providerError(sent.notSent);
     if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
     return readPushAnswer(req.reference, sent.answer);
   }
@@ -192,9 +189,7 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
       if (code !== undefined && String(code) !== '0') {
         log.warn({ provider: METHOD, reference, code: String(code).slice(0, 20) }, 'STK push refused');
         return {
-          kind: 'rejected',
-          failureKind: 'provider_error',
-          message: `${NAME} refused the STK push${describeDaraja(body)}`,
+          ...providerError(`${NAME} refused the STK push${describeDaraja(body)}`),
           providerCode: String(code).slice(0, 60),
         };
       }
@@ -204,11 +199,9 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
     log.warn({ provider: METHOD, reference, status, code: errorCode }, 'STK push refused');
     if (status === 401) {
       log.error({ provider: METHOD, status }, 'M-Pesa refused our token twice');
-      return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused our credentials (401)${describeDaraja(body)}; check the consumer key`,
-      };
+      return providerError(
+        `${NAME} refused our credentials (401)${describeDaraja(body)}; check the consumer key`,
+      );
     }
     if (status >= 400 && status < 500) {
       const phone = /phone|partya/i.test(typeof b.errorMessage === 'string' ? b.errorMessage : '');
