@@ -16,6 +16,7 @@ import {
   type RefundStatusResult,
   type RefundSubmitResult,
   type StatusResult,
+  providerError,
 } from '../../provider.ts';
 import {
   describeBody,
@@ -80,22 +81,16 @@ const METHOD = 'card';
 const NAME = 'Flutterwave';
 const TITLE_MAX = 60;
 
-const rejected = (message: string): CreatePaymentResult => ({
-  kind: 'rejected',
-  failureKind: 'provider_error',
-  message,
-});
-
 /** Refusals before any network call; a reference that is not a UUID v4 is a caller bug. */
 function checkHostedRequest(req: HostedPaymentRequest): CreatePaymentResult | null {
   if (!isPaymentReference(req.reference)) {
     throw new TypeError(`payment reference must be a UUID v4, got "${String(req.reference).slice(0, 64)}"`);
   }
   const minimum = MIN_AMOUNT[req.currency];
-  if (minimum === undefined) return rejected(`currency ${req.currency} is not supported`);
-  if (!Number.isSafeInteger(req.amount)) return rejected('amount must be a whole number of minor units');
-  if (req.amount < minimum) return rejected('amount below the provider minimum');
-  if (!/^https?:\/\//.test(req.redirectUrl)) return rejected('the redirect URL must be http(s)');
+  if (minimum === undefined) return providerError(`currency ${req.currency} is not supported`);
+  if (!Number.isSafeInteger(req.amount)) return providerError('amount must be a whole number of minor units');
+  if (req.amount < minimum) return providerError('amount below the provider minimum');
+  if (!/^https?:\/\//.test(req.redirectUrl)) return providerError('the redirect URL must be http(s)');
   return null;
 }
 
@@ -140,20 +135,20 @@ export function createFlutterwaveClient(
         }),
       { method: METHOD, name: NAME, action: 'payment creation', reference: req.reference, log },
     );
-    if ('notSent' in sent) return rejected(sent.notSent);
+    if ('notSent' in sent) return providerError(sent.notSent);
     if ('unknown' in sent) return { kind: 'unknown', message: sent.unknown };
     const { status, body } = sent.answer;
     const answer = body as { status?: unknown; data?: { link?: unknown } } | undefined;
     if (status === 401 || status === 403) {
       log.error({ provider: METHOD, status }, 'Flutterwave refused our secret key');
-      return rejected(`${NAME} refused our secret key (${status})${describeBody(body)}`);
+      return providerError(`${NAME} refused our secret key (${status})${describeBody(body)}`);
     }
     if (status >= 500) {
       log.warn({ provider: METHOD, reference: req.reference, status }, 'payment creation: provider error');
-      return rejected(`${NAME} is unavailable (${status}); nothing was created`);
+      return providerError(`${NAME} is unavailable (${status}); nothing was created`);
     }
     if (status >= 400 || answer?.status === 'error') {
-      return rejected(`${NAME} refused the payment (${status})${describeBody(body)}`);
+      return providerError(`${NAME} refused the payment (${status})${describeBody(body)}`);
     }
     const link = answer?.data?.link;
     if (status >= 200 && status < 300 && answer?.status === 'success' && typeof link === 'string') {

@@ -214,9 +214,9 @@ export function createDarajaClient(config: DarajaConfig, options: AdapterOptions
     }
     if (status >= 500) {
       return {
-        kind: 'rejected',
-        failureKind: 'provider_error',
-        message: `${NAME} refused or could not take the STK push (${status})${describeDaraja(body)}; nothing was created`,
+        ...providerError(
+          `${NAME} refused or could not take the STK push (${status})${describeDaraja(body)}; nothing was created`,
+        ),
         ...(errorCode ? { providerCode: errorCode } : {}),
       };
     }
